@@ -1,0 +1,277 @@
+"""Shared contract of every solver: raw tree arrays, raw fronts and the run control.
+
+Solvers work on a numeric matrix ``X`` (float64, shape ``(n, p)``) and integer labels ``y`` in
+``0..n_classes-1``.  Binary solvers (MurTree, BRANCHES, SAT) take a 0/1 matrix (uint8 or bool).
+
+Tree convention (all solvers)
+-----------------------------
+A tree is a set of flat parallel arrays, node 0 is the root.  A sample goes to ``left[k]`` when
+``X[i, feature[k]] <= threshold[k]`` and to ``right[k]`` otherwise.  Leaves have ``feature == -1`` and
+``left == right == -1``.  On a 0/1 matrix the threshold is 0.5, so *left is the 0 side* (test false)
+and *right is the 1 side* (test true).  ``value[k, c]`` is the number of training samples of class
+``c`` that reach node ``k``.  The leaf prediction is the argmax of ``value`` (lowest class on ties)
+unless ``prediction`` says otherwise.
+
+Nothing here imports treeexplorer, panel or holoviews: the search engine is numpy + numba only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["RawTree", "RawSolution", "RawFront", "Control", "Cancelled", "FLAG_RUN", "FLAG_CANCEL",
+           "FLAG_TIMEOUT", "check_xy", "check_binary"]
+
+FLAG_RUN = 0
+FLAG_CANCEL = 1
+FLAG_TIMEOUT = 2
+
+
+@dataclass
+class RawTree:
+    """Flat-array tree as produced by a solver kernel (see module docstring for the convention)."""
+
+    feature: np.ndarray  # int64 (n_nodes,), -1 for leaves
+    threshold: np.ndarray  # float64 (n_nodes,)
+    left: np.ndarray  # int64 (n_nodes,), -1 for leaves
+    right: np.ndarray  # int64 (n_nodes,), -1 for leaves
+    value: np.ndarray  # int64 (n_nodes, n_classes): training class counts per node
+    prediction: np.ndarray | None = None  # int64 (n_nodes,) leaf class; default argmax(value)
+
+    def __post_init__(self):
+        self.feature = np.ascontiguousarray(self.feature, dtype=np.int64)
+        self.threshold = np.ascontiguousarray(self.threshold, dtype=np.float64)
+        self.left = np.ascontiguousarray(self.left, dtype=np.int64)
+        self.right = np.ascontiguousarray(self.right, dtype=np.int64)
+        self.value = np.ascontiguousarray(self.value, dtype=np.int64)
+        if self.prediction is None:
+            self.prediction = np.argmax(self.value, axis=1).astype(np.int64)
+        else:
+            self.prediction = np.ascontiguousarray(self.prediction, dtype=np.int64)
+        n = self.feature.shape[0]
+        for name in ("threshold", "left", "right", "prediction"):
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"RawTree.{name} must have shape ({n},)")
+        if self.value.ndim != 2 or self.value.shape[0] != n:
+            raise ValueError(f"RawTree.value must have shape ({n}, n_classes)")
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def n_splits(self) -> int:
+        return int(np.count_nonzero(self.feature >= 0))
+
+    @classmethod
+    def leaf(cls, counts: np.ndarray) -> "RawTree":
+        """A single-leaf tree predicting the majority class of ``counts``."""
+        counts = np.asarray(counts, dtype=np.int64).reshape(1, -1)
+        return cls(np.array([-1]), np.array([0.0]), np.array([-1]), np.array([-1]), counts)
+
+
+@dataclass
+class RawSolution:
+    """One tree of a solver's front.
+
+    ``info`` carries solver-specific facts that the app shows, for instance ``{"budget": 3}``
+    (MurTree node budget), ``{"alpha_lo": 0.01, "alpha_hi": 0.02}`` (DPDT/CART α interval),
+    ``{"lambda": 0.01, "objective": 0.93}`` (BRANCHES) or ``{"on_hull": True}``.
+    """
+
+    tree: RawTree
+    optimal: bool
+    info: dict = field(default_factory=dict)
+
+
+@dataclass
+class RawFront:
+    """What a solver returns: its trees, the objective they optimise and how the run ended."""
+
+    solutions: list[RawSolution]
+    objective: str
+    status: str = "done"  # "done" | "time_limit" | "cancelled"
+    stats: dict = field(default_factory=dict)
+
+
+class Cancelled(Exception):
+    """Raised by a wrapper when the user cancelled and nothing usable was found yet."""
+
+
+class Control:
+    """Cooperative cancel / time limit / progress shared between a solver and its caller.
+
+    Kernels receive ``control.flag`` (int64 array of length 1) and ``control.counters`` (int64 array)
+    and check ``flag[0] != 0`` in their outer loops; a timer thread sets the flag when the time limit
+    expires, ``cancel()`` sets it from any thread.  Because kernels are ``nogil`` both work while a
+    kernel runs.  Wrappers call ``report(phase, **values)`` between phases; while a kernel runs,
+    ``watch(phase, names)`` makes a poller thread forward the kernel's counters to the callback.
+
+    Parameters
+    ----------
+    time_limit : float or None
+        Seconds after ``start()`` at which the flag is set to ``FLAG_TIMEOUT``.
+    progress : callable or None
+        Called as ``progress(dict)`` with at least ``phase`` and ``elapsed`` keys.
+    poll_interval : float
+        Seconds between two progress reports while a kernel runs.
+    """
+
+    N_COUNTERS = 8
+
+    def __init__(self, time_limit: float | None = None, progress: Callable[[dict], None] | None = None,
+                 poll_interval: float = 0.25):
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        self.time_limit = time_limit
+        self.progress = progress
+        self.poll_interval = poll_interval
+        self.flag = np.zeros(1, dtype=np.int64)
+        self.counters = np.zeros(self.N_COUNTERS, dtype=np.int64)
+        self._t0 = time.perf_counter()
+        self._timer: threading.Timer | None = None
+        self._watch_stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._phase = ""
+        self._names: tuple[str, ...] = ()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> "Control":
+        self._t0 = time.perf_counter()
+        if self.time_limit is not None and self._timer is None:
+            self._timer = threading.Timer(self.time_limit, self._expire)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.unwatch()
+
+    def __enter__(self) -> "Control":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _expire(self) -> None:
+        if self.flag[0] == FLAG_RUN:
+            self.flag[0] = FLAG_TIMEOUT
+
+    def cancel(self) -> None:
+        """Ask the running solver to stop as soon as it can (keeps what it found)."""
+        self.flag[0] = FLAG_CANCEL
+
+    # -- state -----------------------------------------------------------------------------------
+    @property
+    def stopped(self) -> bool:
+        return bool(self.flag[0] != FLAG_RUN)
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.flag[0] == FLAG_CANCEL)
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.flag[0] == FLAG_TIMEOUT)
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+    @property
+    def remaining(self) -> float | None:
+        if self.time_limit is None:
+            return None
+        return max(0.0, self.time_limit - self.elapsed)
+
+    def status(self) -> str:
+        """``"done"``, ``"time_limit"`` or ``"cancelled"``, as for :class:`RawFront`."""
+        return {FLAG_RUN: "done", FLAG_CANCEL: "cancelled", FLAG_TIMEOUT: "time_limit"}[int(self.flag[0])]
+
+    # -- progress --------------------------------------------------------------------------------
+    def report(self, phase: str, **values) -> None:
+        """Send one progress report (``phase``, ``elapsed`` and ``values``) to the callback."""
+        if self.progress is not None:
+            self.progress({"phase": phase, "elapsed": self.elapsed, **values})
+
+    def watch(self, phase: str, names: tuple[str, ...] | list[str]) -> None:
+        """Forward ``counters[:len(names)]`` under ``names`` every ``poll_interval`` s until ``unwatch``."""
+        self.unwatch()
+        self._phase, self._names = phase, tuple(names)
+        self.counters[:] = 0
+        if self.progress is None:
+            return
+        self._watch_stop.clear()
+
+        def loop():
+            while not self._watch_stop.wait(self.poll_interval):
+                self._emit()
+
+        self._watcher = threading.Thread(target=loop, daemon=True)
+        self._watcher.start()
+
+    def _emit(self) -> None:
+        self.report(self._phase, **{n: int(self.counters[i]) for i, n in enumerate(self._names)})
+
+    def unwatch(self) -> None:
+        if self._watcher is not None:
+            self._watch_stop.set()
+            self._watcher.join()
+            self._watcher = None
+            self._emit()
+
+
+def check_xy(X, y, n_classes: int | None = None, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """Validate a solver's input and return contiguous ``(X, y, n_classes)``.
+
+    ``X`` becomes float64 (uint8 when ``binary``), ``y`` int64 in ``0..n_classes-1``.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be 1-D with {X.shape[0]} labels, got shape {y.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("X has no rows")
+    if not np.issubdtype(y.dtype, np.integer):
+        if np.issubdtype(y.dtype, np.floating) and np.all(np.mod(y, 1) == 0):
+            y = y.astype(np.int64)
+        else:
+            raise ValueError("y must hold integer class indices 0..n_classes-1")
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    if y.min() < 0:
+        raise ValueError("y must hold class indices >= 0")
+    if n_classes is None:
+        n_classes = int(y.max()) + 1
+    elif y.max() >= n_classes:
+        raise ValueError(f"y has class index {int(y.max())} but n_classes={n_classes}")
+    if binary:
+        X = check_binary(X)
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinite values")
+    return X, y, int(n_classes)
+
+
+def check_binary(X) -> np.ndarray:
+    """Return ``X`` as a C-contiguous uint8 0/1 matrix or raise naming the first bad column."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        return np.ascontiguousarray(X, dtype=np.uint8)
+    bad = ~((X == 0) | (X == 1))
+    if bad.any():
+        col = int(np.argmax(bad.any(axis=0)))
+        row = int(np.argmax(bad[:, col]))
+        raise ValueError(f"binary solver needs 0/1 features: column {col} row {row} holds {X[row, col]!r}; "
+                         "use a discretizer")
+    return np.ascontiguousarray(X, dtype=np.uint8)
