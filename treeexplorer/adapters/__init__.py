@@ -1,0 +1,1 @@
+"""Adapters that register each solver of ``solvers/`` with :mod:`treeexplorer.registry`."""
