@@ -35,3 +35,38 @@ def node_counts(feature, threshold, left, right, X, y, n_classes):
                 k = right[k]
             counts[k, y[i]] += 1
     return counts
+
+
+@njit(nogil=True, cache=True)
+def apply_conditions(column, op, value, true_child, false_child, X):
+    """Leaf reached by each row of a tree whose nodes test ``x <= v`` (op 0) or ``x == v`` (op 1).
+
+    A row whose test holds goes to ``true_child``; this is the layout of ``treeexplorer.Tree``.
+    """
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        while column[k] >= 0:
+            x = X[i, column[k]]
+            holds = x <= value[k] if op[k] == 0 else x == value[k]
+            k = true_child[k] if holds else false_child[k]
+        out[i] = k
+    return out
+
+
+@njit(nogil=True, cache=True)
+def count_conditions(column, op, value, true_child, false_child, X, y, n_classes):
+    """Class counts of ``(X, y)`` at every node of a condition tree, and each row's number of tests."""
+    counts = np.zeros((column.shape[0], n_classes), dtype=np.int64)
+    n_tests = np.zeros(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        k = 0
+        counts[0, y[i]] += 1
+        while column[k] >= 0:
+            x = X[i, column[k]]
+            holds = x <= value[k] if op[k] == 0 else x == value[k]
+            k = true_child[k] if holds else false_child[k]
+            counts[k, y[i]] += 1
+            n_tests[i] += 1
+    return counts, n_tests

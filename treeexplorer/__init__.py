@@ -1,0 +1,21 @@
+"""treeexplorer: find and explore optimal decision trees.
+
+>>> import treeexplorer as tx
+>>> front = tx.solve("iris", solver="cart", test_size=0.3)        # doctest: +SKIP
+>>> print(tx.rules_text(front.best().tree))                        # doctest: +SKIP
+"""
+
+from solvers import Control
+from treeexplorer.api import prepare, solve
+from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset
+from treeexplorer.export import rules_text, tree_from_json, tree_json
+from treeexplorer.front import Front, FrontTree
+from treeexplorer.registry import available_solvers, get_solver
+from treeexplorer.schema import Binarization, Column, Condition, Schema
+from treeexplorer.tree import Tree
+
+__version__ = "0.1.0"
+
+__all__ = ["Binarization", "Column", "Condition", "Control", "DataError", "Dataset", "Front", "FrontTree",
+           "Schema", "Tree", "available_solvers", "bundled_datasets", "get_solver", "load_dataset", "prepare",
+           "rules_text", "solve", "tree_from_json", "tree_json", "__version__"]

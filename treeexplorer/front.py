@@ -1,0 +1,216 @@
+"""The Front model: the trees one run produced, their metrics, and whether they are proven optimal."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treeexplorer.schema import Schema
+from treeexplorer.tree import Tree
+
+__all__ = ["FrontTree", "Front", "COMPLEXITY_MEASURES", "pareto_mask"]
+
+# Complexity measures a front can be drawn and filtered along (all "smaller is simpler").
+COMPLEXITY_MEASURES = ("splits", "leaves", "depth", "avg_tests")
+
+
+@dataclass
+class FrontTree:
+    """One tree of a front with its metrics.
+
+    Attributes
+    ----------
+    id : int
+        Position in the front (stable within a run).
+    tree : Tree
+    optimal : bool
+        True only when the solver proved this tree optimal for its objective.
+    metrics : dict
+        ``splits, leaves, depth, avg_tests, train_accuracy, train_errors, test_accuracy, test_errors,
+        test_avg_tests`` (test values ``None`` without held-out data).
+    info : dict
+        Solver facts (node budget, α interval, λ, ...).
+    """
+
+    id: int
+    tree: Tree
+    optimal: bool
+    metrics: dict
+    info: dict = field(default_factory=dict)
+
+    def __getitem__(self, key):
+        return self.metrics[key]
+
+
+def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
+    """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""
+    tr = tree.evaluate(X_train, y_train)
+    m = {"splits": tree.n_splits, "leaves": tree.n_leaves, "depth": tree.depth, "avg_tests": tr["avg_tests"],
+         "train_accuracy": tr["accuracy"], "train_errors": tr["errors"],
+         "test_accuracy": None, "test_errors": None, "test_avg_tests": None}
+    if X_test is not None and y_test is not None and len(y_test):
+        te = tree.evaluate(X_test, y_test)
+        m.update(test_accuracy=te["accuracy"], test_errors=te["errors"], test_avg_tests=te["avg_tests"])
+    return m
+
+
+def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Points not dominated when ``x`` is minimised and ``y`` maximised (ties: first kept once)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    order = np.lexsort((-y, x))
+    keep = np.zeros(len(x), dtype=bool)
+    best = -np.inf
+    for i in order:
+        if y[i] > best:
+            keep[i] = True
+            best = y[i]
+    return keep
+
+
+@dataclass
+class Front:
+    """All trees of one run.
+
+    Attributes
+    ----------
+    trees : list of FrontTree
+        Sorted by increasing number of splits, then decreasing train accuracy.
+    solver, discretizer : str
+        Provenance; ``discretizer`` is ``"raw"`` for solvers working on numeric columns.
+    objective : str
+        What the solver optimises, in words.
+    status : str
+        ``"done"``, ``"time_limit"`` or ``"cancelled"``.
+    runtime_s : float
+        Solver time (excluding loading and discretization).
+    n_train, n_test : int
+    dataset : str
+    schema : Schema
+    params : dict
+        The solver parameters used.
+    notices : list of str
+        What the pipeline decided on its own (dropped columns, relabelled rows, ...).
+    stats : dict
+        Solver counters (states, cache entries, ...).
+    """
+
+    trees: list[FrontTree]
+    solver: str
+    discretizer: str
+    objective: str
+    status: str
+    runtime_s: float
+    n_train: int
+    n_test: int
+    dataset: str
+    schema: Schema
+    params: dict = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.trees)
+
+    def __iter__(self):
+        return iter(self.trees)
+
+    def __getitem__(self, i: int) -> FrontTree:
+        for t in self.trees:
+            if t.id == i:
+                return t
+        raise KeyError(f"no tree with id {i} in this front (ids: {[t.id for t in self.trees]})")
+
+    @property
+    def optimal(self) -> bool:
+        """True when every tree of the front is proven optimal."""
+        return bool(self.trees) and all(t.optimal for t in self.trees)
+
+    def pareto(self, x: str = "splits", y: str = "train_accuracy") -> list[FrontTree]:
+        """The non-dominated trees along complexity ``x`` (minimised) and metric ``y`` (maximised)."""
+        if x not in COMPLEXITY_MEASURES:
+            raise ValueError(f"x must be one of {COMPLEXITY_MEASURES}, got {x!r}")
+        trees = [t for t in self.trees if t.metrics.get(y) is not None]
+        if not trees:
+            return []
+        mask = pareto_mask([t.metrics[x] for t in trees], [t.metrics[y] for t in trees])
+        return sorted((t for t, m in zip(trees, mask) if m), key=lambda t: t.metrics[x])
+
+    def best(self, by: str = "test_accuracy", max_splits: int | None = None) -> FrontTree:
+        """Tree maximising ``by`` (falling back to train accuracy without test data), simplest on ties."""
+        pool = [t for t in self.trees if max_splits is None or t.metrics["splits"] <= max_splits]
+        if not pool:
+            raise ValueError(f"no tree with at most {max_splits} splits in this front")
+        key = by if all(t.metrics.get(by) is not None for t in pool) else "train_accuracy"
+        return max(pool, key=lambda t: (t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
+
+    def to_frame(self):
+        """One row per tree: id, optimal flag, metrics and info (a pandas DataFrame)."""
+        import pandas as pd
+
+        rows = [{"id": t.id, "optimal": t.optimal, **t.metrics,
+                 **{f"info_{k}": v for k, v in t.info.items()}} for t in self.trees]
+        return pd.DataFrame(rows)
+
+    # -- JSON ------------------------------------------------------------------------------------------
+    def to_dict(self, rules: bool = True) -> dict:
+        """The CLI's JSON contract plus what is needed to rebuild every tree."""
+        from treeexplorer.export import rules_lines
+
+        out = {"solver": self.solver, "discretizer": self.discretizer, "objective": self.objective,
+               "status": self.status, "optimal": self.optimal, "runtime_s": self.runtime_s,
+               "n_train": self.n_train, "n_test": self.n_test, "dataset": self.dataset,
+               "params": _jsonable(self.params), "notices": list(self.notices), "stats": _jsonable(self.stats),
+               "schema": self.schema.to_dict(), "trees": []}
+        for t in self.trees:
+            d = {"id": t.id, **{k: _jsonable(v) for k, v in t.metrics.items()}, "optimal": t.optimal,
+                 "info": _jsonable(t.info)}
+            if rules:
+                d["rules"] = rules_lines(t.tree)
+            d["tree"] = t.tree.to_dict(with_schema=False)
+            out["trees"].append(d)
+        return out
+
+    def to_json(self, path=None, indent: int | None = 1) -> str:
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return text
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Front:
+        schema = Schema.from_dict(d["schema"])
+        trees = []
+        for t in d["trees"]:
+            metrics = {k: t.get(k) for k in ("splits", "leaves", "depth", "avg_tests", "train_accuracy",
+                                             "train_errors", "test_accuracy", "test_errors", "test_avg_tests")}
+            trees.append(FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics,
+                                   t.get("info", {})))
+        return cls(trees, d["solver"], d["discretizer"], d.get("objective", ""), d.get("status", "done"),
+                   d.get("runtime_s", 0.0), d.get("n_train", 0), d.get("n_test", 0), d.get("dataset", ""),
+                   schema, d.get("params", {}), d.get("notices", []), d.get("stats", {}))
+
+    @classmethod
+    def from_json(cls, path) -> Front:
+        with open(path, encoding="utf-8") as fh:
+            try:
+                return cls.from_dict(json.load(fh))
+            except (KeyError, TypeError) as exc:
+                raise ValueError(f"{path}: not a treeexplorer front file (missing {exc})") from None
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
