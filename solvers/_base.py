@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -69,7 +69,7 @@ class RawTree:
         return int(np.count_nonzero(self.feature >= 0))
 
     @classmethod
-    def leaf(cls, counts: np.ndarray) -> "RawTree":
+    def leaf(cls, counts: np.ndarray) -> RawTree:
         """A single-leaf tree predicting the majority class of ``counts``."""
         counts = np.asarray(counts, dtype=np.int64).reshape(1, -1)
         return cls(np.array([-1]), np.array([0.0]), np.array([-1]), np.array([-1]), counts)
@@ -141,7 +141,7 @@ class Control:
         self._names: tuple[str, ...] = ()
 
     # -- lifecycle -------------------------------------------------------------------------------
-    def start(self) -> "Control":
+    def start(self) -> Control:
         self._t0 = time.perf_counter()
         if self.time_limit is not None and self._timer is None:
             self._timer = threading.Timer(self.time_limit, self._expire)
@@ -155,7 +155,7 @@ class Control:
             self._timer = None
         self.unwatch()
 
-    def __enter__(self) -> "Control":
+    def __enter__(self) -> Control:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -7,8 +7,9 @@ Its ``run`` callable receives the training matrix in the form it asked for and r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Param", "SolverSpec", "register", "get_solver", "available_solvers", "SOLVER_NAMES"]
 
