@@ -1,0 +1,228 @@
+"""Command line: ``treeexplorer solve|export|discretize|datasets|solvers``.
+
+The option names of ``solve`` and ``export`` are a contract scripts depend on; keep them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["main", "build_parser"]
+
+EXIT_BAD_INPUT = 2
+EXIT_NOT_IMPLEMENTED = 3
+DISCRETIZERS = ("none", "exact", "mid", "mdlp", "quantile", "uniform")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from treeexplorer.registry import SOLVER_NAMES
+
+    p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("solve", help="solve a dataset and print the front of trees",
+                       description="Solve DATA (a CSV/TSV/Parquet file or a bundled dataset name) and print the "
+                                   "front of trees: complexity vs accuracy.")
+    s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
+    s.add_argument("--target", help="target column (default: the last column)")
+    s.add_argument("--solver", default="cart", choices=SOLVER_NAMES)
+    s.add_argument("--discretizer", choices=DISCRETIZERS,
+                   help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)")
+    s.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
+    s.add_argument("--max-depth", type=int)
+    s.add_argument("--max-nodes", type=int, help="node budget (number of splits)")
+    s.add_argument("--sparsity", type=float, help="cost per split (α or λ)")
+    s.add_argument("--cart-depth", type=int, help="DPDT: depth of the CART test generator")
+    s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--test-size", type=float, help="fraction held out (stratified)")
+    g.add_argument("--test", help="separate test file with the same columns")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--no-front", action="store_true", help="only the single optimal tree")
+    s.add_argument("--out", help="write the front as JSON")
+    s.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
+    s.add_argument("--categorical", nargs="+", default=[], metavar="COL",
+                   help="treat these numeric-looking columns as categorical")
+    s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
+    s.add_argument("-P", "--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="other solver parameter (see `treeexplorer solvers`)")
+    s.add_argument("--rules", action="store_true", help="also print the rules of every tree")
+
+    e = sub.add_parser("export", help="export one tree of a saved front")
+    e.add_argument("front", help="FRONT.json written by `solve --out`")
+    e.add_argument("--tree", type=int, required=True, help="tree id (first column of the front table)")
+    e.add_argument("--format", required=True, choices=("rules", "json", "png", "svg"))
+    e.add_argument("-o", "--output", required=True, help="output file")
+
+    d = sub.add_parser("discretize", help="list the binary tests a discretizer makes")
+    d.add_argument("data")
+    d.add_argument("--target")
+    d.add_argument("--method", required=True, choices=DISCRETIZERS)
+    d.add_argument("--n-bins", type=int)
+    d.add_argument("--out", help="write the tests as JSON")
+    d.add_argument("--drop-missing", action="store_true")
+
+    sub.add_parser("datasets", help="list the bundled datasets")
+    sub.add_parser("solvers", help="list the solvers and their parameters")
+    return p
+
+
+def _parse_params(pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"-P expects NAME=VALUE, got {pair!r}")
+        k, v = pair.split("=", 1)
+        out[k.strip().replace("-", "_")] = v.strip()
+    return out
+
+
+def _fmt(v, digits=4) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def front_table(front) -> str:
+    """The readable table ``solve`` prints."""
+    cols = ["id", "splits", "leaves", "depth", "avg_tests", "train_acc", "test_acc", "train_err", "optimal"]
+    rows = []
+    for t in front.trees:
+        m = t.metrics
+        rows.append([str(t.id), str(m["splits"]), str(m["leaves"]), str(m["depth"]), _fmt(m["avg_tests"], 3),
+                     _fmt(m["train_accuracy"]), _fmt(m["test_accuracy"]), str(m["train_errors"]),
+                     "yes" if t.optimal else "no"])
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def _cmd_solve(a) -> int:
+    from treeexplorer.api import solve
+    from treeexplorer.export import rules_lines
+
+    params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity,
+              "cart_depth": a.cart_depth}
+    if a.no_front:
+        params["front"] = False
+    params.update(_parse_params(a.param))
+    front = solve(a.data, a.target, solver=a.solver, discretizer=a.discretizer, n_bins=a.n_bins,
+                  test_size=a.test_size, test=a.test, seed=a.seed, time_limit=a.time_limit,
+                  drop_missing=a.drop_missing, categorical=a.categorical, mid_budget=a.mid_budget,
+                  **{k: v for k, v in params.items() if v is not None})
+    status = {"done": "", "time_limit": " (time limit reached: not proven)", "cancelled": " (cancelled)"}
+    print(f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "
+          f"discretizer {front.discretizer}; {len(front)} trees in {front.runtime_s:.3f} s"
+          f"{status.get(front.status, '')}")
+    if front.objective:
+        print(f"objective: {front.objective}")
+    for n in front.notices:
+        print(f"note: {n}")
+    print(front_table(front))
+    if a.rules:
+        for t in front.trees:
+            print(f"\ntree {t.id}:")
+            print("\n".join(rules_lines(t.tree)))
+    if a.out:
+        front.to_json(a.out)
+        print(f"front written to {a.out}")
+    return 0
+
+
+def _cmd_export(a) -> int:
+    from treeexplorer.export import rules_text, tree_json
+    from treeexplorer.front import Front
+
+    if not Path(a.front).is_file():
+        raise ValueError(f"no such front file: {a.front}")
+    front = Front.from_json(a.front)
+    entry = front[a.tree]
+    out = Path(a.output)
+    if a.format == "rules":
+        out.write_text(rules_text(entry.tree, front, entry), encoding="utf-8")
+    elif a.format == "json":
+        out.write_text(tree_json(entry.tree, front, entry), encoding="utf-8")
+    else:
+        from treeexplorer import render
+
+        if a.format == "png":
+            out.write_bytes(render.to_png(entry.tree, front=front, entry=entry))
+        else:
+            out.write_text(render.to_svg(entry.tree, front=front, entry=entry), encoding="utf-8")
+    print(f"tree {entry.id} written to {out}")
+    return 0
+
+
+def _cmd_discretize(a) -> int:
+    from treeexplorer.data import load_dataset
+    from treeexplorer.discretize import fit_discretizer
+
+    ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing)
+    binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins)
+    rows = binz.describe(ds.schema)
+    for n in binz.notices:
+        print(f"note: {n}")
+    print(f"{len(rows)} tests ({a.method})")
+    for r in rows:
+        gain = "" if r["gain"] is None else f"  gain={r['gain']:.6g}"
+        print(f"{r['index']:>4}  {r['test']}{gain}")
+    if a.out:
+        Path(a.out).write_text(json.dumps({"method": a.method, "dataset": ds.name, "tests": rows,
+                                           "notices": binz.notices}, indent=1, ensure_ascii=False),
+                               encoding="utf-8")
+        print(f"tests written to {a.out}")
+    return 0
+
+
+def _cmd_datasets(a) -> int:
+    from treeexplorer.data import bundled_datasets, load_dataset
+
+    for name in bundled_datasets():
+        ds = load_dataset(name)
+        kinds = sorted({c.kind for c in ds.schema.columns})
+        print(f"{name:24s} {ds.n_rows:6d} rows  {ds.schema.n_features:3d} features ({'/'.join(kinds)})  "
+              f"{ds.schema.n_classes} classes, target {ds.schema.target!r}")
+    return 0
+
+
+def _cmd_solvers(a) -> int:
+    from treeexplorer.registry import SOLVER_NAMES, available_solvers, get_solver
+
+    avail = available_solvers()
+    for name in SOLVER_NAMES:
+        if name not in avail:
+            print(f"{name}: not implemented yet")
+            continue
+        spec = get_solver(name)
+        print(f"{name} ({spec.input} input): {spec.description or spec.title}")
+        for p in spec.params:
+            print(f"    {p.name} [{p.kind}, default {p.default}]: {p.doc}")
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``treeexplorer`` console script; returns the exit code."""
+    from treeexplorer.data import DataError
+
+    args = build_parser().parse_args(argv)
+    handler = {"solve": _cmd_solve, "export": _cmd_export, "discretize": _cmd_discretize,
+               "datasets": _cmd_datasets, "solvers": _cmd_solvers}[args.command]
+    try:
+        return handler(args)
+    except NotImplementedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NOT_IMPLEMENTED
+    except (DataError, ValueError, KeyError, OSError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
