@@ -272,6 +272,6 @@ def check_binary(X) -> np.ndarray:
     if bad.any():
         col = int(np.argmax(bad.any(axis=0)))
         row = int(np.argmax(bad[:, col]))
-        raise ValueError(f"binary solver needs 0/1 features: column {col} row {row} holds {X[row, col]!r}; "
+        raise ValueError(f"binary solver needs 0/1 features: column {col} row {row} holds {X[row, col].item()!r}; "
                          "use a discretizer")
     return np.ascontiguousarray(X, dtype=np.uint8)
