@@ -1,0 +1,173 @@
+"""Discretizers: turn an encoded table into ordered binary tests that remember their meaning.
+
+Methods (:data:`DISCRETIZER_NAMES`):
+
+``none``
+    Every column must already be 0/1 (numeric {0, 1} or two categories); each becomes one test.
+``exact``
+    Every midpoint between consecutive distinct values: an optimal solver over these tests is optimal over
+    all axis-aligned trees on the training rows.
+``mid``
+    The Minimum Impurity Discretizer (Dal Maso, Kiossou, Nijssen 2024): the top ``n_bins`` tests of one global
+    greedy impurity ranking (see :mod:`treeexplorer.discretize.mid`); nested in ``n_bins``.
+``mdlp``
+    Fayyad & Irani (1993) recursive entropy splits with the MDL stopping rule, per column.
+``quantile`` / ``uniform``
+    ``n_bins`` thresholds per column at equal-frequency / equal-width positions, deduplicated.
+
+For every method: a column with a single training value is dropped (with a notice); a numeric 0/1 column is
+ONE test ``x = 1``; a categorical column with exactly two categories is ONE test ``x = <second category>``
+(code 1, i.e. the later value in the schema's category order); another categorical column gives one test
+``x = c`` per category present in the training rows.  Numeric thresholds read ``x <= t``.
+"""
+
+from __future__ import annotations
+
+from treeexplorer.discretize._common import check_inputs, summarise_columns
+from treeexplorer.discretize.mdlp import mdlp_column, split_gain
+from treeexplorer.discretize.mid import CRITERIA, MIDRanking
+from treeexplorer.discretize.simple import (
+    binned_conditions,
+    exact_thresholds,
+    fixed_conditions,
+    none_conditions,
+)
+from treeexplorer.schema import OP_LE, Binarization, Condition, Schema
+
+__all__ = ["DISCRETIZER_NAMES", "DEFAULT_N_BINS", "fit_discretizer", "discretize_table", "MIDRanking"]
+
+DISCRETIZER_NAMES = ("none", "exact", "mid", "mdlp", "quantile", "uniform")
+DEFAULT_N_BINS = 4  # quantile/uniform thresholds per column; MID takes this many tests per usable column
+
+
+def fit_discretizer(method: str, X_enc, y, schema: Schema, n_bins: int | None = None,
+                    criterion: str = "entropy", notices: list[str] | None = None) -> Binarization:
+    """Fit one discretizer on training rows.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`DISCRETIZER_NAMES`.
+    X_enc : array-like of float, shape (n, p)
+        Encoded table (categorical columns as codes ``0..k-1``), no missing values.
+    y : array-like of int, shape (n,)
+        Class codes ``0..C-1``.
+    schema : Schema
+        Column kinds, categories and classes of ``X_enc``.
+    n_bins : int, optional
+        ``quantile``/``uniform``: thresholds per numeric column (default :data:`DEFAULT_N_BINS`).
+        ``mid``: number of tests in all, the top of the ranking (default ``DEFAULT_N_BINS`` times the number
+        of usable columns, capped at what exists).  Rejected for ``none``, ``exact`` and ``mdlp``.
+    criterion : {"entropy", "gini"}
+        Impurity ranking MID's thresholds; other methods accept only ``"entropy"``.
+    notices : list of str, optional
+        If given, the notices are also appended to it.
+
+    Returns
+    -------
+    Binarization
+        Ordered tests (MID: ranking order; others: column by column, thresholds ascending), ``gains`` for
+        ``mid`` and ``mdlp``, and notices (dropped constant columns, short columns, defaults used).
+
+    Raises
+    ------
+    ValueError
+        Unknown method, bad ``n_bins`` (too many: the message says how many exist), NaN values (naming the
+        column and row count), a non-binary column for ``none``, or no usable column at all.
+    """
+    if method not in DISCRETIZER_NAMES:
+        raise ValueError(f"unknown discretizer {method!r}; choose one of {', '.join(DISCRETIZER_NAMES)}")
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
+    if criterion != "entropy" and method != "mid":
+        raise ValueError(f"criterion={criterion!r} applies to the 'mid' discretizer only ({method!r} "
+                         f"{'uses entropy' if method == 'mdlp' else 'is not impurity-based'})")
+    if n_bins is not None:
+        if method in ("none", "exact", "mdlp"):
+            what = {"none": "uses the 0/1 columns as they are", "exact": "uses every threshold",
+                    "mdlp": "chooses its own number of cuts (MDL stopping rule)"}[method]
+            raise ValueError(f"n_bins does not apply to the {method!r} discretizer, which {what}; "
+                             "leave it out, or use mid, quantile or uniform")
+        if isinstance(n_bins, bool) or not isinstance(n_bins, int) and not hasattr(n_bins, "__index__") \
+                or int(n_bins) < 1:
+            raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+        n_bins = int(n_bins)
+    if method == "mid":
+        binz = _fit_mid(X_enc, y, schema, n_bins, criterion)
+    else:
+        X, yy = check_inputs(X_enc, y, schema)
+        own: list[str] = []
+        summaries = summarise_columns(X, yy, schema, own)
+        gains = None
+        if method == "none":
+            conds = none_conditions(summaries, schema)
+        elif method == "exact":
+            conds = []
+            for s in summaries:
+                conds += fixed_conditions(s) if s.role != "numeric" else \
+                    [Condition(s.index, OP_LE, float(t)) for t in exact_thresholds(s)]
+        elif method == "mdlp":
+            conds, gains = _fit_mdlp(summaries, schema, own)
+        else:
+            if n_bins is None:
+                n_bins = DEFAULT_N_BINS
+            conds = binned_conditions(summaries, schema, method, n_bins, own)
+        binz = Binarization(conds, method, None if gains is None else _as_array(gains), own)
+    if len(binz) == 0:
+        raise ValueError(f"the {method!r} discretizer found no test: " + _nothing_reason(binz.notices))
+    if notices is not None:
+        notices.extend(binz.notices)
+    return binz
+
+
+def _fit_mid(X_enc, y, schema, n_bins, criterion) -> Binarization:
+    ranking = MIDRanking.fit(X_enc, y, schema, criterion)
+    if ranking.n_available == 0:
+        return Binarization([], "mid", _as_array([]), list(ranking.notices))
+    if n_bins is None:
+        usable = len({c.column for c in ranking.conditions()})
+        n = min(DEFAULT_N_BINS * usable, ranking.n_available)
+        binz = ranking.select(n)
+        binz.notices.append(f"mid: n_bins not given; using the top {n} of {ranking.n_available} ranked tests "
+                            f"({DEFAULT_N_BINS} per usable column)")
+        return binz
+    return ranking.select(n_bins)
+
+
+def _fit_mdlp(summaries, schema, notices) -> tuple[list[Condition], list[float]]:
+    conds, gains, silent = [], [], []
+    for s in summaries:
+        if s.role == "constant":
+            continue
+        if s.role == "numeric":
+            c, g = mdlp_column(s)
+            if not c:
+                silent.append(schema.columns[s.index].name)
+            conds += c
+            gains += g
+        else:
+            for cond in fixed_conditions(s):
+                conds.append(cond)
+                gains.append(split_gain(s, cond.op, cond.value))
+    if silent:
+        notices.append(f"mdlp: no cut passes the MDL test in {len(silent)} numeric column(s), which give no "
+                       f"test: {', '.join(map(repr, silent))}")
+    return conds, gains
+
+
+def _as_array(gains):
+    import numpy as np
+
+    return np.asarray(gains, dtype=np.float64)
+
+
+def _nothing_reason(notices: list[str]) -> str:
+    return "; ".join(notices) if notices else "no column has two distinct values"
+
+
+def discretize_table(method: str, X_enc, y, schema: Schema, **kw) -> list[dict]:
+    """Rows for listing a discretization: index, feature, readable test, gain (``None`` where undefined).
+
+    Keyword arguments go to :func:`fit_discretizer`.
+    """
+    return fit_discretizer(method, X_enc, y, schema, **kw).describe(schema)

@@ -1,0 +1,141 @@
+"""Input checks and per-column summaries shared by every discretizer.
+
+Every method treats three kinds of columns the same way (see :mod:`treeexplorer.discretize`):
+
+* a column with a single value in the training rows is dropped, with a notice;
+* a *binary* column (a numeric column whose values are exactly {0, 1}, or a categorical column with exactly
+  two categories) becomes ONE test: ``x = 1`` (numeric) or ``x = <second category>`` (code 1);
+* another categorical column becomes one one-hot test ``x = c`` per category present in the training rows.
+
+Only the remaining numeric columns are discretized by the method itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from treeexplorer.schema import OP_EQ, Schema
+
+__all__ = ["ColumnSummary", "check_inputs", "summarise_columns", "value_counts", "boundary_mask",
+           "midpoints"]
+
+
+@dataclass
+class ColumnSummary:
+    """How one column enters a discretization.
+
+    Attributes
+    ----------
+    index : int
+        Column position in ``X_enc``.
+    role : {"numeric", "binary", "onehot", "constant"}
+    values : ndarray
+        Distinct training values, ascending (category codes for categorical columns).
+    counts : ndarray of float64, shape (len(values), C)
+        Class counts per distinct value.
+    """
+
+    index: int
+    role: str
+    values: np.ndarray
+    counts: np.ndarray
+
+    def fixed_tests(self) -> list[tuple[int, float]]:
+        """``(op, value)`` of the tests a binary or one-hot column always gives (empty for numeric)."""
+        if self.role == "binary":
+            return [(OP_EQ, 1.0)]
+        if self.role == "onehot":
+            return [(OP_EQ, float(v)) for v in self.values]
+        return []
+
+
+def check_inputs(X_enc, y, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
+    """Validate shapes, labels and missing values; return ``(X float64, y int64)``.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, labels outside ``0..C-1``, or NaN / infinite values (naming the column and how many
+        rows; the data loader refuses them the same way unless rows are dropped explicitly).
+    """
+    X = np.asarray(X_enc, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2:
+        raise ValueError(f"X_enc must be a 2-D matrix, got shape {X.shape}")
+    if X.shape[1] != schema.n_features:
+        raise ValueError(f"X_enc has {X.shape[1]} columns but the schema describes {schema.n_features}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be a vector of {X.shape[0]} labels (one per row of X_enc), got shape {y.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("cannot discretize an empty table (0 rows)")
+    if not np.issubdtype(y.dtype, np.integer):
+        if not np.all(np.mod(y, 1) == 0):
+            raise ValueError("y must hold integer class codes 0..C-1")
+    y = y.astype(np.int64)
+    if y.min() < 0 or y.max() >= schema.n_classes:
+        raise ValueError(f"class codes must lie in 0..{schema.n_classes - 1} (the schema has "
+                         f"{schema.n_classes} classes), found {int(y.min())}..{int(y.max())}")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        per_col = bad.sum(axis=0)
+        cols = [j for j in range(X.shape[1]) if per_col[j]]
+        shown = ", ".join(f"{schema.columns[j].name!r} ({int(per_col[j])} row{'s' if per_col[j] > 1 else ''})"
+                          for j in cols)
+        kind = "missing (NaN)" if np.isnan(X).any() else "infinite"
+        raise ValueError(f"{kind} values in {shown}; fill them, or drop those rows when loading "
+                         "(drop_missing=True, CLI --drop-missing)")
+    return X, y
+
+
+def value_counts(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of ``x`` (ascending) and the ``(m, C)`` float64 class counts of each."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    new = np.empty(xs.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    group = np.cumsum(new) - 1
+    m = int(group[-1]) + 1
+    counts = np.bincount(group * n_classes + y[order], minlength=m * n_classes).reshape(m, n_classes)
+    return xs[new], counts.astype(np.float64)
+
+
+def boundary_mask(counts: np.ndarray) -> np.ndarray:
+    """Candidate cuts between consecutive distinct values, skipping those where both sides carry the same
+    single class (such a cut never lowers the impurity of any segment containing it)."""
+    single = np.count_nonzero(counts, axis=1) == 1
+    cls = np.argmax(counts, axis=1)
+    same = single[:-1] & single[1:] & (cls[:-1] == cls[1:])
+    return ~same
+
+
+def midpoints(values: np.ndarray) -> np.ndarray:
+    """Midpoints between consecutive distinct values; exact for neighbours (never equal to either side)."""
+    mid = values[:-1] + (values[1:] - values[:-1]) / 2.0
+    # With adjacent floats the midpoint can round onto the upper value; the lower one keeps the test right.
+    return np.where(mid < values[1:], mid, values[:-1])
+
+
+def summarise_columns(X: np.ndarray, y: np.ndarray, schema: Schema,
+                      notices: list[str]) -> list[ColumnSummary]:
+    """Classify every column (numeric / binary / one-hot / constant); constant ones get a notice."""
+    out = []
+    constant = []
+    for j, col in enumerate(schema.columns):
+        values, counts = value_counts(X[:, j], y, schema.n_classes)
+        if values.shape[0] < 2:
+            role = "constant"
+            constant.append(col.name)
+        elif col.is_categorical:
+            role = "binary" if col.categories is not None and len(col.categories) == 2 else "onehot"
+        elif values.shape[0] == 2 and values[0] == 0.0 and values[1] == 1.0:
+            role = "binary"
+        else:
+            role = "numeric"
+        out.append(ColumnSummary(j, role, values, counts))
+    if constant:
+        notices.append(f"dropped {len(constant)} constant column(s) (a single value in the training rows): "
+                       + ", ".join(map(repr, constant)))
+    return out
