@@ -1,0 +1,439 @@
+"""SAT inference of minimum-depth, then minimum-size, perfect decision trees (Avellaneda, AAAI 2020).
+
+``DT_depth``: the smallest ``k`` such that a tree of depth ``k`` classifies every training example
+correctly, found for ``k = 1, 2, ...`` by an incremental loop that encodes only the examples the current
+tree misclassifies.  ``DT_size``: at that depth, a binary search on the number of used leaves (a
+cardinality constraint) gives the minimum number of nodes.  The front repeats the size search for the
+depths above the minimum, keeping each depth whose minimum size is strictly smaller.
+
+The encoding lives in :mod:`solvers._sat_encoding`; the SAT solver is python-sat's.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
+from solvers._sat_encoding import PerfectTreeEncoding, SatRunner
+
+__all__ = ["sat_tree", "find_conflicts", "ContradictoryExamples", "SAT_SOLVERS", "DEFAULT_SAT_SOLVER"]
+
+SAT_SOLVERS = ("glucose4", "glucose42", "minisat22", "maplechrono", "cadical153", "cadical195")
+DEFAULT_SAT_SOLVER = "glucose4"
+_MAX_LISTED = 100  # rows named in an error message
+
+
+class ContradictoryExamples(ValueError):
+    """Rows with the same tests but different labels: no tree classifies them all correctly.
+
+    Attributes
+    ----------
+    rows : ndarray
+        0-based indices of every row in a contradictory group.
+    groups : list of ndarray
+        The rows of each group.
+    """
+
+    def __init__(self, message: str, rows: np.ndarray, groups: list[np.ndarray]):
+        super().__init__(message)
+        self.rows = rows
+        self.groups = groups
+
+
+def find_conflicts(X, y) -> list[np.ndarray]:
+    """Groups of rows (0-based, sorted) whose 0/1 tests are identical but whose labels differ.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        0/1 test matrix.
+    y : array-like of shape (n,)
+        Class labels.
+
+    Returns
+    -------
+    list of ndarray
+        One index array per contradictory group, in order of first row.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    _, inverse = np.unique(X, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.lexsort((y, inverse))
+    g, lab = inverse[order], y[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], len(g)]
+    groups = [np.sort(order[s:e]) for s, e in zip(starts, ends) if lab[s] != lab[e - 1]]
+    groups.sort(key=lambda a: a[0])
+    return groups
+
+
+def _conflict_message(groups: list[np.ndarray], n_rows: int) -> tuple[str, np.ndarray]:
+    rows = np.sort(np.concatenate(groups))
+    shown = ", ".join(map(str, rows[:_MAX_LISTED].tolist()))
+    more = f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else ""
+    return (f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but different "
+            f"labels, so no tree classifies them all correctly: rows {shown}{more} (0-based)"), rows
+
+
+def _relabel_majority(y, groups, n_classes) -> np.ndarray:
+    y = y.copy()
+    for g in groups:
+        counts = np.bincount(y[g], minlength=n_classes)
+        y[g] = int(np.argmax(counts))  # lowest class on ties
+    return y
+
+
+def _reduce_features(Xu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop constant, duplicate and complementary columns (same split up to swapping the sides)."""
+    keep = []
+    seen = set()
+    for j in range(Xu.shape[1]):
+        col = Xu[:, j]
+        if col.min() == col.max():
+            continue
+        key = col.tobytes() if col[0] == 0 else (1 - col).tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(j)
+    cols = np.array(keep, dtype=np.int64)
+    return np.ascontiguousarray(Xu[:, cols]), cols
+
+
+def _walk(feature: np.ndarray, Xs: np.ndarray, k: int) -> np.ndarray:
+    """Leaf (0-based among the 2^k) reached by every row of ``Xs`` (pass-through column last)."""
+    pos = np.ones(Xs.shape[0], dtype=np.int64)
+    rows = np.arange(Xs.shape[0])
+    for _ in range(k):
+        pos = 2 * pos + Xs[rows, feature[pos - 1]]
+    return pos - 2**k
+
+
+def _to_raw(feature, leaf_class, k, Xs, cols, X, y_fit, y_true, n_classes) -> RawTree:
+    """The perfect tree as a compact RawTree: drop pass-through and one-sided nodes, merge equal leaves."""
+    p_pass = Xs.shape[1] - 1
+    feat, left, right, pred = [], [], [], []
+
+    def build(q: int, rows: np.ndarray) -> int:
+        if q >= 2**k:
+            lab = leaf_class[q - 2**k]
+            if rows.size:
+                lab = int(np.bincount(y_fit[rows], minlength=n_classes).argmax())
+            node = len(feat)
+            feat.append(-1), left.append(-1), right.append(-1), pred.append(max(int(lab), 0))
+            return node
+        f = int(feature[q - 1])
+        if f == p_pass:
+            return build(2 * q, rows)
+        ones = Xs[rows, f] == 1
+        if rows.size and not ones.any():
+            return build(2 * q, rows)
+        if rows.size and ones.all():
+            return build(2 * q + 1, rows)
+        node = len(feat)
+        feat.append(int(cols[f])), left.append(-1), right.append(-1), pred.append(0)
+        lo = build(2 * q, rows[~ones])
+        hi = build(2 * q + 1, rows[ones])
+        if feat[lo] == -1 and feat[hi] == -1 and pred[lo] == pred[hi]:  # equal leaves: one leaf
+            label = pred[lo]
+            del feat[node + 1:], left[node + 1:], right[node + 1:], pred[node + 1:]
+            feat[node] = -1
+            pred[node] = label
+            return node
+        left[node], right[node] = lo, hi
+        return node
+
+    build(1, np.arange(Xs.shape[0]))
+    return _finish_tree(feat, left, right, pred, X, y_true, n_classes)
+
+
+def _finish_tree(feat, left, right, pred, X, y_true, n_classes) -> RawTree:
+    feat = np.array(feat, dtype=np.int64)
+    left = np.array(left, dtype=np.int64)
+    right = np.array(right, dtype=np.int64)
+    thr = np.where(feat >= 0, 0.5, 0.0)
+    from solvers._kernels.predict import node_counts
+
+    value = node_counts(feat, thr, left, right, np.ascontiguousarray(X, dtype=np.float64), y_true, n_classes)
+    return RawTree(feat, thr, left, right, value, np.array(pred, dtype=np.int64))
+
+
+def _greedy_tree(Xu, yu, cols, X, y_true, n_classes) -> RawTree:
+    """Information-gain splits until every leaf is pure: a consistent tree to fall back on (and a depth
+    upper bound).  ``Xu`` are the distinct rows over the tests ``cols``, with consistent labels ``yu``."""
+    feat, left, right, pred = [], [], [], []
+    stack = [(np.arange(Xu.shape[0]), -1, 0)]
+    while stack:
+        rows, parent, side = stack.pop()
+        node = len(feat)
+        if parent >= 0:
+            (left if side == 0 else right)[parent] = node
+        counts = np.bincount(yu[rows], minlength=n_classes)
+        feat.append(-1), left.append(-1), right.append(-1), pred.append(int(counts.argmax()))
+        if np.count_nonzero(counts) <= 1:
+            continue
+        sub, lab = Xu[rows], yu[rows]
+        n1 = sub.sum(axis=0).astype(np.float64)
+        n0 = len(rows) - n1
+        c1 = np.stack([(sub * (lab == c)[:, None]).sum(axis=0) for c in range(n_classes)]).astype(np.float64)
+        c0 = counts[:, None] - c1
+
+        def ent(c, n):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pr = np.where(n > 0, c / np.maximum(n, 1), 0.0)
+                return -np.nansum(np.where(pr > 0, pr * np.log2(np.where(pr > 0, pr, 1)), 0.0), axis=0) * n
+
+        score = ent(c1, n1) + ent(c0, n0)
+        score[(n1 == 0) | (n0 == 0)] = np.inf
+        f = int(np.argmin(score))
+        feat[node] = f
+        ones = sub[:, f] == 1
+        stack.append((rows[ones], node, 1))
+        stack.append((rows[~ones], node, 0))
+    feat = [int(cols[f]) if f >= 0 else -1 for f in feat]
+    return _finish_tree(feat, left, right, pred, X, y_true, n_classes)
+
+
+def _depth_of(tree: RawTree) -> int:
+    depth = np.zeros(tree.n_nodes, dtype=np.int64)
+    for k in range(tree.n_nodes):  # children come after their parent
+        if tree.feature[k] >= 0:
+            depth[tree.left[k]] = depth[tree.right[k]] = depth[k] + 1
+    return int(depth.max())
+
+
+# Clauses one example adds at depth k are about (2^k - 1) * (tests + 1); beyond this the encoding would not
+# fit in memory for even a few hundred examples, so the search stops there and says so.
+_MAX_CLAUSES_PER_EXAMPLE = 2_000_000
+
+
+class _Search:
+    """State shared by the depth and size phases: distinct rows, encoded examples, counters."""
+
+    def __init__(self, Xs, yu, n_classes, sat_solver, control, count_leaves):
+        self.Xs, self.yu, self.n_classes = Xs, yu, n_classes
+        self.sat_solver, self.control, self.count_leaves = sat_solver, control, count_leaves
+        self.subset: list[int] = []  # distinct rows encoded so far (kept from one depth to the next)
+        self.in_subset = np.zeros(len(yu), dtype=bool)
+        self.calls = 0
+        self.sat_time = 0.0
+        self.max_clauses = 0
+        self._last_report = 0.0
+
+    def open(self, k: int):
+        runner = SatRunner(self.sat_solver, self.control.flag)
+        enc = PerfectTreeEncoding(k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves)
+        for e in self.subset:
+            enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
+        return runner, enc
+
+    def close(self, runner, enc) -> None:
+        self.calls += runner.calls
+        self.sat_time += runner.solve_time
+        self.max_clauses = max(self.max_clauses, enc.n_clauses)
+        runner.close()
+
+    def consistent(self, runner, enc, assumptions=(), phase="depth", **info):
+        """Incremental loop: ``("found", feature, leaf_class)``, ``("unsat",)`` or ``("stopped",)``."""
+        while True:
+            now = time.perf_counter()
+            if now - self._last_report > 0.2:
+                self._last_report = now
+                self.control.report(f"sat {phase}", depth=enc.k, examples=len(self.subset), **info)
+            res = runner.solve(assumptions)
+            if res is None:
+                return ("stopped",)
+            if not res:
+                return ("unsat",)
+            feature, leaf_class = enc.decode(runner.model())
+            leaves = _walk(feature, self.Xs, enc.k)
+            bad = np.flatnonzero(leaf_class[leaves] != self.yu)
+            if bad.size == 0:
+                return ("found", feature, leaf_class)
+            # one counterexample per (leaf, label): different mistakes, few clauses
+            _, first = np.unique(leaves[bad] * self.n_classes + self.yu[bad], return_index=True)
+            for e in bad[first]:
+                if not self.in_subset[e]:
+                    self.in_subset[e] = True
+                    self.subset.append(int(e))
+                enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
+
+
+def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None, minimize_size: bool = True,
+             front: bool = True, sat_solver: str = DEFAULT_SAT_SOLVER, conflicts: str = "error",
+             control: Control | None = None) -> RawFront:
+    """Minimum-depth and minimum-size decision trees that classify every training row correctly.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        0/1 tests (bool or integers 0/1), e.g. a discretizer's output.
+    y : array-like of shape (n,)
+        Class indices ``0..n_classes-1``.
+    n_classes : int, optional
+        Number of classes (default ``max(y) + 1``).
+    max_depth : int, optional
+        Largest depth of the front (default: minimum depth + 2).  It is an error when no perfect tree
+        of depth ``<= max_depth`` exists.
+    minimize_size : bool
+        Minimise the number of nodes at each depth (``DT_size``); ``False`` returns the first tree of
+        minimum depth (``DT_depth``) only.
+    front : bool
+        Also return the minimum-size tree of every depth up to ``max_depth`` when it is smaller.
+    sat_solver : str
+        python-sat back-end, one of :data:`SAT_SOLVERS`.  CaDiCaL cannot be interrupted inside a call,
+        so with it a time limit is checked between calls only.
+    conflicts : {"error", "majority"}
+        Rows with identical tests but different labels: raise :class:`ContradictoryExamples` naming
+        them, or relabel each group by its majority label and say so in ``stats["notices"]``.
+    control : Control, optional
+        Cancel flag / time limit (started by the caller); when it stops the run, the best trees so far
+        are returned with ``optimal=False``.
+
+    Returns
+    -------
+    RawFront
+        One solution per depth whose minimum size is strictly smaller than at the depth below, with
+        ``info = {"depth", "size_proven", "nodes", "leaves"}``; ``optimal`` is ``True`` when both the
+        minimum depth and the size are proven.
+    """
+    X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    if sat_solver not in SAT_SOLVERS:
+        raise ValueError(f"sat_solver must be one of {', '.join(SAT_SOLVERS)}; got {sat_solver!r}")
+    if conflicts not in ("error", "majority"):
+        raise ValueError(f"conflicts must be 'error' or 'majority'; got {conflicts!r}")
+    if max_depth is not None and (int(max_depth) != max_depth or max_depth < 0):
+        raise ValueError(f"max_depth must be an integer >= 0; got {max_depth!r}")
+    control = control if control is not None else Control()
+    t_start = time.perf_counter()
+    notices: list[str] = []
+    y_fit = y
+    groups = find_conflicts(X, y)
+    if groups:
+        msg, rows = _conflict_message(groups, len(y))
+        if conflicts == "error":
+            raise ContradictoryExamples(msg + "; pass conflicts='majority' to relabel each group with its majority "
+                                        "label", rows, groups)
+        y_fit = _relabel_majority(y, groups, n_classes)
+        changed = int(np.count_nonzero(y_fit != y))
+        notices.append(f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
+                       "the trees are perfect on the relabelled data only")
+
+    Xu, first = np.unique(X, axis=0, return_index=True)
+    yu = y_fit[first]
+    Xr, cols = _reduce_features(Xu)
+    Xs = np.ascontiguousarray(np.hstack([Xr, np.zeros((Xr.shape[0], 1), dtype=np.uint8)]))
+    stats = {"sat_solver": sat_solver, "rows": int(len(y)), "distinct_rows": int(len(yu)),
+             "tests": int(X.shape[1]), "distinct_tests": int(len(cols)), "notices": notices}
+    objective = "minimum size (nodes) of a tree classifying every training row correctly, per depth"
+    present = int(np.unique(yu).size)
+
+    def finish(solutions):
+        stats["runtime"] = time.perf_counter() - t_start
+        return RawFront(solutions, objective, control.status(), stats)
+
+    if present == 1:
+        leaf = RawTree.leaf(np.bincount(y, minlength=n_classes))
+        leaf.prediction[:] = int(yu[0])
+        stats.update(min_depth=0, sizes_by_depth={0: 1})
+        return finish([RawSolution(leaf, True, {"depth": 0, "size_proven": True, "nodes": 1, "leaves": 1})])
+
+    greedy = _greedy_tree(Xr, yu, cols, X, y, n_classes)
+    g_depth = _depth_of(greedy)
+    search = _Search(Xs, yu, n_classes, sat_solver, control, minimize_size)
+
+    def tree_of(feature, leaf_class, k):
+        return _to_raw(feature, leaf_class, k, Xs, cols, X, yu, y, n_classes)
+
+    def n_leaves(t: RawTree) -> int:
+        return int(np.count_nonzero(t.feature < 0))
+
+    def sol(t, d, proven, depth_proven=True, **extra):
+        info = {"depth": d, "size_proven": bool(proven), "nodes": t.n_nodes, "leaves": n_leaves(t), **extra}
+        return RawSolution(t, bool(proven and depth_proven), info)
+
+    def too_big(k):
+        if (2**k - 1) * (Xs.shape[1]) <= _MAX_CLAUSES_PER_EXAMPLE:
+            return False
+        notices.append(f"SAT: depth {k} with {Xs.shape[1] - 1} tests needs about {(2**k - 1) * Xs.shape[1]:,} "
+                       "clauses per example; search stopped there (use fewer tests, e.g. another discretizer)")
+        return True
+
+    # -- DT_depth: k = 1, 2, ... until a perfect tree exists -----------------------------------------
+    k = max(1, math.ceil(math.log2(present)))
+    found = None
+    runner = enc = None
+    while True:
+        if max_depth is not None and k > max_depth:
+            if control.stopped:
+                break
+            raise ValueError(f"no tree of depth <= {max_depth} classifies every training row correctly (the "
+                             f"minimum depth is {k} or more); raise max_depth")
+        if k >= g_depth:  # every smaller depth is infeasible and the greedy tree has depth k
+            found = (greedy, None)
+            break
+        if too_big(k):
+            break
+        runner, enc = search.open(k)
+        res = search.consistent(runner, enc)
+        if res[0] == "found":
+            found = (tree_of(res[1], res[2], k), enc)
+            break
+        search.close(runner, enc)
+        runner = enc = None
+        if res[0] == "stopped":
+            break
+        k += 1
+    stats["min_depth"] = k if found is not None else None
+    stats["min_depth_lower_bound"] = k
+    if found is None:  # stopped before any SAT tree: fall back on the greedy tree
+        stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
+        return finish([sol(greedy, _depth_of(greedy), False, greedy=True)])
+
+    best, enc = found
+    if not minimize_size:
+        if runner is not None:
+            search.close(runner, enc)
+        stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
+        return finish([RawSolution(best, True, {"depth": k, "size_proven": False, "nodes": best.n_nodes,
+                                                "leaves": n_leaves(best)})])
+
+    # -- DT_size: binary search on the number of used leaves, for depth k and (front) the next ones -----
+    top = k if not front else (max_depth if max_depth is not None else k + 2)
+    solutions: list[RawSolution] = []
+    sizes: dict[int, int] = {}
+    hi_tree = best
+    for d in range(k, top + 1):
+        if control.stopped or (d > k or runner is None) and too_big(d):
+            break
+        if runner is None:
+            runner, enc = search.open(d)
+        lo, hi = present, n_leaves(hi_tree)
+        improved = d == k
+        while lo < hi:
+            mid = (lo + hi) // 2
+            res = search.consistent(runner, enc, enc.leaf_bound(mid), phase="size", leaves_at_most=mid)
+            if res[0] == "found":
+                hi_tree = tree_of(res[1], res[2], d)
+                hi = n_leaves(hi_tree)
+                improved = True
+            elif res[0] == "unsat":
+                lo = mid + 1
+            else:
+                break
+        search.close(runner, enc)
+        runner = enc = None
+        proven = lo >= hi
+        if proven:
+            sizes[d] = hi_tree.n_nodes
+        if improved:
+            solutions.append(sol(hi_tree, d, proven))
+        if not proven:
+            break
+    stats.update(sizes_by_depth=sizes, sat_calls=search.calls, sat_time=search.sat_time,
+                 examples_encoded=len(search.subset), max_clauses=search.max_clauses)
+    return finish(solutions)
