@@ -46,24 +46,63 @@ def weighted_impurity(counts, gini):
 
 
 @njit(nogil=True, cache=True)
-def _segment_best(P, valid, lo, hi, gini, n_total):
+def xlogx_table(n):
+    """``k * log2(k)`` for ``k = 0..n``: counts are integers, so entropies need no ``log2`` call in loops."""
+    tab = np.zeros(n + 1)
+    for k in range(2, n + 1):
+        tab[k] = k * np.log2(k)
+    return tab
+
+
+@njit(nogil=True, cache=True)
+def _nimp(counts, gini, tab):
+    """``n * impurity`` of integer ``counts``: entropy via the ``xlogx`` table, or Gini."""
+    n = 0
+    s = 0.0
+    for c in counts:
+        n += c
+        s += c * c if gini else tab[c]
+    if gini:
+        return n - s / n if n > 0 else 0.0
+    return tab[n] - s
+
+
+@njit(nogil=True, cache=True)
+def _segment_best(P, valid, lo, hi, gini, n_total, tab):
     """Best candidate cut inside segment ``[lo, hi)``: ``(k, gain, quantised gain)``; ``k = -1`` if none.
 
-    ``P`` is the ``(m + 1, C)`` prefix sum of the per-value class counts.  Ties keep the lowest ``k``.
+    ``P`` is the ``(m + 1, C)`` int64 prefix sum of the per-value class counts.  Ties keep the lowest ``k``.
+    Hot loop: no temporary arrays, one pass over the classes per candidate.
     """
     C = P.shape[1]
     tot = P[hi] - P[lo]
-    parent = weighted_impurity(tot, gini)
-    left = np.empty(C)
-    right = np.empty(C)
+    n_seg = 0
+    for c in range(C):
+        n_seg += tot[c]
+    parent = _nimp(tot, gini, tab)
     best_k, best_g, best_q = -1, 0.0, -1.0
     for k in range(lo, hi - 1):
         if not valid[k]:
             continue
+        nl = 0
+        sl = 0.0
+        sr = 0.0
         for c in range(C):
-            left[c] = P[k + 1, c] - P[lo, c]
-            right[c] = tot[c] - left[c]
-        g = (parent - weighted_impurity(left, gini) - weighted_impurity(right, gini)) / n_total
+            l = P[k + 1, c] - P[lo, c]
+            r = tot[c] - l
+            nl += l
+            if gini:
+                sl += l * l
+                sr += r * r
+            else:
+                sl += tab[l]
+                sr += tab[r]
+        nr = n_seg - nl
+        if gini:
+            imp = n_seg - sl / nl - sr / nr
+        else:
+            imp = tab[nl] - sl + tab[nr] - sr
+        g = (parent - imp) / n_total
         q = quantise(g)
         if q > best_q:
             best_k, best_g, best_q = k, max(g, 0.0), q
@@ -97,10 +136,11 @@ def mid_rank_feature(cnt, valid, gini, n_total):
         Gain of each, in bits (entropy) or Gini units.
     """
     m, C = cnt.shape
-    P = np.zeros((m + 1, C))
+    P = np.zeros((m + 1, C), dtype=np.int64)
     for i in range(m):
         for c in range(C):
-            P[i + 1, c] = P[i, c] + cnt[i, c]
+            P[i + 1, c] = P[i, c] + np.int64(cnt[i, c] + 0.5)
+    tab = xlogx_table(P[m].sum())
     n_valid = 0
     for k in range(m - 1):
         if valid[k]:
@@ -109,7 +149,7 @@ def mid_rank_feature(cnt, valid, gini, n_total):
     gains = np.empty(n_valid)
     if n_valid == 0:
         return cuts, gains
-    k, g, q = _segment_best(P, valid, 0, m, gini, n_total)
+    k, g, q = _segment_best(P, valid, 0, m, gini, n_total, tab)
     # key: (-quantised gain, cut) so equal gains take the lower threshold first
     heap = [(-q, k, 0, m, g)]
     out = 0
@@ -120,7 +160,7 @@ def mid_rank_feature(cnt, valid, gini, n_total):
         out += 1
         for a, b in ((lo, k + 1), (k + 1, hi)):
             if b - a >= 2:
-                kk, gg, qq = _segment_best(P, valid, a, b, gini, n_total)
+                kk, gg, qq = _segment_best(P, valid, a, b, gini, n_total, tab)
                 if kk >= 0:
                     heapq.heappush(heap, (-qq, kk, a, b, gg))
     return cuts, gains
@@ -169,13 +209,14 @@ def mdlp_cuts(cnt, valid):
         (the same unit as MID gains); the within-segment gain times ``N / n``.
     """
     m, C = cnt.shape
-    P = np.zeros((m + 1, C))
+    P = np.zeros((m + 1, C), dtype=np.int64)
     for i in range(m):
         for c in range(C):
-            P[i + 1, c] = P[i, c] + cnt[i, c]
+            P[i + 1, c] = P[i, c] + np.int64(cnt[i, c] + 0.5)
     n_total = 0.0
     for c in range(C):
         n_total += P[m, c]
+    tab = xlogx_table(int(n_total + 0.5))
     cut_mark = np.zeros(max(m - 1, 0), dtype=np.bool_)
     cut_gain = np.zeros(max(m - 1, 0))
     stack = [(0, m)]
@@ -185,7 +226,7 @@ def mdlp_cuts(cnt, valid):
         lo, hi = stack.pop()
         if hi - lo < 2:
             continue
-        k, g, _ = _segment_best(P, valid, lo, hi, False, 1.0)
+        k, g, _ = _segment_best(P, valid, lo, hi, False, 1.0, tab)
         if k < 0:
             continue
         tot = P[hi] - P[lo]
