@@ -162,7 +162,10 @@ def _as_array(gains):
 
 
 def _nothing_reason(notices: list[str]) -> str:
-    return "; ".join(notices) if notices else "no column has two distinct values"
+    reason = "; ".join(notices) if notices else "no column has two distinct values"
+    if any("MDL test" in n for n in notices):
+        reason += ". Try the mid, quantile or exact discretizer"
+    return reason
 
 
 def discretize_table(method: str, X_enc, y, schema: Schema, **kw) -> list[dict]:
