@@ -1,0 +1,21 @@
+"""treeexplorer's web app: ``panel serve apps/explorer.py --show``.
+
+Only composes: the Explorer component lives in :mod:`treeexplorer.ui`.  Set ``TREEEXPLORER_PLUGINS`` to a
+comma-separated list of modules to import first (each may register extra solvers);
+``TREEEXPLORER_DATASET`` and ``TREEEXPLORER_SOLVER`` choose what opens first.
+"""
+
+import importlib
+import os
+
+import panel as pn
+
+from treeexplorer.ui import Explorer
+from treeexplorer.ui.warm import warm_up_once
+
+pn.extension("tabulator", notifications=True, sizing_mode="stretch_width")
+for _mod in filter(None, os.environ.get("TREEEXPLORER_PLUGINS", "").split(",")):
+    importlib.import_module(_mod.strip())
+warm_up_once()
+Explorer(dataset=os.environ.get("TREEEXPLORER_DATASET", "iris"),
+         solver=os.environ.get("TREEEXPLORER_SOLVER") or None).app().servable()

@@ -1,0 +1,456 @@
+"""The Explorer: one Panel component that is the served app, an inline notebook view and an ipywidget.
+
+>>> import panel as pn
+>>> pn.extension()
+>>> from treeexplorer.ui import Explorer
+>>> Explorer()                      # inline in Jupyter; pn.ipywidget(Explorer()) in ipywidgets notebooks
+>>> Explorer().app().servable()     # what apps/explorer.py does under ``panel serve``
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import holoviews as hv
+import panel as pn
+import param
+
+from treeexplorer.export import front_csv, rules_text, tree_json
+from treeexplorer.registry import get_solver
+from treeexplorer.render import to_png, to_svg
+from treeexplorer.render.hvview import tree_view
+from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings
+from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
+from treeexplorer.ui.views import (
+    X_MEASURES,
+    compare_markdown,
+    metrics_frame,
+    pareto_plot,
+    progress_text,
+    rules_markdown,
+    style_pareto,
+)
+
+__all__ = ["Explorer"]
+
+POLL_MS = 150
+SIDEBAR_W = 310
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "tree"
+
+
+class Explorer(pn.viewable.Viewer):
+    """Find and explore Pareto fronts of decision trees.
+
+    Parameters
+    ----------
+    dataset : str
+        Bundled dataset opened at start (see :func:`treeexplorer.bundled_datasets`).
+    solver : str, optional
+        Solver selected at start (default: CART when available, else the first registered one).
+    run_default : bool
+        Solve once at start so a front is shown right away.
+    test_size : float
+        Held-out fraction at start.
+    """
+
+    dataset = param.String(default="iris")
+    solver = param.String(default=None, allow_None=True)
+    run_default = param.Boolean(default=True)
+    test_size = param.Number(default=0.25, bounds=(0.0, 0.9))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.controller = c = Controller(test_size=self.test_size)
+        self._poller = None
+        self._plot_df = None
+        self._tap = None
+        self._ring_pipe = None
+        self._build_widgets()
+        self._build_layout()
+        c.param.watch(self._on_runs, ["runs"])
+        c.param.watch(self._on_selected, ["selected", "compare"])
+        c.param.watch(self._on_messages, ["error", "notice"])
+        c.param.watch(self._on_progress, ["progress", "running"])
+        c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name"])
+        self._register_session_end()
+        if c.load_bundled(self.dataset):
+            self._on_data()
+        if self.run_default and self.solver_w.options:
+            self.run_now(wait=True)
+        self._on_runs()
+        self._on_messages()
+
+    # -- widgets -------------------------------------------------------------------------------------
+    def _build_widgets(self) -> None:
+        c = self.controller
+        sw = {"sizing_mode": "stretch_width"}
+        self.dataset_w = pn.widgets.Select(name="Dataset", options=c.bundled(), value=self.dataset, **sw)
+        self.upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", multiple=False, **sw)
+        self.target_w = pn.widgets.Select(name="Target column", options=[], **sw)
+        self.test_size_w = pn.widgets.FloatSlider(name="Held-out fraction", start=0.0, end=0.5, step=0.05,
+                                                  value=self.test_size, **sw)
+        self.seed_w = pn.widgets.IntInput(name="Split seed", value=0, start=0, **sw)
+        self.test_upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", **sw)
+        self.test_clear_w = pn.widgets.Button(name="Use the split instead", button_type="light", visible=False,
+                                              **sw)
+        self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+
+        solvers = c.solvers()
+        default = self.solver if self.solver in solvers else ("cart" if "cart" in solvers else
+                                                              (solvers[0] if solvers else None))
+        self.solver_w = pn.widgets.Select(name="Solver", options=solvers, value=default, **sw)
+        self.solver_doc = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+        self.disc_w = pn.widgets.Select(name="Discretizer", options=[], **sw)
+        self.bins_w = pn.widgets.IntInput(name="N bins (tests)", value=None, start=1, end=1000,
+                                          placeholder="method default",
+                                          description="Thresholds per feature (quantile/uniform) or number of "
+                                                      "tests (MID)", **sw)
+        self.mid_w = pn.widgets.FloatInput(name="MID anytime budget (s)", value=None, start=0.1, end=3600,
+                                           placeholder="off", description="Solve on the top 1, 2, 4, ... MID tests"
+                                           " for this many seconds", **sw)
+        self.params_box = pn.Column(sizing_mode="stretch_width", margin=0)
+        self.param_widgets: dict = {}
+        self.time_w = pn.widgets.FloatInput(name="Time limit (s)", value=30.0, start=0.5, end=86400, step=5,
+                                            description="Best trees so far are kept, marked not proven", **sw)
+        self.run_w = pn.widgets.Button(name="Run", button_type="primary", icon="player-play", **sw)
+        self.cancel_w = pn.widgets.Button(name="Cancel", button_type="warning", icon="player-stop",
+                                          disabled=True, **sw)
+        self.progress_w = pn.indicators.Progress(active=False, value=0, max=100, visible=False, bar_color="primary",
+                                                 **sw)
+        self.status_w = pn.pane.Markdown("", styles={"font-size": "0.85em"}, margin=(0, 10))
+
+        self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
+        self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
+        self.x_w = pn.widgets.RadioButtonGroup(options={v: k for k, v in X_MEASURES.items()}, value="splits",
+                                               button_type="light", button_style="outline")
+        self.show_test_w = pn.widgets.Checkbox(name="held-out points", value=True, align="center")
+        self.plot_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", min_height=380)
+        self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
+        self.clear_w = pn.widgets.Button(name="Remove all runs", button_type="light", width=140)
+        self.legend_note = pn.pane.HTML(
+            "<span style='font-size:0.85em;color:#555'>● proven optimal &nbsp; ◇ not proven &nbsp; "
+            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>")
+
+        self.tree_pane = pn.pane.HoloViews(None, min_height=120)
+        self.tree_title = pn.pane.Markdown("", margin=(0, 10))
+        self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.metrics_pane = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
+                                              styles={"font-size": "0.9em"})
+        self.compare_w = pn.widgets.Select(name="Compare with", options={"—": -1}, value=-1, width=260)
+        self.compare_pane = pn.pane.Markdown("Pick a second tree of the same run to see what changed.",
+                                             sizing_mode="stretch_width")
+
+        self.dl = {}
+        for key, label in (("png", "PNG"), ("svg", "SVG"), ("txt", "Rules"), ("json", "Tree JSON")):
+            self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename=f"tree.{key}",
+                                                   label=label, button_type="default", embed=False, width=110,
+                                                   disabled=True)
+        for key, label in (("front_json", "Front JSON"), ("front_csv", "Front CSV")):
+            self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename="front", label=label,
+                                                   button_type="default", embed=False, width=110, disabled=True)
+
+        self.dataset_w.param.watch(lambda e: self._load_bundled(e.new), "value")
+        self.upload_w.param.watch(self._on_upload, "value")
+        self.target_w.param.watch(lambda e: e.new and self.controller.set_target(e.new), "value")
+        self.test_size_w.param.watch(lambda e: setattr(self.controller, "test_size", e.new), "value")
+        self.seed_w.param.watch(lambda e: setattr(self.controller, "seed", int(e.new or 0)), "value")
+        self.test_upload_w.param.watch(self._on_test_upload, "value")
+        self.test_clear_w.on_click(lambda e: self.controller.clear_test_upload())
+        self.solver_w.param.watch(lambda e: self._on_solver(), "value")
+        self.disc_w.param.watch(lambda e: self._on_disc(), "value")
+        self.run_w.on_click(lambda e: self.run_now())
+        self.cancel_w.on_click(lambda e: self.cancel())
+        self.x_w.param.watch(lambda e: self._on_runs(), "value")
+        self.show_test_w.param.watch(lambda e: self._on_runs(), "value")
+        self.clear_w.on_click(lambda e: self.controller.clear_runs())
+        self.compare_w.param.watch(self._on_compare_w, "value")
+        self._on_solver()
+
+    def _build_layout(self) -> None:
+        data_card = pn.Card(self.dataset_w, pn.pane.Markdown("**or upload** CSV / TSV / Parquet "
+                                                             f"(≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
+                            self.upload_w, self.target_w, self.test_size_w, self.seed_w,
+                            pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)), self.test_upload_w,
+                            self.test_clear_w, self.data_info, title="Data", collapsible=False,
+                            sizing_mode="stretch_width")
+        solver_card = pn.Card(self.solver_w, self.solver_doc, self.disc_w, self.bins_w, self.mid_w,
+                              self.params_box, self.time_w, title="Solver", collapsible=False,
+                              sizing_mode="stretch_width")
+        self.sidebar = pn.Column(data_card, solver_card, pn.Row(self.run_w, self.cancel_w), self.progress_w,
+                                 self.status_w, sizing_mode="stretch_width")
+        plot_card = pn.Card(pn.Row(pn.pane.Markdown("**Complexity axis**", margin=(8, 5)), self.x_w,
+                                   self.show_test_w),
+                            self.plot_pane, self.legend_note, pn.Row(self.runs_box, self.clear_w),
+                            title="Pareto front", collapsible=False, sizing_mode="stretch_width")
+        exports = pn.Column(pn.pane.Markdown("**Export tree**", margin=(0, 5)),
+                            pn.Row(self.dl["png"], self.dl["svg"]), pn.Row(self.dl["txt"], self.dl["json"]),
+                            pn.pane.Markdown("**Export run**", margin=(0, 5)),
+                            pn.Row(self.dl["front_json"], self.dl["front_csv"]), width=250)
+        details = pn.Tabs(("Metrics", self.metrics_pane), ("Rules", self.rules_pane),
+                          ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
+                          sizing_mode="stretch_width", dynamic=False)
+        tree_card = pn.Card(self.tree_title, pn.Row(self.tree_pane, scroll=True, sizing_mode="stretch_width"),
+                            pn.Row(details, exports, sizing_mode="stretch_width"),
+                            title="Selected tree", collapsible=False, sizing_mode="stretch_width")
+        self.main = pn.Column(self.error_w, self.notice_w, plot_card, tree_card, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")
+
+    def app(self, title: str = "treeexplorer · optimal decision trees"):
+        """The full-page version for ``panel serve`` (same widgets in a template)."""
+        return pn.template.FastListTemplate(title=title, sidebar=[self.sidebar], main=[self.main],
+                                            sidebar_width=SIDEBAR_W + 20, accent="#0072B2",
+                                            header_background="#0b3d63")
+
+    # -- data ----------------------------------------------------------------------------------------
+    def _load_bundled(self, name: str) -> None:
+        if self.controller.load_bundled(name):
+            self.upload_w.filename = None
+
+    def _on_upload(self, event) -> None:
+        if event.new:
+            self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv")
+
+    def _on_test_upload(self, event) -> None:
+        if event.new:
+            self.controller.load_test_upload(event.new, self.test_upload_w.filename or "test.csv")
+
+    def _on_data(self, *events) -> None:
+        c = self.controller
+        ds = c.dataset
+        with param.parameterized.discard_events(self.target_w):
+            self.target_w.options = list(c.columns)
+            self.target_w.value = c.target
+        using_file = bool(c.test_name)
+        self.test_size_w.disabled = using_file
+        self.seed_w.disabled = using_file
+        self.test_clear_w.visible = using_file
+        if ds is not None:
+            n_cat = sum(col.is_categorical for col in ds.schema.columns)
+            held = f"held-out file {c.test_name}" if using_file else (
+                f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
+            self.data_info.object = (f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
+                                     f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}")
+
+    # -- solver settings -----------------------------------------------------------------------------
+    def _on_solver(self) -> None:
+        name = self.solver_w.value
+        if not name:
+            self.solver_doc.object = "No solver is installed yet."
+            self.run_w.disabled = True
+            return
+        spec = get_solver(name)
+        self.solver_doc.object = spec.description or spec.title
+        self.param_widgets = {p.name: widget_for(p) for p in spec.params if p.name not in RESERVED}
+        self.params_box.objects = list(self.param_widgets.values())
+        discs = self.controller.discretizers_for(name)
+        self.disc_w.options = discs
+        self.disc_w.value = discs[0] if discs else None
+        self.disc_w.visible = len(discs) > 1 or spec.input == "binary"
+        self._on_disc()
+
+    def _on_disc(self) -> None:
+        d = self.disc_w.value
+        self.bins_w.visible = d not in (None, "raw", "exact", "none", "mdlp")
+        self.mid_w.visible = d == "mid"
+
+    def settings(self) -> RunSettings:
+        """The run the sidebar currently describes."""
+        spec = get_solver(self.solver_w.value)
+        params = read_values(spec.params, self.param_widgets)
+        return RunSettings(spec.name, params, self.disc_w.value, self.bins_w.value if self.bins_w.visible else None,
+                           self.mid_w.value if self.mid_w.visible else None, self.time_w.value)
+
+    # -- running -------------------------------------------------------------------------------------
+    def run_now(self, wait: bool = False):
+        """Start a run with the sidebar's settings (``wait=True`` blocks until it ends)."""
+        try:
+            settings = self.settings()
+        except (ValueError, NotImplementedError) as exc:
+            self.controller.error = str(exc)
+            return None
+        if wait:
+            return self.controller.run_sync(settings)
+        job = self.controller.run(settings)
+        if job is not None:
+            self._start_polling()
+        return job
+
+    def cancel(self) -> None:
+        self.controller.cancel()
+
+    def _start_polling(self) -> None:
+        try:
+            self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+        except Exception:  # no event loop (plain script): callers poll() themselves
+            self._poller = None
+
+    def poll(self) -> bool:
+        """Apply finished work and progress (UI thread); stops the periodic callback when the job ends."""
+        running = self.controller.poll()
+        if not running and self._poller is not None:
+            self._poller.stop()
+            self._poller = None
+        return running
+
+    def _on_progress(self, *events) -> None:
+        c = self.controller
+        running = c.running
+        self.run_w.disabled = running
+        self.cancel_w.disabled = not running
+        self.progress_w.visible = running
+        self.progress_w.active = running
+        self.progress_w.value = -1 if running else 0
+        label = c.job.label if c.job is not None else ""
+        if running:
+            self.status_w.object = progress_text(c.progress, label)
+        elif c.runs:
+            last = c.runs[-1]
+            self.status_w.object = f"Last run {last.label}: {last.status_text}"
+
+    # -- messages ------------------------------------------------------------------------------------
+    def _on_messages(self, *events) -> None:
+        c = self.controller
+        self.error_w.object = c.error
+        self.error_w.visible = bool(c.error)
+        self.notice_w.object = c.notice
+        self.notice_w.visible = bool(c.notice)
+
+    # -- plot ----------------------------------------------------------------------------------------
+    def _on_runs(self, *events) -> None:
+        c = self.controller
+        overlay, train, df = pareto_plot(c.runs, self.x_w.value, self.show_test_w.value)
+        self._plot_df = df
+        self._tap = hv.streams.Selection1D(source=train)
+        self._tap.add_subscriber(self._on_tap)
+        x = self.x_w.value
+        self._ring_pipe = hv.streams.Pipe(data=[])
+        ring = hv.DynamicMap(lambda data: hv.Scatter(data, x, "train_accuracy").opts(
+            marker="circle", size=24, fill_alpha=0, line_color="black", line_width=2.5, tools=[]),
+            streams=[self._ring_pipe])
+        self.plot_pane.object = style_pareto(overlay * ring, x)
+        rows = []
+        for run in c.runs:
+            btn = pn.widgets.Button(name="✕", button_type="light", width=34, height=30, margin=(0, 4),
+                                    description=f"Remove run {run.label}")
+            btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
+            rows.append(pn.Row(pn.pane.HTML(f"<span style='color:{run.color};font-size:1.3em'>■</span> "
+                                            f"<b>{run.label}</b> <span style='color:#666;font-size:0.85em'>"
+                                            f"{run.status_text}</span>", margin=(4, 5)), btn))
+        self.runs_box.objects = rows
+        self.clear_w.visible = len(c.runs) > 1
+        self.dl["front_json"].disabled = self.dl["front_csv"].disabled = not c.runs
+        self._on_progress()
+        self._on_selected()
+
+    def _send_ring(self) -> None:
+        """Ring the selected tree's point without redrawing the plot (keeps the user's zoom)."""
+        run, entry = self.controller.selection()
+        x = self.x_w.value
+        data = [] if entry is None else [(entry.metrics[x], entry.metrics["train_accuracy"])]
+        if self._ring_pipe is not None:
+            self._ring_pipe.send(data)
+
+    def _on_tap(self, index=None, **kwargs) -> None:
+        if not index or self._plot_df is None or index[0] >= len(self._plot_df):
+            return
+        row = self._plot_df.iloc[index[0]]
+        self.controller.select(int(row["run_id"]), int(row["tree"]))
+
+    def select(self, run_id: int, tree_id: int) -> None:
+        """Show tree ``tree_id`` of run ``run_id`` (what a click on the plot does)."""
+        self.controller.select(run_id, tree_id)
+
+    # -- selected tree -------------------------------------------------------------------------------
+    def _on_selected(self, *events) -> None:
+        c = self.controller
+        run, entry = c.selection()
+        for key in ("png", "svg", "txt", "json"):
+            self.dl[key].disabled = entry is None
+        if entry is None:
+            self.tree_title.object = "Click a point of the front to see its tree." if c.runs else \
+                "Run a solver to get a front of trees."
+            self.tree_pane.object = None
+            self.rules_pane.object = ""
+            self.metrics_pane.object = None
+            with param.parameterized.discard_events(self.compare_w):
+                self.compare_w.options = {"—": -1}
+                self.compare_w.value = -1
+            return
+        self.tree_title.object = (f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
+                                  f"{entry.metrics['splits']} splits, train accuracy "
+                                  f"{entry.metrics['train_accuracy']:.3f}"
+                                  f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
+        self.tree_pane.object = tree_view(entry.tree)
+        self.rules_pane.object = rules_markdown(entry)
+        self.metrics_pane.object = metrics_frame(entry, run.front)
+        base = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}_tree{entry.id}"
+        for key in ("png", "svg", "txt", "json"):
+            self.dl[key].filename = f"{base}.{key}"
+        self.dl["front_json"].filename = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}.json"
+        self.dl["front_csv"].filename = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}.csv"
+        options = {"—": -1}
+        for t in run.front:
+            if t.id != entry.id:
+                options[f"tree {t.id}: {t.metrics['splits']} splits, acc {t.metrics['train_accuracy']:.3f}"] = t.id
+        with param.parameterized.discard_events(self.compare_w):
+            self.compare_w.options = options
+            self.compare_w.value = c.compare if c.compare in options.values() else -1
+        other = c.compared()
+        self.compare_pane.object = compare_markdown(entry, other) if other is not None else \
+            "Pick a second tree of the same run to see what changed."
+        self._send_ring()
+
+    def _on_compare_w(self, event) -> None:
+        self.controller.compare = None if event.new in (None, -1) else int(event.new)
+
+    # -- exports -------------------------------------------------------------------------------------
+    def export(self, kind: str) -> bytes:
+        """The bytes of one export of the selected tree/run: png, svg, txt, json, front_json, front_csv."""
+        run, entry = self.controller.selection()
+        if run is None and kind.startswith("front") and self.controller.runs:
+            run = self.controller.runs[-1]
+        if run is None:
+            raise ValueError("select a tree first")
+        front = run.front
+        if kind == "png":
+            return to_png(entry.tree, front, entry)
+        if kind == "svg":
+            return to_svg(entry.tree, front, entry).encode("utf-8")
+        if kind == "txt":
+            return rules_text(entry.tree, front, entry).encode("utf-8")
+        if kind == "json":
+            return tree_json(entry.tree, front, entry).encode("utf-8")
+        if kind == "front_json":
+            return json.dumps(front.to_dict(), indent=1, ensure_ascii=False).encode("utf-8")
+        if kind == "front_csv":
+            return front_csv(front).encode("utf-8")
+        raise ValueError(f"unknown export {kind!r}")
+
+    def _export_cb(self, kind: str):
+        def cb():
+            try:
+                return io.BytesIO(self.export(kind))
+            except Exception as exc:  # shown as an alert, never a traceback
+                self.controller.error = f"export failed: {exc}"
+                return io.BytesIO(b"")
+        return cb
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    def _register_session_end(self) -> None:
+        doc = pn.state.curdoc
+        if doc is not None and getattr(doc, "session_context", None) is not None:
+            pn.state.on_session_destroyed(lambda ctx: self.close())
+
+    def close(self) -> None:
+        """Stop this session's job (called when the browser tab closes)."""
+        if self._poller is not None:
+            self._poller.stop()
+            self._poller = None
+        self.controller.close()

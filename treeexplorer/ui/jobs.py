@@ -1,0 +1,102 @@
+"""Background solving: one worker thread per job, events handed to the UI thread through a queue.
+
+The worker never touches widgets.  It pushes ``("progress", dict)``, ``("done", Front)`` or
+``("error", message)`` events; the UI thread drains them with :meth:`Job.events` (the Explorer does so
+from a periodic callback), so Bokeh documents are only modified from their own thread.  Solver kernels
+release the GIL, so the UI stays responsive while a job runs.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+
+from solvers import Cancelled, Control
+from treeexplorer.data import DataError
+
+__all__ = ["Job", "readable_error"]
+
+
+def readable_error(exc: BaseException) -> str:
+    """A one-paragraph message for the user (no traceback): the exception's own text, typed when vague."""
+    if isinstance(exc, (DataError, ValueError, NotImplementedError, Cancelled)):
+        text = str(exc) or type(exc).__name__
+    elif isinstance(exc, MemoryError):
+        text = "out of memory: try a smaller depth, fewer bins or a smaller node budget"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return text
+
+
+class Job:
+    """Run ``work(control)`` in a daemon thread; ``control`` carries cancel, time limit and progress.
+
+    Parameters
+    ----------
+    work : callable
+        ``work(control) -> result``; runs in the worker thread.
+    time_limit : float, optional
+        Seconds; the solver returns its best-so-far marked not proven.
+    label : str
+        Shown in progress messages.
+    """
+
+    def __init__(self, work: Callable[[Control], object], time_limit: float | None = None, label: str = ""):
+        self.label = label
+        self._queue: queue.Queue = queue.Queue()
+        self.control = Control(time_limit, progress=self._on_progress, poll_interval=0.2)
+        self._work = work
+        self._thread = threading.Thread(target=self._main, name=f"treeexplorer-job-{label}", daemon=True)
+        self.started_at = None
+        self.finished = threading.Event()
+        self.last_progress: dict = {}
+
+    def start(self) -> Job:
+        self.started_at = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def _on_progress(self, info: dict) -> None:
+        self._queue.put(("progress", dict(info)))
+
+    def _main(self) -> None:
+        try:
+            result = self._work(self.control)
+        except Cancelled:
+            self._queue.put(("cancelled", "cancelled before any tree was found"))
+        except Exception as exc:  # every failure becomes a readable message; the traceback goes to the log
+            traceback.print_exc()
+            self._queue.put(("error", readable_error(exc)))
+        else:
+            self._queue.put(("done", result))
+        finally:
+            self.control.stop()
+            self.finished.set()
+
+    def cancel(self) -> None:
+        """Ask the solver to stop; it returns what it found so far."""
+        self.control.cancel()
+
+    @property
+    def running(self) -> bool:
+        return not self.finished.is_set()
+
+    @property
+    def elapsed(self) -> float:
+        return 0.0 if self.started_at is None else time.perf_counter() - self.started_at
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends (tests and scripts); True when it has ended."""
+        return self.finished.wait(timeout)
+
+    def events(self) -> list[tuple[str, object]]:
+        """Drain the events queued since the last call (UI thread)."""
+        out = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
