@@ -120,7 +120,8 @@ def small_tables(draw):
     n = draw(st.integers(2, 24))
     p = draw(st.integers(1, 3))
     C = draw(st.integers(2, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 6), min_size=p, max_size=p), min_size=n, max_size=n)),
+    hi = draw(st.sampled_from([1, 2, 6]))  # 1: 0/1 columns, which MID takes as the single test "x = 1"
+    X = np.array(draw(st.lists(st.lists(st.integers(0, hi), min_size=p, max_size=p), min_size=n, max_size=n)),
                  dtype=float)
     y = np.array(draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)))
     return X, y, C
@@ -132,8 +133,9 @@ def test_ranking_matches_brute_force_definition(table, criterion):
     X, y, C = table
     r = MIDRanking.fit(X, y, numeric_schema(X.shape[1], C), criterion=criterion)
     expected = oracle_mid(X, y, C, criterion == "gini")
-    got = r.conditions()
-    assert [(c.column, c.value) for c in got] == [(j, t) for j, t, _ in expected]
+    # a numeric 0/1 column is the one test "x = 1" (the oracle's "x <= 0.5", the same split)
+    got = [(c.column, 0.5 if c.op == OP_EQ and c.value == 1.0 else c.value) for c in r.conditions()]
+    assert got == [(j, t) for j, t, _ in expected]
     np.testing.assert_allclose(r.gains, [g for _, _, g in expected], atol=1e-9)
 
 

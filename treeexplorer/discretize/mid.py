@@ -25,7 +25,7 @@ from treeexplorer.discretize._common import (
     midpoints,
     summarise_columns,
 )
-from treeexplorer.discretize._kernels import QUANTUM, merge_rankings, mid_rank_feature, quantise, weighted_impurity
+from treeexplorer.discretize._kernels import QUANTUM, merge_rankings, mid_rank_feature, weighted_impurity
 from treeexplorer.schema import OP_EQ, OP_LE, Binarization, Condition, Schema
 
 __all__ = ["MIDRanking", "CRITERIA"]
@@ -141,33 +141,43 @@ def _quantise_all(g: np.ndarray) -> np.ndarray:
     return np.where(g <= 0.0, 0.0, np.floor(g * QUANTUM + 0.5))
 
 
+def _nimp_rows(M: np.ndarray, gini: bool) -> np.ndarray:
+    """Row-wise ``n * impurity`` of class-count rows (numpy twin of the kernels' weighted impurity)."""
+    n = M.sum(axis=1)
+    if gini:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, n - (M * M).sum(axis=1) / n, 0.0)
+    xlogx = np.where(M > 0, M * np.log2(np.where(M > 0, M, 1.0)), 0.0).sum(axis=1)
+    return np.where(n > 0, n * np.log2(np.where(n > 0, n, 1.0)), 0.0) - xlogx
+
+
 def _rank_categories(s: ColumnSummary, gini: bool, n_total: float) -> tuple[np.ndarray, np.ndarray]:
     """Greedy ranking of a binary or categorical column's tests: ``(test values, gains)``.
 
-    A binary column has one test.  For one-hot tests, the partition is {each singled-out category} plus the
+    A binary column has one test (none when both values carry the same single class, as for a numeric
+    midpoint).  For one-hot tests, the partition is {each singled-out category} plus the
     remaining pool; each step singles out the category whose removal from the pool most lowers the weighted
     impurity (ties: lowest code).
     """
     counts = s.counts
     if s.role == "binary":
+        if not boundary_mask(counts)[0]:  # both values carry the same single class: MID skips this cut
+            return np.empty(0), np.empty(0)
         one = counts[s.values == 1.0].sum(axis=0)
         rest = counts.sum(axis=0) - one
         tot = one + rest
         g = (weighted_impurity(tot, gini) - weighted_impurity(one, gini) - weighted_impurity(rest, gini)) / n_total
         return np.array([1.0]), np.array([max(g, 0.0)])
-    pool = list(range(counts.shape[0]))
+    pool = np.arange(counts.shape[0])
     vals, gains = [], []
-    while pool:
-        pool_counts = counts[pool].sum(axis=0)
-        parent = weighted_impurity(pool_counts, gini)
-        best, best_q, best_g = -1, -1.0, 0.0
-        for i in pool:
-            g = (parent - weighted_impurity(counts[i], gini)
-                 - weighted_impurity(pool_counts - counts[i], gini)) / n_total
-            q = quantise(g)
-            if q > best_q:
-                best, best_q, best_g = i, q, max(g, 0.0)
-        pool.remove(best)
-        vals.append(float(s.values[best]))
-        gains.append(best_g)
+    while pool.shape[0]:
+        sub = counts[pool]
+        pool_counts = sub.sum(axis=0)
+        # one vectorised pass over the pool: singling out each category in turn
+        g = (_nimp_rows(pool_counts[None, :], gini) - _nimp_rows(sub, gini)
+             - _nimp_rows(pool_counts[None, :] - sub, gini)) / n_total
+        i = int(np.argmax(_quantise_all(g)))  # first maximum: lowest code among ties
+        vals.append(float(s.values[pool[i]]))
+        gains.append(max(float(g[i]), 0.0))
+        pool = np.delete(pool, i)
     return np.array(vals), np.array(gains)
