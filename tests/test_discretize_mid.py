@@ -155,6 +155,52 @@ def test_selections_are_nested(table):
         assert fit_discretizer("mid", X, y, schema, n_bins=k).conditions == r.select(k).conditions
 
 
+
+def test_ranking_matches_oracle_on_continuous_values():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(36, 2))
+    y = ((X[:, 0] + rng.normal(scale=0.7, size=36)) > 0).astype(int) + (X[:, 1] > 1)
+    for criterion in ("entropy", "gini"):
+        r = MIDRanking.fit(X, y, numeric_schema(2, 3), criterion=criterion)
+        expected = oracle_mid(X, y, 3, criterion == "gini")
+        assert [c.column for c in r.conditions()] == [j for j, _, _ in expected]
+        np.testing.assert_allclose([c.value for c in r.conditions()], [t for _, t, _ in expected], rtol=1e-14)
+        np.testing.assert_allclose(r.gains, [g for _, _, g in expected], atol=1e-9)
+
+
+def oracle_onehot(codes, y, C, gini):
+    """One-hot greedy from its definition: the partition is the singled-out categories plus the pool."""
+    n = len(y)
+    present = sorted(set(codes.tolist()))
+    chosen, out = [], []
+
+    def impurity(single):
+        cells = [codes == c for c in single] + [~np.isin(codes, single)]
+        return sum(_imp(np.bincount(y[m], minlength=C), gini) for m in cells if m.any())
+
+    cur = impurity([])
+    while len(chosen) < len(present):
+        rest = [c for c in present if c not in chosen]
+        imps = [impurity(chosen + [c]) for c in rest]
+        i = next(i for i, v in enumerate(imps) if v <= min(imps) + 1e-9)
+        out.append((float(rest[i]), (cur - imps[i]) / n))
+        cur = imps[i]
+        chosen.append(rest[i])
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=2, max_size=30),
+       st.sampled_from(["entropy", "gini"]))
+def test_onehot_ranking_matches_oracle(rows, criterion):
+    codes = np.array([r[0] for r in rows], dtype=float)
+    y = np.array([r[1] for r in rows])
+    schema = Schema((Column("c", "categorical", tuple("abcde")),), "y", (0, 1, 2))
+    r = MIDRanking.fit(codes[:, None], y, schema, criterion=criterion)
+    expected = oracle_onehot(codes, y, 3, criterion == "gini") if len(set(codes.tolist())) > 1 else []
+    assert [c.value for c in r.conditions()] == [v for v, _ in expected]
+    np.testing.assert_allclose(r.gains, [g for _, g in expected], atol=1e-9)
+
 def test_binary_and_categorical_columns_join_the_ranking():
     # bit = y exactly (gain 1 bit, one test "bit = 1"); pet has two categories -> one test on code 1.
     schema = Schema((Column("bit", "numeric"), Column("pet", "categorical", ("cat", "dog")),
