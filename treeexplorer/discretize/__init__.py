@@ -23,6 +23,8 @@ ONE test ``x = 1``; a categorical column with exactly two categories is ONE test
 
 from __future__ import annotations
 
+import numpy as np
+
 from treeexplorer.discretize._common import check_inputs, summarise_columns
 from treeexplorer.discretize.mdlp import mdlp_column, split_gain
 from treeexplorer.discretize.mid import CRITERIA, MIDRanking
@@ -125,7 +127,7 @@ def _fit_mid(X_enc, y, schema, n_bins, criterion) -> Binarization:
     if ranking.n_available == 0:
         return Binarization([], "mid", _as_array([]), list(ranking.notices))
     if n_bins is None:
-        usable = len({c.column for c in ranking.conditions()})
+        usable = len(np.unique(ranking.columns))
         n = min(DEFAULT_N_BINS * usable, ranking.n_available)
         binz = ranking.select(n)
         binz.notices.append(f"mid: n_bins not given; using the top {n} of {ranking.n_available} ranked tests "
@@ -156,8 +158,6 @@ def _fit_mdlp(summaries, schema, notices) -> tuple[list[Condition], list[float]]
 
 
 def _as_array(gains):
-    import numpy as np
-
     return np.asarray(gains, dtype=np.float64)
 
 

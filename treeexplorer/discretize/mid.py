@@ -61,6 +61,11 @@ class MIDRanking:
     def n_available(self) -> int:
         return int(self.gains.shape[0])
 
+    @property
+    def columns(self) -> np.ndarray:
+        """Column index of each ranked test, in ranking order."""
+        return self._columns.copy()
+
     @classmethod
     def fit(cls, X_enc, y, schema: Schema, criterion: str = "entropy") -> MIDRanking:
         """Rank every candidate test of every column.
