@@ -14,6 +14,8 @@ from treeexplorer.schema import OP_LE, Condition, Schema
 __all__ = ["fixed_conditions", "none_conditions", "exact_thresholds", "quantile_thresholds",
            "uniform_thresholds", "binned_conditions"]
 
+MAX_SHOWN = 5  # columns named in an error message
+
 
 def fixed_conditions(s: ColumnSummary) -> list[Condition]:
     """The tests of a binary or one-hot column."""
@@ -22,12 +24,13 @@ def fixed_conditions(s: ColumnSummary) -> list[Condition]:
 
 def none_conditions(summaries: list[ColumnSummary], schema: Schema) -> list[Condition]:
     """Columns that already are 0/1 become tests as they are; any other column is an error naming it."""
-    bad = [schema.columns[s.index] for s in summaries if s.role in ("numeric", "onehot")]
+    bad = [s for s in summaries if s.role in ("numeric", "onehot")]
     if bad:
-        shown = ", ".join(f"{c.name!r} ({_why_not_binary(c, s)})"
-                          for c, s in zip(bad, [s for s in summaries if s.role in ("numeric", "onehot")]))
+        shown = ", ".join(f"{schema.columns[s.index].name!r} ({_why_not_binary(schema.columns[s.index], s)})"
+                          for s in bad[:MAX_SHOWN])
+        more = f" ... ({len(bad)} columns in all)" if len(bad) > MAX_SHOWN else ""
         raise ValueError(f"discretizer 'none' needs 0/1 columns (numeric 0/1 or two categories); not binary: "
-                         f"{shown}. Pick a discretizer (mid, mdlp, quantile, uniform, exact)")
+                         f"{shown}{more}. Pick a discretizer (mid, mdlp, quantile, uniform, exact)")
     out = []
     for s in summaries:
         out += fixed_conditions(s)
