@@ -1,0 +1,343 @@
+"""BRANCHES search (Chaouki, Read, Bifet): best-first DP + branch-and-bound over branches of binary tests.
+
+Objective, in training rows: ``correct - cost * splits`` with ``cost = lambda * n``; dividing by ``n``
+gives the paper's ``accuracy - lambda * splits``.
+
+Each branch (conjunction of tests, memoised by its canonical sorted form, see ``branches_store``) keeps
+
+* ``lb``: the value of the best tree found below it (starts as its leaf value),
+* ``ub``: an upper bound on its optimum.  An unvisited branch starts from the purification bound
+  ``max(leaf, rows - cost)`` (any split costs ``cost`` and cannot classify more than every row).
+
+An expanded branch holds one entry per useful test ``a`` with bound ``ub(a=0) + ub(a=1) - cost``, in a
+max-heap.  Because children are shared between parents (the lattice is a DAG), an entry's key can be
+stale (too high); it is re-evaluated lazily when it reaches the top, which keeps every key a valid
+upper bound.  An entry whose bound cannot beat ``lb`` is dropped for good (bounds only fall, ``lb`` only
+rises).  A branch is complete when its heap is empty, i.e. ``ub == lb``.
+
+One iteration: *selection* follows the top entry from the root, entering the incomplete child with the
+lowest ``lb`` (the paper's rule), to an unexpanded branch; *expansion* creates its children for every
+test that splits its rows; *backpropagation* updates ``lb``/``ub`` along the path.  The search stops when
+the root is complete (optimality proven) or when ``flag[0] != 0`` (time limit or cancel): the best tree
+so far is returned either way.  There is no iteration cap.
+"""
+
+import numpy as np
+from numba import njit
+
+from solvers._kernels.branches_store import (
+    BEST_ATTR,
+    BEST_C0,
+    BEST_C1,
+    COMPLETE,
+    DEPTH,
+    EXPANDED,
+    HASH,
+    HEAP,
+    HEAPLEN,
+    LB,
+    LITS,
+    N_INT,
+    UB,
+    N,
+    T,
+    grow1,
+    grow2,
+    heap_pop,
+    heapify,
+    lookup,
+    rehash,
+    sift_down,
+)
+
+
+@njit(nogil=True, cache=True)
+def _new_node(ni, nf, lits, n_lits, hk, hv, slot, v, h, cand, d, n_rows, t, cost, max_depth, eps):
+    # A fresh branch: a leaf is final when it is pure, at the depth limit, or when even a perfect split
+    # (every row correct, one split paid) cannot beat it; otherwise the purification bound.
+    ni[v, :] = 0
+    ni[v, T] = t
+    ni[v, N] = n_rows
+    ni[v, DEPTH] = d
+    ni[v, LITS] = n_lits
+    ni[v, HASH] = h
+    ni[v, BEST_ATTR] = -1
+    ni[v, BEST_C0] = -1
+    ni[v, BEST_C1] = -1
+    for j in range(d):
+        lits[n_lits + j] = cand[j]
+    hk[slot] = h
+    hv[slot] = v
+    nf[v, LB] = t
+    if d >= max_depth or t == n_rows or n_rows - cost <= t + eps:
+        nf[v, UB] = t
+        ni[v, COMPLETE] = 1
+    else:
+        nf[v, UB] = n_rows - cost
+    return n_lits + d
+
+
+@njit(nogil=True, cache=True)
+def _child(v, lit, n_rows, t, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps):
+    """Memoised child of ``v`` with literal ``lit`` added: ``(node, n_nodes, n_lits)``."""
+    d = ni[v, DEPTH]
+    s = ni[v, LITS]
+    k = 0
+    placed = False
+    for j in range(d):
+        lj = lits[s + j]
+        if not placed and lit < lj:
+            cand[k] = lit
+            k += 1
+            placed = True
+        cand[k] = lj
+        k += 1
+    if not placed:
+        cand[k] = lit
+    h = ni[v, HASH] ^ zob[lit]
+    c, slot = lookup(hk, hv, ni, lits, h, cand, d + 1)
+    if c >= 0:
+        return c, n_nodes, n_lits
+    n_lits = _new_node(ni, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost,
+                       max_depth, eps)
+    return n_nodes, n_nodes + 1, n_lits
+
+
+@njit(nogil=True, cache=True)
+def _take(v, a, c0, c1, ni, nf, cost, eps):
+    # Record the split on ``a`` as v's best tree when its children's best trees beat the current one.
+    val = nf[c0, LB] + nf[c1, LB] - cost
+    if val > nf[v, LB] + eps:
+        nf[v, LB] = val
+        ni[v, BEST_ATTR] = a
+        ni[v, BEST_C0] = c0
+        ni[v, BEST_C1] = c1
+
+
+@njit(nogil=True, cache=True)
+def _refresh(v, ni, nf, ei, ek, cost, eps):
+    """Bring v's top entry up to date, drop hopeless entries, set ub and the complete flag."""
+    start = ni[v, HEAP]
+    m = ni[v, HEAPLEN]
+    while m > 0:
+        a, c0, c1 = ei[start, 0], ei[start, 1], ei[start, 2]
+        _take(v, a, c0, c1, ni, nf, cost, eps)
+        key = nf[c0, UB] + nf[c1, UB] - cost
+        if key <= nf[v, LB] + eps:
+            m = heap_pop(ei, ek, start, m)
+        elif key < ek[start] - eps:
+            ek[start] = key
+            sift_down(ei, ek, start, m, 0)
+        else:
+            ek[start] = key
+            break
+    ni[v, HEAPLEN] = m
+    if m == 0:
+        nf[v, UB] = nf[v, LB]
+        ni[v, COMPLETE] = 1
+    else:
+        nf[v, UB] = max(nf[v, LB], ek[start])
+
+
+@njit(nogil=True, cache=True)
+def _branch_rows(X, lits, s, d, rows):
+    # Rows satisfying every literal of the conjunction lits[s:s+d].
+    nr = 0
+    for i in range(X.shape[0]):
+        ok = True
+        for j in range(d):
+            lit = lits[s + j]
+            if X[i, lit >> 1] != (lit & 1):
+                ok = False
+                break
+        if ok:
+            rows[nr] = i
+            nr += 1
+    return nr
+
+
+@njit(nogil=True, cache=True)
+def _expand(v, X, y, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
+            rows, cnt1, tot, used, cand):
+    """Create v's children for every test that splits its rows; returns the new pool sizes."""
+    p = X.shape[1]
+    n_classes = tot.shape[0]
+    d = ni[v, DEPTH]
+    s = ni[v, LITS]
+    nr = _branch_rows(X, lits, s, d, rows)
+    cnt1[:, :] = 0
+    tot[:] = 0
+    for r in range(nr):
+        i = rows[r]
+        yi = y[i]
+        tot[yi] += 1
+        for a in range(p):
+            if X[i, a]:
+                cnt1[a, yi] += 1
+    used[:] = 0
+    for j in range(d):
+        used[lits[s + j] >> 1] = 1
+    start = n_ent
+    m = 0
+    for a in range(p):
+        if used[a]:
+            continue
+        n1 = 0
+        t1 = 0
+        t0 = 0
+        for k in range(n_classes):
+            n1 += cnt1[a, k]
+            t1 = max(t1, cnt1[a, k])
+            t0 = max(t0, tot[k] - cnt1[a, k])
+        if n1 == 0 or n1 == nr:  # sends every row one way: never better than not splitting
+            continue
+        c0, n_nodes, n_lits = _child(v, 2 * a, nr - n1, t0, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand,
+                                     cost, max_depth, eps)
+        c1, n_nodes, n_lits = _child(v, 2 * a + 1, n1, t1, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand,
+                                     cost, max_depth, eps)
+        _take(v, a, c0, c1, ni, nf, cost, eps)
+        key = nf[c0, UB] + nf[c1, UB] - cost
+        if key > nf[v, LB] + eps:
+            ei[start + m, 0] = a
+            ei[start + m, 1] = c0
+            ei[start + m, 2] = c1
+            ek[start + m] = key
+            m += 1
+    heapify(ei, ek, start, m)
+    ni[v, HEAP] = start
+    ni[v, HEAPLEN] = m
+    ni[v, EXPANDED] = 1
+    _refresh(v, ni, nf, ei, ek, cost, eps)
+    return n_nodes, n_lits, n_ent + m
+
+
+@njit(nogil=True, cache=True)
+def _best_tree(ni, n_nodes):
+    """Preorder arrays (feature, left, right) of the best tree recorded from the root."""
+    feature = np.full(n_nodes, -1, dtype=np.int64)
+    left = np.full(n_nodes, -1, dtype=np.int64)
+    right = np.full(n_nodes, -1, dtype=np.int64)
+    stack = np.empty(n_nodes + 1, dtype=np.int64)  # lattice nodes still to emit
+    slot = np.empty(n_nodes + 1, dtype=np.int64)  # their output index
+    top = 0
+    stack[0] = 0
+    slot[0] = 0
+    out = 1
+    while top >= 0:
+        v = stack[top]
+        k = slot[top]
+        top -= 1
+        a = ni[v, BEST_ATTR]
+        if a < 0:
+            continue
+        feature[k] = a
+        left[k] = out
+        right[k] = out + 1
+        # Push the 1 child first so the 0 child (left) is emitted next: preorder numbering.
+        top += 1
+        stack[top] = ni[v, BEST_C1]
+        slot[top] = out + 1
+        top += 1
+        stack[top] = ni[v, BEST_C0]
+        slot[top] = out
+        out += 2
+    return feature[:out].copy(), left[:out].copy(), right[:out].copy()
+
+
+@njit(nogil=True, cache=True)
+def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
+    """Run BRANCHES on a 0/1 matrix until the root is complete or ``flag[0] != 0``.
+
+    Parameters
+    ----------
+    X : uint8 (n, p)
+        Binary tests.
+    y : int64 (n,)
+        Class indices.
+    n_classes : int
+    cost : float
+        Cost of one split in training rows (``lambda * n``).
+    max_depth : int
+        Depth limit (a large number for none).
+    zob : int64 (2 * p,)
+        Random words of the Zobrist hash, one per literal.
+    flag, counters : int64 arrays of ``solvers.Control``
+        ``counters[0]`` = iterations, ``counters[1]`` = branches stored.
+
+    Returns
+    -------
+    feature, left, right : int64 arrays
+        The best tree found (preorder; left is the 0 side of the test).
+    ub, lb : float
+        Root bounds in training rows (``lb`` is the best tree's value).
+    complete : bool
+        Whether optimality is proven.
+    iterations, n_branches : int
+    """
+    n, p = X.shape
+    eps = 1e-9 * (n + 1.0)
+    ni = np.zeros((1024, N_INT), dtype=np.int64)
+    nf = np.zeros((1024, 2), dtype=np.float64)
+    lits = np.zeros(4096, dtype=np.int64)
+    ei = np.zeros((4096, 3), dtype=np.int64)
+    ek = np.zeros(4096, dtype=np.float64)
+    hk = np.zeros(4096, dtype=np.int64)
+    hv = np.full(4096, -1, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)
+    cnt1 = np.zeros((p, n_classes), dtype=np.int64)
+    tot = np.zeros(n_classes, dtype=np.int64)
+    used = np.zeros(p, dtype=np.int64)
+    cand = np.zeros(p + 1, dtype=np.int64)
+    path = np.zeros(p + 2, dtype=np.int64)
+    step = np.zeros((p + 2, 3), dtype=np.int64)
+
+    for i in range(n):
+        tot[y[i]] += 1
+    _, slot = lookup(hk, hv, ni, lits, 0, cand, 0)
+    n_lits = _new_node(ni, nf, lits, 0, hk, hv, slot, 0, 0, cand, 0, n, tot.max(), cost, max_depth, eps)
+    n_nodes = 1
+    n_ent = 0
+    it = 0
+    while ni[0, COMPLETE] == 0 and flag[0] == 0:
+        # Selection: best bound first; inside it, the incomplete child with the lowest estimate.
+        v = 0
+        plen = 0
+        while True:
+            path[plen] = v
+            plen += 1
+            if ni[v, EXPANDED] == 0 or ni[v, COMPLETE] == 1:
+                break
+            _refresh(v, ni, nf, ei, ek, cost, eps)
+            if ni[v, COMPLETE] == 1:
+                break
+            e = ni[v, HEAP]
+            a, c0, c1 = ei[e, 0], ei[e, 1], ei[e, 2]
+            step[plen - 1, 0] = a
+            step[plen - 1, 1] = c0
+            step[plen - 1, 2] = c1
+            if ni[c0, COMPLETE] == 1 or (ni[c1, COMPLETE] == 0 and nf[c1, LB] < nf[c0, LB]):
+                v = c1
+            else:
+                v = c0
+        # Expansion (room for 2p new branches is made first so the helpers never reallocate).
+        if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
+            need = n_nodes + 2 * p
+            ni = grow2(ni, need)
+            nf = grow2(nf, need)
+            lits = grow1(lits, n_lits + 2 * p * (ni[v, DEPTH] + 1))
+            ei = grow2(ei, n_ent + p)
+            ek = grow1(ek, n_ent + p)
+            hk, hv = rehash(hk, hv, ni, n_nodes, need)
+            n_nodes, n_lits, n_ent = _expand(v, X, y, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek,
+                                             n_ent, hk, hv, n_nodes, rows, cnt1, tot, used, cand)
+        # Backpropagation along the selection path.
+        for j in range(plen - 2, -1, -1):
+            u = path[j]
+            _take(u, step[j, 0], step[j, 1], step[j, 2], ni, nf, cost, eps)
+            if ni[u, COMPLETE] == 0:
+                _refresh(u, ni, nf, ei, ek, cost, eps)
+        it += 1
+        counters[0] = it
+        counters[1] = n_nodes
+    feature, left, right = _best_tree(ni, n_nodes)
+    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, it, n_nodes

@@ -1,0 +1,136 @@
+"""Storage of the BRANCHES lattice: node table, memo (hash table of conjunctions) and per-node heaps.
+
+A *branch* is a conjunction of binary tests; literal ``2*a + s`` means "test ``a`` has value ``s``".
+Each node keeps its literals sorted in a shared pool, so a conjunction has one canonical form whatever
+the order in which its tests were added.  The memo key is a Zobrist hash (XOR of one random word per
+literal), which is order-independent and updated in O(1) from the parent; hits are confirmed by
+comparing the sorted literal lists, so a hash collision can never merge two different branches.
+
+Arrays are preallocated by the caller and grown (``grow1``/``grow2``/``rehash``) *between* expansions,
+so the helpers here never reallocate.
+"""
+
+import numpy as np
+from numba import njit
+
+# Integer fields of a node (columns of ``ni``).
+T = 0  # training rows of the majority class (the leaf's correct count)
+N = 1  # training rows in the branch
+DEPTH = 2  # number of literals
+EXPANDED = 3  # 1 once the children of every useful test exist
+COMPLETE = 4  # 1 when ub == lb (the branch's optimum is known)
+LITS = 5  # start of the sorted literals in the pool
+HEAP = 6  # start of the node's split entries in the entry pool (a max-heap on the entry bound)
+HEAPLEN = 7  # live entries
+BEST_ATTR = 8  # test of the best tree found so far (-1: a leaf)
+BEST_C0 = 9  # its 0 child
+BEST_C1 = 10  # its 1 child
+HASH = 11  # Zobrist hash of the conjunction
+N_INT = 12
+# Float fields (columns of ``nf``), in training rows: value = correct rows - cost * splits.
+UB = 0
+LB = 1
+
+
+@njit(nogil=True, cache=True)
+def grow1(a, need):
+    """``a`` itself when it has ``need`` slots, else a copy with doubled capacity (1-D)."""
+    if need <= a.shape[0]:
+        return a
+    cap = max(a.shape[0], 1)
+    while cap < need:
+        cap *= 2
+    out = np.empty(cap, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(nogil=True, cache=True)
+def grow2(a, need):
+    """As :func:`grow1` for the rows of a 2-D array."""
+    if need <= a.shape[0]:
+        return a
+    cap = max(a.shape[0], 1)
+    while cap < need:
+        cap *= 2
+    out = np.empty((cap, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(nogil=True, cache=True)
+def rehash(hk, hv, ni, n_nodes, need):
+    """Hash table with room for ``need`` nodes at load <= 1/2 (the same arrays if they suffice)."""
+    if 2 * need <= hk.shape[0]:
+        return hk, hv
+    cap = hk.shape[0]
+    while cap < 2 * need:
+        cap *= 2
+    hk2 = np.zeros(cap, dtype=np.int64)
+    hv2 = np.full(cap, -1, dtype=np.int64)
+    mask = cap - 1
+    for v in range(n_nodes):
+        h = ni[v, HASH]
+        pos = h & mask
+        while hv2[pos] >= 0:
+            pos = (pos + 1) & mask
+        hk2[pos] = h
+        hv2[pos] = v
+    return hk2, hv2
+
+
+@njit(nogil=True, cache=True)
+def lookup(hk, hv, ni, lits, h, cand, d):
+    """Node holding the sorted conjunction ``cand[:d]`` with hash ``h`` (or -1) and the probe slot."""
+    mask = hk.shape[0] - 1
+    pos = h & mask
+    while True:
+        v = hv[pos]
+        if v < 0:
+            return -1, pos
+        if hk[pos] == h and ni[v, DEPTH] == d:
+            s = ni[v, LITS]
+            same = True
+            for j in range(d):
+                if lits[s + j] != cand[j]:
+                    same = False
+                    break
+            if same:
+                return v, pos
+        pos = (pos + 1) & mask
+
+
+@njit(nogil=True, cache=True)
+def sift_down(ei, ek, start, m, pos):
+    """Restore the max-heap on ``ek[start:start+m]`` below ``pos`` (entries move with their keys)."""
+    while True:
+        c = 2 * pos + 1
+        if c >= m:
+            return
+        if c + 1 < m and ek[start + c + 1] > ek[start + c]:
+            c += 1
+        if ek[start + c] <= ek[start + pos]:
+            return
+        a, b = start + c, start + pos
+        ek[a], ek[b] = ek[b], ek[a]
+        for f in range(3):
+            ei[a, f], ei[b, f] = ei[b, f], ei[a, f]
+        pos = c
+
+
+@njit(nogil=True, cache=True)
+def heapify(ei, ek, start, m):
+    for pos in range(m // 2 - 1, -1, -1):
+        sift_down(ei, ek, start, m, pos)
+
+
+@njit(nogil=True, cache=True)
+def heap_pop(ei, ek, start, m):
+    """Drop the top entry; returns the new length."""
+    m -= 1
+    if m > 0:
+        ek[start] = ek[start + m]
+        for f in range(3):
+            ei[start, f] = ei[start + m, f]
+        sift_down(ei, ek, start, m, 0)
+    return m

@@ -1,0 +1,208 @@
+"""BRANCHES: optimal sparse decision trees on binary tests (Chaouki, Read & Bifet).
+
+The objective is ``accuracy - lambda * splits`` on the training rows with no depth limit unless one is
+given.  The search is a best-first dynamic programme with branch-and-bound over *branches*
+(conjunctions of tests) with the paper's purification bound; see ``solvers._kernels.branches``.
+
+Memo key
+--------
+Branches are memoised by their canonical sorted conjunction of ``(test, side)`` literals, as in the
+paper, not by the bitset of their rows.  The literal set fixes both what matters for a branch's optimum
+-- its rows and, under a depth limit, its remaining depth (the number of literals) -- so it is a sound
+key in both modes; it costs O(1) per child (an incremental Zobrist hash) instead of O(n/64), and keeps
+iteration counts comparable with the paper.  A row-bitset key would merge more branches (different
+conjunctions selecting the same rows) but would need the remaining depth in the key and n/64 words of
+memory per branch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
+from solvers._kernels.branches import branches_search
+from solvers._kernels.predict import node_counts
+
+__all__ = ["fit_branches", "branches_front", "DEFAULT_LAMBDAS", "OBJECTIVE"]
+
+OBJECTIVE = "accuracy - lambda * splits"
+# Sweep grid of the front, largest (cheapest to solve) first; filtered to values >= the caller's sparsity.
+DEFAULT_LAMBDAS = (0.2, 0.1, 0.05, 0.03, 0.02, 0.015, 0.01, 0.007, 0.005, 0.003, 0.002, 0.001)
+_NO_LIMIT = 2**31
+_ZOBRIST_SEED = 20240607
+
+
+def _check_lambda(lam, name: str = "sparsity") -> float:
+    try:
+        lam = float(lam)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in [0, 1], got {lam!r}") from None
+    if not (math.isfinite(lam) and 0.0 <= lam <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1] (cost of one split in accuracy), got {lam!r}")
+    return lam
+
+
+def _check_depth(max_depth) -> int:
+    if max_depth is None:
+        return _NO_LIMIT
+    if isinstance(max_depth, bool) or int(max_depth) != max_depth or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative integer or None, got {max_depth!r}")
+    return int(max_depth)
+
+
+def parse_lambdas(lambdas) -> list[float]:
+    """λ values from a list or a comma-separated string ("0.1, 0.01"), sorted decreasing, deduplicated."""
+    if isinstance(lambdas, str):
+        parts = [s.strip() for s in lambdas.split(",") if s.strip()]
+    else:
+        parts = list(lambdas)
+    if not parts:
+        raise ValueError("lambdas is empty; give comma-separated values in [0, 1], e.g. 0.05,0.01")
+    return sorted({_check_lambda(v, "each lambda") for v in parts}, reverse=True)
+
+
+def _zobrist(p: int) -> np.ndarray:
+    rng = np.random.default_rng(_ZOBRIST_SEED)
+    return rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=2 * p, dtype=np.int64)
+
+
+def _solve(X, y, n_classes, lam, depth, control, zob) -> RawSolution:
+    n = X.shape[0]
+    control.watch(f"branches lambda={lam:g}", ("iterations", "branches"))
+    try:
+        feature, left, right, ub, lb, complete, iters, n_br = branches_search(
+            X, y, n_classes, lam * n, depth, zob, control.flag, control.counters)
+    finally:
+        control.unwatch()
+    threshold = np.where(feature >= 0, 0.5, 0.0)
+    value = node_counts(feature, threshold, left, right, X.astype(np.float64), y, n_classes)
+    tree = RawTree(feature, threshold, left, right, value)
+    leaves = tree.feature < 0
+    correct = int(value[leaves].max(axis=1).sum())
+    splits = tree.n_splits
+    objective = correct / n - lam * splits
+    info = {"lambda": lam, "objective": objective, "accuracy": correct / n, "splits": splits,
+            "iterations": int(iters), "branches": int(n_br)}
+    if not complete:
+        info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
+    # The kernel's lb is the value of the tree it returns: a mismatch would be a bookkeeping bug.
+    if abs(objective - lb / n) > 1e-7:
+        raise AssertionError(f"BRANCHES tree value {objective} differs from its bound {lb / n}")
+    return RawSolution(tree, bool(complete), info)
+
+
+def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_classes: int | None = None,
+                 control: Control | None = None) -> RawSolution:
+    """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        0/1 tests (bool or integers 0/1); left in the result is the 0 side of a test.
+    y : array-like of shape (n,)
+        Class indices ``0..n_classes-1`` (any number of classes).
+    sparsity : float
+        λ in [0, 1]: accuracy given up per split.
+    max_depth : int or None
+        Depth limit (None: unlimited, the paper's setting).
+    n_classes : int, optional
+        Number of classes (default ``max(y) + 1``).
+    control : Control, optional
+        Time limit / cancel; when it stops the search the best tree so far is returned with
+        ``optimal=False`` and ``info["upper_bound"]``.
+
+    Returns
+    -------
+    RawSolution
+        ``info`` holds ``lambda``, ``objective``, ``accuracy``, ``splits``, ``iterations`` and ``branches``.
+    """
+    X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    lam = _check_lambda(sparsity)
+    depth = _check_depth(max_depth)
+    own = control is None
+    control = control or Control()
+    if own:
+        control.start()
+    try:
+        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]))
+    finally:
+        if own:
+            control.stop()
+
+
+def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, front: bool = True,
+                   lambdas=None, n_classes: int | None = None, control: Control | None = None) -> RawFront:
+    """BRANCHES over a λ sweep: each distinct optimal tree once.
+
+    Parameters
+    ----------
+    X, y, max_depth, n_classes
+        As in :func:`fit_branches`.
+    sparsity : float
+        With ``front=False`` the only λ; with the default grid, the smallest λ of the sweep (the grid
+        :data:`DEFAULT_LAMBDAS` keeps the values above it and adds it).
+    front : bool
+        False: solve for ``sparsity`` only.
+    lambdas : str or sequence of float, optional
+        Explicit sweep ("0.1,0.02,0.005"); replaces the default grid.
+    control : Control, optional
+        The time limit covers the whole sweep; λ values are solved from the largest (fastest) down and
+        the sweep stops with the best tree so far of the λ being solved.
+
+    Returns
+    -------
+    RawFront
+        One solution per distinct tree; ``info`` gives the λ values it is optimal for (``lambdas``,
+        ``lambda_lo``, ``lambda_hi``), ``lambda`` (the largest) and the objective at that λ.
+    """
+    X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    lam = _check_lambda(sparsity)
+    depth = _check_depth(max_depth)
+    if not front:
+        grid = [lam]
+    elif lambdas is not None:
+        grid = parse_lambdas(lambdas)
+    else:
+        grid = sorted({v for v in DEFAULT_LAMBDAS if v >= lam} | {lam}, reverse=True)
+    own = control is None
+    control = control or Control()
+    if own:
+        control.start()
+    zob = _zobrist(X.shape[1])
+    found: dict = {}
+    iterations = 0
+    try:
+        for lam_k in grid:
+            if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
+                break
+            control.report("branches", lam=lam_k, done=len(found))
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob)
+            iterations += sol.info["iterations"]
+            t = sol.tree
+            key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes())
+            if sol.optimal and key not in found:
+                # Ties: credit λ to a tree already in the front when it is just as good, so the front does
+                # not fill with equally scored look-alikes.
+                for k, prev in found.items():
+                    acc, splits = prev.info["accuracy"], prev.info["splits"]
+                    if prev.optimal and abs(acc - lam_k * splits - sol.info["objective"]) <= 1e-9:
+                        key = k
+                        break
+            if key in found:
+                prev = found[key]
+                prev.info["lambdas"].append(lam_k)
+                prev.info["lambda_lo"] = lam_k
+                prev.optimal = prev.optimal or sol.optimal
+                if not sol.optimal:  # only the λ being solved when the time ran out can be unproven
+                    prev.info["unproven_lambda"] = lam_k
+            else:
+                sol.info.update(lambdas=[lam_k], lambda_lo=lam_k, lambda_hi=lam_k)
+                found[key] = sol
+    finally:
+        if own:
+            control.stop()
+    sols = list(found.values())
+    return RawFront(sols, OBJECTIVE, control.status(),
+                    {"lambdas": grid, "iterations": iterations, "max_depth": max_depth})

@@ -1,0 +1,47 @@
+"""Registers BRANCHES (``solvers.branches``: optimal sparse trees by DP + branch-and-bound) as ``branches``."""
+
+from __future__ import annotations
+
+from solvers.branches import DEFAULT_LAMBDAS, branches_front, parse_lambdas
+from treeexplorer.registry import Param, SolverSpec, register
+
+__all__ = ["run", "SPEC"]
+
+
+def _lambdas_doc() -> str:
+    return ", ".join(f"{v:g}" for v in DEFAULT_LAMBDAS)
+
+
+PARAMS = (
+    Param("sparsity", "float", 0.01,
+          "λ: accuracy given up per split (objective = accuracy - λ·splits). Larger gives smaller trees; "
+          "small values (below about 0.005) can take long without a depth limit.", bounds=(0.0, 1.0)),
+    Param("max_depth", "int", None, "Maximum depth of the tree (default: no limit, as in the paper).",
+          bounds=(0, None)),
+    Param("front", "bool", True,
+          f"Sweep λ over {_lambdas_doc()} down to the sparsity value and return each distinct optimal "
+          "tree once; off: only the optimal tree for the sparsity value."),
+    Param("lambdas", "str", None,
+          "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 "
+          "(used when front is on)."),
+)
+
+
+def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None):
+    """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`."""
+    if lambdas is not None:
+        parse_lambdas(lambdas)  # a bad list fails before any search starts
+    return branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
+                          n_classes=n_classes, control=control)
+
+
+SPEC = register(SolverSpec(
+    name="branches",
+    input="binary",
+    run=run,
+    params=PARAMS,
+    title="BRANCHES (optimal sparse trees)",
+    description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "
+                "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed.",
+    default_discretizer="quantile",
+))
