@@ -1,0 +1,472 @@
+"""CART in numba: greedy tree growth (depth-first or best-first) and minimal cost-complexity pruning.
+
+Everything here is callable from other ``njit`` code (DPDT fits a small CART on every MDP state).
+
+Split search follows scikit-learn's ``BestSplitter`` with ``max_features=None``: for every feature the
+samples are scanned in increasing value order, a split is allowed between two *distinct* consecutive
+values leaving at least ``min_samples_leaf`` samples on each side, the threshold is the midpoint
+``x[p-1]/2 + x[p]/2`` (the lower value when the midpoint rounds up to the upper one), and the first
+split with a strictly better impurity proxy wins (features in index order, so ties go to the lowest
+feature index and then the lowest threshold).  Class counts are integers, so impurities are exact
+functions of counts and the split proxy is updated in O(1) per sample.
+
+Sorting: at the root of a fit each feature of the fit's rows is argsorted once; a split then
+partitions every feature's order stably (O(p·n) per tree level), so a fit costs
+O(p·n·log n + depth·p·n) and never touches rows outside ``idx``.
+"""
+
+import numpy as np
+from numba import njit
+
+GINI = 0
+ENTROPY = 1
+
+
+@njit(nogil=True, cache=True)
+def node_impurity(counts, criterion):
+    """Gini or entropy (log2) impurity of one node's class counts, as scikit-learn computes it."""
+    n = 0
+    for c in range(counts.shape[0]):
+        n += counts[c]
+    if n == 0:
+        return 0.0
+    imp = 0.0
+    if criterion == GINI:
+        sq = 0.0
+        for c in range(counts.shape[0]):
+            f = counts[c] / n
+            sq += f * f
+        imp = 1.0 - sq
+    else:
+        for c in range(counts.shape[0]):
+            if counts[c] > 0:
+                f = counts[c] / n
+                imp -= f * np.log(f) / np.log(2.0)
+    return imp
+
+
+@njit(nogil=True, cache=True)
+def _best_split(xc, srt, yc, start, end, n_classes, min_leaf, criterion, cl, cr, xlogx):
+    """Best split of the node whose samples are ``srt[f, start:end]``; returns (feature, pos, threshold).
+
+    ``pos`` is the number of samples going left; feature -1 when no valid split exists.
+    """
+    p = xc.shape[0]
+    n = end - start
+    best_f = -1
+    best_pos = 0
+    best_thr = 0.0
+    best_proxy = -np.inf
+    for f in range(p):
+        if xc[f, srt[f, end - 1]] <= xc[f, srt[f, start]]:
+            continue  # constant feature in this node
+        for c in range(n_classes):
+            cl[c] = 0
+            cr[c] = 0
+        for i in range(start, end):
+            cr[yc[srt[f, i]]] += 1
+        # gini proxy: sum_c cl^2 / nl + sum_c cr^2 / nr  (maximised); entropy: sum xlogx(c) - xlogx(n)
+        sq_l = 0.0
+        sq_r = 0.0
+        for c in range(n_classes):
+            if criterion == GINI:
+                sq_r += cr[c] * cr[c]
+            else:
+                sq_r += xlogx[cr[c]]
+        for i in range(start, end - 1):
+            k = yc[srt[f, i]]
+            if criterion == GINI:
+                sq_l += 2 * cl[k] + 1
+                sq_r -= 2 * cr[k] - 1
+            else:
+                sq_l += xlogx[cl[k] + 1] - xlogx[cl[k]]
+                sq_r += xlogx[cr[k] - 1] - xlogx[cr[k]]
+            cl[k] += 1
+            cr[k] -= 1
+            nl = i + 1 - start
+            nr = n - nl
+            if nl < min_leaf:
+                continue
+            if nr < min_leaf:
+                break
+            x0 = xc[f, srt[f, i]]
+            x1 = xc[f, srt[f, i + 1]]
+            if x1 <= x0:
+                continue
+            if criterion == GINI:
+                proxy = sq_l / nl + sq_r / nr
+            else:
+                proxy = sq_l - xlogx[nl] + sq_r - xlogx[nr]
+            if proxy > best_proxy:
+                best_proxy = proxy
+                best_f = f
+                best_pos = nl
+                thr = x0 / 2.0 + x1 / 2.0
+                if thr == x1 or thr == np.inf or thr == -np.inf:
+                    thr = x0
+                best_thr = thr
+    return best_f, best_pos, best_thr
+
+
+@njit(nogil=True, cache=True)
+def _partition(srt, xc, start, end, f_split, thr, buf):
+    """Stably reorder every feature's ``srt[:, start:end]`` so the left samples come first."""
+    p = srt.shape[0]
+    for f in range(p):
+        if f == f_split:
+            continue  # already ordered by this feature: left side is the prefix
+        a = start
+        b = 0
+        for i in range(start, end):
+            s = srt[f, i]
+            if xc[f_split, s] <= thr:
+                srt[f, a] = s
+                a += 1
+            else:
+                buf[b] = s
+                b += 1
+        for j in range(b):
+            srt[f, a + j] = buf[j]
+
+
+@njit(nogil=True, cache=True)
+def _capacity(n, max_depth, max_leaves):
+    cap = 2 * n - 1
+    if max_leaves > 0 and 2 * max_leaves - 1 < cap:
+        cap = 2 * max_leaves - 1
+    if max_depth < 40:
+        full = (1 << (max_depth + 1)) - 1
+        if full < cap:
+            cap = full
+    return cap
+
+
+@njit(nogil=True, cache=True)
+def cart_build(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
+    """Grow a CART tree on the rows ``idx`` of ``(X, y)``.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+    y : int64 (n,), classes ``0..n_classes-1``
+    idx : int64 (m,), rows to fit on (m >= 1)
+    n_classes : int
+    max_depth : int
+        Use a large number (e.g. ``2**31``) for no limit.
+    max_leaves : int
+        ``<= 0``: unlimited, depth-first growth; otherwise best-first growth (largest weighted impurity
+        decrease first) until this many leaves, as scikit-learn's ``BestFirstTreeBuilder``.
+    min_samples_leaf : int
+    criterion : int
+        0 = gini, 1 = entropy.
+
+    Returns
+    -------
+    feature, threshold, left, right : arrays (n_nodes,)
+        Leaves have feature -1 and children -1.  Depth-first trees are numbered in preorder.
+    value : int64 (n_nodes, n_classes)
+        Class counts of the fit's rows at every node.
+    n_nodes : int
+    """
+    m = idx.shape[0]
+    p = X.shape[1]
+    min_leaf = max(1, min_samples_leaf)
+    xc = np.empty((p, m), dtype=np.float64)
+    yc = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        r = idx[i]
+        yc[i] = y[r]
+        for f in range(p):
+            xc[f, i] = X[r, f]
+    srt = np.empty((p, m), dtype=np.int64)
+    for f in range(p):
+        srt[f, :] = np.argsort(xc[f], kind="mergesort")
+    xlogx = np.zeros(m + 1, dtype=np.float64)
+    if criterion != GINI:
+        for i in range(1, m + 1):
+            xlogx[i] = i * np.log(i)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    cr = np.zeros(n_classes, dtype=np.int64)
+    buf = np.empty(m, dtype=np.int64)
+
+    cap = _capacity(m, max_depth, max_leaves)
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    value = np.zeros((cap, n_classes), dtype=np.int64)
+    # per-node segment and pending split (best-first evaluates a node's split when it is created)
+    n_start = np.zeros(cap, dtype=np.int64)
+    n_end = np.zeros(cap, dtype=np.int64)
+    n_depth = np.zeros(cap, dtype=np.int64)
+    s_feat = np.full(cap, -1, dtype=np.int64)
+    s_pos = np.zeros(cap, dtype=np.int64)
+    s_thr = np.zeros(cap, dtype=np.float64)
+    s_gain = np.zeros(cap, dtype=np.float64)
+
+    n_nodes = 0
+    if max_leaves <= 0:
+        # depth-first, preorder ids: stack of (start, end, depth, parent, is_left)
+        st = np.empty((cap + 1, 5), dtype=np.int64)
+        top = 0
+        st[0, 0] = 0
+        st[0, 1] = m
+        st[0, 2] = 0
+        st[0, 3] = -1
+        st[0, 4] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            start = st[top, 0]
+            end = st[top, 1]
+            depth = st[top, 2]
+            parent = st[top, 3]
+            k = n_nodes
+            n_nodes += 1
+            if parent >= 0:
+                if st[top, 4] == 1:
+                    left[parent] = k
+                else:
+                    right[parent] = k
+            nmax = 0
+            for i in range(start, end):
+                value[k, yc[srt[0, i]]] += 1
+            for c in range(n_classes):
+                if value[k, c] > nmax:
+                    nmax = value[k, c]
+            n = end - start
+            if depth >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
+                continue
+            f, pos, thr = _best_split(xc, srt, yc, start, end, n_classes, min_leaf, criterion, cl, cr, xlogx)
+            if f < 0:
+                continue
+            feature[k] = f
+            threshold[k] = thr
+            _partition(srt, xc, start, end, f, thr, buf)
+            # push right first so the left child is numbered next (preorder, as scikit-learn)
+            st[top, 0] = start + pos
+            st[top, 1] = end
+            st[top, 2] = depth + 1
+            st[top, 3] = k
+            st[top, 4] = 0
+            top += 1
+            st[top, 0] = start
+            st[top, 1] = start + pos
+            st[top, 2] = depth + 1
+            st[top, 3] = k
+            st[top, 4] = 1
+            top += 1
+    else:
+        n_nodes = 1
+        n_start[0] = 0
+        n_end[0] = m
+        _eval_node(0, xc, srt, yc, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain, n_classes,
+                   min_leaf, criterion, max_depth, m, cl, cr, xlogx)
+        open_ = np.zeros(cap, dtype=np.bool_)
+        open_[0] = True
+        splits_left = max_leaves - 1
+        while True:
+            best = -1
+            for k in range(n_nodes):
+                if open_[k] and (best < 0 or s_gain[k] > s_gain[best]):
+                    best = k
+            if best < 0:
+                break
+            open_[best] = False
+            if s_feat[best] < 0 or splits_left <= 0:
+                continue
+            splits_left -= 1
+            k = best
+            start = n_start[k]
+            end = n_end[k]
+            feature[k] = s_feat[k]
+            threshold[k] = s_thr[k]
+            _partition(srt, xc, start, end, s_feat[k], s_thr[k], buf)
+            for side in range(2):
+                c_id = n_nodes
+                n_nodes += 1
+                if side == 0:
+                    left[k] = c_id
+                    n_start[c_id] = start
+                    n_end[c_id] = start + s_pos[k]
+                else:
+                    right[k] = c_id
+                    n_start[c_id] = start + s_pos[k]
+                    n_end[c_id] = end
+                n_depth[c_id] = n_depth[k] + 1
+                _eval_node(c_id, xc, srt, yc, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain,
+                           n_classes, min_leaf, criterion, max_depth, m, cl, cr, xlogx)
+                open_[c_id] = True
+    return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes], value[:n_nodes],
+            n_nodes)
+
+
+@njit(nogil=True, cache=True)
+def _eval_node(k, xc, srt, yc, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain, n_classes,
+               min_leaf, criterion, max_depth, m_total, cl, cr, xlogx):
+    """Class counts of node ``k`` and its best split with scikit-learn's weighted impurity improvement."""
+    start = n_start[k]
+    end = n_end[k]
+    n = end - start
+    nmax = 0
+    for i in range(start, end):
+        value[k, yc[srt[0, i]]] += 1
+    for c in range(n_classes):
+        if value[k, c] > nmax:
+            nmax = value[k, c]
+    s_feat[k] = -1
+    s_gain[k] = 0.0
+    if n_depth[k] >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
+        return
+    f, pos, thr = _best_split(xc, srt, yc, start, end, n_classes, min_leaf, criterion, cl, cr, xlogx)
+    if f < 0:
+        return
+    s_feat[k] = f
+    s_pos[k] = pos
+    s_thr[k] = thr
+    lc = np.zeros(n_classes, dtype=np.int64)
+    for i in range(start, start + pos):
+        lc[yc[srt[f, i]]] += 1
+    rc = value[k] - lc
+    imp = node_impurity(value[k], criterion)
+    imp_l = node_impurity(lc, criterion)
+    imp_r = node_impurity(rc, criterion)
+    s_gain[k] = (n / m_total) * (imp - (pos / n) * imp_l - ((n - pos) / n) * imp_r)
+
+
+@njit(nogil=True, cache=True)
+def prune_path(left, right, value, criterion):
+    """Minimal cost-complexity pruning path (scikit-learn's ``_cost_complexity_prune``).
+
+    Parameters
+    ----------
+    left, right : int64 (n_nodes,)
+    value : int64 (n_nodes, n_classes), class counts per node (root = all training rows)
+    criterion : int
+
+    Returns
+    -------
+    alphas : float64 (k,)
+        Effective alphas, starting with 0 (the full tree), as ``cost_complexity_pruning_path``.
+    impurities : float64 (k,)
+        Total leaf impurity (weighted by sample fraction) of each subtree of the path.
+    pruned : int64 (k,)
+        Node collapsed into a leaf at each step (-1 for step 0): subtree ``j`` is the full tree with
+        ``pruned[1..j]`` turned into leaves.
+    """
+    n_nodes = left.shape[0]
+    total = 0
+    for c in range(value.shape[1]):
+        total += value[0, c]
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    r_node = np.empty(n_nodes, dtype=np.float64)
+    for k in range(n_nodes):
+        w = 0
+        for c in range(value.shape[1]):
+            w += value[k, c]
+        r_node[k] = (w / total) * node_impurity(value[k], criterion)
+        if left[k] >= 0:
+            parent[left[k]] = k
+            parent[right[k]] = k
+    # leaves count and branch impurity, children have higher ids than parents in both builders
+    n_leaves = np.zeros(n_nodes, dtype=np.int64)
+    r_branch = np.zeros(n_nodes, dtype=np.float64)
+    for k in range(n_nodes - 1, -1, -1):
+        if left[k] < 0:
+            n_leaves[k] = 1
+            r_branch[k] = r_node[k]
+        else:
+            n_leaves[k] = n_leaves[left[k]] + n_leaves[right[k]]
+            r_branch[k] = r_branch[left[k]] + r_branch[right[k]]
+    candidate = np.zeros(n_nodes, dtype=np.bool_)
+    in_subtree = np.ones(n_nodes, dtype=np.bool_)
+    for k in range(n_nodes):
+        candidate[k] = left[k] >= 0
+    alphas = np.empty(n_nodes + 1, dtype=np.float64)
+    imps = np.empty(n_nodes + 1, dtype=np.float64)
+    pruned = np.full(n_nodes + 1, -1, dtype=np.int64)
+    alphas[0] = 0.0
+    imps[0] = r_branch[0]
+    n_steps = 1
+    stack = np.empty(n_nodes, dtype=np.int64)
+    while candidate[0]:
+        eff = np.inf
+        best = -1
+        for k in range(n_nodes):
+            if not candidate[k]:
+                continue
+            a = (r_node[k] - r_branch[k]) / (n_leaves[k] - 1)
+            if a < eff:
+                eff = a
+                best = k
+        top = 0
+        stack[0] = best
+        top = 1
+        while top > 0:
+            top -= 1
+            k = stack[top]
+            if not in_subtree[k]:
+                continue
+            candidate[k] = False
+            in_subtree[k] = False
+            if left[k] >= 0:
+                stack[top] = left[k]
+                stack[top + 1] = right[k]
+                top += 2
+        in_subtree[best] = True
+        n_pruned = n_leaves[best] - 1
+        n_leaves[best] = 0
+        r_diff = r_node[best] - r_branch[best]
+        r_branch[best] = r_node[best]
+        k = parent[best]
+        while k >= 0:
+            n_leaves[k] -= n_pruned
+            r_branch[k] += r_diff
+            k = parent[k]
+        alphas[n_steps] = eff
+        imps[n_steps] = r_branch[0]
+        pruned[n_steps] = best
+        n_steps += 1
+    return alphas[:n_steps], imps[:n_steps], pruned[:n_steps]
+
+
+@njit(nogil=True, cache=True)
+def extract_subtree(feature, threshold, left, right, value, is_leaf):
+    """Copy of the tree where nodes with ``is_leaf`` become leaves (descendants dropped), preorder ids."""
+    n = feature.shape[0]
+    nf = np.full(n, -1, dtype=np.int64)
+    nt = np.zeros(n, dtype=np.float64)
+    nl = np.full(n, -1, dtype=np.int64)
+    nr = np.full(n, -1, dtype=np.int64)
+    nv = np.zeros((n, value.shape[1]), dtype=np.int64)
+    st = np.empty((n + 1, 3), dtype=np.int64)  # (old id, new parent, is_left)
+    st[0, 0] = 0
+    st[0, 1] = -1
+    st[0, 2] = 0
+    top = 1
+    cnt = 0
+    while top > 0:
+        top -= 1
+        old = st[top, 0]
+        par = st[top, 1]
+        k = cnt
+        cnt += 1
+        if par >= 0:
+            if st[top, 2] == 1:
+                nl[par] = k
+            else:
+                nr[par] = k
+        nv[k] = value[old]
+        if left[old] >= 0 and not is_leaf[old]:
+            nf[k] = feature[old]
+            nt[k] = threshold[old]
+            st[top, 0] = right[old]
+            st[top, 1] = k
+            st[top, 2] = 0
+            st[top + 1, 0] = left[old]
+            st[top + 1, 1] = k
+            st[top + 1, 2] = 1
+            top += 2
+        else:
+            nt[k] = 0.0
+    return nf[:cnt], nt[:cnt], nl[:cnt], nr[:cnt], nv[:cnt]

@@ -1,0 +1,119 @@
+"""CART baseline: greedy trees matching scikit-learn's ``DecisionTreeClassifier`` and their pruning path.
+
+Matching scikit-learn
+---------------------
+scikit-learn casts ``X`` to float32 before fitting and computes each threshold as
+``x[p-1]/2 + x[p]/2`` in float64 from those float32 values.  These functions work on the float64 values
+as given, so thresholds are midpoints of the caller's own values.  To reproduce scikit-learn bit for bit
+pass ``X.astype(np.float32).astype(np.float64)``; on data whose distinct float64 values stay distinct in
+float32 the trees are the same either way (only thresholds differ in the last float32 digits).
+Two deliberate differences: ties between equally good splits go to the lowest feature index
+(scikit-learn visits features in a random order), and values closer than scikit-learn's 1e-7 are still
+treated as distinct.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
+from solvers._kernels.cart import cart_build, extract_subtree, prune_path
+
+__all__ = ["fit_cart", "cart_path", "CRITERIA"]
+
+CRITERIA = {"gini": 0, "entropy": 1}
+_NO_LIMIT = 2**31
+
+
+def _check_params(max_depth, criterion, min_samples_leaf, max_leaves) -> tuple[int, int, int, int]:
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}; got {criterion!r}")
+    if max_depth is not None and (int(max_depth) != max_depth or max_depth < 0):
+        raise ValueError(f"max_depth must be a non-negative integer or None, got {max_depth!r}")
+    if int(min_samples_leaf) != min_samples_leaf or min_samples_leaf < 1:
+        raise ValueError(f"min_samples_leaf must be an integer >= 1, got {min_samples_leaf!r}")
+    if max_leaves is not None and (int(max_leaves) != max_leaves or max_leaves < 2):
+        raise ValueError(f"max_leaves must be an integer >= 2 or None, got {max_leaves!r}")
+    depth = _NO_LIMIT if max_depth is None else int(max_depth)
+    leaves = 0 if max_leaves is None else int(max_leaves)
+    return depth, CRITERIA[criterion], int(min_samples_leaf), leaves
+
+
+def fit_cart(X, y, max_depth: int | None = None, criterion: str = "gini", min_samples_leaf: int = 1,
+             max_leaves: int | None = None, n_classes: int | None = None) -> RawTree:
+    """Fit one greedy CART tree.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        Numeric features (converted to float64).
+    y : array-like of shape (n,)
+        Class indices ``0..n_classes-1``.
+    max_depth : int or None
+        Maximum depth (None: grow until leaves are pure or cannot be split).
+    criterion : {"gini", "entropy"}
+    min_samples_leaf : int
+        Minimum number of training rows in each leaf.
+    max_leaves : int or None
+        When given, grow best-first (largest weighted impurity decrease first) up to this many leaves,
+        like scikit-learn's ``max_leaf_nodes``.
+    n_classes : int, optional
+        Number of classes (default ``max(y) + 1``).
+
+    Returns
+    -------
+    RawTree
+        Node 0 is the root; depth-first trees are numbered in preorder like scikit-learn's.
+    """
+    X, y, n_classes = check_xy(X, y, n_classes)
+    depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
+    idx = np.arange(X.shape[0], dtype=np.int64)
+    f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
+    return RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
+
+
+def cart_path(X, y, max_depth: int | None = None, criterion: str = "gini", min_samples_leaf: int = 1,
+              max_leaves: int | None = None, n_classes: int | None = None,
+              control: Control | None = None, front: bool = True) -> RawFront:
+    """CART tree and its minimal cost-complexity pruning path, one solution per subtree.
+
+    Parameters
+    ----------
+    X, y, max_depth, criterion, min_samples_leaf, max_leaves, n_classes
+        As :func:`fit_cart`.
+    control : Control, optional
+        Checked before pruning; CART itself takes milliseconds.
+    front : bool
+        False: only the unpruned tree.
+
+    Returns
+    -------
+    RawFront
+        Solution ``j`` is the subtree scikit-learn returns for ``ccp_alpha`` in
+        ``[alpha_lo, alpha_hi)`` (``info``: ``alpha_lo``, ``alpha_hi``, ``impurity`` = total weighted
+        leaf impurity, ``step``).  Several nodes with the same effective alpha are pruned one at a time,
+        as in ``cost_complexity_pruning_path``, giving solutions with ``alpha_lo == alpha_hi``.
+        ``optimal`` is always False (CART is greedy).
+    """
+    X, y, n_classes = check_xy(X, y, n_classes)
+    depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
+    idx = np.arange(X.shape[0], dtype=np.int64)
+    f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
+    objective = f"CART ({criterion}) and its cost-complexity pruning path"
+    stats = {"n_nodes": int(f.shape[0])}
+    if not front or (control is not None and control.stopped):
+        tree = RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
+        status = "done" if control is None else control.status()
+        return RawFront([RawSolution(tree, False, {"alpha_lo": 0.0})], objective, status, stats)
+    alphas, imps, pruned = prune_path(left, right, value, crit)
+    is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
+    sols = []
+    for j in range(alphas.shape[0]):
+        if pruned[j] >= 0:
+            is_leaf[pruned[j]] = True
+        nf, nt, nl, nr, nv = extract_subtree(f, t, left, right, value, is_leaf)
+        hi = float(alphas[j + 1]) if j + 1 < alphas.shape[0] else float("inf")
+        info = {"alpha_lo": float(alphas[j]), "alpha_hi": hi, "impurity": float(imps[j]), "step": j}
+        sols.append(RawSolution(RawTree(nf, nt, nl, nr, nv), False, info))
+    stats["path_length"] = len(sols)
+    return RawFront(sols, objective, "done" if control is None else control.status(), stats)
