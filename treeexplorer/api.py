@@ -82,7 +82,7 @@ def prepare(data, target=None, *, test_size: float | None = None, test=None, see
 def solve(data, target=None, *, solver: str = "cart", discretizer: str | None = None, n_bins: int | None = None,
           test_size: float | None = None, test=None, seed: int = 0, time_limit: float | None = None,
           progress=None, control: Control | None = None, drop_missing: bool = False, categorical=(),
-          mid_budget: float | None = None, **params) -> Front:
+          mid_budget: float | None = None, criterion: str = "entropy", **params) -> Front:
     """Find a front of decision trees.
 
     Parameters
@@ -110,6 +110,8 @@ def solve(data, target=None, *, solver: str = "cart", discretizer: str | None = 
     mid_budget : float, optional
         With ``discretizer="mid"``: the anytime loop over the top 1, 2, 4, ... MID tests for this many
         seconds, keeping the best tree per complexity.
+    criterion : {"entropy", "gini"}
+        Impurity the MID discretizer ranks thresholds by (MDLP always uses entropy).
     **params
         Solver parameters (``max_depth``, ``max_nodes``, ``sparsity``, ``cart_depth``, ``front``, ...);
         a parameter the solver does not use is an error.
@@ -130,12 +132,12 @@ def solve(data, target=None, *, solver: str = "cart", discretizer: str | None = 
     prep = prepare(data, target, test_size=test_size, test=test, seed=seed, drop_missing=drop_missing,
                    categorical=categorical)
     return run_prepared(prep, spec, resolved, discretizer=discretizer, n_bins=n_bins, control=control,
-                        mid_budget=mid_budget)
+                        mid_budget=mid_budget, criterion=criterion)
 
 
 def run_prepared(prep: Prepared, spec: SolverSpec | str, resolved: dict, *, discretizer: str | None = None,
                  n_bins: int | None = None, control: Control | None = None,
-                 mid_budget: float | None = None) -> Front:
+                 mid_budget: float | None = None, criterion: str = "entropy") -> Front:
     """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params."""
     if isinstance(spec, str):
         spec = get_solver(spec)
@@ -156,8 +158,9 @@ def run_prepared(prep: Prepared, spec: SolverSpec | str, resolved: dict, *, disc
 
     control.report("discretizing", method=disc_name)
     if disc_name == "mid" and mid_budget is not None:
-        return _mid_anytime(prep, spec, resolved, n_bins, control, notices, mid_budget, MIDRanking)
-    binz: Binarization = fit_discretizer(disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins)
+        return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
+    binz: Binarization = fit_discretizer(disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins,
+                                         criterion=criterion)
     notices += binz.notices
     matrix = binz.transform(prep.X_train)
     if spec.input == "numeric":
@@ -165,12 +168,13 @@ def run_prepared(prep: Prepared, spec: SolverSpec | str, resolved: dict, *, disc
     return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
 
 
-def _mid_anytime(prep, spec, resolved, n_bins, control, notices, budget, MIDRanking) -> Front:
+def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until the budget runs out."""
-    ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema)
+    ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema, criterion)
+    notices += [n for n in ranking.notices if n not in notices]
     limit = min(n_bins or ranking.n_available, ranking.n_available)
     if limit < 1:
-        raise ValueError("MID found no useful threshold on this data (every candidate has zero gain)")
+        raise ValueError("MID found no candidate test: no column has two distinct values with different classes")
     start = time.perf_counter()
     outer = control
     parts, n = [], 1

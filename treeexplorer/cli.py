@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--categorical", nargs="+", default=[], metavar="COL",
                    help="treat these numeric-looking columns as categorical")
     s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
+    s.add_argument("--criterion", choices=("entropy", "gini"), default="entropy",
+                   help="impurity MID ranks thresholds by")
     s.add_argument("-P", "--param", action="append", default=[], metavar="NAME=VALUE",
                    help="other solver parameter (see `treeexplorer solvers`)")
     s.add_argument("--rules", action="store_true", help="also print the rules of every tree")
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--n-bins", type=int)
     d.add_argument("--out", help="write the tests as JSON")
     d.add_argument("--drop-missing", action="store_true")
+    d.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    d.add_argument("--criterion", choices=("entropy", "gini"), default="entropy")
 
     sub.add_parser("datasets", help="list the bundled datasets")
     sub.add_parser("solvers", help="list the solvers and their parameters")
@@ -115,6 +119,7 @@ def _cmd_solve(a) -> int:
     front = solve(a.data, a.target, solver=a.solver, discretizer=a.discretizer, n_bins=a.n_bins,
                   test_size=a.test_size, test=a.test, seed=a.seed, time_limit=a.time_limit,
                   drop_missing=a.drop_missing, categorical=a.categorical, mid_budget=a.mid_budget,
+                  criterion=a.criterion,
                   **{k: v for k, v in params.items() if v is not None})
     status = {"done": "", "time_limit": " (time limit reached: not proven)", "cancelled": " (cancelled)"}
     print(f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "
@@ -163,8 +168,8 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.data import load_dataset
     from treeexplorer.discretize import fit_discretizer
 
-    ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing)
-    binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins)
+    ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
+    binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion)
     rows = binz.describe(ds.schema)
     for n in binz.notices:
         print(f"note: {n}")
