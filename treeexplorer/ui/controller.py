@@ -165,10 +165,15 @@ class Controller(param.Parameterized):
         except (DataError, ValueError) as exc:
             self.error = readable_error(exc)
             return False
-        self._bundled, self._frame, self._dataset = bundled, frame, ds
         self._test_frame = None
         self._prep = None
-        cols = list(frame.columns) if frame is not None else ds.schema.feature_names + [ds.schema.target]
+        if frame is not None:
+            cols = list(frame.columns)
+        elif bundled == self._bundled and self.columns:
+            cols = list(self.columns)  # same bundled table, new target: keep the file's column order
+        else:
+            cols = ds.schema.feature_names + [ds.schema.target]
+        self._bundled, self._frame, self._dataset = bundled, frame, ds
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.notice = "; ".join(ds.notices)

@@ -89,36 +89,36 @@ class Explorer(pn.viewable.Viewer):
     def _build_widgets(self) -> None:
         c = self.controller
         sw = {"sizing_mode": "stretch_width"}
-        self.dataset_w = pn.widgets.Select(name="Dataset", options=c.bundled(), value=self.dataset, **sw)
+        self.dataset_w = pn.widgets.Select(label="Dataset", options=c.bundled(), value=self.dataset, **sw)
         self.upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", multiple=False, **sw)
-        self.target_w = pn.widgets.Select(name="Target column", options=[], **sw)
-        self.test_size_w = pn.widgets.FloatSlider(name="Held-out fraction", start=0.0, end=0.5, step=0.05,
+        self.target_w = pn.widgets.Select(label="Target column", options=[], **sw)
+        self.test_size_w = pn.widgets.FloatSlider(label="Held-out fraction", start=0.0, end=0.5, step=0.05,
                                                   value=self.test_size, **sw)
-        self.seed_w = pn.widgets.IntInput(name="Split seed", value=0, start=0, **sw)
+        self.seed_w = pn.widgets.IntInput(label="Split seed", value=0, start=0, **sw)
         self.test_upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", **sw)
-        self.test_clear_w = pn.widgets.Button(name="Use the split instead", button_type="light", visible=False,
+        self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False,
                                               **sw)
         self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
 
         solvers = c.solvers()
         default = self.solver if self.solver in solvers else ("cart" if "cart" in solvers else
                                                               (solvers[0] if solvers else None))
-        self.solver_w = pn.widgets.Select(name="Solver", options=solvers, value=default, **sw)
+        self.solver_w = pn.widgets.Select(label="Solver", options=solvers, value=default, **sw)
         self.solver_doc = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
-        self.disc_w = pn.widgets.Select(name="Discretizer", options=[], **sw)
-        self.bins_w = pn.widgets.IntInput(name="N bins (tests)", value=None, start=1, end=1000,
+        self.disc_w = pn.widgets.Select(label="Discretizer", options=[], **sw)
+        self.bins_w = pn.widgets.IntInput(label="N bins (tests)", value=None, start=1, end=1000,
                                           placeholder="method default",
                                           description="Thresholds per feature (quantile/uniform) or number of "
                                                       "tests (MID)", **sw)
-        self.mid_w = pn.widgets.FloatInput(name="MID anytime budget (s)", value=None, start=0.1, end=3600,
+        self.mid_w = pn.widgets.FloatInput(label="MID anytime budget (s)", value=None, start=0.1, end=3600,
                                            placeholder="off", description="Solve on the top 1, 2, 4, ... MID tests"
                                            " for this many seconds", **sw)
         self.params_box = pn.Column(sizing_mode="stretch_width", margin=0)
         self.param_widgets: dict = {}
-        self.time_w = pn.widgets.FloatInput(name="Time limit (s)", value=30.0, start=0.5, end=86400, step=5,
+        self.time_w = pn.widgets.FloatInput(label="Time limit (s)", value=30.0, start=0.5, end=86400, step=5,
                                             description="Best trees so far are kept, marked not proven", **sw)
-        self.run_w = pn.widgets.Button(name="Run", button_type="primary", icon="player-play", **sw)
-        self.cancel_w = pn.widgets.Button(name="Cancel", button_type="warning", icon="player-stop",
+        self.run_w = pn.widgets.Button(label="Run", color="primary", icon="player-play", **sw)
+        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon="player-stop",
                                           disabled=True, **sw)
         self.progress_w = pn.indicators.Progress(active=False, value=0, max=100, visible=False, bar_color="primary",
                                                  **sw)
@@ -127,11 +127,11 @@ class Explorer(pn.viewable.Viewer):
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
         self.x_w = pn.widgets.RadioButtonGroup(options={v: k for k, v in X_MEASURES.items()}, value="splits",
-                                               button_type="light", button_style="outline")
-        self.show_test_w = pn.widgets.Checkbox(name="held-out points", value=True, align="center")
+                                               color="light", variant="outline")
+        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
         self.plot_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", min_height=380)
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
-        self.clear_w = pn.widgets.Button(name="Remove all runs", button_type="light", width=140)
+        self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
         self.legend_note = pn.pane.HTML(
             "<span style='font-size:0.85em;color:#555'>● proven optimal &nbsp; ◇ not proven &nbsp; "
             "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>")
@@ -141,18 +141,18 @@ class Explorer(pn.viewable.Viewer):
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.metrics_pane = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
                                               styles={"font-size": "0.9em"})
-        self.compare_w = pn.widgets.Select(name="Compare with", options={"—": -1}, value=-1, width=260)
+        self.compare_w = pn.widgets.Select(label="Compare with", options={"—": -1}, value=-1, width=260)
         self.compare_pane = pn.pane.Markdown("Pick a second tree of the same run to see what changed.",
                                              sizing_mode="stretch_width")
 
         self.dl = {}
         for key, label in (("png", "PNG"), ("svg", "SVG"), ("txt", "Rules"), ("json", "Tree JSON")):
             self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename=f"tree.{key}",
-                                                   label=label, button_type="default", embed=False, width=110,
+                                                   label=label, color="default", embed=False, width=110,
                                                    disabled=True)
         for key, label in (("front_json", "Front JSON"), ("front_csv", "Front CSV")):
             self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename="front", label=label,
-                                                   button_type="default", embed=False, width=110, disabled=True)
+                                                   color="default", embed=False, width=110, disabled=True)
 
         self.dataset_w.param.watch(lambda e: self._load_bundled(e.new), "value")
         self.upload_w.param.watch(self._on_upload, "value")
@@ -337,7 +337,7 @@ class Explorer(pn.viewable.Viewer):
         self.plot_pane.object = style_pareto(overlay * ring, x)
         rows = []
         for run in c.runs:
-            btn = pn.widgets.Button(name="✕", button_type="light", width=34, height=30, margin=(0, 4),
+            btn = pn.widgets.Button(label="✕", color="light", width=34, height=30, margin=(0, 4),
                                     description=f"Remove run {run.label}")
             btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
             rows.append(pn.Row(pn.pane.HTML(f"<span style='color:{run.color};font-size:1.3em'>■</span> "

@@ -20,7 +20,7 @@ def _label(p: Param) -> str:
 def widget_for(p: Param):
     """A Panel widget for one parameter: bounds, choices, default and help text from the registry."""
     lo, hi = p.bounds if p.bounds is not None else (None, None)
-    common = {"name": _label(p), "description": p.doc, "sizing_mode": "stretch_width"}
+    common = {"label": _label(p), "description": p.doc, "sizing_mode": "stretch_width"}
     if p.kind == "bool":
         return pn.widgets.Checkbox(value=bool(p.default), **common)
     if p.choices:

@@ -1,0 +1,188 @@
+"""Tree rendering: layout invariants, PNG (Pillow) and SVG exports with provenance, HoloViews view."""
+
+from __future__ import annotations
+
+import io
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).parent / "browser"))
+from fakes import greedy_tree  # noqa: E402
+
+from treeexplorer.api import solve  # noqa: E402
+from treeexplorer.data import load_dataset  # noqa: E402
+from treeexplorer.render import layout_tree, to_png, to_svg  # noqa: E402
+from treeexplorer.render.layout import FONT_PATH, PALETTE, class_colors, text_width  # noqa: E402
+from treeexplorer.tree import Tree  # noqa: E402
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def random_tree(seed: int, n_classes: int = 3, depth: int = 3, categorical: bool = False) -> Tree:
+    """A greedy tree on random data (numeric, optionally with a categorical column)."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    df = pd.DataFrame({"a": rng.integers(0, 10, n), "b": rng.normal(size=n).round(2)})
+    if categorical:
+        df["colour"] = rng.choice(["red", "green", "blue"], n)
+    df["y"] = rng.integers(0, n_classes, n).astype(str)
+    ds = load_dataset(df, "y", name="random")
+    X = np.column_stack([ds.X[:, j] for j in range(ds.X.shape[1])])
+    raw = greedy_tree(X, ds.y, ds.schema.n_classes, depth)
+    return Tree.from_raw(raw, list(range(ds.X.shape[1])), ds.schema)
+
+
+@pytest.fixture(scope="module")
+def iris_front():
+    import fakes  # noqa: F401  (registers the stand-in solvers)
+
+    return solve("iris", solver="uigreedy", test_size=0.25, max_depth=3)
+
+
+def check_layout(tree: Tree) -> None:
+    lay = layout_tree(tree)
+    reach = {int(k) for k in tree.reachable()}
+    assert {b.id for b in lay.nodes} == reach
+    boxes = {b.id: b for b in lay.nodes}
+    for b in lay.nodes:
+        # every line of text fits inside its box (measured in the export font)
+        for text, bold in b.lines:
+            assert text_width(text, bold=bold) <= b.w
+        assert 0 <= b.x0 and b.x1 <= lay.width + 1e-9 and b.bottom <= lay.height + 1e-9
+        if not b.leaf:
+            t, f = boxes[int(tree.true_child[b.id])], boxes[int(tree.false_child[b.id])]
+            assert t.x < f.x, "the true side is drawn on the left"
+            assert t.y > b.bottom and f.y > b.bottom, "children are below their parent"
+            assert t.x <= b.x <= f.x, "a parent sits between its children"
+            assert t.n + f.n == b.n
+    # no two boxes of the same level overlap
+    for level in {b.y for b in lay.nodes}:
+        row = sorted((b for b in lay.nodes if b.y == level), key=lambda b: b.x0)
+        for left, right in zip(row, row[1:]):
+            assert left.x1 <= right.x0
+    # edge width grows with the samples that take the edge
+    edges = sorted(lay.edges, key=lambda e: e.n)
+    for e1, e2 in zip(edges, edges[1:]):
+        assert e1.width <= e2.width
+    assert len(lay.edges) == 2 * tree.n_splits
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n_classes=st.integers(2, 5), depth=st.integers(0, 4), cat=st.booleans())
+def test_layout_invariants_on_random_trees(seed, n_classes, depth, cat):
+    check_layout(random_tree(seed, n_classes, depth, cat))
+
+
+def test_colours_follow_majority_class_and_purity():
+    tree = random_tree(3, n_classes=3, depth=3)
+    lay = layout_tree(tree)
+    colors = class_colors(3)
+    assert colors == list(PALETTE[:3])
+    for b in lay.nodes:
+        assert b.stroke == colors[int(tree.prediction[b.id])]
+        fracs = [f for f, _ in b.distribution]
+        assert sum(fracs) == pytest.approx(1.0)
+    # a purer box is more saturated (further from white) than a less pure one of the same class
+    by_class: dict = {}
+    for b in lay.nodes:
+        by_class.setdefault(b.stroke, []).append(b)
+    for boxes in by_class.values():
+        boxes.sort(key=lambda b: b.purity)
+        whiteness = [sum(int(b.fill[i:i + 2], 16) for i in (1, 3, 5)) for b in boxes]
+        assert all(w1 >= w2 for w1, w2 in zip(whiteness, whiteness[1:]))
+    assert len(PALETTE) == len(class_colors(len(PALETTE)))
+    assert class_colors(10)[8] == PALETTE[0]  # cycles beyond the palette
+
+
+def test_bundled_font_has_the_comparison_glyphs():
+    from PIL import ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(FONT_PATH), 40)
+
+    def pixels(ch):
+        img = Image.new("L", (60, 60), 0)
+        ImageDraw.Draw(img).text((5, 5), ch, font=font, fill=255)
+        return img.tobytes()
+
+    notdef = pixels("\ue000")  # private-use code point: the font's "missing glyph" box
+    for ch in "≤≠>=":
+        assert pixels(ch) != notdef and any(pixels(ch)), ch
+    assert (FONT_PATH.parent / "LICENSE.txt").is_file()
+
+
+def test_png_is_valid_and_carries_provenance(iris_front):
+    entry = iris_front.trees[-1]
+    data = to_png(entry.tree, iris_front, entry)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    img = Image.open(io.BytesIO(data))
+    img.load()
+    lay = layout_tree(entry.tree)
+    assert img.width >= 2 * lay.width and img.height >= 2 * lay.height
+    assert "iris" in img.text["Title"] and "uigreedy" in img.text["Description"]
+    assert "max_depth=3" in img.text["Description"]
+    # the image is not blank: node fills use the class colours
+    colors = {c for _, c in img.getcolors(maxcolors=1 << 20)}
+    assert (0x00, 0x72, 0xB2) in colors  # setosa's colour in the class bar
+
+
+def test_png_scales_down_huge_trees_instead_of_failing():
+    tree = random_tree(11, n_classes=4, depth=4)
+    small = Image.open(io.BytesIO(to_png(tree, scale=1)))
+    big = Image.open(io.BytesIO(to_png(tree, scale=2)))
+    assert big.width == pytest.approx(2 * small.width, abs=2)
+
+
+def test_svg_parses_and_shows_tests_in_original_units(iris_front):
+    entry = iris_front.trees[-1]
+    svg = to_svg(entry.tree, iris_front, entry)
+    root = ET.fromstring(svg)
+    nodes = root.findall(f".//{SVG_NS}g[@class='node']")
+    assert len(nodes) == len(entry.tree.reachable())
+    texts = [t.text for t in root.iter(f"{SVG_NS}text")]
+    for k in entry.tree.reachable():
+        if not entry.tree.is_leaf(k):
+            assert entry.tree.node_text(k) in texts
+    assert any("≤" in (t or "") for t in texts)
+    desc = root.find(f"{SVG_NS}desc").text
+    assert "dataset: iris" in desc and "solver: uigreedy" in desc
+    # hover titles name the samples of every node
+    titles = [n.find(f"{SVG_NS}title").text for n in nodes]
+    assert all("samples:" in t for t in titles)
+
+
+def test_categorical_tests_render_with_category_names():
+    tree = random_tree(5, depth=3, categorical=True)
+    svg = to_svg(tree)
+    ET.fromstring(svg)
+    assert "decision tree" in svg  # default title without a front
+
+
+def test_single_leaf_tree_renders():
+    tree = random_tree(1, depth=0)
+    assert tree.n_splits == 0
+    lay = layout_tree(tree)
+    assert len(lay.nodes) == 1 and not lay.edges
+    Image.open(io.BytesIO(to_png(tree))).load()
+    ET.fromstring(to_svg(tree))
+
+
+def test_holoviews_tree_view_renders_with_bokeh(iris_front):
+    import holoviews as hv
+
+    from treeexplorer.render.hvview import tree_view
+
+    entry = iris_front.trees[-1]
+    view = tree_view(entry.tree, max_width=450)
+    fig = hv.render(view, backend="bokeh")
+    assert fig.frame_width <= 450
+    labels = [el for el in view if isinstance(el, hv.Labels)]
+    shown = {str(v) for el in labels for v in el.dimension_values("text")}
+    assert entry.tree.node_text(0) in shown

@@ -1,0 +1,324 @@
+"""The Explorer without a browser: controller (data, jobs, cancel, errors), views and exports."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "browser"))
+import fakes  # noqa: E402,F401  (registers uigreedy / uislow / uifail)
+
+from treeexplorer.ui.controller import Controller, RunSettings, parse_upload  # noqa: E402
+from treeexplorer.ui.views import compare_markdown, pareto_plot, points_frame, progress_text  # noqa: E402
+
+IRIS_CSV = (Path(__file__).resolve().parent.parent / "assets" / "iris.csv").read_bytes()
+
+
+def wait_done(c: Controller, timeout: float = 10.0) -> None:
+    assert c.job.wait(timeout), "job did not finish"
+    c.poll()
+    assert not c.running
+
+
+@pytest.fixture
+def ctrl():
+    c = Controller()
+    assert c.load_bundled("iris")
+    yield c
+    c.close()
+
+
+# -- data ------------------------------------------------------------------------------------------------
+
+def test_bundled_load_lists_columns_and_target(ctrl):
+    assert ctrl.target == "species"
+    assert ctrl.columns[-1] == "species" and "petal_length" in ctrl.columns
+    v = ctrl.data_version
+    cols = list(ctrl.columns)
+    assert ctrl.set_target("petal_width")
+    assert ctrl.target == "petal_width" and ctrl.dataset.schema.target == "petal_width"
+    assert ctrl.columns == cols and ctrl.data_version > v
+    assert not ctrl.set_target("nope") and "unknown target column" in ctrl.error
+
+
+def test_changing_split_invalidates_prepared_data(ctrl):
+    p1 = ctrl.prepared()
+    assert len(p1.y_test) == 38
+    ctrl.test_size = 0.5
+    p2 = ctrl.prepared()
+    assert len(p2.y_test) == 75 and p2 is not p1
+    ctrl.test_size = 0.0
+    assert ctrl.prepared().y_test is None
+
+
+def test_upload_csv_and_parquet(ctrl):
+    assert ctrl.load_upload(IRIS_CSV, "flowers.csv")
+    assert ctrl.dataset_name == "flowers" and ctrl.dataset.n_rows == 150
+    buf = io.BytesIO()
+    pd.read_csv(io.BytesIO(IRIS_CSV)).to_parquet(buf)
+    assert ctrl.load_upload(buf.getvalue(), "flowers.parquet", target="species")
+    assert ctrl.dataset.schema.target == "species" and not ctrl.error
+
+
+@pytest.mark.parametrize("content,name,expected", [
+    (b"", "x.csv", "empty"),
+    (b"a,b\n1,2\n", "x.xlsx", "unsupported file type"),
+    (b"\x00\x01\x02binary", "x.csv", "binary file"),
+    (b"not parquet at all", "x.parquet", "not a readable Parquet file"),
+    (b"a,b\n1,x\n2,x\n", "x.csv", "single class"),
+])
+def test_invalid_uploads_give_messages(ctrl, content, name, expected):
+    before = ctrl.dataset_name
+    assert not ctrl.load_upload(content, name)
+    assert expected in ctrl.error
+    assert ctrl.dataset_name == before, "a refused upload keeps the current table"
+
+
+def test_upload_size_cap():
+    with pytest.raises(ValueError, match="upload limit"):
+        parse_upload(b"a,b\n" + b"1,2\n" * 100, "big.csv", cap=100)
+
+
+def test_test_file_upload_replaces_split(ctrl):
+    test_rows = b"\n".join(IRIS_CSV.splitlines()[:31])
+    assert ctrl.load_test_upload(test_rows, "held.csv")
+    assert ctrl.test_name == "held.csv" and len(ctrl.prepared().y_test) == 30
+    assert not ctrl.load_test_upload(b"foo,bar\n1,2\n", "bad.csv")
+    assert "lacks the column" in ctrl.error
+    ctrl.clear_test_upload()
+    assert len(ctrl.prepared().y_test) == 38
+
+
+# -- runs ------------------------------------------------------------------------------------------------
+
+def test_run_adds_a_front_and_selects_the_best_tree(ctrl):
+    run = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 2}), timeout=20)
+    assert run is not None and len(run.front) == 3
+    assert ctrl.selected[0] == run.id
+    _, entry = ctrl.selection()
+    assert entry is run.front.best()
+    assert "uigreedy" in run.label and "depth=2" in run.label
+    df = points_frame(ctrl.runs)
+    assert len(df) == 3 and set(df.proven) == {"proven optimal", "not proven"}
+
+
+def test_progress_is_forwarded_while_running(ctrl):
+    job = ctrl.run(RunSettings("uislow", {"max_depth": 3, "step": 0.1}, time_limit=10))
+    seen = []
+    while job.running:
+        ctrl.poll()
+        seen.append(dict(ctrl.progress))
+        time.sleep(0.05)
+    ctrl.poll()
+    phases = {p.get("phase") for p in seen}
+    assert "growing" in phases
+    text = progress_text({"phase": "growing", "elapsed": 1.25, "trees": 1234})
+    assert text == "growing · 1.2 s · trees 1,234" or text == "growing · 1.3 s · trees 1,234"
+
+
+def test_cancel_keeps_partial_front_within_a_second(ctrl):
+    job = ctrl.run(RunSettings("uislow", {"max_depth": 12, "step": 0.4}, time_limit=60))
+    time.sleep(0.6)
+    t0 = time.perf_counter()
+    ctrl.cancel()
+    assert job.wait(1.0), "cancel must stop the job within a second"
+    assert time.perf_counter() - t0 < 1.0
+    ctrl.poll()
+    run = ctrl.runs[-1]
+    assert run.front.status == "cancelled" and 1 <= len(run.front) < 13
+    assert not any(t.optimal for t in run.front)
+    assert "cancelled" in ctrl.notice and "kept" in ctrl.notice
+
+
+def test_time_limit_returns_best_so_far(ctrl):
+    run = ctrl.run_sync(RunSettings("uislow", {"max_depth": 12, "step": 0.3}, time_limit=0.5), timeout=5)
+    assert run.front.status == "time_limit" and len(run.front) >= 1
+    assert "time limit" in ctrl.notice
+
+
+def test_solver_error_is_a_readable_message(ctrl, capsys):
+    assert ctrl.run_sync(RunSettings("uifail", {}), timeout=5) is None
+    assert ctrl.error == "the stand-in solver refuses this data on purpose"
+    assert "Traceback" not in ctrl.error and not ctrl.runs and not ctrl.running
+
+
+def test_bad_parameters_are_refused_before_starting(ctrl):
+    assert ctrl.run(RunSettings("uigreedy", {"max_depth": 99})) is None
+    assert "max_depth" in ctrl.error and "[0, 8]" in ctrl.error
+    assert ctrl.run(RunSettings("uigreedy", {}, time_limit=-1)) is None
+    assert "time limit" in ctrl.error
+
+
+def test_one_job_at_a_time_per_session(ctrl):
+    ctrl.run(RunSettings("uislow", {"max_depth": 5, "step": 0.3}))
+    assert ctrl.run(RunSettings("uigreedy", {})) is None
+    assert "already in progress" in ctrl.error
+    ctrl.cancel()
+    wait_done(ctrl)
+
+
+def test_two_sessions_solve_at_the_same_time():
+    sessions = [Controller(), Controller()]
+    for c in sessions:
+        c.load_bundled("iris")
+    t0 = time.perf_counter()
+    jobs = [c.run(RunSettings("uislow", {"max_depth": 3, "step": 0.3})) for c in sessions]
+    for j in jobs:
+        assert j.wait(5)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 1.2 * 4 * 0.3 + 0.6, f"sessions blocked each other ({elapsed:.2f} s)"
+    for c in sessions:
+        c.poll()
+        assert len(c.runs) == 1
+
+
+def test_closing_the_session_stops_its_job(ctrl):
+    job = ctrl.run(RunSettings("uislow", {"max_depth": 12, "step": 0.5}))
+    time.sleep(0.1)
+    ctrl.close()
+    assert job.wait(1.0)
+    assert ctrl.run(RunSettings("uigreedy", {})) is None  # a closed session starts nothing
+
+
+def test_remove_and_clear_runs(ctrl):
+    r1 = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 1}))
+    r2 = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    assert r1.color != r2.color
+    ctrl.remove_run(r2.id)
+    assert [r.id for r in ctrl.runs] == [r1.id] and ctrl.selected is None
+    ctrl.clear_runs()
+    assert ctrl.runs == []
+
+
+def test_compare_two_trees(ctrl):
+    run = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    a, b = run.front.trees[1], run.front.trees[3]
+    text = compare_markdown(a, b)
+    assert f"Tree {a.id} → tree {b.id}" in text
+    assert f"splits: {a.metrics['splits']} → {b.metrics['splits']}" in text
+    assert "Only in tree" in text
+
+
+def test_pareto_plot_has_a_curve_per_run_and_one_point_per_tree(ctrl):
+    import holoviews as hv
+
+    ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 1}))
+    ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    overlay, train, df = pareto_plot(ctrl.runs, "avg_tests")
+    curves = [el for el in overlay if isinstance(el, hv.Curve)]
+    assert len(curves) == 2 and len(train) == len(df) == 2 + 4
+    assert train.kdims[0].name == "avg_tests"
+    hv.render(overlay, backend="bokeh")
+
+
+# -- the Explorer component ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def explorer():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(solver="uigreedy")
+    yield e
+    e.close()
+
+
+def test_explorer_opens_with_a_front_shown(explorer):
+    c = explorer.controller
+    assert len(c.runs) == 1 and c.selected is not None and not c.error
+    assert explorer.plot_pane.object is not None and explorer.tree_pane.object is not None
+    assert "solver" in set(explorer.metrics_pane.object["metric"])
+    assert not explorer.dl["png"].disabled
+
+
+def test_solver_widgets_come_from_the_registry(explorer):
+    explorer.solver_w.value = "uislow"
+    w = explorer.param_widgets
+    assert set(w) == {"max_depth", "step"}
+    assert (w["max_depth"].start, w["max_depth"].end, w["max_depth"].value) == (0, 12, 6)
+    assert explorer.disc_w.value == "raw"
+    explorer.solver_w.value = "uigreedy"
+    assert set(explorer.param_widgets) == {"max_depth"}
+
+
+def test_clicking_a_point_selects_its_tree(explorer):
+    df = explorer._plot_df
+    row = df.index[df.splits == 1][0]
+    explorer._tap.event(index=[int(row)])
+    _, entry = explorer.controller.selection()
+    assert entry.metrics["splits"] == 1
+    assert "tree 1" in explorer.tree_title.object
+    assert explorer.dl["png"].filename.endswith("_tree1.png")
+
+
+def test_exports_of_the_selected_tree_carry_provenance(explorer):
+    png = explorer.export("png")
+    assert png[:4] == b"\x89PNG"
+    rules = explorer.export("txt").decode()
+    assert rules.startswith("# dataset: iris") and "THEN" in rules
+    tree = json.loads(explorer.export("json"))
+    assert tree["provenance"]["solver"] == "uigreedy"
+    assert b"<svg" in explorer.export("svg")
+    front = json.loads(explorer.export("front_json"))
+    assert front["solver"] == "uigreedy" and len(front["trees"]) == len(explorer.controller.runs[0].front)
+    csv = explorer.export("front_csv").decode()
+    assert csv.startswith("# dataset: iris") and "train_accuracy" in csv
+    # the download buttons call the same code
+    assert explorer.dl["txt"].callback().getvalue().decode() == rules
+
+
+def test_background_run_through_the_ui_keeps_it_responsive(explorer):
+    explorer.solver_w.value = "uislow"
+    explorer.param_widgets["max_depth"].value = 4
+    explorer.param_widgets["step"].value = 0.2
+    job = explorer.run_now()
+    assert job is not None and explorer.cancel_w.disabled is False and explorer.run_w.disabled is True
+    lat = []
+    while job.running:
+        t0 = time.perf_counter()
+        explorer.x_w.value = "depth" if explorer.x_w.value != "depth" else "splits"  # a UI event mid-solve
+        lat.append(time.perf_counter() - t0)
+        explorer.poll()
+        time.sleep(0.05)
+    explorer.poll()
+    assert len(explorer.controller.runs) == 2 and explorer.run_w.disabled is False
+    assert "Last run" in explorer.status_w.object
+    assert max(lat) < 1.0  # generous on a shared 2-core machine; bench_ui.py reports the real figure
+    explorer.solver_w.value = "uigreedy"
+
+
+def test_errors_show_as_alerts_not_tracebacks(explorer):
+    explorer.solver_w.value = "uifail"
+    explorer.run_now(wait=True)
+    assert explorer.error_w.visible and "refuses this data" in explorer.error_w.object
+    explorer.controller.error = ""
+    assert not explorer.error_w.visible
+    explorer.solver_w.value = "uigreedy"
+
+
+def test_invalid_upload_via_widget_shows_message(explorer):
+    explorer.upload_w.filename = "bad.csv"
+    explorer.upload_w.value = b"only_one_column\n1\n2\n"
+    assert explorer.error_w.visible and "at least one feature column" in explorer.error_w.object
+    explorer.controller.error = ""
+
+
+def test_ipywidget_bridge_builds_a_widget(explorer):
+    import panel as pn
+
+    widget = pn.ipywidget(explorer)
+    assert type(widget).__name__ == "BokehModel"
+
+
+def test_job_thread_is_a_daemon(ctrl):
+    job = ctrl.run(RunSettings("uigreedy", {"max_depth": 1}))
+    names = {t.name: t.daemon for t in threading.enumerate()}
+    job.wait(5)
+    ctrl.poll()
+    assert all(d for n, d in names.items() if n.startswith("treeexplorer-job"))
