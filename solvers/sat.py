@@ -391,6 +391,8 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     stats["min_depth"] = k if found is not None else None
     stats["min_depth_lower_bound"] = k
     if found is None:  # stopped before any SAT tree: fall back on the greedy tree
+        notices.append(f"SAT: stopped while trying depth {k}, so the minimum depth is between {k} and "
+                       f"{g_depth}; the tree shown is a greedy perfect tree of depth {g_depth}, not minimal")
         stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
         return finish([sol(greedy, _depth_of(greedy), False, greedy=True)])
 

@@ -172,6 +172,18 @@ def test_cancel_from_another_thread_keeps_a_tree():
     check_perfect(front.solutions[-1], X, y)
 
 
+def test_stopped_before_any_sat_answer_gives_the_greedy_tree_and_says_so():
+    X, y = _xor_data()
+    control = Control()
+    control.cancel()
+    front = sat_tree(X, y, control=control)
+    (sol,) = front.solutions
+    check_perfect(sol, X, y)
+    assert not sol.optimal and sol.info["greedy"] and front.stats["min_depth"] is None
+    (notice,) = front.stats["notices"]
+    assert "minimum depth is between 1 and" in notice and "greedy" in notice
+
+
 def test_progress_reports_name_the_phase():
     X, y = _xor_data()
     reports = []
