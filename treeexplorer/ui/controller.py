@@ -257,7 +257,7 @@ class Controller(param.Parameterized):
         """Start ``settings`` in a worker thread (one job at a time per session); None when refused."""
         if self._closed:
             return None
-        if self.job is not None and self.job.running:
+        if self.running:
             self.error = "a run is already in progress: cancel it or wait for it to finish"
             return None
         try:
@@ -288,7 +288,7 @@ class Controller(param.Parameterized):
 
     def cancel(self) -> None:
         """Stop the running job; what it found so far is kept."""
-        if self.job is not None and self.job.running:
+        if self.running and self.job is not None:
             self.job.cancel()
             self.progress = {**self.progress, "phase": "cancelling"}
 
@@ -301,9 +301,11 @@ class Controller(param.Parameterized):
         for kind, payload in job.events():
             if kind == "progress":
                 self.progress = payload
-            elif kind == "done":
+                continue
+            ended = True  # a result or an error is the job's last word; the thread only cleans up after it
+            if kind == "done":
                 self._add_run(payload, job.settings)
-            elif kind in ("error", "cancelled"):
+            else:
                 self.error = payload if kind == "error" else f"Run stopped: {payload}"
         if ended:
             self.running = False

@@ -36,6 +36,11 @@ from treeexplorer.ui.views import (
 __all__ = ["Explorer"]
 
 POLL_MS = 150
+TABLE_CSS = """
+table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
+td { text-align: left !important; padding: 3px 8px; border-bottom: 1px solid #eee; }
+td:first-child { color: #555; width: 42%; }
+"""
 SIDEBAR_W = 310
 
 
@@ -127,7 +132,7 @@ class Explorer(pn.viewable.Viewer):
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
         self.x_w = pn.widgets.RadioButtonGroup(options={v: k for k, v in X_MEASURES.items()}, value="splits",
-                                               color="light", variant="outline")
+                                               color="primary", variant="outline", width=440)
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
         self.plot_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", min_height=380)
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
@@ -139,8 +144,8 @@ class Explorer(pn.viewable.Viewer):
         self.tree_pane = pn.pane.HoloViews(None, min_height=120)
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.metrics_pane = pn.pane.DataFrame(None, index=False, sizing_mode="stretch_width",
-                                              styles={"font-size": "0.9em"})
+        self.metrics_pane = pn.pane.DataFrame(None, index=False, header=False, sizing_mode="stretch_width",
+                                              stylesheets=[TABLE_CSS])
         self.compare_w = pn.widgets.Select(label="Compare with", options={"—": -1}, value=-1, width=260)
         self.compare_pane = pn.pane.Markdown("Pick a second tree of the same run to see what changed.",
                                              sizing_mode="stretch_width")
@@ -183,8 +188,8 @@ class Explorer(pn.viewable.Viewer):
                               sizing_mode="stretch_width")
         self.sidebar = pn.Column(data_card, solver_card, pn.Row(self.run_w, self.cancel_w), self.progress_w,
                                  self.status_w, sizing_mode="stretch_width")
-        plot_card = pn.Card(pn.Row(pn.pane.Markdown("**Complexity axis**", margin=(8, 5)), self.x_w,
-                                   self.show_test_w),
+        plot_card = pn.Card(pn.Row(pn.pane.Markdown("**Complexity axis**", margin=(8, 5), width=130), self.x_w,
+                                   self.show_test_w, sizing_mode="stretch_width"),
                             self.plot_pane, self.legend_note, pn.Row(self.runs_box, self.clear_w),
                             title="Pareto front", collapsible=False, sizing_mode="stretch_width")
         exports = pn.Column(pn.pane.Markdown("**Export tree**", margin=(0, 5)),

@@ -66,7 +66,8 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     indices are rows of ``frame``.
     """
     df = points_frame(runs)
-    vd = ["train_accuracy", *[c for c in HOVER_COLS if c not in (x, "train_accuracy")], "color"]
+    # run_id only on the train series: it identifies the clickable points (browser tests rely on it)
+    vd = ["train_accuracy", *[c for c in HOVER_COLS if c not in (x, "train_accuracy")], "color", "run_id"]
     tooltips = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"),
                 ("depth", "@depth"), ("tests/sample", "@avg_tests"), ("train acc", "@train_accuracy{0.0000}"),
                 ("test acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"),
@@ -83,7 +84,7 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
         df = pd.DataFrame({c: pd.Series(dtype=float) for c in df.columns})
     is_proven = hv.dim("proven") == "proven optimal"
     train = hv.Scatter(df, x, vd).opts(
-        color="color", size=11, marker=is_proven.categorize({True: "circle", False: "diamond"}, "diamond"),
+        color="color", size=13, marker=is_proven.categorize({True: "circle", False: "diamond"}, "diamond"),
         fill_alpha=is_proven.categorize({True: 0.95, False: 0.15}, 0.15), line_width=2,
         tools=["hover", "tap"], hover_tooltips=tooltips, nonselection_alpha=0.45, selection_line_color="black",
         selection_line_width=3, show_legend=False)
@@ -91,7 +92,7 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     if show_test and not empty and df["test_accuracy"].notna().any():
         vt = ["test_accuracy", *[c for c in HOVER_COLS if c not in (x, "test_accuracy")], "color"]
         test = hv.Scatter(df.dropna(subset=["test_accuracy"]), x, vt, label="held-out").opts(
-            color="color", marker="x", size=9, line_width=2, alpha=0.75, tools=["hover"],
+            color="color", marker="x", size=10, line_width=2, alpha=0.75, tools=["hover"],
             hover_tooltips=[(n.replace("@", ""), v) for n, v in tooltips])
         layers.append(test)
     overlay = style_pareto(hv.Overlay(layers), x, height)

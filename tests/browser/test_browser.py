@@ -1,0 +1,179 @@
+"""Playwright + Debian's chromium against ``panel serve apps/explorer.py`` (the real app file).
+
+The served process imports ``fakes`` (``TREEEXPLORER_PLUGINS``) so the tests do not depend on which
+solvers have landed; screenshots of the main states go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")]
+
+# Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
+POINTS_JS = """() => {
+  const views = [];
+  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  const out = [];
+  for (const v of views.filter(v => v.frame && v.renderer_views)) {
+    const rect = v.el.getBoundingClientRect();
+    for (const [m] of v.renderer_views) {
+      const d = m.data_source && m.data_source.data;
+      if (!d || !d.tree || !d.train_accuracy || !d.run_id) continue;
+      const xk = Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
+      for (let i = 0; i < d.tree.length; i++) {
+        out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
+                  x: rect.x + v.frame.x_scale.compute(d[xk][i]),
+                  y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
+           "TREEEXPLORER_PLUGINS": "fakes", "TREEEXPLORER_SOLVER": "uigreedy"}
+    cmd = [sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port", str(port),
+           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / "panel-serve.log"
+    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}/explorer"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:  # a static file: answers once the server listens, without building a whole session
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/static/js/bokeh.min.js", timeout=5).read(1)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail("panel serve exited:\n" + log_path.read_text(errors="replace"))
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("panel serve did not answer within 60 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1300}, accept_downloads=True)
+        pg = ctx.new_page()
+        pg.goto(server)
+        pg.wait_for_selector("text=Pareto front", timeout=60_000)
+        yield pg
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def points(page, wait: float = 15.0) -> list[dict]:
+    deadline = time.time() + wait
+    while time.time() < deadline:
+        pts = page.evaluate(POINTS_JS)
+        if pts:
+            return pts
+        time.sleep(0.2)
+    return []
+
+
+def test_app_loads_with_a_default_front(page):
+    page.wait_for_selector("text=#1 uigreedy", timeout=30_000)
+    pts = points(page)
+    assert len({p["tree"] for p in pts}) == 4  # greedy depths 0..3
+    assert page.get_by_text("Selected tree").count() == 1
+    shot(page, "01_loaded")
+
+
+def test_run_adds_a_front(page):
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("text=#2 uigreedy", timeout=30_000)
+    assert {p["run"] for p in points(page)} == {1, 2}
+    shot(page, "02_second_run")
+
+
+def test_clicking_a_point_shows_its_tree(page):
+    pt = next(p for p in points(page) if p["run"] == 1 and p["splits"] == 1)
+    page.mouse.click(pt["x"], pt["y"])
+    page.wait_for_selector("text=tree 1: 1 splits", timeout=10_000)
+    shot(page, "03_point_selected")
+
+
+def _download(page, label: str) -> bytes:
+    with page.expect_download(timeout=20_000) as info:
+        page.get_by_role("button", name=label, exact=True).click()
+    path = info.value.path()
+    data = Path(path).read_bytes()
+    (ARTIFACTS / info.value.suggested_filename).write_bytes(data)
+    return data
+
+
+def test_png_and_rules_downloads_are_valid(page):
+    from PIL import Image
+
+    png = _download(page, "PNG")
+    img = Image.open(io.BytesIO(png))
+    img.load()
+    assert img.format == "PNG" and img.width > 200 and "iris" in img.text["Title"]
+    rules = _download(page, "Rules").decode("utf-8")
+    assert rules.startswith("# dataset: iris") and "IF petal_length" in rules
+
+
+def test_cancel_keeps_a_partial_front(page):
+    page.locator("select").nth(2).select_option("uislow")  # dataset, target, solver
+    page.wait_for_selector("text=One tree per step", timeout=10_000)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("text=growing", timeout=10_000)
+    time.sleep(0.8)
+    shot(page, "04_running")
+    t0 = time.time()
+    page.get_by_role("button", name="Cancel", exact=True).click()
+    page.wait_for_selector("text=cancelled: kept", timeout=10_000)
+    assert time.time() - t0 < 5  # includes the browser round trips; the job itself stops in < 1 s
+    assert page.get_by_text("uislow").count() >= 1
+    assert any(p["run"] == 3 for p in points(page))
+    shot(page, "05_cancelled")
+
+
+def test_invalid_upload_shows_a_message(page):
+    page.locator("input[type=file]").first.set_input_files(
+        files=[{"name": "broken.csv", "mimeType": "text/csv", "buffer": b"just_one_column\n1\n2\n"}])
+    page.wait_for_selector("text=needs at least one feature column", timeout=10_000)
+    shot(page, "06_invalid_upload")
