@@ -84,7 +84,8 @@ class RunSettings:
     def label(self) -> str:
         bits = [self.solver]
         if self.discretizer not in (None, "raw"):
-            bits.append(self.discretizer + (f"/{self.n_bins}" if self.n_bins else ""))
+            bits.append(self.discretizer + (f"/{self.n_bins}" if self.n_bins else "")
+                        + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else ""))
         for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
@@ -249,8 +250,8 @@ class Controller(param.Parameterized):
         names = [n for n in discretizer_names() if n != "none"]
         if spec.input == "numeric":
             return ["raw", *names]
-        default = spec.default_discretizer
-        return names if default in names else [default, *[n for n in names if n != default]]
+        default = spec.default_discretizer  # listed first, so it is what a new user gets
+        return [default, *[n for n in names if n != default]]
 
     # -- running -------------------------------------------------------------------------------------
     def run(self, settings: RunSettings) -> Job | None:

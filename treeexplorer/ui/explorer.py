@@ -9,9 +9,11 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
+import traceback
 
 import holoviews as hv
 import panel as pn
@@ -22,6 +24,7 @@ from treeexplorer.registry import get_solver
 from treeexplorer.render import to_png, to_svg
 from treeexplorer.render.hvview import tree_view
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings
+from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.views import (
     X_MEASURES,
@@ -42,6 +45,18 @@ td { text-align: left !important; padding: 3px 8px; border-bottom: 1px solid #ee
 td:first-child { color: #555; width: 42%; }
 """
 SIDEBAR_W = 310
+
+
+def _safe(method):
+    """Run a view callback; a failure becomes an alert (and a log traceback) instead of breaking the page."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            traceback.print_exc()
+            self.controller.error = f"display error in {method.__name__.strip('_')}: {readable_error(exc)}"
+    return wrapper
 
 
 def _slug(text: str) -> str:
@@ -226,6 +241,7 @@ class Explorer(pn.viewable.Viewer):
         if event.new:
             self.controller.load_test_upload(event.new, self.test_upload_w.filename or "test.csv")
 
+    @_safe
     def _on_data(self, *events) -> None:
         c = self.controller
         ds = c.dataset
@@ -244,6 +260,7 @@ class Explorer(pn.viewable.Viewer):
                                      f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}")
 
     # -- solver settings -----------------------------------------------------------------------------
+    @_safe
     def _on_solver(self) -> None:
         name = self.solver_w.value
         if not name:
@@ -304,6 +321,7 @@ class Explorer(pn.viewable.Viewer):
             self._poller = None
         return running
 
+    @_safe
     def _on_progress(self, *events) -> None:
         c = self.controller
         running = c.running
@@ -328,6 +346,7 @@ class Explorer(pn.viewable.Viewer):
         self.notice_w.visible = bool(c.notice)
 
     # -- plot ----------------------------------------------------------------------------------------
+    @_safe
     def _on_runs(self, *events) -> None:
         c = self.controller
         overlay, train, df = pareto_plot(c.runs, self.x_w.value, self.show_test_w.value)
@@ -362,6 +381,7 @@ class Explorer(pn.viewable.Viewer):
         if self._ring_pipe is not None:
             self._ring_pipe.send(data)
 
+    @_safe
     def _on_tap(self, index=None, **kwargs) -> None:
         if not index or self._plot_df is None or index[0] >= len(self._plot_df):
             return
@@ -373,6 +393,7 @@ class Explorer(pn.viewable.Viewer):
         self.controller.select(run_id, tree_id)
 
     # -- selected tree -------------------------------------------------------------------------------
+    @_safe
     def _on_selected(self, *events) -> None:
         c = self.controller
         run, entry = c.selection()

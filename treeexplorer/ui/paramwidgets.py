@@ -22,7 +22,8 @@ def widget_for(p: Param):
     lo, hi = p.bounds if p.bounds is not None else (None, None)
     common = {"label": _label(p), "description": p.doc, "sizing_mode": "stretch_width"}
     if p.kind == "bool":
-        return pn.widgets.Checkbox(value=bool(p.default), **common)
+        # Checkbox takes no help text (no description parameter); the label names the option.
+        return pn.widgets.Checkbox(value=bool(p.default), label=common["label"], sizing_mode="stretch_width")
     if p.choices:
         options = list(p.choices)
         return pn.widgets.Select(options=options, value=p.default if p.default in options else options[0], **common)
@@ -44,7 +45,7 @@ def read_values(params, widgets: dict) -> dict:
         if w is None:
             continue
         v = w.value
-        if isinstance(v, str) and not v.strip() and p.kind != "str":
-            v = None
+        if isinstance(v, str) and not v.strip() and (p.kind != "str" or p.default is None):
+            v = None  # an empty box means "the default" (for optional text parameters too)
         out[p.name] = v
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend without notebook output)
 import pandas as pd
@@ -14,7 +16,7 @@ if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib
     hv.Store.set_current_backend("bokeh")
 
 __all__ = ["X_MEASURES", "points_frame", "pareto_plot", "metrics_frame", "rules_markdown", "compare_markdown",
-           "progress_text", "style_pareto"]
+           "progress_text", "style_pareto", "front_plot"]
 
 X_MEASURES = {"splits": "Splits", "leaves": "Leaves", "depth": "Depth", "avg_tests": "Expected tests per sample"}
 HOVER_COLS = ["run", "tree", "splits", "leaves", "depth", "avg_tests", "train_accuracy", "test_accuracy",
@@ -24,7 +26,9 @@ HOVER_COLS = ["run", "tree", "splits", "leaves", "depth", "avg_tests", "train_ac
 def _info_text(info: dict) -> str:
     parts = []
     for k, v in info.items():
-        parts.append(f"{k}={format_number(v) if isinstance(v, float) else v}")
+        if isinstance(v, float):
+            v = format_number(v) if math.isfinite(v) else ("∞" if v > 0 else "-∞" if v < 0 else "nan")
+        parts.append(f"{k}={v}")
     return ", ".join(parts) or "-"
 
 
@@ -97,6 +101,31 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
         layers.append(test)
     overlay = style_pareto(hv.Overlay(layers), x, height)
     return overlay, train, df
+
+
+def front_plot(*fronts, x: str = "splits", show_test: bool = True, labels=None, height: int = 380):
+    """The app's Pareto plot for fronts from :func:`treeexplorer.solve` (notebooks, reports).
+
+    Parameters
+    ----------
+    *fronts : Front
+        One step line and one colour per front.
+    x : {"splits", "leaves", "depth", "avg_tests"}
+    show_test : bool
+        Also draw held-out accuracy (crosses).
+    labels : list of str, optional
+        Legend entries (default: ``solver · discretizer``).
+    """
+    from treeexplorer.render.layout import PALETTE
+    from treeexplorer.ui.controller import Run, RunSettings
+
+    if x not in X_MEASURES:
+        raise ValueError(f"x must be one of {', '.join(X_MEASURES)}, got {x!r}")
+    runs = []
+    for i, f in enumerate(fronts):
+        label = labels[i] if labels else f"{f.solver} · {f.discretizer}"
+        runs.append(Run(i + 1, label, PALETTE[i % len(PALETTE)], f, RunSettings(f.solver, dict(f.params))))
+    return pareto_plot(runs, x, show_test, height)[0]
 
 
 def style_pareto(obj, x: str, height: int = 380):
