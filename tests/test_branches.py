@@ -87,6 +87,21 @@ def test_matches_oracle_without_depth_limit(seed, n, p, lam):
     assert tree_objective(sol.tree, X, y, lam) == pytest.approx(sol.info["objective"], abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_same_optimum_as_streed_at_a_depth_limit(seed):
+    # An independent implementation of the same objective (STreeD's cost-complex accuracy: misclassified
+    # rows + cost_complexity * n per split) on data too large for the oracle.
+    pystreed = pytest.importorskip("pystreed")
+    X, y = random_problem(seed, 300, 10, 2 + seed % 2, noise=0.3)
+    lam, depth = (0.005, 0.01, 0.02)[seed % 3], 3
+    model = pystreed.STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam,
+                                      time_limit=30)
+    model.fit(X.astype(np.int32), y)
+    theirs = float(np.mean(model.predict(X.astype(np.int32)) == y)) - lam * (model.get_n_leaves() - 1)
+    sol = fit_branches(X, y, lam, max_depth=depth)
+    assert sol.optimal and sol.info["objective"] == pytest.approx(theirs, abs=1e-9)
+
+
 def test_deep_optimum_beyond_small_depths():
     # A parity of 3 tests needs depth 3; with a cheap split the unlimited optimum must find it exactly.
     rng = np.random.default_rng(1)

@@ -139,41 +139,69 @@ def _refresh(v, ni, nf, ei, ek, cost, eps):
         nf[v, UB] = max(nf[v, LB], ek[start])
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_BIT_INDEX = np.zeros(64, dtype=np.int64)
+for _b in range(64):
+    _BIT_INDEX[((1 << _b) * 0x03F79D71B4CB0A89 % 2**64) >> 58] = _b
+
+
 @njit(nogil=True, cache=True)
-def _branch_rows(X, lits, s, d, rows):
-    # Rows satisfying every literal of the conjunction lits[s:s+d].
+def literal_bits(X):
+    """Row bitsets of every literal: ``bits[2a + s]`` has bit ``i`` set when ``X[i, a] == s``."""
+    n, p = X.shape
+    bits = np.zeros((2 * p, (n + 63) // 64), dtype=np.uint64)
+    for i in range(n):
+        w = i >> 6
+        b = np.uint64(1) << np.uint64(i & 63)
+        for a in range(p):
+            bits[2 * a + X[i, a], w] |= b
+    return bits
+
+
+@njit(nogil=True, cache=True)
+def _branch_rows(bits, lits, s, d, n, acc, rows):
+    # Rows satisfying every literal of lits[s:s+d]: AND of the literals' bitsets (64 rows per word), then
+    # the set bits, found with a de Bruijn multiply.
+    one = np.uint64(1)
+    n_words = acc.shape[0]
+    for k in range(n_words):
+        acc[k] = ~np.uint64(0)
+    if n & 63:
+        acc[n_words - 1] = (one << np.uint64(n & 63)) - one
+    for j in range(d):
+        lit = lits[s + j]
+        for k in range(n_words):
+            acc[k] &= bits[lit, k]
     nr = 0
-    for i in range(X.shape[0]):
-        ok = True
-        for j in range(d):
-            lit = lits[s + j]
-            if X[i, lit >> 1] != (lit & 1):
-                ok = False
-                break
-        if ok:
-            rows[nr] = i
+    for k in range(n_words):
+        w = acc[k]
+        while w != np.uint64(0):
+            low = w & (~w + one)
+            rows[nr] = (k << 6) + _BIT_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
             nr += 1
+            w ^= low
     return nr
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
-            rows, cnt1, tot, used, cand):
+def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
+            rows, acc, cnt1, tot, used, cand):
     """Create v's children for every test that splits its rows; returns the new pool sizes."""
     p = X.shape[1]
     n_classes = tot.shape[0]
     d = ni[v, DEPTH]
     s = ni[v, LITS]
-    nr = _branch_rows(X, lits, s, d, rows)
+    nr = _branch_rows(bits, lits, s, d, X.shape[0], acc, rows)
     cnt1[:, :] = 0
     tot[:] = 0
     for r in range(nr):
         i = rows[r]
         yi = y[i]
         tot[yi] += 1
-        for a in range(p):
-            if X[i, a]:
-                cnt1[a, yi] += 1
+        row = X[i]
+        ck = cnt1[yi]
+        for a in range(p):  # contiguous and branch-free: vectorised by LLVM
+            ck[a] += row[a]
     used[:] = 0
     for j in range(d):
         used[lits[s + j] >> 1] = 1
@@ -186,9 +214,9 @@ def _expand(v, X, y, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek, n_
         t1 = 0
         t0 = 0
         for k in range(n_classes):
-            n1 += cnt1[a, k]
-            t1 = max(t1, cnt1[a, k])
-            t0 = max(t0, tot[k] - cnt1[a, k])
+            n1 += cnt1[k, a]
+            t1 = max(t1, cnt1[k, a])
+            t0 = max(t0, tot[k] - cnt1[k, a])
         if n1 == 0 or n1 == nr:  # sends every row one way: never better than not splitting
             continue
         c0, n_nodes, n_lits = _child(v, 2 * a, nr - n1, t0, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand,
@@ -284,7 +312,9 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int64)
     rows = np.empty(n, dtype=np.int64)
-    cnt1 = np.zeros((p, n_classes), dtype=np.int64)
+    bits = literal_bits(X)
+    acc = np.empty(bits.shape[1], dtype=np.uint64)
+    cnt1 = np.zeros((n_classes, p), dtype=np.int32)  # rows with test = 1, per class
     tot = np.zeros(n_classes, dtype=np.int64)
     used = np.zeros(p, dtype=np.int64)
     cand = np.zeros(p + 1, dtype=np.int64)
@@ -328,8 +358,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
             ei = grow2(ei, n_ent + p)
             ek = grow1(ek, n_ent + p)
             hk, hv = rehash(hk, hv, ni, n_nodes, need)
-            n_nodes, n_lits, n_ent = _expand(v, X, y, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek,
-                                             n_ent, hk, hv, n_nodes, rows, cnt1, tot, used, cand)
+            n_nodes, n_lits, n_ent = _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei,
+                                             ek, n_ent, hk, hv, n_nodes, rows, acc, cnt1, tot, used, cand)
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
             u = path[j]
