@@ -1,0 +1,144 @@
+"""MurTree dataset cache and similarity archive (numba kernels, arrays in and out).
+
+Cache
+-----
+Open-addressing hash table keyed by a dataset (its instance set, as two independent 64-bit additive
+Zobrist sums, so two different sets collide with probability 2**-128), a depth ``d`` and a node
+budget ``n`` (both normalised by the caller: ``d = min(d, n)``, ``n <= 2**d - 1``).
+
+``keys[s] = (h1, h2, d * 4096 + n + 1)`` (0 in column 2 marks an empty slot) and
+``vals[s] = (cost, optimal, feature, n_left)``: ``cost`` is the optimal number of errors when
+``optimal == 1`` and a lower bound otherwise; ``feature`` (-1 for a leaf) and ``n_left`` (budget of
+the left child) are the optimal root.  ``meta[0]`` counts the entries.  When the table is more than
+70 % full an insertion is refused and ``status[0]`` is set: the search unwinds without storing
+anything and the wrapper grows the table and resumes (everything cached so far is kept).
+
+Similarity archive
+------------------
+Per search level the last dataset seen there and its lower bounds per ``(d, n)``; a new dataset
+``D`` at the same level gets ``lb(D) >= lb(D_old) - |D_old minus D|`` (each removed row lowers the
+error by at most one; the optimal tree of ``D`` is also a tree for ``D_old``, with its leaves at least
+as large, so min leaf support does not break the argument).
+"""
+
+import numpy as np
+from numba import njit, uint64
+from numba.core import types
+from numba.extending import intrinsic
+
+_EMPTY = 0
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Number of set bits of a uint64 (LLVM ``ctpop``: one instruction on x86-64)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _key(d, n):
+    return d * 4096 + n + 1
+
+
+@njit(nogil=True, cache=True)
+def cache_find(keys, h1, h2, d, n):
+    """Slot of ``(dataset, d, n)`` or -1."""
+    cap = keys.shape[0]
+    k = _key(d, n)
+    s = np.int64((h1 ^ (uint64(k) * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != _EMPTY:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            return s
+        s = (s + 1) & (cap - 1)
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def cache_put(keys, vals, meta, status, h1, h2, d, n, cost, optimal, feature, n_left):
+    """Store (or tighten) an entry; refuses and sets ``status[0] = 1`` when the table is 70 % full."""
+    cap = keys.shape[0]
+    k = _key(d, n)
+    s = np.int64((h1 ^ (uint64(k) * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != _EMPTY:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            if vals[s, 1] == 0 and (optimal == 1 or cost > vals[s, 0]):
+                vals[s, 0] = cost
+                vals[s, 1] = optimal
+                vals[s, 2] = feature
+                vals[s, 3] = n_left
+            return
+        s = (s + 1) & (cap - 1)
+    if (meta[0] + 1) * 10 > cap * 7:
+        status[0] = 1
+        return
+    keys[s, 0] = h1
+    keys[s, 1] = h2
+    keys[s, 2] = k
+    vals[s, 0] = cost
+    vals[s, 1] = optimal
+    vals[s, 2] = feature
+    vals[s, 3] = n_left
+    meta[0] += 1
+
+
+@njit(nogil=True, cache=True)
+def cache_rehash(keys, vals, new_keys, new_vals):
+    """Copy every entry of a table into a larger empty one."""
+    cap = new_keys.shape[0]
+    for s in range(keys.shape[0]):
+        k = keys[s, 2]
+        if k == _EMPTY:
+            continue
+        h1 = keys[s, 0]
+        t = np.int64((h1 ^ (uint64(k) * _MIX)) & uint64(cap - 1))
+        while new_keys[t, 2] != _EMPTY:
+            t = (t + 1) & (cap - 1)
+        new_keys[t, 0] = h1
+        new_keys[t, 1] = keys[s, 1]
+        new_keys[t, 2] = k
+        new_vals[t, :] = vals[s, :]
+
+
+@njit(nogil=True, cache=True)
+def archive_lb(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n):
+    """Similarity lower bound of dataset ``inst[:m]`` from the one archived at level ``lvl``."""
+    old = arch_lb[lvl, d, n]
+    if arch_m[lvl] < 0 or old <= 0:
+        return 0
+    if arch_h[lvl, 0] == h1 and arch_h[lvl, 1] == h2:
+        return old
+    # both index lists are ascending: count the archived rows missing from the new set
+    a = arch_inst[lvl]
+    ma = arch_m[lvl]
+    removed = 0
+    j = 0
+    for i in range(ma):
+        v = a[i]
+        while j < m and inst[j] < v:
+            j += 1
+        if j < m and inst[j] == v:
+            j += 1
+        else:
+            removed += 1
+            if removed >= old:  # the bound is worthless
+                return 0
+    return old - removed
+
+
+@njit(nogil=True, cache=True)
+def archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, lb):
+    """Remember a lower bound of dataset ``inst[:m]`` at level ``lvl`` (replacing another dataset)."""
+    if arch_m[lvl] < 0 or arch_h[lvl, 0] != h1 or arch_h[lvl, 1] != h2:
+        arch_inst[lvl, :m] = inst[:m]
+        arch_m[lvl] = m
+        arch_h[lvl, 0] = h1
+        arch_h[lvl, 1] = h2
+        arch_lb[lvl, :, :] = 0
+    if lb > arch_lb[lvl, d, n]:
+        arch_lb[lvl, d, n] = lb

@@ -1,0 +1,305 @@
+"""MurTree's main search: depth- and node-budget-limited dynamic programming with bounds.
+
+``solve`` returns the optimal number of errors of a dataset for a depth ``d`` and a budget of ``n``
+splits when it is at most ``ub`` (the solution is then cached), a
+lower bound greater than ``ub`` otherwise, or -1 when the run was stopped (time limit, cancel, or a
+full cache): nothing is cached on the way out of a stopped search, so the cache only ever holds
+proven facts.  Ties go to fewer splits: the leaf, then the optimum for one split fewer, are the first
+incumbents and a split must be strictly better to replace them.
+
+Work space ``ws`` is a tuple of arrays (see ``solvers.murtree._workspace``); a dataset lives in a row
+of ``bufs`` (ascending row indices), with its class counts in the same row of ``cnts``.  The root is
+row 0; the children of a node at level ``l`` are written to rows ``2l+1`` and ``2l+2``.
+"""
+
+import numpy as np
+from numba import njit, uint64
+
+from solvers._kernels.murtree_cache import archive_lb, archive_put, cache_find, cache_put
+from solvers._kernels.murtree_d2 import depth2_store
+
+INF = np.int64(1) << 60
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf_err(cnt, C):
+    tot = 0
+    mx = 0
+    for c in range(C):
+        v = cnt[c]
+        tot += v
+        if v > mx:
+            mx = v
+    return tot - mx
+
+
+@njit(nogil=True, cache=True)
+def _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr):
+    """Partition dataset ``row`` on test ``f`` into rows ``rl`` (test 0) and ``rr`` (test 1)."""
+    src = bufs[row]
+    xf = XT[f]
+    bl = bufs[rl]
+    br = bufs[rr]
+    cl = cnts[rl]
+    cr = cnts[rr]
+    cl[:] = 0
+    cr[:] = 0
+    ml = 0
+    mr = 0
+    hl1 = uint64(0)
+    hl2 = uint64(0)
+    hr1 = uint64(0)
+    hr2 = uint64(0)
+    for k in range(m):
+        i = src[k]
+        if xf[i]:
+            br[mr] = i
+            mr += 1
+            cr[y[i]] += 1
+            hr1 += z1[i]
+            hr2 += z2[i]
+        else:
+            bl[ml] = i
+            ml += 1
+            cl[y[i]] += 1
+            hl1 += z1[i]
+            hl2 += z2[i]
+    return ml, mr, hl1, hl2, hr1, hr2
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _norm(d, n):
+    return d if d < n else n
+
+
+@njit(nogil=True, cache=True)
+def _known_lb(ws, m, cnt, h1, h2, d, n):
+    """Lower bound of a child from the cache only (exact leaf cost when the budget is 0)."""
+    keys = ws[6]
+    vals = ws[7]
+    if n == 0:
+        return _leaf_err(cnt, cnt.shape[0])
+    s = cache_find(keys, h1, h2, d, n)
+    if s >= 0:
+        return vals[s, 0]
+    return 0
+
+
+@njit(nogil=True, cache=True)
+def solve(ws, lvl, row, m, h1, h2, d, n, ub):
+    """Optimal cost of dataset ``row`` with depth ``d`` and ``n`` splits if it is <= ``ub`` (see module)."""
+    (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
+     bits, S, P, act, prm, flag, counters, status, wk, bm, tmp) = ws
+    min_leaf = prm[0]
+    C = cnts.shape[1]
+    cnt = cnts[row]
+    leaf = _leaf_err(cnt, C)
+    if n == 0 or leaf == 0 or m < 2 * min_leaf:
+        return leaf
+    if flag[0] != 0 or status[0] != 0:
+        return -1
+    lb = 0
+    s = cache_find(keys, h1, h2, d, n)
+    if s >= 0:
+        if vals[s, 1] == 1:
+            return vals[s, 0]
+        lb = vals[s, 0]
+    if lb > ub:
+        return lb
+    inst = bufs[row]
+    sim = archive_lb(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n)
+    if sim > lb:
+        lb = sim
+        if lb > ub:
+            cache_put(keys, vals, meta, status, h1, h2, d, n, lb, 0, -1, 0)
+            return lb
+    if lb >= leaf:
+        cache_put(keys, vals, meta, status, h1, h2, d, n, leaf, 1, -1, 0)
+        return leaf
+    if d <= 2:
+        counters[2] += 1
+        res = depth2_store(XT, y, inst, m, cnt, min_leaf, bits, S, P, act, wk, bm, tmp,
+                           keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, lvl)
+        counters[1] = meta[0]
+        return res[n - 1, 0]
+    # general case (d >= 3): search over root tests and budget splits.  Kept in this function: numba
+    # caches self-recursion fine but crashes on cached mutual recursion.
+    F = XT.shape[0]
+    counters[3] += 1
+    best = leaf
+    best_f = -1
+    best_nl = 0
+    cap = (1 << (d - 1)) - 1
+    # the optimum for one split fewer is an incumbent (a larger budget never does worse)
+    sp = cache_find(keys, h1, h2, _norm(d, n - 1), n - 1)
+    if sp >= 0 and vals[sp, 1] == 1 and vals[sp, 0] < best:
+        best = vals[sp, 0]
+        best_f = vals[sp, 2]
+        best_nl = vals[sp, 3]
+        if best_f >= 0 and n - 1 - best_nl > cap:
+            best_nl += 1
+    rlb = INF  # smallest lower bound among the candidates that were not beaten
+    rl = 2 * lvl + 1
+    rr = 2 * lvl + 2
+    lo_nl = n - 1 - cap if n - 1 - cap > 0 else 0
+    hi_nl = cap if cap < n - 1 else n - 1
+    for f in range(F):
+        if best <= lb:
+            break
+        ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
+        if ml < min_leaf or mr < min_leaf:
+            continue
+        cl = cnts[rl]
+        cr = cnts[rr]
+        left_first = _leaf_err(cl, cl.shape[0]) >= _leaf_err(cr, cr.shape[0])
+        for nl in range(lo_nl, hi_nl + 1):
+            if best <= lb:
+                break
+            nr = n - 1 - nl
+            dl = _norm(d - 1, nl)
+            dr = _norm(d - 1, nr)
+            ubs = ub if ub < best - 1 else best - 1
+            lbl = _known_lb(ws, ml, cl, hl1, hl2, dl, nl)
+            lbr = _known_lb(ws, mr, cr, hr1, hr2, dr, nr)
+            if lbl + lbr > ubs:
+                if lbl + lbr < rlb:
+                    rlb = lbl + lbr
+                continue
+            if left_first:
+                c1 = solve(ws, lvl + 1, rl, ml, hl1, hl2, dl, nl, ubs - lbr)
+                if c1 < 0:
+                    return _stopped(status, lvl, best, best_f, best_nl)
+                if c1 > ubs - lbr:
+                    if c1 + lbr < rlb:
+                        rlb = c1 + lbr
+                    continue
+                c2 = solve(ws, lvl + 1, rr, mr, hr1, hr2, dr, nr, ubs - c1)
+                if c2 < 0:
+                    return _stopped(status, lvl, best, best_f, best_nl)
+                if c2 > ubs - c1:
+                    if c1 + c2 < rlb:
+                        rlb = c1 + c2
+                    continue
+            else:
+                c2 = solve(ws, lvl + 1, rr, mr, hr1, hr2, dr, nr, ubs - lbl)
+                if c2 < 0:
+                    return _stopped(status, lvl, best, best_f, best_nl)
+                if c2 > ubs - lbl:
+                    if c2 + lbl < rlb:
+                        rlb = c2 + lbl
+                    continue
+                c1 = solve(ws, lvl + 1, rl, ml, hl1, hl2, dl, nl, ubs - c2)
+                if c1 < 0:
+                    return _stopped(status, lvl, best, best_f, best_nl)
+                if c1 > ubs - c2:
+                    if c1 + c2 < rlb:
+                        rlb = c1 + c2
+                    continue
+            best = c1 + c2
+            best_f = f
+            best_nl = nl
+    if flag[0] != 0 or status[0] != 0:
+        return _stopped(status, lvl, best, best_f, best_nl)
+    inst = bufs[row]
+    if best <= ub:
+        cache_put(keys, vals, meta, status, h1, h2, d, n, best, 1, best_f, best_nl)
+        archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, best)
+        counters[1] = meta[0]
+        return best
+    # every candidate costs more than ub: the optimum is at least the smallest of their bounds
+    nlb = rlb if rlb < best else best
+    if nlb < ub + 1:
+        nlb = ub + 1
+    if nlb < lb:
+        nlb = lb
+    cache_put(keys, vals, meta, status, h1, h2, d, n, nlb, 0, -1, 0)
+    archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, nlb)
+    return nlb
+
+
+@njit(nogil=True, cache=True)
+def _stopped(status, lvl, best, best_f, best_nl):
+    # the root keeps its incumbent (its children were solved to optimality) for an anytime answer
+    if lvl == 0:
+        status[1] = best
+        status[2] = best_f
+        status[3] = best_nl
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def solve_root(ws, m, h1, h2, d, n, ub):
+    """Solve the root dataset (row 0) for depth ``d`` and budget ``n`` if its optimum is <= ``ub``.
+
+    Returns the optimum (<= ub), a lower bound (> ub) or -1 when stopped.
+    """
+    status = ws[20]
+    status[1] = -1
+    status[2] = -1
+    status[3] = 0
+    # level and row as run-time values: a literal-typed overload calling the int64 one recursively
+    # crashes when numba loads it from its cache
+    zero = m - m
+    return solve(ws, zero, zero, m, h1, h2, d, n, ub)
+
+
+@njit(nogil=True, cache=True)
+def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, nxt):
+    """Write the optimal tree of a cached subproblem into flat arrays; returns the next free node."""
+    (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
+     bits, S, P, act, prm, flag, counters, status, wk, bm, tmp) = ws
+    me = nxt
+    nxt += 1
+    value[me, :] = cnts[row]
+    feat[me] = -1
+    left[me] = -1
+    right[me] = -1
+    f = force_f
+    nl = force_nl
+    if f == -2:
+        if n == 0 or _leaf_err(cnts[row], cnts.shape[1]) == 0 or m < 2 * prm[0]:
+            return nxt
+        s = cache_find(keys, h1, h2, d, n)
+        if s < 0 or vals[s, 1] == 0:
+            # not cached (depth-2 children are solved on demand): solve it now, unbounded
+            solve(ws, lvl, row, m, h1, h2, d, n, INF)
+            s = cache_find(keys, h1, h2, d, n)
+            if s < 0:
+                return -1
+        f = vals[s, 2]
+        nl = vals[s, 3]
+    if f < 0:
+        return nxt
+    nr = n - 1 - nl
+    rl = 2 * lvl + 1
+    rr = 2 * lvl + 2
+    z0 = lvl - lvl  # run-time values, not literals (see solve_root)
+    auto = z0 - 2
+    ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
+    feat[me] = f
+    left[me] = nxt
+    nxt = _build(ws, lvl + 1, rl, ml, hl1, hl2, _norm(d - 1, nl), nl, auto, z0, feat, left, right, value, nxt)
+    if nxt < 0:
+        return -1
+    # the left subtree's search may have reused row rr: split again
+    ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
+    right[me] = nxt
+    return _build(ws, lvl + 1, rr, mr, hr1, hr2, _norm(d - 1, nr), nr, auto, z0, feat, left, right, value, nxt)
+
+
+@njit(nogil=True, cache=True)
+def build_tree(ws, m, h1, h2, d, n, force_f, force_nl):
+    """Flat arrays ``(feature, left, right, value)`` of the root's optimal (or forced-root) tree.
+
+    ``force_f = -2`` reads the root from the cache; otherwise the root test and left budget are given
+    (the anytime incumbent).  Returns ``n_nodes = -1`` if the cache could not supply a subtree.
+    """
+    C = ws[5].shape[1]
+    size = 2 * n + 1
+    feat = np.full(size, -1, dtype=np.int64)
+    left = np.full(size, -1, dtype=np.int64)
+    right = np.full(size, -1, dtype=np.int64)
+    value = np.zeros((size, C), dtype=np.int64)
+    zero = m - m  # no literal-typed overloads of recursive functions (see solve_root)
+    nn = _build(ws, zero, zero, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, zero)
+    return feat, left, right, value, nn

@@ -1,0 +1,326 @@
+"""MurTree: exact optimal decision trees on 0/1 tests, for every node budget (Demirović et al., JMLR 2022).
+
+Dynamic programming over subtrees with a depth limit ``D`` and a budget of ``K`` splits: independent
+left/right children, an upper bound passed down from the best tree so far, lower bounds from the
+cache and from the similarity of datasets at the same level, a specialised depth-2 solver by
+frequency counting (bitsets + popcount), a cache keyed by the dataset's instance set, depth and
+budget, and reconstruction of the tree from the cached roots.
+
+The search minimises errors; ties go to fewer splits locally (a split must be strictly better than
+the leaf or the smaller budget's tree).  The *front* solves the budgets ``0..K`` in turn, reusing the
+cache: a budget's tree is kept when its error is strictly below the previous budget's, so it uses
+exactly that many splits and the result is the exact error-vs-splits Pareto front; the trees that
+minimise ``errors / n + alpha * splits`` for some ``alpha >= 0`` are its lower convex hull
+(``info["on_hull"]``, with the ``alpha`` interval).
+``sparsity=alpha`` picks that tree from the front with exact rational arithmetic (``alpha`` is never
+rounded to an integer multiple of ``1/n``).  A single tree (``front=False``) has the fewest errors for
+``K`` splits, then the fewest splits among those (binary search over budgets with that error as the
+upper bound, which prunes hard).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from solvers._base import Cancelled, Control, RawFront, RawSolution, RawTree, check_xy
+from solvers._kernels.murtree_cache import cache_rehash
+from solvers._kernels.murtree_search import build_tree, solve_root
+
+__all__ = ["murtree", "COUNTERS", "hull_flags"]
+
+COUNTERS = ("budgets_done", "cache_entries", "depth2_calls", "nodes_searched")
+_MAX_DEPTH = 10
+_INF = 1 << 60
+_CACHE_BITS = 16  # initial cache: 2**16 slots (2.6 MB), grown x4 whenever 70 % full
+
+
+def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
+    order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset
+    XT = np.ascontiguousarray(X[order].T)
+    ys = np.ascontiguousarray(y[order], dtype=np.int64)
+    n, f = X.shape
+    rng = np.random.default_rng(0x6D7572)
+    z1 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+    z2 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+    rows = 2 * depth + 3
+    bufs = np.zeros((rows, n), dtype=np.int32)
+    bufs[0] = np.arange(n, dtype=np.int32)
+    cnts = np.zeros((rows, n_classes), dtype=np.int64)
+    cnts[0] = np.bincount(ys, minlength=n_classes)
+    cap = 1 << cache_bits
+    keys = np.zeros((cap, 3), dtype=np.uint64)
+    vals = np.zeros((cap, 4), dtype=np.int64)
+    meta = np.zeros(1, dtype=np.int64)
+    arch_inst = np.zeros((depth + 1, n), dtype=np.int32)
+    arch_m = np.full(depth + 1, -1, dtype=np.int64)
+    arch_h = np.zeros((depth + 1, 2), dtype=np.uint64)
+    arch_lb = np.zeros((depth + 1, depth + 1, budget + 1), dtype=np.int64)
+    words = n // 64 + n_classes + 1
+    bits = np.zeros((f, words), dtype=np.uint64)
+    S = np.zeros((f, n_classes), dtype=np.int64)
+    P = np.zeros((f, f, n_classes), dtype=np.int32)
+    act = np.zeros(f, dtype=np.int64)
+    prm = np.array([min_leaf], dtype=np.int64)
+    status = np.zeros(4, dtype=np.int64)
+    wk = np.zeros(n, dtype=np.int64)
+    bm = np.zeros(n, dtype=np.uint64)
+    tmp = np.zeros((4, n_classes), dtype=np.int64)
+    h1 = np.uint64(z1.sum(dtype=np.uint64))
+    h2 = np.uint64(z2.sum(dtype=np.uint64))
+    ws = [XT, ys, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
+          bits, S, P, act, prm, control.flag, control.counters, status, wk, bm, tmp]
+    return ws, h1, h2
+
+
+def _grow(ws):
+    keys, vals = ws[6], ws[7]
+    new_keys = np.zeros((keys.shape[0] * 4, 3), dtype=np.uint64)
+    new_vals = np.zeros((keys.shape[0] * 4, 4), dtype=np.int64)
+    cache_rehash(keys, vals, new_keys, new_vals)
+    ws[6], ws[7] = new_keys, new_vals
+    ws[20][0] = 0
+
+
+def _solve_budget(ws, n, h1, h2, depth, budget_n, ub):
+    """Root errors for ``budget_n`` splits if <= ``ub`` (growing the cache as needed); -1 when stopped."""
+    d = min(depth, budget_n)
+    while True:
+        cost = solve_root(tuple(ws), n, h1, h2, d, budget_n, ub)
+        if cost >= 0 or ws[20][0] == 0:
+            return cost
+        _grow(ws)
+
+
+def _tree(ws, n, h1, h2, depth, budget_n, force=(-2, 0)):
+    d = min(depth, budget_n)
+    while True:
+        feat, left, right, value, nn = build_tree(tuple(ws), n, h1, h2, d, budget_n, force[0], force[1])
+        if nn >= 0:
+            break
+        if ws[20][0] == 0:
+            return None
+        _grow(ws)
+    feat, left, right, value = feat[:nn], left[:nn], right[:nn], value[:nn]
+    return RawTree(feat, np.full(nn, 0.5), left, right, value)
+
+
+def hull_flags(errors, splits, n_rows):
+    """Which points of a front lie on its lower convex hull, and their ``alpha`` intervals.
+
+    Parameters
+    ----------
+    errors, splits : sequences of int
+        The front, ordered by increasing splits and strictly decreasing errors.
+    n_rows : int
+        Number of training rows (the objective is ``errors / n_rows + alpha * splits``).
+
+    Returns
+    -------
+    list of (bool, Fraction or None, Fraction or None)
+        ``(on_hull, alpha_lo, alpha_hi)``: the tree minimises the objective exactly for
+        ``alpha_lo <= alpha <= alpha_hi`` (``alpha_hi`` None: unbounded).
+    """
+    k = len(errors)
+    out = []
+    for i in range(k):
+        lo, hi = Fraction(0), None
+        for j in range(k):
+            if j == i:
+                continue
+            # errors_i/n + a*s_i <= errors_j/n + a*s_j  <=>  a*(s_i - s_j) <= (errors_j - errors_i)/n
+            ds = splits[i] - splits[j]
+            de = Fraction(errors[j] - errors[i], n_rows)
+            if ds > 0:
+                hi = de / ds if hi is None else min(hi, de / ds)
+            elif ds < 0:
+                lo = max(lo, de / ds)
+        on = hi is None or lo < hi  # a point strictly inside a hull edge never wins (ties: fewer splits)
+        out.append((on, lo if on else None, hi if on else None))
+    return out
+
+
+def _alpha_choice(errors, splits, n_rows, alpha):
+    a = Fraction(alpha)
+    obj = [Fraction(e, n_rows) + a * s for e, s in zip(errors, splits)]
+    best = min(obj)
+    return next(i for i, o in enumerate(obj) if o == best)  # fewest splits among ties
+
+
+def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes: int | None = None,
+            sparsity: float | None = None, front: bool = True, min_leaf_support: int = 1,
+            fewest_splits: bool = True, control: Control | None = None) -> RawFront:
+    """Optimal classification trees on 0/1 tests: the whole error-vs-splits front or one tree.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        0/1 tests (uint8 or bool); a row goes right when its test is 1.
+    y : array-like of shape (n,)
+        Class indices ``0..n_classes-1``.
+    n_classes : int, optional
+        Number of classes (default ``max(y) + 1``).
+    max_depth : int
+        Depth limit ``D`` (0..10).
+    max_nodes : int or None
+        Budget ``K`` of splits (default and maximum ``2**D - 1``).
+    sparsity : float or None
+        When given, return only the tree minimising ``errors / n + sparsity * splits`` (with
+        ``splits <= K``), ties to fewer splits.
+    front : bool
+        True: one tree per distinct optimum of the budgets ``0..K`` (the Pareto front).  False: the
+        single tree with the fewest errors, fewest splits among those.
+    min_leaf_support : int
+        Minimum number of training rows in every leaf.
+    fewest_splits : bool
+        Single tree only: among the trees with the fewest errors return one with the fewest splits
+        (a binary search over budgets).  False: the first optimal tree found (any number of splits).
+    control : Control, optional
+        Time limit / cancel / progress.  When stopped, the trees proven so far are kept and the best
+        tree of the interrupted budget is added with ``optimal=False``.
+
+    Returns
+    -------
+    RawFront
+        ``objective="misclassifications"``; ``info`` of each tree: ``budget`` (smallest budget it is
+        optimal for), ``budget_max``, ``errors``, ``splits``, ``on_hull``, ``alpha_lo``/``alpha_hi``
+        (hull trees), ``objective`` (with ``sparsity``).
+    """
+    X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
+        raise ValueError(f"max_depth must be an integer in 0..{_MAX_DEPTH}, got {max_depth!r}")
+    depth = int(max_depth)
+    full = (1 << depth) - 1
+    if max_nodes is None:
+        budget = full
+    elif int(max_nodes) != max_nodes or max_nodes < 0:
+        raise ValueError(f"max_nodes must be a non-negative integer, got {max_nodes!r}")
+    else:
+        budget = min(int(max_nodes), full)
+    if int(min_leaf_support) != min_leaf_support or min_leaf_support < 1:
+        raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
+    if sparsity is not None and not (np.isfinite(sparsity) and sparsity >= 0):
+        raise ValueError(f"sparsity must be a finite number >= 0, got {sparsity!r}")
+    own = control is None
+    control = (control or Control()).start() if own else control
+    try:
+        return _run(X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits),
+                    control)
+    finally:
+        if own:
+            control.stop()
+
+
+def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_splits, control):
+    n = X.shape[0]
+    ws, h1, h2 = _workspace(X, y, n_classes, depth, budget, min_leaf, control, _CACHE_BITS)
+    found = []  # (errors, budget, tree, optimal)
+    control.watch("murtree", COUNTERS)
+    try:
+        if not front and sparsity is None:
+            _single(ws, n, h1, h2, depth, budget, fewest_splits, found)
+        else:
+            _front(ws, n, h1, h2, depth, budget, sparsity, found, control)
+    finally:
+        control.unwatch()
+    if not found:
+        if control.cancelled:
+            raise Cancelled("MurTree was cancelled before finding a tree")
+        found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), False))
+    sols = _solutions(found, n, budget, sparsity, front)
+    if sparsity is not None and control.stopped:
+        sols[0].optimal = False  # a budget that could still win was not searched
+    stats = {"cache_entries": int(ws[8][0]), "depth2_calls": int(control.counters[2]),
+             "nodes_searched": int(control.counters[3]), "max_depth": depth, "max_nodes": budget}
+    return RawFront(sols, "misclassifications", control.status(), stats)
+
+
+def _leaf_errors(ws):
+    c = ws[5][0]
+    return int(c.sum() - c.max())
+
+
+def _interrupted(ws, n, h1, h2, depth, b, found):
+    """After a stop while solving budget ``b``: keep the root's incumbent if it beats what we have."""
+    st = ws[20]
+    if st[2] >= 0 and (not found or st[1] < found[-1][0]):
+        tree = _tree(ws, n, h1, h2, depth, b, force=(int(st[2]), int(st[3])))
+        if tree is not None:
+            found.append((int(st[1]), b, tree, False))
+
+
+def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
+    """Budgets 0..K in turn; a tree is kept when its error is strictly below the previous budget's."""
+    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
+    for b in range(1, budget + 1):
+        if sparsity is not None:
+            # a tree with b or more splits costs at least sparsity * b: stop once that cannot win
+            a = Fraction(sparsity)
+            if a * b >= min(Fraction(e, n) + a * t.n_splits for e, _, t, _ in found):
+                break
+        if found[-1][0] == 0:
+            break  # nothing beats a perfect tree
+        err = _solve_budget(ws, n, h1, h2, depth, b, _INF)
+        if err < 0:
+            _interrupted(ws, n, h1, h2, depth, b, found)
+            return
+        if err < found[-1][0]:
+            found.append((err, b, _tree(ws, n, h1, h2, depth, b), True))
+        control.counters[0] = b
+
+
+def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
+    """The fewest errors for ``K`` splits; then (binary search) the fewest splits reaching them."""
+    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
+    for b in sorted({min(budget, 3), budget}):  # a cheap depth-2 tree first, for the anytime case
+        if b == 0 or found[-1][0] == 0:
+            continue
+        err = _solve_budget(ws, n, h1, h2, depth, b, _INF)
+        if err < 0:
+            _interrupted(ws, n, h1, h2, depth, b, found)
+            e, bb, tree, _ = found[-1]
+            found[:] = [(e, bb, tree if tree is not None else _tree(ws, n, h1, h2, depth, bb), False)]
+            return
+        if err < found[-1][0]:
+            found.append((err, b, None, True))
+    best, hi, _, _ = found[-1]
+    lo = found[-2][1] if len(found) > 1 else 0  # E(lo) > best: the fewest splits lie in (lo, hi]
+    proven = True
+    if fewest_splits:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            err = _solve_budget(ws, n, h1, h2, depth, mid, best)
+            if err < 0:
+                proven = False
+                break
+            if err <= best:
+                hi = mid
+            else:
+                lo = mid
+    del found[:]
+    tree = RawTree.leaf(ws[5][0]) if hi == 0 else _tree(ws, n, h1, h2, depth, hi)
+    found.append((best, hi, tree, proven))
+
+
+def _solutions(found, n, budget, sparsity, front):
+    errors = [f[0] for f in found]
+    splits = [f[2].n_splits for f in found]
+    hull = hull_flags(errors, splits, n)
+    sols = []
+    for i, (_, b, tree, optimal) in enumerate(found):
+        nxt = found[i + 1][1] - 1 if i + 1 < len(found) else budget
+        info = {"budget": b, "budget_max": nxt, "errors": errors[i], "splits": splits[i],
+                "on_hull": hull[i][0]}
+        if hull[i][0]:
+            info["alpha_lo"] = float(hull[i][1])
+            info["alpha_hi"] = None if hull[i][2] is None else float(hull[i][2])
+        sols.append(RawSolution(tree, optimal, info))
+    if sparsity is not None:
+        i = _alpha_choice(errors, splits, n, sparsity)
+        sols[i].info["objective"] = errors[i] / n + sparsity * splits[i]
+        sols[i].info["sparsity"] = sparsity
+        return [sols[i]]
+    if not front:
+        return [sols[-1]]
+    return sols
