@@ -227,6 +227,9 @@ def main(argv=None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {msg}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RuntimeError as exc:  # a solver that failed to load or crashed: say so in one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

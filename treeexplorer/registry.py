@@ -127,6 +127,7 @@ class SolverSpec:
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
+_BROKEN: dict[str, str] = {}
 
 
 def register(spec: SolverSpec) -> SolverSpec:
@@ -142,11 +143,15 @@ def _load_builtin() -> None:
     import importlib
 
     for name in SOLVER_NAMES:
+        if name in _REGISTRY or name in _BROKEN:
+            continue
         try:
             importlib.import_module(f"treeexplorer.adapters.{name}")
         except ModuleNotFoundError as exc:
             if exc.name != f"treeexplorer.adapters.{name}":
-                raise
+                _BROKEN[name] = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # one broken solver must not take the CLI and the app down with it
+            _BROKEN[name] = f"{type(exc).__name__}: {exc}"
 
 
 def get_solver(name: str) -> SolverSpec:
@@ -154,6 +159,8 @@ def get_solver(name: str) -> SolverSpec:
     _load_builtin()
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in _BROKEN:
+        raise RuntimeError(f"solver {name!r} failed to load ({_BROKEN[name]}); please report this")
     if name in SOLVER_NAMES:
         raise NotImplementedError(f"solver {name!r} is not implemented yet")
     raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
