@@ -164,7 +164,7 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
         notices.append(f"dropped {int((~keep).sum())} row(s) with missing values")
         df = df.loc[keep]
     if len(df) < 2:
-        raise DataError(f"{name}: needs at least 2 rows, found {len(df)}")
+        raise DataError(f"{name}: needs at least 2 rows, found {len(df)} (n_samples={len(df)})")
     categorical = set(categorical)
     unknown = categorical - set(df.columns)
     if unknown:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import Dataset, load_dataset
@@ -102,15 +103,10 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         if self.select not in ("validation", "train"):
             raise ValueError(f"select must be 'validation' or 'train', got {self.select!r}")
         df = self._frame(X, fitting=True)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            y = np.ravel(y) if y.ndim == 2 and y.shape[1] == 1 else y
-            if y.ndim != 1:
-                raise ValueError(f"y must be 1-D, got shape {y.shape}")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        if y.dtype.kind == "f" and not np.all(np.mod(y[np.isfinite(y)], 1) == 0):
-            raise ValueError("Unknown label type: continuous targets are not supported by a classifier")
         df[TARGET] = y
         ds: Dataset = load_dataset(df, TARGET, name="X")
         self.n_features_in_ = df.shape[1] - 1
@@ -142,11 +138,13 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class label of each row."""
-        return self.classes_[self.tree_.predict_codes(self._encode(X))]
+        Xe = self._encode(X)  # checks that the estimator is fitted
+        return self.classes_[self.tree_.predict_codes(Xe)]
 
     def predict_proba(self, X):
         """Class distribution of the training rows in the leaf each row reaches."""
-        leaves = self.tree_.apply(self._encode(X))
+        Xe = self._encode(X)
+        leaves = self.tree_.apply(Xe)
         counts = self.tree_.counts[leaves].astype(float)
         total = counts.sum(axis=1, keepdims=True)
         empty = total[:, 0] == 0
