@@ -7,7 +7,7 @@ gives one test ``x == v`` per value (one test when it has two values).  Skips cl
 
 Usage::
 
-    python benchmarks/bench_sat.py                       # all folds, glucose4, 120 s per fold
+    python benchmarks/bench_sat.py                       # all folds, glucose4, 300 s per fold
     python benchmarks/bench_sat.py --sets iris wine --folds 0 1 --time-limit 30
     python benchmarks/bench_sat.py --compare-solvers --sets iris wine monk1 monk3 --folds 0
 """
@@ -98,11 +98,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", nargs="+", default=list(SETS))
     ap.add_argument("--folds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
-    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per fold")
+    ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per fold")
     ap.add_argument("--sat-solver", default="glucose4", choices=SAT_SOLVERS)
     ap.add_argument("--compare-solvers", action="store_true", help="time every offered SAT solver")
     ap.add_argument("--solvers", nargs="+", default=list(SAT_SOLVERS), help="with --compare-solvers")
-    ap.add_argument("--mouse", action="store_true", help="also the whole mouse set (README: depth 4, 15 nodes)")
+    ap.add_argument("--mouse", action="store_true",
+                    help="also the whole mouse set (README: depth 4, 15 nodes)")
     args = ap.parse_args(argv)
     folder = data_dir()
     if not folder.is_dir():
@@ -119,7 +120,8 @@ def main(argv=None) -> int:
             if not train.exists():
                 print(f"skip {train.name}: absent")
                 continue
-            r = run_fold(train, folder / f"{name}.csv.test{i}.csv", args.time_limit, args.sat_solver, front=False)
+            test = folder / f"{name}.csv.test{i}.csv"
+            r = run_fold(train, test, args.time_limit, args.sat_solver, front=False)
             rows.append({"set": name, "fold": i, **r})
             print(f"{name:14s} fold {i}: rows {r['rows']:4d} tests {r['tests']:4d}  depth {r['depth']}  "
                   f"nodes {r['nodes']:4d}  proven {r['proven']!s:5s}  {r['time']:7.2f} s  "
@@ -138,7 +140,8 @@ def main(argv=None) -> int:
     for name, g in df.groupby("set", sort=False):
         ref = REFERENCE.get(name, (float("nan"), float("nan")))
         summary.append({"set": name, "folds": len(g), "depth": g["depth"].mean(), "ref_depth": ref[0],
-                        "nodes": g["nodes"].mean(), "ref_nodes": ref[1], "all_proven": bool(g["proven"].all()),
+                        "nodes": g["nodes"].mean(), "ref_nodes": ref[1],
+                        "all_proven": bool(g["proven"].all()),
                         "time_mean": g["time"].mean(), "time_max": g["time"].max(),
                         "test_acc": g.get("test_acc", pd.Series(dtype=float)).mean()})
     print(pd.DataFrame(summary).to_string(index=False, float_format=lambda v: f"{v:.2f}"))

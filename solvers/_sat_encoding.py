@@ -131,7 +131,8 @@ class PerfectTreeEncoding:
         if n_classes > 1:
             for leaf in range(self.n_leaves):  # clause 6
                 c = self.C[leaf]
-                self._add([[-int(c[a]), -int(c[b])] for a in range(n_classes) for b in range(a + 1, n_classes)])
+                self._add([[-int(c[a]), -int(c[b])]
+                           for a in range(n_classes) for b in range(a + 1, n_classes)])
         self.U = None
         self._tot = None
         if count_leaves:

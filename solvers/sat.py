@@ -75,8 +75,8 @@ def _conflict_message(groups: list[np.ndarray], n_rows: int) -> tuple[str, np.nd
     rows = np.sort(np.concatenate(groups))
     shown = ", ".join(map(str, rows[:_MAX_LISTED].tolist()))
     more = f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else ""
-    return (f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but different "
-            f"labels, so no tree classifies them all correctly: rows {shown}{more} (0-based)"), rows
+    return (f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but "
+            f"different labels, so no tree classifies them all correctly: rows {shown}{more} (0-based)"), rows
 
 
 def _relabel_majority(y, groups, n_classes) -> np.ndarray:
@@ -316,8 +316,8 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     if groups:
         msg, rows = _conflict_message(groups, len(y))
         if conflicts == "error":
-            raise ContradictoryExamples(msg + "; pass conflicts='majority' to relabel each group with its majority "
-                                        "label", rows, groups)
+            raise ContradictoryExamples(msg + "; pass conflicts='majority' to relabel each group with its "
+                                        "majority label", rows, groups)
         y_fit = _relabel_majority(y, groups, n_classes)
         changed = int(np.count_nonzero(y_fit != y))
         notices.append(f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
@@ -359,8 +359,9 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     def too_big(k):
         if (2**k - 1) * (Xs.shape[1]) <= _MAX_CLAUSES_PER_EXAMPLE:
             return False
-        notices.append(f"SAT: depth {k} with {Xs.shape[1] - 1} tests needs about {(2**k - 1) * Xs.shape[1]:,} "
-                       "clauses per example; search stopped there (use fewer tests, e.g. another discretizer)")
+        notices.append(f"SAT: depth {k} with {Xs.shape[1] - 1} tests needs about "
+                       f"{(2**k - 1) * Xs.shape[1]:,} clauses per example; search stopped there "
+                       "(use fewer tests, e.g. another discretizer)")
         return True
 
     # -- DT_depth: k = 1, 2, ... until a perfect tree exists -----------------------------------------

@@ -1,4 +1,4 @@
-"""SAT solver (Avellaneda's DT_depth / DT_size) against an exhaustive oracle on tiny data, plus its contract."""
+"""SAT solver (Avellaneda DT_depth / DT_size) against an exhaustive oracle on tiny data, and its contract."""
 
 import functools
 import threading
@@ -102,7 +102,8 @@ def test_dt_depth_alone_finds_the_minimum_depth(data):
     front = sat_tree(X, y, n_classes, minimize_size=False)
     (sol,) = front.solutions
     check_perfect(sol, X, y)
-    assert sol.optimal and (not sol.info["size_proven"] or sol.tree.n_nodes == 1)  # a leaf is trivially minimal
+    # DT_depth does not minimise the size, except that a single leaf is trivially minimal
+    assert sol.optimal and (not sol.info["size_proven"] or sol.tree.n_nodes == 1)
     assert tree_depth(sol.tree) == sol.info["depth"] == oracle_min_depth(X, y)
 
 
@@ -119,7 +120,8 @@ def test_every_offered_sat_solver_gives_the_same_optimum(name):
     front = sat_tree(X, y, sat_solver=name, front=False)
     (sol,) = front.solutions
     check_perfect(sol, X, y)
-    assert sol.optimal and sol.info["depth"] == 3 and sol.tree.n_nodes == 15  # 3-bit parity needs all 8 leaves
+    # 3-bit parity needs all 8 leaves
+    assert sol.optimal and sol.info["depth"] == 3 and sol.tree.n_nodes == 15
     assert front.stats["sat_solver"] == name
 
 
@@ -128,7 +130,8 @@ def test_contradictory_rows_are_named_or_relabelled():
     y = np.array([0, 1, 1, 0, 1, 0])
     groups = find_conflicts(X, y)
     assert [g.tolist() for g in groups] == [[0, 2, 4], [1, 5]]
-    with pytest.raises(ContradictoryExamples, match=r"5 of 6 training rows \(2 groups\).*rows 0, 1, 2, 4, 5") as exc:
+    expected = r"5 of 6 training rows \(2 groups\).*rows 0, 1, 2, 4, 5"
+    with pytest.raises(ContradictoryExamples, match=expected) as exc:
         sat_tree(X, y)
     assert exc.value.rows.tolist() == [0, 1, 2, 4, 5] and "majority" in str(exc.value)
     front = sat_tree(X, y, conflicts="majority")
