@@ -31,6 +31,7 @@ OBJECTIVE = "accuracy - lambda * splits"
 # Sweep grid of the front, largest (cheapest to solve) first; filtered to values >= the caller's sparsity.
 DEFAULT_LAMBDAS = (0.2, 0.1, 0.05, 0.03, 0.02, 0.015, 0.01, 0.007, 0.005, 0.003, 0.002, 0.001)
 _NO_LIMIT = 2**31
+DEFAULT_MEMORY_MB = 2000
 _ZOBRIST_SEED = 20240607
 
 
@@ -68,12 +69,18 @@ def _zobrist(p: int) -> np.ndarray:
     return rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=2 * p, dtype=np.int64)
 
 
-def _solve(X, y, n_classes, lam, depth, control, zob) -> RawSolution:
+def _check_memory(memory_mb) -> int:
+    if isinstance(memory_mb, bool) or not (isinstance(memory_mb, (int, float)) and memory_mb >= 1):
+        raise ValueError(f"memory_mb must be a number of megabytes >= 1, got {memory_mb!r}")
+    return int(memory_mb * 2**20)
+
+
+def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches"))
     try:
-        feature, left, right, ub, lb, complete, iters, n_br = branches_search(
-            X, y, n_classes, lam * n, depth, zob, control.flag, control.counters)
+        feature, left, right, ub, lb, complete, oom, iters, n_br = branches_search(
+            X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters)
     finally:
         control.unwatch()
     threshold = np.where(feature >= 0, 0.5, 0.0)
@@ -87,14 +94,18 @@ def _solve(X, y, n_classes, lam, depth, control, zob) -> RawSolution:
             "iterations": int(iters), "branches": int(n_br)}
     if not complete:
         info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
-    # The kernel's lb is the value of the tree it returns: a mismatch would be a bookkeeping bug.
-    if abs(objective - lb / n) > 1e-7:
-        raise AssertionError(f"BRANCHES tree value {objective} differs from its bound {lb / n}")
+    if oom:
+        info["stopped"] = (f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
+                           "(raise memory_mb, sparsity or give a max_depth)")
+    # The returned tree is worth at least the root's lb (its subtrees may have improved since the root last
+    # looked) and exactly lb once proven; anything else would be a bookkeeping bug.
+    if objective < lb / n - 1e-7 or (complete and objective > lb / n + 1e-7):
+        raise AssertionError(f"BRANCHES tree value {objective} does not match its bound {lb / n}")
     return RawSolution(tree, bool(complete), info)
 
 
 def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_classes: int | None = None,
-                 control: Control | None = None) -> RawSolution:
+                 control: Control | None = None, memory_mb: float = DEFAULT_MEMORY_MB) -> RawSolution:
     """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
 
     Parameters
@@ -112,6 +123,9 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     control : Control, optional
         Time limit / cancel; when it stops the search the best tree so far is returned with
         ``optimal=False`` and ``info["upper_bound"]``.
+    memory_mb : float
+        Budget of the search's branch store (about 100 bytes per branch); when it is full the search stops
+        like at a time limit and ``info["stopped"]`` says so.
 
     Returns
     -------
@@ -121,25 +135,27 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
+    max_bytes = _check_memory(memory_mb)
     own = control is None
     control = control or Control()
     if own:
         control.start()
     try:
-        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]))
+        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes)
     finally:
         if own:
             control.stop()
 
 
 def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, front: bool = True,
-                   lambdas=None, n_classes: int | None = None, control: Control | None = None) -> RawFront:
+                   lambdas=None, n_classes: int | None = None, control: Control | None = None,
+                   memory_mb: float = DEFAULT_MEMORY_MB) -> RawFront:
     """BRANCHES over a λ sweep: each distinct optimal tree once.
 
     Parameters
     ----------
-    X, y, max_depth, n_classes
-        As in :func:`fit_branches`.
+    X, y, max_depth, n_classes, memory_mb
+        As in :func:`fit_branches` (the memory budget applies to each λ).
     sparsity : float
         With ``front=False`` the only λ; with the default grid, the smallest λ of the sweep (the grid
         :data:`DEFAULT_LAMBDAS` keeps the values above it and adds it).
@@ -160,6 +176,7 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
+    max_bytes = _check_memory(memory_mb)
     if not front:
         grid = [lam]
     elif lambdas is not None:
@@ -173,12 +190,13 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
     zob = _zobrist(X.shape[1])
     found: dict = {}
     iterations = 0
+    notices = []
     try:
         for lam_k in grid:
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
             control.report("branches", lam=lam_k, done=len(found))
-            sol = _solve(X, y, n_classes, lam_k, depth, control, zob)
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes)
             iterations += sol.info["iterations"]
             t = sol.tree
             key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes())
@@ -200,9 +218,15 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
             else:
                 sol.info.update(lambdas=[lam_k], lambda_lo=lam_k, lambda_hi=lam_k)
                 found[key] = sol
+            if "stopped" in sol.info:  # smaller λ only need more memory: stop the sweep here
+                notices.append(f"BRANCHES stopped at lambda={lam_k:g}: {sol.info['stopped']}; that tree is the "
+                               "best found, not proven optimal")
+                break
     finally:
         if own:
             control.stop()
     sols = list(found.values())
-    return RawFront(sols, OBJECTIVE, control.status(),
-                    {"lambdas": grid, "iterations": iterations, "max_depth": max_depth})
+    stats = {"lambdas": grid, "iterations": iterations, "max_depth": max_depth}
+    if notices:
+        stats["notices"] = notices
+    return RawFront(sols, OBJECTIVE, control.status(), stats)

@@ -159,6 +159,21 @@ def test_time_limit_returns_best_so_far_unproven():
     assert tree_objective(sol.tree, X, y, 0.0005) == pytest.approx(sol.info["objective"])
 
 
+def test_memory_budget_stops_the_search_and_says_so():
+    X, y = random_problem(5, 400, 30, 3, noise=0.4)
+    sol = fit_branches(X, y, 0.001, memory_mb=1)
+    assert not sol.optimal and "memory budget of 1 MB" in sol.info["stopped"]
+    assert sol.info["branches"] < 20_000 and sol.info["upper_bound"] > sol.info["objective"]
+    assert tree_objective(sol.tree, X, y, 0.001) == pytest.approx(sol.info["objective"])
+    front = branches_front(X, y, sparsity=0.001, lambdas="0.1,0.001,0.0005", memory_mb=1)
+    # λ=0.1 is solved; λ=0.001 runs out of memory and the sweep stops there, saying why.
+    assert [s.info["lambdas"] for s in front.solutions] == [[0.1], [0.001]]
+    assert front.solutions[0].optimal and not front.solutions[1].optimal
+    assert "lambda=0.001" in front.stats["notices"][0]
+    with pytest.raises(ValueError, match="memory_mb"):
+        fit_branches(X, y, memory_mb=0)
+
+
 def test_cancel_before_start_still_returns_a_tree():
     X, y = random_problem(4, 50, 5, 2)
     c = Control()
@@ -187,7 +202,7 @@ def test_registered_adapter_runs_through_the_api():
 
     spec = get_solver("branches")
     assert spec.input == "binary" and spec.default_discretizer == "quantile"
-    assert {p.name for p in spec.params} == {"sparsity", "max_depth", "front", "lambdas"}
+    assert {p.name for p in spec.params} == {"sparsity", "max_depth", "front", "lambdas", "memory_mb"}
     front = te.solve("monks-1", solver="branches", discretizer="exact", sparsity=0.02)
     assert front.status == "done" and all(t.optimal for t in front)
     best = max(front, key=lambda t: t.metrics["train_accuracy"])

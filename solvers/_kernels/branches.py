@@ -19,7 +19,8 @@ One iteration: *selection* follows the top entry from the root, entering the inc
 lowest ``lb`` (the paper's rule), to an unexpanded branch; *expansion* creates its children for every
 test that splits its rows; *backpropagation* updates ``lb``/``ub`` along the path.  The search stops when
 the root is complete (optimality proven) or when ``flag[0] != 0`` (time limit or cancel): the best tree
-so far is returned either way.  There is no iteration cap.
+so far is returned either way.  There is no iteration cap; the only other stop is an explicit memory
+budget for the branch store, which the caller reports.
 """
 
 import numpy as np
@@ -32,7 +33,6 @@ from solvers._kernels.branches_store import (
     COMPLETE,
     DEPTH,
     EXPANDED,
-    HASH,
     HEAP,
     HEAPLEN,
     LB,
@@ -45,31 +45,57 @@ from solvers._kernels.branches_store import (
     grow2,
     heap_pop,
     heapify,
+    leaf_ref,
     lookup,
     rehash,
     sift_down,
 )
 
+# Approximate bytes per stored branch (int32 fields, hash, bounds, hash-table slots at load 1/2, growth
+# slack), per literal and per heap entry: what the memory budget counts.
+NODE_BYTES = 4 * N_INT + 8 + 16 + 2 * 12 + 24
+LIT_BYTES = 4
+ENTRY_BYTES = 20
+
 
 @njit(nogil=True, cache=True)
-def _new_node(ni, nf, lits, n_lits, hk, hv, slot, v, h, cand, d, n_rows, t, cost, max_depth, eps):
-    # A fresh branch: a leaf is final when it is pure, at the depth limit, or when even a perfect split
-    # (every row correct, one split paid) cannot beat it; otherwise the purification bound.
+def _final(d, n_rows, t, cost, max_depth, eps):
+    # A branch is a leaf for good when pure, at the depth limit, or when even a perfect split (every row
+    # correct, one split paid) cannot beat its leaf.
+    return d >= max_depth or t == n_rows or n_rows - cost <= t + eps
+
+
+@njit(nogil=True, cache=True)
+def _ub(nf, c):
+    return nf[c, UB] if c >= 0 else -c - 1.0
+
+
+@njit(nogil=True, cache=True)
+def _lb(nf, c):
+    return nf[c, LB] if c >= 0 else -c - 1.0
+
+
+@njit(nogil=True, cache=True)
+def _complete(ni, c):
+    return leaf_ref(c) or ni[c, COMPLETE] == 1
+
+
+@njit(nogil=True, cache=True)
+def _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, v, h, cand, d, n_rows, t, cost, max_depth, eps):
+    # A stored branch starts from its leaf (lb) and the purification bound max(leaf, rows - cost) (ub).
     ni[v, :] = 0
     ni[v, T] = t
     ni[v, N] = n_rows
     ni[v, DEPTH] = d
     ni[v, LITS] = n_lits
-    ni[v, HASH] = h
     ni[v, BEST_ATTR] = -1
-    ni[v, BEST_C0] = -1
-    ni[v, BEST_C1] = -1
+    nh[v] = h
     for j in range(d):
         lits[n_lits + j] = cand[j]
     hk[slot] = h
     hv[slot] = v
     nf[v, LB] = t
-    if d >= max_depth or t == n_rows or n_rows - cost <= t + eps:
+    if _final(d, n_rows, t, cost, max_depth, eps):
         nf[v, UB] = t
         ni[v, COMPLETE] = 1
     else:
@@ -78,9 +104,15 @@ def _new_node(ni, nf, lits, n_lits, hk, hv, slot, v, h, cand, d, n_rows, t, cost
 
 
 @njit(nogil=True, cache=True)
-def _child(v, lit, n_rows, t, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps):
-    """Memoised child of ``v`` with literal ``lit`` added: ``(node, n_nodes, n_lits)``."""
+def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps):
+    """Child of ``v`` with literal ``lit`` added: ``(reference, n_nodes, n_lits)``.
+
+    A final child is returned as a leaf reference without being stored; any other is looked up in the memo
+    by its canonical (sorted) conjunction and created when new.
+    """
     d = ni[v, DEPTH]
+    if _final(d + 1, n_rows, t, cost, max_depth, eps):
+        return -t - 1, n_nodes, n_lits
     s = ni[v, LITS]
     k = 0
     placed = False
@@ -94,11 +126,11 @@ def _child(v, lit, n_rows, t, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, 
         k += 1
     if not placed:
         cand[k] = lit
-    h = ni[v, HASH] ^ zob[lit]
+    h = nh[v] ^ zob[lit]
     c, slot = lookup(hk, hv, ni, lits, h, cand, d + 1)
     if c >= 0:
         return c, n_nodes, n_lits
-    n_lits = _new_node(ni, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost,
+    n_lits = _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost,
                        max_depth, eps)
     return n_nodes, n_nodes + 1, n_lits
 
@@ -106,7 +138,7 @@ def _child(v, lit, n_rows, t, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, 
 @njit(nogil=True, cache=True)
 def _take(v, a, c0, c1, ni, nf, cost, eps):
     # Record the split on ``a`` as v's best tree when its children's best trees beat the current one.
-    val = nf[c0, LB] + nf[c1, LB] - cost
+    val = _lb(nf, c0) + _lb(nf, c1) - cost
     if val > nf[v, LB] + eps:
         nf[v, LB] = val
         ni[v, BEST_ATTR] = a
@@ -122,7 +154,7 @@ def _refresh(v, ni, nf, ei, ek, cost, eps):
     while m > 0:
         a, c0, c1 = ei[start, 0], ei[start, 1], ei[start, 2]
         _take(v, a, c0, c1, ni, nf, cost, eps)
-        key = nf[c0, UB] + nf[c1, UB] - cost
+        key = _ub(nf, c0) + _ub(nf, c1) - cost
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
         elif key < ek[start] - eps:
@@ -184,7 +216,7 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
+def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nh, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
             rows, acc, cnt1, tot, used, cand):
     """Create v's children for every test that splits its rows; returns the new pool sizes."""
     p = X.shape[1]
@@ -219,12 +251,12 @@ def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, 
             t0 = max(t0, tot[k] - cnt1[k, a])
         if n1 == 0 or n1 == nr:  # sends every row one way: never better than not splitting
             continue
-        c0, n_nodes, n_lits = _child(v, 2 * a, nr - n1, t0, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand,
-                                     cost, max_depth, eps)
-        c1, n_nodes, n_lits = _child(v, 2 * a + 1, n1, t1, ni, nf, lits, n_lits, hk, hv, zob, n_nodes, cand,
-                                     cost, max_depth, eps)
+        c0, n_nodes, n_lits = _child(v, 2 * a, nr - n1, t0, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes,
+                                     cand, cost, max_depth, eps)
+        c1, n_nodes, n_lits = _child(v, 2 * a + 1, n1, t1, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes,
+                                     cand, cost, max_depth, eps)
         _take(v, a, c0, c1, ni, nf, cost, eps)
-        key = nf[c0, UB] + nf[c1, UB] - cost
+        key = _ub(nf, c0) + _ub(nf, c1) - cost
         if key > nf[v, LB] + eps:
             ei[start + m, 0] = a
             ei[start + m, 1] = c0
@@ -240,40 +272,39 @@ def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei, 
 
 
 @njit(nogil=True, cache=True)
-def _best_tree(ni, n_nodes):
+def _best_tree(ni):
     """Preorder arrays (feature, left, right) of the best tree recorded from the root."""
-    feature = np.full(n_nodes, -1, dtype=np.int64)
-    left = np.full(n_nodes, -1, dtype=np.int64)
-    right = np.full(n_nodes, -1, dtype=np.int64)
-    stack = np.empty(n_nodes + 1, dtype=np.int64)  # lattice nodes still to emit
-    slot = np.empty(n_nodes + 1, dtype=np.int64)  # their output index
-    top = 0
-    stack[0] = 0
-    slot[0] = 0
+    # Count the tree's splits first (each stored branch appears at most once in it).
+    n_split = 0
+    stack = [0]
+    while len(stack) > 0:
+        v = stack.pop()
+        if v >= 0 and ni[v, BEST_ATTR] >= 0:
+            n_split += 1
+            stack.append(np.int64(ni[v, BEST_C0]))
+            stack.append(np.int64(ni[v, BEST_C1]))
+    size = 2 * n_split + 1
+    feature = np.full(size, -1, dtype=np.int64)
+    left = np.full(size, -1, dtype=np.int64)
+    right = np.full(size, -1, dtype=np.int64)
+    todo = [(0, 0)]  # (branch reference, output index)
     out = 1
-    while top >= 0:
-        v = stack[top]
-        k = slot[top]
-        top -= 1
-        a = ni[v, BEST_ATTR]
-        if a < 0:
+    while len(todo) > 0:
+        v, k = todo.pop()
+        if v < 0 or ni[v, BEST_ATTR] < 0:
             continue
-        feature[k] = a
+        feature[k] = ni[v, BEST_ATTR]
         left[k] = out
         right[k] = out + 1
         # Push the 1 child first so the 0 child (left) is emitted next: preorder numbering.
-        top += 1
-        stack[top] = ni[v, BEST_C1]
-        slot[top] = out + 1
-        top += 1
-        stack[top] = ni[v, BEST_C0]
-        slot[top] = out
+        todo.append((np.int64(ni[v, BEST_C1]), out + 1))
+        todo.append((np.int64(ni[v, BEST_C0]), out))
         out += 2
-    return feature[:out].copy(), left[:out].copy(), right[:out].copy()
+    return feature, left, right
 
 
 @njit(nogil=True, cache=True)
-def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
+def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters):
     """Run BRANCHES on a 0/1 matrix until the root is complete or ``flag[0] != 0``.
 
     Parameters
@@ -289,6 +320,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
         Depth limit (a large number for none).
     zob : int64 (2 * p,)
         Random words of the Zobrist hash, one per literal.
+    max_bytes : int
+        Memory budget of the branch store; the search stops (unproven) before exceeding it.
     flag, counters : int64 arrays of ``solvers.Control``
         ``counters[0]`` = iterations, ``counters[1]`` = branches stored.
 
@@ -300,34 +333,38 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
         Root bounds in training rows (``lb`` is the best tree's value).
     complete : bool
         Whether optimality is proven.
+    out_of_memory : bool
+        Whether the memory budget stopped the search.
     iterations, n_branches : int
     """
     n, p = X.shape
     eps = 1e-9 * (n + 1.0)
-    ni = np.zeros((1024, N_INT), dtype=np.int64)
+    ni = np.zeros((1024, N_INT), dtype=np.int32)
+    nh = np.zeros(1024, dtype=np.int64)
     nf = np.zeros((1024, 2), dtype=np.float64)
-    lits = np.zeros(4096, dtype=np.int64)
-    ei = np.zeros((4096, 3), dtype=np.int64)
+    lits = np.zeros(4096, dtype=np.int32)
+    ei = np.zeros((4096, 3), dtype=np.int32)
     ek = np.zeros(4096, dtype=np.float64)
     hk = np.zeros(4096, dtype=np.int64)
-    hv = np.full(4096, -1, dtype=np.int64)
+    hv = np.full(4096, -1, dtype=np.int32)
     rows = np.empty(n, dtype=np.int64)
     bits = literal_bits(X)
     acc = np.empty(bits.shape[1], dtype=np.uint64)
     cnt1 = np.zeros((n_classes, p), dtype=np.int32)  # rows with test = 1, per class
     tot = np.zeros(n_classes, dtype=np.int64)
     used = np.zeros(p, dtype=np.int64)
-    cand = np.zeros(p + 1, dtype=np.int64)
+    cand = np.zeros(p + 1, dtype=np.int32)
     path = np.zeros(p + 2, dtype=np.int64)
     step = np.zeros((p + 2, 3), dtype=np.int64)
 
     for i in range(n):
         tot[y[i]] += 1
     _, slot = lookup(hk, hv, ni, lits, 0, cand, 0)
-    n_lits = _new_node(ni, nf, lits, 0, hk, hv, slot, 0, 0, cand, 0, n, tot.max(), cost, max_depth, eps)
+    n_lits = _new_node(ni, nh, nf, lits, 0, hk, hv, slot, 0, 0, cand, 0, n, tot.max(), cost, max_depth, eps)
     n_nodes = 1
     n_ent = 0
     it = 0
+    oom = False
     while ni[0, COMPLETE] == 0 and flag[0] == 0:
         # Selection: best bound first; inside it, the incomplete child with the lowest estimate.
         v = 0
@@ -345,21 +382,26 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
             step[plen - 1, 0] = a
             step[plen - 1, 1] = c0
             step[plen - 1, 2] = c1
-            if ni[c0, COMPLETE] == 1 or (ni[c1, COMPLETE] == 0 and nf[c1, LB] < nf[c0, LB]):
+            if _complete(ni, c0) or (not _complete(ni, c1) and nf[c1, LB] < nf[c0, LB]):
                 v = c1
             else:
                 v = c0
         # Expansion (room for 2p new branches is made first so the helpers never reallocate).
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
             need = n_nodes + 2 * p
+            n_new_lits = n_lits + 2 * p * (ni[v, DEPTH] + 1)
+            if need * NODE_BYTES + n_new_lits * LIT_BYTES + (n_ent + p) * ENTRY_BYTES > max_bytes:
+                oom = True
+                break
             ni = grow2(ni, need)
+            nh = grow1(nh, need)
             nf = grow2(nf, need)
-            lits = grow1(lits, n_lits + 2 * p * (ni[v, DEPTH] + 1))
+            lits = grow1(lits, n_new_lits)
             ei = grow2(ei, n_ent + p)
             ek = grow1(ek, n_ent + p)
-            hk, hv = rehash(hk, hv, ni, n_nodes, need)
-            n_nodes, n_lits, n_ent = _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nf, lits, n_lits, ei,
-                                             ek, n_ent, hk, hv, n_nodes, rows, acc, cnt1, tot, used, cand)
+            hk, hv = rehash(hk, hv, nh, n_nodes, need)
+            n_nodes, n_lits, n_ent = _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nh, nf, lits, n_lits,
+                                             ei, ek, n_ent, hk, hv, n_nodes, rows, acc, cnt1, tot, used, cand)
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
             u = path[j]
@@ -369,5 +411,5 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, flag, counters):
         it += 1
         counters[0] = it
         counters[1] = n_nodes
-    feature, left, right = _best_tree(ni, n_nodes)
-    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, it, n_nodes
+    feature, left, right = _best_tree(ni)
+    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, oom, it, n_nodes

@@ -7,7 +7,11 @@ literal), which is order-independent and updated in O(1) from the parent; hits a
 comparing the sorted literal lists, so a hash collision can never merge two different branches.
 
 Arrays are preallocated by the caller and grown (``grow1``/``grow2``/``rehash``) *between* expansions,
-so the helpers here never reallocate.
+so the helpers here never reallocate.  Node fields are int32 and the hash lives in its own int64 array:
+the store holds millions of branches, so its width is what bounds a search's memory.
+
+A child that is final when created (pure, at the depth limit, or too small to pay for a split) is never
+stored: entries refer to it as ``-(t + 1)`` where ``t`` is its leaf's correct count (``leaf_ref``).
 """
 
 import numpy as np
@@ -25,22 +29,33 @@ HEAPLEN = 7  # live entries
 BEST_ATTR = 8  # test of the best tree found so far (-1: a leaf)
 BEST_C0 = 9  # its 0 child
 BEST_C1 = 10  # its 1 child
-HASH = 11  # Zobrist hash of the conjunction
-N_INT = 12
+N_INT = 11
 # Float fields (columns of ``nf``), in training rows: value = correct rows - cost * splits.
 UB = 0
 LB = 1
 
 
 @njit(nogil=True, cache=True)
+def leaf_ref(c):
+    """Whether child reference ``c`` is an unstored final leaf (its value is ``-c - 1``)."""
+    return c < 0
+
+
+@njit(nogil=True, cache=True)
+def _capacity(have, need):
+    # Grow by half (not double) to limit the overshoot of a store that is most of the memory.
+    cap = max(have, 16)
+    while cap < need:
+        cap += cap // 2
+    return cap
+
+
+@njit(nogil=True, cache=True)
 def grow1(a, need):
-    """``a`` itself when it has ``need`` slots, else a copy with doubled capacity (1-D)."""
+    """``a`` itself when it has ``need`` slots, else a copy with 1.5x capacity (1-D)."""
     if need <= a.shape[0]:
         return a
-    cap = max(a.shape[0], 1)
-    while cap < need:
-        cap *= 2
-    out = np.empty(cap, dtype=a.dtype)
+    out = np.empty(_capacity(a.shape[0], need), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
 
@@ -50,16 +65,13 @@ def grow2(a, need):
     """As :func:`grow1` for the rows of a 2-D array."""
     if need <= a.shape[0]:
         return a
-    cap = max(a.shape[0], 1)
-    while cap < need:
-        cap *= 2
-    out = np.empty((cap, a.shape[1]), dtype=a.dtype)
+    out = np.empty((_capacity(a.shape[0], need), a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
 
 
 @njit(nogil=True, cache=True)
-def rehash(hk, hv, ni, n_nodes, need):
+def rehash(hk, hv, nh, n_nodes, need):
     """Hash table with room for ``need`` nodes at load <= 1/2 (the same arrays if they suffice)."""
     if 2 * need <= hk.shape[0]:
         return hk, hv
@@ -67,10 +79,10 @@ def rehash(hk, hv, ni, n_nodes, need):
     while cap < 2 * need:
         cap *= 2
     hk2 = np.zeros(cap, dtype=np.int64)
-    hv2 = np.full(cap, -1, dtype=np.int64)
+    hv2 = np.full(cap, -1, dtype=np.int32)
     mask = cap - 1
     for v in range(n_nodes):
-        h = ni[v, HASH]
+        h = nh[v]
         pos = h & mask
         while hv2[pos] >= 0:
             pos = (pos + 1) & mask

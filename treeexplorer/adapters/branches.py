@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solvers.branches import DEFAULT_LAMBDAS, branches_front, parse_lambdas
+from solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front, parse_lambdas
 from treeexplorer.registry import Param, SolverSpec, register
 
 __all__ = ["run", "SPEC"]
@@ -24,15 +24,19 @@ PARAMS = (
     Param("lambdas", "str", None,
           "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 "
           "(used when front is on)."),
+    Param("memory_mb", "int", DEFAULT_MEMORY_MB,
+          "Memory for the search's store of branches, in MB (about 150 bytes per branch). When it is full "
+          "the search stops with the best tree so far, not proven optimal, and says so.", bounds=(16, None)),
 )
 
 
-def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None):
+def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None,
+        memory_mb=DEFAULT_MEMORY_MB):
     """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`."""
     if lambdas is not None:
         parse_lambdas(lambdas)  # a bad list fails before any search starts
     return branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
-                          n_classes=n_classes, control=control)
+                          n_classes=n_classes, control=control, memory_mb=memory_mb)
 
 
 SPEC = register(SolverSpec(
