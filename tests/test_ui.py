@@ -232,7 +232,10 @@ def explorer():
 def test_explorer_opens_with_a_front_shown(explorer):
     c = explorer.controller
     assert len(c.runs) == 1 and c.selected is not None and not c.error
-    assert explorer.plot_pane.object is not None and explorer.tree_pane.object is not None
+    assert explorer.plot_pane.object is not None and explorer.tree_pane.visible
+    _, entry = explorer.controller.selection()
+    assert explorer.tree_fig.tree is entry.tree
+    assert entry.tree.node_text(0) in explorer.tree_fig.sources["bold"].data["text"]
     assert "solver" in set(explorer.metrics_pane.object["metric"])
     assert not explorer.dl["png"].disabled
 
@@ -248,13 +251,30 @@ def test_solver_widgets_come_from_the_registry(explorer):
 
 
 def test_clicking_a_point_selects_its_tree(explorer):
-    df = explorer._plot_df
+    df = explorer.pareto.frame
     row = df.index[df.splits == 1][0]
-    explorer._tap.event(index=[int(row)])
+    explorer.pareto.points.selected.indices = [int(row)]  # what a tap in the browser sends
     _, entry = explorer.controller.selection()
     assert entry.metrics["splits"] == 1
     assert "tree 1" in explorer.tree_title.object
     assert explorer.dl["png"].filename.endswith("_tree1.png")
+    # selecting from code outlines the point without calling back
+    explorer.select(explorer.controller.runs[0].id, 0)
+    assert list(explorer.pareto.points.selected.indices) == [int(df.index[df.tree == 0][0])]
+
+
+def test_pareto_figure_updates_in_place(explorer):
+    fig = explorer.pareto.figure
+    explorer.x_w.value = "avg_tests"
+    assert explorer.pareto.figure is fig and fig.xaxis[0].axis_label == "Expected tests per sample"
+    df = explorer.pareto.frame
+    assert explorer.pareto.points.data["x"] == df.avg_tests.tolist()
+    labels = [item.label.value for item in explorer.pareto.legend.items]
+    assert labels[0] == explorer.controller.runs[0].label and labels[-1] == "held-out accuracy"
+    explorer.show_test_w.value = False
+    assert explorer.pareto.tests.data["x"] == []
+    explorer.show_test_w.value = True
+    explorer.x_w.value = "splits"
 
 
 def test_exports_of_the_selected_tree_carry_provenance(explorer):

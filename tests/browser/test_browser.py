@@ -35,7 +35,7 @@ POINTS_JS = """() => {
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
       if (!d || !d.tree || !d.train_accuracy || !d.run_id) continue;
-      const xk = Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
+      const xk = d.x ? "x" : Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
       for (let i = 0; i < d.tree.length; i++) {
         out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
                   x: rect.x + v.frame.x_scale.compute(d[xk][i]),

@@ -6,6 +6,7 @@ colour and a label), the selected tree and the running job.  Views watch its par
 
 from __future__ import annotations
 
+import importlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,16 +17,57 @@ import param
 from treeexplorer.api import Prepared, prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset, read_text_table
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.registry import available_solvers, get_solver
+from treeexplorer.registry import SolverSpec, available_solvers, get_solver
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.jobs import Job, readable_error
 
 __all__ = ["Controller", "Run", "RunSettings", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "discretizer_names",
-           "parse_upload"]
+           "parse_upload", "list_solvers", "solver_spec", "broken_solvers"]
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_UPLOAD_ROWS = 200_000
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+_BROKEN: dict[str, str] = {}
+
+
+def list_solvers() -> list[str]:
+    """Registered solvers, tolerating an adapter that fails to import (it is left out and remembered)."""
+    try:
+        return available_solvers()
+    except Exception:  # one broken adapter must not take the whole app down: load the others one by one
+        from treeexplorer import registry
+
+        for name in registry.SOLVER_NAMES:
+            try:
+                importlib.import_module(f"treeexplorer.adapters.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"treeexplorer.adapters.{name}":
+                    _BROKEN[name] = readable_error(exc)
+            except Exception as exc:
+                _BROKEN[name] = readable_error(exc)
+        known = registry._REGISTRY  # the public accessors re-raise the broken import
+        return [n for n in registry.SOLVER_NAMES if n in known] + sorted(set(known) - set(registry.SOLVER_NAMES))
+
+
+def solver_spec(name: str) -> SolverSpec:
+    """:func:`get_solver` that still works while another solver's adapter is broken."""
+    try:
+        return get_solver(name)
+    except (NotImplementedError, ValueError):
+        raise
+    except Exception:
+        from treeexplorer import registry
+
+        if name in registry._REGISTRY:
+            return registry._REGISTRY[name]
+        raise ValueError(f"solver {name!r} could not be loaded: {_BROKEN.get(name, 'import error')}") from None
+
+
+def broken_solvers() -> dict[str, str]:
+    """Solvers whose adapter failed to import, with the reason (shown as a notice)."""
+    return dict(_BROKEN)
 
 
 def discretizer_names() -> list[str]:
@@ -241,12 +283,12 @@ class Controller(param.Parameterized):
     # -- solvers -------------------------------------------------------------------------------------
     @staticmethod
     def solvers() -> list[str]:
-        return available_solvers()
+        return list_solvers()
 
     @staticmethod
     def discretizers_for(solver: str) -> list[str]:
         """Discretizer choices for ``solver``; ``raw`` means the numeric columns as they are."""
-        spec = get_solver(solver)
+        spec = solver_spec(solver)
         names = [n for n in discretizer_names() if n != "none"]
         if spec.input == "numeric":
             return ["raw", *names]
@@ -262,7 +304,7 @@ class Controller(param.Parameterized):
             self.error = "a run is already in progress: cancel it or wait for it to finish"
             return None
         try:
-            spec = get_solver(settings.solver)
+            spec = solver_spec(settings.solver)
             resolved = spec.resolve(settings.params)
             prep = self.prepared()
             disc = None if settings.discretizer in (None, "raw") else settings.discretizer

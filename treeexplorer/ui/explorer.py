@@ -15,25 +15,22 @@ import json
 import re
 import traceback
 
-import holoviews as hv
 import panel as pn
 import param
 
 from treeexplorer.export import front_csv, rules_text, tree_json
-from treeexplorer.registry import get_solver
 from treeexplorer.render import to_png, to_svg
-from treeexplorer.render.hvview import tree_view
-from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings
+from treeexplorer.render.bokehview import TreeFigure
+from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings, broken_solvers, solver_spec
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
+from treeexplorer.ui.paretofig import ParetoFigure
 from treeexplorer.ui.views import (
     X_MEASURES,
     compare_markdown,
     metrics_frame,
-    pareto_plot,
     progress_text,
     rules_markdown,
-    style_pareto,
 )
 
 __all__ = ["Explorer"]
@@ -87,9 +84,6 @@ class Explorer(pn.viewable.Viewer):
         super().__init__(**params)
         self.controller = c = Controller(test_size=self.test_size)
         self._poller = None
-        self._plot_df = None
-        self._tap = None
-        self._ring_pipe = None
         self._build_widgets()
         self._build_layout()
         c.param.watch(self._on_runs, ["runs"])
@@ -103,6 +97,10 @@ class Explorer(pn.viewable.Viewer):
         if self.run_default and self.solver_w.options:
             self.run_now(wait=True)
         self._on_runs()
+        broken = broken_solvers()
+        if broken:
+            note = "; ".join(f"solver {n} is unavailable ({why})" for n, why in broken.items())
+            c.notice = f"{c.notice}; {note}" if c.notice else note
         self._on_messages()
 
     # -- widgets -------------------------------------------------------------------------------------
@@ -149,14 +147,16 @@ class Explorer(pn.viewable.Viewer):
         self.x_w = pn.widgets.RadioButtonGroup(options={v: k for k, v in X_MEASURES.items()}, value="splits",
                                                color="primary", variant="outline", width=440)
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
-        self.plot_pane = pn.pane.HoloViews(None, sizing_mode="stretch_width", min_height=380)
+        self.pareto = ParetoFigure(on_select=self._on_point)
+        self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
         self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
         self.legend_note = pn.pane.HTML(
             "<span style='font-size:0.85em;color:#555'>● proven optimal &nbsp; ◇ not proven &nbsp; "
             "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>")
 
-        self.tree_pane = pn.pane.HoloViews(None, min_height=120)
+        self.tree_fig = TreeFigure()
+        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, visible=False)
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.metrics_pane = pn.pane.DataFrame(None, index=False, header=False, sizing_mode="stretch_width",
@@ -267,7 +267,7 @@ class Explorer(pn.viewable.Viewer):
             self.solver_doc.object = "No solver is installed yet."
             self.run_w.disabled = True
             return
-        spec = get_solver(name)
+        spec = solver_spec(name)
         self.solver_doc.object = spec.description or spec.title
         self.param_widgets = {p.name: widget_for(p) for p in spec.params if p.name not in RESERVED}
         self.params_box.objects = list(self.param_widgets.values())
@@ -284,7 +284,7 @@ class Explorer(pn.viewable.Viewer):
 
     def settings(self) -> RunSettings:
         """The run the sidebar currently describes."""
-        spec = get_solver(self.solver_w.value)
+        spec = solver_spec(self.solver_w.value)
         params = read_values(spec.params, self.param_widgets)
         return RunSettings(spec.name, params, self.disc_w.value, self.bins_w.value if self.bins_w.visible else None,
                            self.mid_w.value if self.mid_w.visible else None, self.time_w.value)
@@ -349,16 +349,7 @@ class Explorer(pn.viewable.Viewer):
     @_safe
     def _on_runs(self, *events) -> None:
         c = self.controller
-        overlay, train, df = pareto_plot(c.runs, self.x_w.value, self.show_test_w.value)
-        self._plot_df = df
-        self._tap = hv.streams.Selection1D(source=train)
-        self._tap.add_subscriber(self._on_tap)
-        x = self.x_w.value
-        self._ring_pipe = hv.streams.Pipe(data=[])
-        ring = hv.DynamicMap(lambda data: hv.Scatter(data, x, "train_accuracy").opts(
-            marker="circle", size=24, fill_alpha=0, line_color="black", line_width=2.5, tools=[]),
-            streams=[self._ring_pipe])
-        self.plot_pane.object = style_pareto(overlay * ring, x)
+        self.pareto.update(c.runs, self.x_w.value, self.show_test_w.value, c.selected)
         rows = []
         for run in c.runs:
             btn = pn.widgets.Button(label="✕", color="light", width=34, height=30, margin=(0, 4),
@@ -373,20 +364,9 @@ class Explorer(pn.viewable.Viewer):
         self._on_progress()
         self._on_selected()
 
-    def _send_ring(self) -> None:
-        """Ring the selected tree's point without redrawing the plot (keeps the user's zoom)."""
-        run, entry = self.controller.selection()
-        x = self.x_w.value
-        data = [] if entry is None else [(entry.metrics[x], entry.metrics["train_accuracy"])]
-        if self._ring_pipe is not None:
-            self._ring_pipe.send(data)
-
     @_safe
-    def _on_tap(self, index=None, **kwargs) -> None:
-        if not index or self._plot_df is None or index[0] >= len(self._plot_df):
-            return
-        row = self._plot_df.iloc[index[0]]
-        self.controller.select(int(row["run_id"]), int(row["tree"]))
+    def _on_point(self, run_id: int, tree_id: int) -> None:
+        self.controller.select(run_id, tree_id)
 
     def select(self, run_id: int, tree_id: int) -> None:
         """Show tree ``tree_id`` of run ``run_id`` (what a click on the plot does)."""
@@ -402,7 +382,8 @@ class Explorer(pn.viewable.Viewer):
         if entry is None:
             self.tree_title.object = "Click a point of the front to see its tree." if c.runs else \
                 "Run a solver to get a front of trees."
-            self.tree_pane.object = None
+            self.tree_fig.show(None)
+            self.tree_pane.visible = False
             self.rules_pane.object = ""
             self.metrics_pane.object = None
             with param.parameterized.discard_events(self.compare_w):
@@ -413,7 +394,9 @@ class Explorer(pn.viewable.Viewer):
                                   f"{entry.metrics['splits']} splits, train accuracy "
                                   f"{entry.metrics['train_accuracy']:.3f}"
                                   f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
-        self.tree_pane.object = tree_view(entry.tree)
+        self.tree_fig.show(entry.tree)
+        self.tree_pane.visible = True
+        self.pareto.select(c.selected)
         self.rules_pane.object = rules_markdown(entry)
         self.metrics_pane.object = metrics_frame(entry, run.front)
         base = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}_tree{entry.id}"
@@ -431,7 +414,6 @@ class Explorer(pn.viewable.Viewer):
         other = c.compared()
         self.compare_pane.object = compare_markdown(entry, other) if other is not None else \
             "Pick a second tree of the same run to see what changed."
-        self._send_ring()
 
     def _on_compare_w(self, event) -> None:
         self.controller.compare = None if event.new in (None, -1) else int(event.new)

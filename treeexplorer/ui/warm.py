@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from solvers import Control
-from treeexplorer.registry import SOLVER_NAMES, available_solvers, get_solver
+from treeexplorer.registry import SOLVER_NAMES
 
 __all__ = ["warm_up", "warm_up_once"]
 
@@ -26,13 +26,15 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     X = rng.integers(0, 2, size=(12, 3)).astype(np.float64)
     y = (X[:, 0].astype(np.int64) ^ X[:, 1].astype(np.int64))
     out = {}
-    for name in solvers or [n for n in available_solvers() if n in SOLVER_NAMES]:
+    from treeexplorer.ui.controller import list_solvers, solver_spec
+
+    for name in solvers or [n for n in list_solvers() if n in SOLVER_NAMES]:
         if name in _done:
             continue
-        spec = get_solver(name)
-        params = spec.resolve({})
         t0 = time.perf_counter()
         try:
+            spec = solver_spec(name)
+            params = spec.resolve({})
             matrix = X.astype(np.uint8) if spec.input == "binary" else X
             with Control(time_limit) as control:
                 spec.run(matrix, y, 2, control, **params)

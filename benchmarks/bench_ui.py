@@ -1,0 +1,213 @@
+"""Explorer responsiveness benchmark (not a timed test).
+
+Measures, on a ~1k-row table with warm numba caches:
+
+1. **Run → first front drawn**: from the Run action to the new front being in the plot.
+   In-process: ``run_now()`` → job done → plot rebuilt → Bokeh models built (``hv.render``).
+   Browser (``--browser``): click *Run* → the new run's points are on the canvas.  Target ≤ 3 s.
+2. **UI event latency during a solve**: while a real solver (BRANCHES, numba, GIL released) runs in the
+   worker thread, time UI events on the UI thread (select another tree: tree view + rules + metrics
+   rebuilt; switch the complexity axis: Pareto plot rebuilt), against the same events when idle.
+   Browser: click a point → its tree's title shown.  Target ≤ 100 ms.
+
+Usage::
+
+    python benchmarks/bench_ui.py              # in-process
+    python benchmarks/bench_ui.py --browser    # also drive panel serve with headless chromium
+
+Skips cleanly (exit 0 with a message) when a needed solver or chromium is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DATASET = "tic-tac-toe"  # bundled, 958 rows, 9 categorical features
+LONG = {"solver": "branches", "params": {"sparsity": 0.0005}, "time_limit": 6.0}
+
+
+def _stats(xs: list[float]) -> str:
+    xs = sorted(xs)
+    p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+    return f"median {1000 * statistics.median(xs):7.1f} ms  p95 {1000 * p95:7.1f} ms  max {1000 * xs[-1]:7.1f} ms" \
+           f"  (n={len(xs)})"
+
+
+def in_process(repeats: int = 3) -> dict:
+    import holoviews as hv
+
+    from treeexplorer.registry import available_solvers
+    from treeexplorer.ui import Explorer
+    from treeexplorer.ui.controller import RunSettings
+    from treeexplorer.ui.warm import warm_up
+
+    solvers = available_solvers()
+    if "cart" not in solvers:
+        print("skip: CART is not installed")
+        return {}
+    t = time.perf_counter()
+    warm_up()
+    print(f"warm-up (cached kernels loaded): {time.perf_counter() - t:.2f} s")
+    from bokeh.document import Document
+
+    e = Explorer(dataset=DATASET, solver="cart")
+    e.app().server_doc(Document())  # as under panel serve: every change also updates Bokeh models
+    ds = e.controller.dataset
+    print(f"dataset {DATASET}: {ds.n_rows} rows, {ds.schema.n_features} features")
+
+    times = []
+    for _ in range(repeats):
+        n = len(e.controller.runs)
+        t0 = time.perf_counter()
+        job = e.run_now()
+        while len(e.controller.runs) == n:
+            job.wait(0.01)
+            e.poll()
+        hv.render(e.plot_pane.object, backend="bokeh")  # the models the browser receives
+        times.append(time.perf_counter() - t0)
+    print(f"Run -> front drawn (CART, in-process): {_stats(times)}   target <= 3000 ms")
+
+    out = {"run_to_front": times}
+    if LONG["solver"] not in solvers:
+        print(f"skip latency: {LONG['solver']} is not installed")
+        return out
+    run = e.controller.runs[-1]
+    ids = [t.id for t in run.front]
+
+    def events(duration: float, busy: threading.Event | None) -> list[float]:
+        lat, i = [], 0
+        end = time.perf_counter() + duration
+        while time.perf_counter() < end and (busy is None or busy.is_set()):
+            t0 = time.perf_counter()
+            e.select(run.id, ids[i % len(ids)])  # what a click on a point does
+            lat.append(time.perf_counter() - t0)
+            i += 1
+            time.sleep(0.1)
+        return lat
+
+    idle = events(2.0, None)
+    print(f"UI event (select a tree), idle:          {_stats(idle)}")
+    axis = []
+    for _ in range(4):
+        t0 = time.perf_counter()
+        e.x_w.value = "depth" if e.x_w.value == "splits" else "splits"
+        axis.append(time.perf_counter() - t0)
+    print(f"switch complexity axis (plot redrawn):   {_stats(axis)}")
+    s = RunSettings(LONG["solver"], LONG["params"], None, None, None, LONG["time_limit"])
+    s.discretizer = e.controller.discretizers_for(LONG["solver"])[0]
+    job = e.controller.run(s)
+    busy = threading.Event()
+    busy.set()
+    threading.Thread(target=lambda: (job.wait(), busy.clear()), daemon=True).start()
+    time.sleep(1.0)  # past discretizing: the kernel is searching
+    during = events(LONG["time_limit"], busy)
+    job.wait()
+    e.poll()
+    front = e.controller.runs[-1].front
+    print(f"UI event (select a tree), during a {LONG['solver']} solve: {_stats(during)}   target <= 100 ms "
+          f"(solve: {front.status}, {len(front)} trees)")
+    out.update(idle=idle, during=during)
+    e.close()
+    return out
+
+
+POINTS_JS = (Path(__file__).resolve().parents[1] / "tests" / "browser" / "test_browser.py").read_text().split(
+    'POINTS_JS = """')[1].split('"""')[0]
+
+
+def in_browser(repeats: int = 3) -> dict:
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        print("skip browser: /usr/bin/chromium missing")
+        return {}
+    from playwright.sync_api import sync_playwright
+
+    port = 5123
+    env = {**os.environ, "TREEEXPLORER_DATASET": DATASET, "TREEEXPLORER_SOLVER": "cart"}
+    log = open(ROOT / "benchmarks" / ".bench_ui_serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port",
+                             str(port), "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"],
+                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    out = {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1300})
+            t0 = time.perf_counter()
+            for _ in range(120):
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/explorer")
+                    break
+                except Exception:
+                    time.sleep(0.5)
+            page.wait_for_selector("text=#1 cart", timeout=120_000)
+            print(f"browser: page with default front after {time.perf_counter() - t0:.1f} s (cold server)")
+
+            def n_runs():
+                return len({pt["run"] for pt in page.evaluate(POINTS_JS)})
+
+            times = []
+            for _ in range(repeats):
+                before = n_runs()
+                t0 = time.perf_counter()
+                page.get_by_role("button", name="Run", exact=True).click()
+                while n_runs() == before:
+                    time.sleep(0.02)
+                times.append(time.perf_counter() - t0)
+            print(f"browser: click Run -> front drawn (CART):   {_stats(times)}   target <= 3000 ms")
+            out["run_to_front"] = times
+
+            def click_latency(n: int) -> list[float]:
+                lat = []
+                pts = [pt for pt in page.evaluate(POINTS_JS) if pt["run"] == 1]
+                for i in range(n):
+                    pt = pts[i % len(pts)]
+                    t0 = time.perf_counter()
+                    page.mouse.click(pt["x"], pt["y"])
+                    page.wait_for_selector(f"text=tree {pt['tree']}: ", timeout=10_000)
+                    lat.append(time.perf_counter() - t0)
+                return lat
+
+            out["click_idle"] = click_latency(6)
+            print(f"browser: click point -> tree shown, idle:  {_stats(out['click_idle'])}")
+            page.locator("select").nth(2).select_option(LONG["solver"])
+            page.wait_for_timeout(500)
+            page.locator(".bk-input-group:has-text('Sparsity') input").fill(str(LONG["params"]["sparsity"]))
+            page.locator(".bk-input-group:has-text('Time limit') input").fill(str(LONG["time_limit"]))
+            page.keyboard.press("Tab")
+            page.get_by_role("button", name="Run", exact=True).click()
+            page.wait_for_timeout(1500)
+            out["click_busy"] = click_latency(6)
+            print(f"browser: click point -> tree shown, during a {LONG['solver']} solve: {_stats(out['click_busy'])}"
+                  "   target <= 100 ms server-side")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--browser", action="store_true", help="also measure in headless chromium")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    in_process(args.repeats)
+    if args.browser:
+        in_browser(args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

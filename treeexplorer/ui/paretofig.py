@@ -1,0 +1,137 @@
+"""The app's live Pareto plot: one Bokeh figure per session, updated in place.
+
+A HoloViews rebuild of the plot costs 1-2 s of Bokeh model churn per change on this machine; swapping
+ColumnDataSource data costs milliseconds, so switching the axis or adding a run stays interactive.
+(Notebooks use the HoloViews version, :func:`treeexplorer.ui.views.front_plot`.)
+A tap on a train point calls ``on_select(run_id, tree_id)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, TapTool
+from bokeh.plotting import figure
+
+from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
+
+__all__ = ["ParetoFigure"]
+
+TOOLTIPS = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"), ("depth", "@depth"),
+            ("tests/sample", "@avg_tests{0.000}"), ("train acc", "@train_accuracy{0.0000}"),
+            ("held-out acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"), ("status", "@proven"),
+            ("solver info", "@info")]
+COLUMNS = ["x", "y", "run", "run_id", "tree", "color", "marker", "fill_alpha", "splits", "leaves", "depth",
+           "avg_tests", "train_accuracy", "test_accuracy", "train_errors", "proven", "info"]
+
+
+class ParetoFigure:
+    """Train points (tap to select), held-out crosses and one step line per run, with a legend.
+
+    Parameters
+    ----------
+    on_select : callable, optional
+        ``on_select(run_id, tree_id)`` when the user taps a train point.
+    height : int
+    """
+
+    def __init__(self, on_select: Callable[[int, int], None] | None = None, height: int = 380):
+        self.on_select = on_select
+        self.points = ColumnDataSource({c: [] for c in COLUMNS})
+        # run_id only on the train points: it marks the tappable series (the browser tests rely on it)
+        self.tests = ColumnDataSource({c: [] for c in COLUMNS if c != "run_id"})
+        fig = figure(height=height, sizing_mode="stretch_width", tools="pan,wheel_zoom,box_zoom,reset,save",
+                     toolbar_location="above", x_axis_label=X_MEASURES["splits"], y_axis_label="Accuracy")
+        fig.x_range.range_padding = fig.y_range.range_padding = 0.08
+        fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
+        self._tests = fig.scatter("x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color",
+                                  alpha=0.75)
+        self._train = fig.scatter("x", "y", source=self.points, marker="marker", size=13, line_width=2,
+                                  color="color", fill_alpha="fill_alpha", selection_line_color="black",
+                                  selection_line_width=3.5, nonselection_alpha=0.45)
+        fig.add_tools(HoverTool(renderers=[self._train, self._tests], tooltips=TOOLTIPS),
+                      TapTool(renderers=[self._train]))
+        self.legend = Legend(items=[], location="bottom_right", background_fill_alpha=0.85,
+                             label_text_font_size="9pt", click_policy="hide")
+        fig.add_layout(self.legend)
+        self.figure = fig
+        self._lines: list = []
+        self.frame = points_frame([])
+        self._muted = False
+        self.points.selected.on_change("indices", self._on_indices)
+
+    def _line(self, i: int):
+        while len(self._lines) <= i:
+            src = ColumnDataSource({"x": [], "y": []})
+            self._lines.append(self.figure.step("x", "y", source=src, mode="after", line_width=2, alpha=0.8,
+                                                level="underlay"))
+        return self._lines[i]
+
+    def update(self, runs, x: str = "splits", show_test: bool = True, selected: tuple | None = None) -> None:
+        """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined."""
+        df = points_frame(runs)
+        self.frame = df
+        if len(df):
+            proven = df.proven == "proven optimal"
+            data = {"x": df[x].tolist(), "y": df.train_accuracy.tolist(),
+                    "marker": ["circle" if p else "diamond" for p in proven],
+                    "fill_alpha": [0.95 if p else 0.15 for p in proven]}
+            for c in COLUMNS[2:]:
+                if c not in data:
+                    data[c] = df[c].tolist()
+            data["test_accuracy"] = df.test_accuracy.fillna(-1).tolist()
+        else:
+            data = {c: [] for c in COLUMNS}
+        tdata = {k: list(v) for k, v in data.items()}
+        if show_test and len(df):
+            keep = [i for i, v in enumerate(df.test_accuracy.tolist()) if v == v]  # drop NaN (no held-out rows)
+            tdata = {k: [v[i] for i in keep] for k, v in data.items()}
+            tdata["y"] = [df.test_accuracy.iloc[i] for i in keep]
+        else:
+            tdata = {c: [] for c in COLUMNS}
+        tdata.pop("run_id", None)
+        self._muted = True  # new data resets the selection; that is not a user tap
+        try:
+            self.points.data = data
+            self.tests.data = tdata
+            self.select(selected)
+        finally:
+            self._muted = False
+        items = []
+        for i, run in enumerate(runs):
+            line = self._line(i)
+            sub = df[df.run_id == run.id]
+            stair = _staircase(sub, x, "train_accuracy") if len(sub) else sub
+            line.data_source.data = {"x": stair[x].tolist() if len(sub) else [],
+                                     "y": stair["train_accuracy"].tolist() if len(sub) else []}
+            line.glyph.line_color = run.color
+            line.visible = True
+            items.append(LegendItem(label=run.label, renderers=[line]))
+        for line in self._lines[len(runs):]:
+            line.visible = False
+        if show_test and len(tdata["x"]):
+            items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
+        self.legend.items = items
+        self.legend.visible = bool(items)
+        self.figure.xaxis.axis_label = X_MEASURES[x]
+
+    def select(self, selected: tuple | None) -> None:
+        """Outline the point of ``(run_id, tree_id)`` (no callback)."""
+        idx = []
+        if selected is not None and len(self.frame):
+            hit = self.frame.index[(self.frame.run_id == selected[0]) & (self.frame.tree == selected[1])]
+            idx = [int(hit[0])] if len(hit) else []
+        muted, self._muted = self._muted, True
+        try:
+            if list(self.points.selected.indices) != idx:
+                self.points.selected.indices = idx
+        finally:
+            self._muted = muted
+
+    def _on_indices(self, attr, old, new) -> None:
+        if self._muted or not new or self.on_select is None:
+            return
+        i = int(new[0])
+        if i < len(self.frame):
+            row = self.frame.iloc[i]
+            self.on_select(int(row["run_id"]), int(row["tree"]))
