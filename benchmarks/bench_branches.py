@@ -9,7 +9,7 @@ which this implementation does not do yet.  The whole set is the training set, w
 data are absent.
 
 ``--cross-depth D`` adds the cross-check at a depth limit: BRANCHES, STreeD (pystreed, if installed) and
-MurTree (``solvers.murtree``, if it provides a sparse-objective entry point) must reach the same optimum.
+MurTree (``solvers.murtree`` with ``sparsity``) must reach the same optimum.
 
 Usage::
 
@@ -96,18 +96,15 @@ def run_streed(X, y, lam, depth, time_limit):
 
 
 def run_murtree(X, y, k, lam, depth, time_limit):
-    """MurTree's sparse objective at the depth limit, if ``solvers.murtree`` offers one (else None)."""
+    """MurTree's sparse objective (``solvers.murtree``) at the depth limit, or None when absent."""
     try:
-        import solvers.murtree as murtree
+        from solvers.murtree import murtree
     except ImportError:
-        return None
-    entry = getattr(murtree, "murtree_sparse", None)
-    if entry is None:
         return None
     control = Control(time_limit=time_limit)
     t0 = time.perf_counter()
     with control:
-        sol = entry(X, y, sparsity=lam, max_depth=depth, n_classes=k, control=control)
+        (sol,) = murtree(X, y, k, max_depth=depth, sparsity=lam, control=control).solutions
     elapsed = time.perf_counter() - t0
     acc = float(np.mean(predict_raw(sol.tree, X) == y))
     return acc - lam * sol.tree.n_splits, elapsed

@@ -102,6 +102,20 @@ def test_same_optimum_as_streed_at_a_depth_limit(seed):
     assert sol.optimal and sol.info["objective"] == pytest.approx(theirs, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_same_optimum_as_murtree_sparse_at_a_depth_limit(seed):
+    # The cross-check: on binary tests at the same depth limit, BRANCHES and MurTree's sparse
+    # objective (errors / n + sparsity * splits, minimised) reach the same optimum.
+    murtree = pytest.importorskip("solvers.murtree").murtree
+    X, y = random_problem(100 + seed, 250, 9, 2 + seed % 3, noise=0.3)
+    lam, depth = (0.004, 0.01, 0.03, 0.0)[seed % 4], 2 + seed % 3
+    (theirs,) = murtree(X, y, max_depth=depth, sparsity=lam).solutions
+    ours = fit_branches(X, y, lam, max_depth=depth)
+    assert ours.optimal and theirs.optimal
+    assert ours.info["objective"] == pytest.approx(1.0 - theirs.info["objective"], abs=1e-9)
+    assert tree_objective(theirs.tree, X, y, lam) == pytest.approx(ours.info["objective"], abs=1e-9)
+
+
 def test_deep_optimum_beyond_small_depths():
     # A parity of 3 tests needs depth 3; with a cheap split the unlimited optimum must find it exactly.
     rng = np.random.default_rng(1)
