@@ -70,7 +70,24 @@ def binarizer(X: pd.DataFrame):
     return transform, len(tests)
 
 
-def run_fold(train: Path, test: Path | None, time_limit: float, sat_solver: str, front: bool) -> dict:
+def crosscheck(B: np.ndarray, y: np.ndarray, depth: int, splits: int, time_limit: float) -> str:
+    """Independent check with STreeD (pystreed): no perfect tree one level shallower, nor at this depth
+    with one split fewer.  ``ok``, ``?`` (STreeD not proven in time) or ``MISMATCH``."""
+    from pystreed import STreeDClassifier
+
+    def errors(**kw):
+        m = STreeDClassifier(time_limit=time_limit, **kw)
+        m.fit(B, y)
+        return int(np.count_nonzero(m.predict(B) != y)), bool(m.fit_result.is_optimal)
+
+    checks = [errors(max_depth=depth - 1), errors(max_depth=depth, max_num_nodes=splits - 1)]
+    if any(e == 0 for e, _ in checks):
+        return "MISMATCH"
+    return "ok" if all(opt for _, opt in checks) else "?"
+
+
+def run_fold(train: Path, test: Path | None, time_limit: float, sat_solver: str, front: bool,
+             check: bool = False) -> dict:
     Xtr, ytr = read(train)
     classes, y = np.unique(ytr.astype(str).to_numpy(), return_inverse=True)
     transform, n_tests = binarizer(Xtr)
@@ -91,6 +108,9 @@ def run_fold(train: Path, test: Path | None, time_limit: float, sat_solver: str,
         lookup = {c: i for i, c in enumerate(classes)}
         yt = np.array([lookup.get(v, -1) for v in yte.astype(str)])
         row["test_acc"] = float(np.mean(predict_raw(first.tree, transform(Xte)) == yt))
+    row["train_acc"] = float(np.mean(predict_raw(first.tree, B) == y))
+    if check and first.optimal and not fr.stats["notices"]:
+        row["streed"] = crosscheck(B, y, fr.stats["min_depth"], first.tree.n_splits, time_limit)
     return row
 
 
@@ -102,6 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sat-solver", default="glucose4", choices=SAT_SOLVERS)
     ap.add_argument("--compare-solvers", action="store_true", help="time every offered SAT solver")
     ap.add_argument("--solvers", nargs="+", default=list(SAT_SOLVERS), help="with --compare-solvers")
+    ap.add_argument("--crosscheck", action="store_true",
+                    help="confirm minimum depth and size with STreeD (pystreed), slow on deep folds")
     ap.add_argument("--mouse", action="store_true",
                     help="also the whole mouse set (README: depth 4, 15 nodes)")
     args = ap.parse_args(argv)
@@ -121,11 +143,11 @@ def main(argv=None) -> int:
                 print(f"skip {train.name}: absent")
                 continue
             test = folder / f"{name}.csv.test{i}.csv"
-            r = run_fold(train, test, args.time_limit, args.sat_solver, front=False)
+            r = run_fold(train, test, args.time_limit, args.sat_solver, front=False, check=args.crosscheck)
             rows.append({"set": name, "fold": i, **r})
             print(f"{name:14s} fold {i}: rows {r['rows']:4d} tests {r['tests']:4d}  depth {r['depth']}  "
                   f"nodes {r['nodes']:4d}  proven {r['proven']!s:5s}  {r['time']:7.2f} s  "
-                  f"test acc {r.get('test_acc', float('nan')):.3f}", flush=True)
+                  f"test acc {r.get('test_acc', float('nan')):.3f}  {r.get('streed', '')}", flush=True)
     if args.mouse and (folder / "mouse.csv").exists():
         r = run_fold(folder / "mouse.csv", None, args.time_limit, args.sat_solver, front=False)
         print(f"mouse (whole): depth {r['depth']} nodes {r['nodes']} proven {r['proven']} {r['time']:.2f} s "
