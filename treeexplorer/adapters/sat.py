@@ -29,7 +29,7 @@ SPEC = register(SolverSpec(
               choices=SAT_SOLVERS),
         Param("minimize_size", "bool", True,
               "After finding the minimum depth, also minimise the number of nodes (DT_size). Off: return "
-              "the first tree of minimum depth found (DT_depth), faster."),
+              "only the first tree of minimum depth found (DT_depth, faster; no front)."),
         Param("conflicts", "str", "error",
               "Rows with the same test values but different labels make a perfect tree impossible. "
               "'error' stops and lists them; 'majority' relabels each such group with its majority label.",
