@@ -77,9 +77,9 @@ def _check_memory(memory_mb) -> int:
 
 def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes) -> RawSolution:
     n = X.shape[0]
-    control.watch(f"branches lambda={lam:g}", ("iterations", "branches"))
+    control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
-        feature, left, right, ub, lb, complete, oom, iters, n_br = branches_search(
+        feature, left, right, ub, lb, complete, oom, iters, n_exp, n_br = branches_search(
             X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters)
     finally:
         control.unwatch()
@@ -91,7 +91,7 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes) -> RawSolution:
     splits = tree.n_splits
     objective = correct / n - lam * splits
     info = {"lambda": lam, "objective": objective, "accuracy": correct / n, "splits": splits,
-            "iterations": int(iters), "branches": int(n_br)}
+            "iterations": int(iters), "expansions": int(n_exp), "branches": int(n_br)}
     if not complete:
         info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
     if oom:
@@ -130,7 +130,8 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     Returns
     -------
     RawSolution
-        ``info`` holds ``lambda``, ``objective``, ``accuracy``, ``splits``, ``iterations`` and ``branches``.
+        ``info`` holds ``lambda``, ``objective``, ``accuracy``, ``splits``, ``iterations``, ``expansions``
+        and ``branches`` (stored).
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     lam = _check_lambda(sparsity)

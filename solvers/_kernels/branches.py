@@ -32,9 +32,19 @@ from solvers._kernels.branches_store import (
     BEST_C1,
     COMPLETE,
     DEPTH,
+    E_ATTR,
+    E_C0,
+    E_C1,
+    E_INT,
+    E_N0,
+    E_N1,
+    E_T0,
+    E_T1,
     EXPANDED,
+    FINAL,
     HEAP,
     HEAPLEN,
+    LAZY,
     LB,
     LITS,
     N_INT,
@@ -45,17 +55,16 @@ from solvers._kernels.branches_store import (
     grow2,
     heap_pop,
     heapify,
-    leaf_ref,
     lookup,
     rehash,
     sift_down,
 )
 
 # Approximate bytes per stored branch (int32 fields, hash, bounds, hash-table slots at load 1/2, growth
-# slack), per literal and per heap entry: what the memory budget counts.
+# slack), per literal and per split entry: what the memory budget counts.
 NODE_BYTES = 4 * N_INT + 8 + 16 + 2 * 12 + 24
 LIT_BYTES = 4
-ENTRY_BYTES = 20
+ENTRY_BYTES = 4 * E_INT + 8
 
 
 @njit(nogil=True, cache=True)
@@ -66,18 +75,30 @@ def _final(d, n_rows, t, cost, max_depth, eps):
 
 
 @njit(nogil=True, cache=True)
-def _ub(nf, c):
-    return nf[c, UB] if c >= 0 else -c - 1.0
+def _ref_ub(nf, c, n_rows, t, cost):
+    # Upper bound of a child reference (stored, lazy: purification bound, final: its leaf).
+    if c >= 0:
+        return nf[c, UB]
+    if c == LAZY:
+        return n_rows - cost
+    return float(t)
 
 
 @njit(nogil=True, cache=True)
-def _lb(nf, c):
-    return nf[c, LB] if c >= 0 else -c - 1.0
+def _ref_lb(nf, c, t):
+    return nf[c, LB] if c >= 0 else float(t)
 
 
 @njit(nogil=True, cache=True)
-def _complete(ni, c):
-    return leaf_ref(c) or ni[c, COMPLETE] == 1
+def _ref_open(ni, c):
+    # Whether the search below a child reference is incomplete.
+    return c == LAZY or (c >= 0 and ni[c, COMPLETE] == 0)
+
+
+@njit(nogil=True, cache=True)
+def _entry_ub(nf, ei, e, cost):
+    return (_ref_ub(nf, ei[e, E_C0], ei[e, E_N0], ei[e, E_T0], cost)
+            + _ref_ub(nf, ei[e, E_C1], ei[e, E_N1], ei[e, E_T1], cost) - cost)
 
 
 @njit(nogil=True, cache=True)
@@ -105,14 +126,11 @@ def _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, v, h, cand, d, n_rows, t, 
 
 @njit(nogil=True, cache=True)
 def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps):
-    """Child of ``v`` with literal ``lit`` added: ``(reference, n_nodes, n_lits)``.
+    """Stored child of ``v`` with literal ``lit`` added: ``(node, n_nodes, n_lits)``.
 
-    A final child is returned as a leaf reference without being stored; any other is looked up in the memo
-    by its canonical (sorted) conjunction and created when new.
+    Looked up in the memo by its canonical (sorted) conjunction and created when new.
     """
     d = ni[v, DEPTH]
-    if _final(d + 1, n_rows, t, cost, max_depth, eps):
-        return -t - 1, n_nodes, n_lits
     s = ni[v, LITS]
     k = 0
     placed = False
@@ -136,9 +154,9 @@ def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, ca
 
 
 @njit(nogil=True, cache=True)
-def _take(v, a, c0, c1, ni, nf, cost, eps):
+def _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps):
     # Record the split on ``a`` as v's best tree when its children's best trees beat the current one.
-    val = _lb(nf, c0) + _lb(nf, c1) - cost
+    val = _ref_lb(nf, c0, t0) + _ref_lb(nf, c1, t1) - cost
     if val > nf[v, LB] + eps:
         nf[v, LB] = val
         ni[v, BEST_ATTR] = a
@@ -152,9 +170,9 @@ def _refresh(v, ni, nf, ei, ek, cost, eps):
     start = ni[v, HEAP]
     m = ni[v, HEAPLEN]
     while m > 0:
-        a, c0, c1 = ei[start, 0], ei[start, 1], ei[start, 2]
-        _take(v, a, c0, c1, ni, nf, cost, eps)
-        key = _ub(nf, c0) + _ub(nf, c1) - cost
+        _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1], ni, nf,
+              cost, eps)
+        key = _entry_ub(nf, ei, start, cost)
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
         elif key < ek[start] - eps:
@@ -216,9 +234,8 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nh, nf, lits, n_lits, ei, ek, n_ent, hk, hv, n_nodes,
-            rows, acc, cnt1, tot, used, cand):
-    """Create v's children for every test that splits its rows; returns the new pool sizes."""
+def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, rows, acc, cnt1, tot, used):
+    """Add v's split entries (children lazy or final) for every test that splits its rows; new entry count."""
     p = X.shape[1]
     n_classes = tot.shape[0]
     d = ni[v, DEPTH]
@@ -249,26 +266,28 @@ def _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nh, nf, lits, n_lits, 
             n1 += cnt1[k, a]
             t1 = max(t1, cnt1[k, a])
             t0 = max(t0, tot[k] - cnt1[k, a])
-        if n1 == 0 or n1 == nr:  # sends every row one way: never better than not splitting
+        n0 = nr - n1
+        if n1 == 0 or n0 == 0:  # sends every row one way: never better than not splitting
             continue
-        c0, n_nodes, n_lits = _child(v, 2 * a, nr - n1, t0, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes,
-                                     cand, cost, max_depth, eps)
-        c1, n_nodes, n_lits = _child(v, 2 * a + 1, n1, t1, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes,
-                                     cand, cost, max_depth, eps)
-        _take(v, a, c0, c1, ni, nf, cost, eps)
-        key = _ub(nf, c0) + _ub(nf, c1) - cost
-        if key > nf[v, LB] + eps:
-            ei[start + m, 0] = a
-            ei[start + m, 1] = c0
-            ei[start + m, 2] = c1
-            ek[start + m] = key
+        e = start + m
+        ei[e, E_ATTR] = a
+        ei[e, E_C0] = FINAL if _final(d + 1, n0, t0, cost, max_depth, eps) else LAZY
+        ei[e, E_C1] = FINAL if _final(d + 1, n1, t1, cost, max_depth, eps) else LAZY
+        ei[e, E_N0] = n0
+        ei[e, E_T0] = t0
+        ei[e, E_N1] = n1
+        ei[e, E_T1] = t1
+        _take(v, a, ei[e, E_C0], t0, ei[e, E_C1], t1, ni, nf, cost, eps)
+        key = _entry_ub(nf, ei, e, cost)
+        if key > nf[v, LB] + eps:  # else the entry can never beat the best tree: not kept
+            ek[e] = key
             m += 1
     heapify(ei, ek, start, m)
     ni[v, HEAP] = start
     ni[v, HEAPLEN] = m
     ni[v, EXPANDED] = 1
     _refresh(v, ni, nf, ei, ek, cost, eps)
-    return n_nodes, n_lits, n_ent + m
+    return n_ent + m
 
 
 @njit(nogil=True, cache=True)
@@ -323,7 +342,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     max_bytes : int
         Memory budget of the branch store; the search stops (unproven) before exceeding it.
     flag, counters : int64 arrays of ``solvers.Control``
-        ``counters[0]`` = iterations, ``counters[1]`` = branches stored.
+        ``counters[0]`` = iterations, ``counters[1]`` = branches stored, ``counters[2]`` = expansions.
 
     Returns
     -------
@@ -335,7 +354,9 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         Whether optimality is proven.
     out_of_memory : bool
         Whether the memory budget stopped the search.
-    iterations, n_branches : int
+    iterations, expansions, n_branches : int
+        Iterations (selection + backpropagation; most also expand a branch), expansions and branches
+        stored.
     """
     n, p = X.shape
     eps = 1e-9 * (n + 1.0)
@@ -343,7 +364,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     nh = np.zeros(1024, dtype=np.int64)
     nf = np.zeros((1024, 2), dtype=np.float64)
     lits = np.zeros(4096, dtype=np.int32)
-    ei = np.zeros((4096, 3), dtype=np.int32)
+    ei = np.zeros((4096, E_INT), dtype=np.int32)
     ek = np.zeros(4096, dtype=np.float64)
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int32)
@@ -355,7 +376,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     used = np.zeros(p, dtype=np.int64)
     cand = np.zeros(p + 1, dtype=np.int32)
     path = np.zeros(p + 2, dtype=np.int64)
-    step = np.zeros((p + 2, 3), dtype=np.int64)
+    step = np.zeros((p + 2, 5), dtype=np.int64)  # split taken at each level: attr, c0, t0, c1, t1
 
     for i in range(n):
         tot[y[i]] += 1
@@ -364,9 +385,25 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     n_nodes = 1
     n_ent = 0
     it = 0
+    n_exp = 0
     oom = False
     while ni[0, COMPLETE] == 0 and flag[0] == 0:
-        # Selection: best bound first; inside it, the incomplete child with the lowest estimate.
+        # Room for one iteration: a branch per level of the path and one node's entries, so the helpers
+        # never reallocate; the memory budget is checked here.
+        need = n_nodes + p + 2
+        n_new_lits = n_lits + (p + 2) * (p + 1)
+        if need * NODE_BYTES + n_new_lits * LIT_BYTES + (n_ent + p) * ENTRY_BYTES > max_bytes:
+            oom = True
+            break
+        ni = grow2(ni, need)
+        nh = grow1(nh, need)
+        nf = grow2(nf, need)
+        lits = grow1(lits, n_new_lits)
+        ei = grow2(ei, n_ent + p)
+        ek = grow1(ek, n_ent + p)
+        hk, hv = rehash(hk, hv, nh, n_nodes, need)
+        # Selection: best bound first; inside it, the incomplete child with the lowest estimate, stored
+        # (looked up in the memo) as it is entered.
         v = 0
         plen = 0
         while True:
@@ -378,38 +415,37 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             if ni[v, COMPLETE] == 1:
                 break
             e = ni[v, HEAP]
-            a, c0, c1 = ei[e, 0], ei[e, 1], ei[e, 2]
-            step[plen - 1, 0] = a
-            step[plen - 1, 1] = c0
-            step[plen - 1, 2] = c1
-            if _complete(ni, c0) or (not _complete(ni, c1) and nf[c1, LB] < nf[c0, LB]):
-                v = c1
-            else:
-                v = c0
-        # Expansion (room for 2p new branches is made first so the helpers never reallocate).
+            c0, c1 = ei[e, E_C0], ei[e, E_C1]
+            side = 0
+            if not _ref_open(ni, c0) or (_ref_open(ni, c1)
+                                         and _ref_lb(nf, c1, ei[e, E_T1]) < _ref_lb(nf, c0, ei[e, E_T0])):
+                side = 1
+            c = ei[e, E_C0 + side]
+            if c == LAZY:
+                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, ei[e, E_N0 + 2 * side],
+                                            ei[e, E_T0 + 2 * side], ni, nh, nf, lits, n_lits, hk, hv, zob,
+                                            n_nodes, cand, cost, max_depth, eps)
+                ei[e, E_C0 + side] = c
+            step[plen - 1, 0] = ei[e, E_ATTR]
+            step[plen - 1, 1] = ei[e, E_C0]
+            step[plen - 1, 2] = ei[e, E_T0]
+            step[plen - 1, 3] = ei[e, E_C1]
+            step[plen - 1, 4] = ei[e, E_T1]
+            v = c
+        # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
-            need = n_nodes + 2 * p
-            n_new_lits = n_lits + 2 * p * (ni[v, DEPTH] + 1)
-            if need * NODE_BYTES + n_new_lits * LIT_BYTES + (n_ent + p) * ENTRY_BYTES > max_bytes:
-                oom = True
-                break
-            ni = grow2(ni, need)
-            nh = grow1(nh, need)
-            nf = grow2(nf, need)
-            lits = grow1(lits, n_new_lits)
-            ei = grow2(ei, n_ent + p)
-            ek = grow1(ek, n_ent + p)
-            hk, hv = rehash(hk, hv, nh, n_nodes, need)
-            n_nodes, n_lits, n_ent = _expand(v, X, y, bits, cost, max_depth, eps, zob, ni, nh, nf, lits, n_lits,
-                                             ei, ek, n_ent, hk, hv, n_nodes, rows, acc, cnt1, tot, used, cand)
+            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, rows, acc, cnt1, tot,
+                            used)
+            n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
             u = path[j]
-            _take(u, step[j, 0], step[j, 1], step[j, 2], ni, nf, cost, eps)
+            _take(u, step[j, 0], step[j, 1], step[j, 2], step[j, 3], step[j, 4], ni, nf, cost, eps)
             if ni[u, COMPLETE] == 0:
                 _refresh(u, ni, nf, ei, ek, cost, eps)
         it += 1
         counters[0] = it
         counters[1] = n_nodes
+        counters[2] = n_exp
     feature, left, right = _best_tree(ni)
-    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, oom, it, n_nodes
+    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, oom, it, n_exp, n_nodes

@@ -10,8 +10,11 @@ Arrays are preallocated by the caller and grown (``grow1``/``grow2``/``rehash``)
 so the helpers here never reallocate.  Node fields are int32 and the hash lives in its own int64 array:
 the store holds millions of branches, so its width is what bounds a search's memory.
 
-A child that is final when created (pure, at the depth limit, or too small to pay for a split) is never
-stored: entries refer to it as ``-(t + 1)`` where ``t`` is its leaf's correct count (``leaf_ref``).
+Children are stored lazily.  A split entry of an expanded branch holds, per side, a reference and the
+child's row count and leaf value: ``FINAL`` (a child that can only be a leaf: pure, at the depth limit, or
+too small to pay for a split; never stored), ``LAZY`` (not stored yet: its bounds are still the
+purification bound computed from those counts) or the id of a stored branch.  A lazy child is looked up in
+the memo (and created if new) only when the selection enters it, so most children never cost a node.
 """
 
 import numpy as np
@@ -30,15 +33,20 @@ BEST_ATTR = 8  # test of the best tree found so far (-1: a leaf)
 BEST_C0 = 9  # its 0 child
 BEST_C1 = 10  # its 1 child
 N_INT = 11
+# Fields of a split entry (columns of ``ei``) and the special child references.
+E_ATTR = 0
+E_C0 = 1  # reference of the 0 child; E_N0/E_T0 its rows and leaf value
+E_C1 = 2
+E_N0 = 3
+E_T0 = 4
+E_N1 = 5
+E_T1 = 6
+E_INT = 7
+FINAL = -1
+LAZY = -2
 # Float fields (columns of ``nf``), in training rows: value = correct rows - cost * splits.
 UB = 0
 LB = 1
-
-
-@njit(nogil=True, cache=True)
-def leaf_ref(c):
-    """Whether child reference ``c`` is an unstored final leaf (its value is ``-c - 1``)."""
-    return c < 0
 
 
 @njit(nogil=True, cache=True)
@@ -125,7 +133,7 @@ def sift_down(ei, ek, start, m, pos):
             return
         a, b = start + c, start + pos
         ek[a], ek[b] = ek[b], ek[a]
-        for f in range(3):
+        for f in range(ei.shape[1]):
             ei[a, f], ei[b, f] = ei[b, f], ei[a, f]
         pos = c
 
@@ -142,7 +150,7 @@ def heap_pop(ei, ek, start, m):
     m -= 1
     if m > 0:
         ek[start] = ek[start + m]
-        for f in range(3):
+        for f in range(ei.shape[1]):
             ei[start, f] = ei[start + m, f]
         sift_down(ei, ek, start, m, 0)
     return m
