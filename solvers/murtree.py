@@ -58,19 +58,19 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     arch_h = np.zeros((depth + 1, 2), dtype=np.uint64)
     arch_lb = np.zeros((depth + 1, depth + 1, budget + 1), dtype=np.int64)
     words = n // 64 + n_classes + 1
-    bits = np.zeros((f, words), dtype=np.uint64)
+    bits = np.zeros((words, f), dtype=np.uint64)
+    bitsA = np.zeros((words, f), dtype=np.uint64)
     S = np.zeros((f, n_classes), dtype=np.int64)
-    P = np.zeros((f, f, n_classes), dtype=np.int32)
+    P = np.zeros((n_classes, f, f), dtype=np.int32)
     act = np.zeros(f, dtype=np.int64)
     prm = np.array([min_leaf], dtype=np.int64)
     status = np.zeros(4, dtype=np.int64)
-    wk = np.zeros(n, dtype=np.int64)
-    bm = np.zeros(n, dtype=np.uint64)
+    XR = np.ascontiguousarray(X[order])
     tmp = np.zeros((4, n_classes), dtype=np.int64)
     h1 = np.uint64(z1.sum(dtype=np.uint64))
     h2 = np.uint64(z2.sum(dtype=np.uint64))
     ws = [XT, ys, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-          bits, S, P, act, prm, control.flag, control.counters, status, wk, bm, tmp]
+          bits, S, P, act, prm, control.flag, control.counters, status, XR, bitsA, tmp]
     return ws, h1, h2
 
 
@@ -284,8 +284,11 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
             return
         if err < found[-1][0]:
             found.append((err, b, None, True))
-    best, hi, _, _ = found[-1]
+    best, hi, tree, _ = found[-1]
     lo = found[-2][1] if len(found) > 1 else 0  # E(lo) > best: the fewest splits lie in (lo, hi]
+    if hi > 0:
+        tree = _tree(ws, n, h1, h2, depth, hi)
+        hi = tree.n_splits  # E(splits of the tree) = best already
     proven = True
     if fewest_splits:
         while hi - lo > 1:
@@ -298,9 +301,9 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
                 hi = mid
             else:
                 lo = mid
-    del found[:]
-    tree = RawTree.leaf(ws[5][0]) if hi == 0 else _tree(ws, n, h1, h2, depth, hi)
-    found.append((best, hi, tree, proven))
+    if tree is None or tree.n_splits != hi:
+        tree = RawTree.leaf(ws[5][0]) if hi == 0 else _tree(ws, n, h1, h2, depth, hi)
+    found[:] = [(best, hi, tree, proven)]
 
 
 def _solutions(found, n, budget, sparsity, front):

@@ -82,14 +82,24 @@ def _known_lb(ws, m, cnt, h1, h2, d, n):
     s = cache_find(keys, h1, h2, d, n)
     if s >= 0:
         return vals[s, 0]
-    return 0
+    return _full_lb(keys, vals, h1, h2, d, n)
+
+
+@njit(nogil=True, cache=True)
+def _full_lb(keys, vals, h1, h2, d, n):
+    """A bound of the full budget at the same depth also bounds any smaller budget (more splits never hurt)."""
+    full = (1 << d) - 1
+    if n >= full:
+        return 0
+    s = cache_find(keys, h1, h2, d, full)
+    return vals[s, 0] if s >= 0 else 0
 
 
 @njit(nogil=True, cache=True)
 def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     """Optimal cost of dataset ``row`` with depth ``d`` and ``n`` splits if it is <= ``ub`` (see module)."""
     (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, wk, bm, tmp) = ws
+     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp) = ws
     min_leaf = prm[0]
     C = cnts.shape[1]
     cnt = cnts[row]
@@ -104,6 +114,9 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         if vals[s, 1] == 1:
             return vals[s, 0]
         lb = vals[s, 0]
+    fl = _full_lb(keys, vals, h1, h2, d, n)
+    if fl > lb:
+        lb = fl
     if lb > ub:
         return lb
     inst = bufs[row]
@@ -118,7 +131,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         return leaf
     if d <= 2:
         counters[2] += 1
-        res = depth2_store(XT, y, inst, m, cnt, min_leaf, bits, S, P, act, wk, bm, tmp,
+        res = depth2_store(XR, inst, m, cnt, min_leaf, bits, bitsA, S, P, act, tmp,
                            keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, lvl)
         counters[1] = meta[0]
         return res[n - 1, 0]
@@ -247,7 +260,7 @@ def solve_root(ws, m, h1, h2, d, n, ub):
 def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, nxt):
     """Write the optimal tree of a cached subproblem into flat arrays; returns the next free node."""
     (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, wk, bm, tmp) = ws
+     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp) = ws
     me = nxt
     nxt += 1
     value[me, :] = cnts[row]

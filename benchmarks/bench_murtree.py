@@ -1,0 +1,156 @@
+"""MurTree vs pystreed (STreeD) side by side on the DL8.5 binarised sets: time, peak memory, optimal errors.
+
+Usage::
+
+    python benchmarks/bench_murtree.py [--depth 3 4] [--datasets anneal vote ...] [--modes single front]
+                                       [--data-dir DIR] [--repeat 1]
+
+Every measurement runs in a fresh subprocess that solves twice: ``first`` is the first solve (it
+includes loading numba's cached machine code: what a fresh process pays), ``s`` the second.  ``MB``
+is the peak resident memory of the process (``ru_maxrss``) above its size before the second solve,
+i.e. what the solve itself needs once the libraries are loaded (a first-solve peak above the second's
+would be missed; both solvers allocate the same way on every run).
+
+Columns: ``single`` is our single optimal tree (``front=False``: fewest errors, then fewest splits;
+pystreed does not minimise splits, so ``single-any`` is ours without that tie-break, the like-for-like
+figure); ``front`` is our whole front for budgets 0..2^D-1.  ``equal`` says whether our optimal error
+equals pystreed's.  Data: ``../shared/datasets/murtree-dl`` (label first, 0/1 features); missing
+sets are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DIR = ROOT.parent / "shared" / "datasets" / "murtree-dl"
+DATASETS = ["anneal", "australian-credit", "diabetes", "german-credit", "hypothyroid", "kr-vs-kp", "mushroom",
+            "yeast", "vote", "tic-tac-toe"]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _child(path: str, depth: int, mode: str) -> None:
+    """Run one measurement and print it as JSON (executed in a subprocess)."""
+    import numpy as np
+
+    data = np.loadtxt(path, dtype=np.int64)
+    y, X = data[:, 0], np.ascontiguousarray(data[:, 1:], dtype=np.uint8)
+    if mode == "pystreed":
+        from pystreed import STreeDClassifier
+
+        def run():
+            clf = STreeDClassifier(max_depth=depth, max_num_nodes=2**depth - 1, time_limit=3600)
+            clf.fit(X, y)
+            return int((clf.predict(X) != y).sum()), None
+    else:
+        from solvers.murtree import murtree
+
+        kw = {"single": dict(front=False), "single-any": dict(front=False, fewest_splits=False),
+              "front": dict(front=True)}[mode]
+
+        def run():
+            fr = murtree(X, y, max_depth=depth, **kw)
+            best = fr.solutions[-1]
+            return best.info["errors"], len(fr.solutions)
+    # first solve in this fresh process (numba loads its cached machine code), then the measured one
+    t = time.perf_counter()
+    errors, n_trees = run()
+    first = time.perf_counter() - t
+    base = _rss_mb()
+    t = time.perf_counter()
+    errors, n_trees = run()
+    secs = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"errors": errors, "time": secs, "first": first, "mem": max(0.0, peak - base),
+                      "trees": n_trees}))
+
+
+def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
+    cmd = [sys.executable, __file__, "--child", str(path), str(depth), mode]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        print(out.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--depth", type=int, nargs="+", default=[3, 4])
+    ap.add_argument("--datasets", nargs="+", default=DATASETS)
+    ap.add_argument("--modes", nargs="+", default=["single", "single-any", "front"],
+                    choices=["single", "single-any", "front"])
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
+    ap.add_argument("--timeout", type=float, default=600)
+    args = ap.parse_args(argv)
+    try:
+        import pystreed  # noqa: F401
+        have_streed = True
+    except ImportError:
+        have_streed = False
+        print("pystreed not installed: only our times are shown (pip install pystreed)")
+    sets = [(name, args.data_dir / f"{name}.txt") for name in args.datasets]
+    missing = [name for name, p in sets if not p.exists()]
+    if missing:
+        print(f"skipping (not found in {args.data_dir}): {', '.join(missing)}")
+    sets = [(name, p) for name, p in sets if p.exists()]
+    if not sets:
+        print("no dataset found; nothing to do")
+        return 0
+    head = f"{'dataset':<18} D  {'pystreed s':>10} {'MB':>6} {'err':>5}"
+    for mode in args.modes:
+        head += f" | {mode + ' s':>12} {'first':>6} {'MB':>6} {'ratio':>6}"
+    print(head + " | equal")
+    ratios = {m: {d: [] for d in args.depth} for m in args.modes}
+    all_equal = True
+    for depth in args.depth:
+        for name, path in sets:
+            ref = measure(path, depth, "pystreed", args.timeout) if have_streed else None
+            line = f"{name:<18} {depth}  "
+            if ref:
+                line += f"{ref['time']:>10.3f} {ref['mem']:>6.1f} {ref['errors']:>5}"
+            else:
+                line += f"{'-':>10} {'-':>6} {'-':>5}"
+            equal = True
+            for mode in args.modes:
+                r = measure(path, depth, mode, args.timeout)
+                if r is None:
+                    line += f" | {'timeout':>12} {'':>6} {'':>6} {'':>6}"
+                    equal = False
+                    continue
+                ratio = r["time"] / ref["time"] if ref and ref["time"] > 0 else float("nan")
+                if ref:
+                    ratios[mode][depth].append(ratio)
+                    equal = equal and r["errors"] == ref["errors"]
+                line += f" | {r['time']:>12.3f} {r['first']:>6.2f} {r['mem']:>6.1f} {ratio:>6.2f}"
+            all_equal = all_equal and equal
+            print(line + f" | {'yes' if equal else 'NO' if ref else '-'}", flush=True)
+    if have_streed:
+        for depth in args.depth:
+            parts = [f"{m} {statistics.median(ratios[m][depth]):.2f}" for m in args.modes if ratios[m][depth]]
+            print(f"median time ratio ours/pystreed at depth {depth}: " + ", ".join(parts))
+        print("optimal errors equal on every set:", "yes" if all_equal else "NO")
+    return 0 if all_equal else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    else:
+        sys.exit(main())
