@@ -51,20 +51,18 @@ from solvers._kernels.branches_store import (
     UB,
     N,
     T,
+    compact_entries,
     grow1,
     grow2,
+    grown_bytes,
     heap_pop,
     heapify,
+    live_entries,
     lookup,
     rehash,
+    rehash_bytes,
     sift_down,
 )
-
-# Approximate bytes per stored branch (int32 fields, hash, bounds, hash-table slots at load 1/2, growth
-# slack), per literal and per split entry: what the memory budget counts.
-NODE_BYTES = 4 * N_INT + 8 + 16 + 2 * 12 + 24
-LIT_BYTES = 4
-ENTRY_BYTES = 4 * E_INT + 8
 
 
 @njit(nogil=True, cache=True)
@@ -392,7 +390,13 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         # never reallocate; the memory budget is checked here.
         need = n_nodes + p + 2
         n_new_lits = n_lits + (p + 2) * (p + 1)
-        if need * NODE_BYTES + n_new_lits * LIT_BYTES + (n_ent + p) * ENTRY_BYTES > max_bytes:
+        if n_ent + p > ei.shape[0] and 2 * live_entries(ni, n_nodes) <= n_ent:
+            n_ent = compact_entries(ni, n_nodes, ei, ek)  # reuse the pool before growing it
+        held = ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + ei.nbytes + ek.nbytes + hk.nbytes + hv.nbytes
+        extra = (grown_bytes(ni, need) + grown_bytes(nh, need) + grown_bytes(nf, need)
+                 + grown_bytes(lits, n_new_lits) + grown_bytes(ei, n_ent + p) + grown_bytes(ek, n_ent + p)
+                 + rehash_bytes(hk, hv, need))
+        if held + extra > max_bytes:  # growing copies: old and new arrays coexist for a moment
             oom = True
             break
         ni = grow2(ni, need)

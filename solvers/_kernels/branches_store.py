@@ -154,3 +154,53 @@ def heap_pop(ei, ek, start, m):
             ei[start, f] = ei[start + m, f]
         sift_down(ei, ek, start, m, 0)
     return m
+
+
+@njit(nogil=True, cache=True)
+def grown_bytes(a, need):
+    """Bytes :func:`grow1`/:func:`grow2` would allocate to give ``a`` room for ``need`` rows (0: none)."""
+    if need <= a.shape[0]:
+        return 0
+    return _capacity(a.shape[0], need) * (a.size // max(a.shape[0], 1)) * a.itemsize
+
+
+@njit(nogil=True, cache=True)
+def rehash_bytes(hk, hv, need):
+    """Bytes :func:`rehash` would allocate for ``need`` nodes (0: none)."""
+    if 2 * need <= hk.shape[0]:
+        return 0
+    cap = hk.shape[0]
+    while cap < 2 * need:
+        cap *= 2
+    return cap * (hk.itemsize + hv.itemsize)
+
+
+@njit(nogil=True, cache=True)
+def live_entries(ni, n_nodes):
+    """Entries still in some heap (the rest of the pool is garbage of completed or pruned splits)."""
+    live = 0
+    for v in range(n_nodes):
+        live += ni[v, HEAPLEN]
+    return live
+
+
+@njit(nogil=True, cache=True)
+def compact_entries(ni, n_nodes, ei, ek):
+    """Move every live heap to the front of the entry pool, in place; returns the new pool size."""
+    starts = np.empty(n_nodes, dtype=np.int64)
+    for v in range(n_nodes):
+        starts[v] = ni[v, HEAP] if ni[v, HEAPLEN] > 0 else -1
+    pos = 0
+    # Increasing start order: each region moves down (or stays), never over a region not yet moved.
+    for v in np.argsort(starts):
+        m = ni[v, HEAPLEN]
+        if m == 0:
+            continue
+        s = ni[v, HEAP]
+        for j in range(m):
+            ek[pos + j] = ek[s + j]
+            for f in range(ei.shape[1]):
+                ei[pos + j, f] = ei[s + j, f]
+        ni[v, HEAP] = pos
+        pos += m
+    return pos
