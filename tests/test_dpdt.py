@@ -1,0 +1,226 @@
+"""DPDT: exhaustive generator against a brute-force oracle, reported metrics, CART dominance (Prop. 2),
+α intervals, state deduplication, memory guard, cancellation and the adapter."""
+
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+
+from solvers import Control
+from solvers._kernels.predict import count_conditions
+from solvers.cart import cart_path
+from solvers.dpdt import GENERATORS, MDPTooLarge, dpdt
+
+
+def walk_metrics(tree, X, y):
+    """(total tests over rows, misclassified rows) recomputed by walking the tree."""
+    op = np.zeros(tree.n_nodes, dtype=np.int64)
+    counts, n_tests = count_conditions(tree.feature, op, tree.threshold, tree.left, tree.right,
+                                       np.ascontiguousarray(X, dtype=np.float64), y, tree.value.shape[1])
+    leaves = tree.feature < 0
+    errors = int((counts[leaves].sum(axis=1) - counts[leaves].max(axis=1)).sum())
+    assert np.array_equal(counts, tree.value)
+    return int(n_tests.sum()), errors
+
+
+def lower_hull(points):
+    """Strict vertices of the lower-left convex hull of (T, E) points, by increasing T."""
+    pts = sorted(set(points))
+    hull = []
+    for t, e in pts:
+        if hull and e >= hull[-1][1]:
+            continue
+        while len(hull) >= 2:
+            (t0, e0), (t1, e1) = hull[-2], hull[-1]
+            if (e1 - e0) * (t - t1) >= (e - e1) * (t1 - t0):
+                hull.pop()
+            else:
+                break
+        hull.append((t, e))
+    return hull
+
+
+def brute_force_points(X, y, depth):
+    """Every (tests, errors) pair achievable by a tree of at most ``depth`` on (X, y), by enumeration."""
+    n_classes = int(y.max()) + 1
+
+    @cache
+    def pairs(rows, d):
+        idx = np.array(rows)
+        counts = np.bincount(y[idx], minlength=n_classes)
+        out = {(0, len(rows) - int(counts.max()))}
+        if d == 0:
+            return frozenset(out)
+        for f in range(X.shape[1]):
+            for t in np.unique(X[idx, f])[:-1]:
+                go = X[idx, f] <= t
+                left = pairs(tuple(idx[go]), d - 1)
+                right = pairs(tuple(idx[~go]), d - 1)
+                out |= {(len(rows) + a + c, b + e) for a, b in left for c, e in right}
+        return frozenset(out)
+
+    return pairs(tuple(range(len(y))), depth)
+
+
+def above_hull(point, hull):
+    """Is (T, E) on or above the lower hull polyline (no α ≥ 0 prefers it strictly)?"""
+    t, e = point
+    for (t0, e0), (t1, e1) in zip(hull, hull[1:]):
+        if t0 <= t <= t1:
+            return (e - e0) * (t1 - t0) >= (e1 - e0) * (t - t0)
+    if t >= hull[-1][0]:
+        return e >= hull[-1][1]
+    return e >= hull[0][1]
+
+
+@st.composite
+def tiny_data(draw):
+    n = draw(st.integers(4, 10))
+    p = draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p), min_size=n, max_size=n)),
+                 dtype=np.float64)
+    y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=np.int64)
+    return X, y
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tiny_data(), depth=st.integers(1, 3))
+def test_exhaustive_front_is_the_brute_force_hull(data, depth):
+    X, y = data
+    front = dpdt(X, y, max_depth=depth, generator="exhaustive")
+    got = sorted((round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in front.solutions)
+    assert got == lower_hull(brute_force_points(X, y, depth))
+    assert all(s.optimal for s in front.solutions)
+    best = front.solutions[0]  # most accurate first: the α = 0 tree
+    assert best.info["alpha_lo"] == 0.0
+    assert best.info["train_errors"] == min(e for _, e in brute_force_points(X, y, depth))
+    for s in front.solutions:
+        assert walk_metrics(s.tree, X, y) == (round(s.info["expected_tests"] * len(y)), s.info["train_errors"])
+        assert s.tree.n_nodes == 1 or _depth(s.tree) <= depth
+
+
+def _depth(tree, k=0):
+    if tree.feature[k] < 0:
+        return 0
+    return 1 + max(_depth(tree, tree.left[k]), _depth(tree, tree.right[k]))
+
+
+@pytest.mark.parametrize("generator", sorted(GENERATORS))
+def test_reported_metrics_equal_recomputed_ones_and_alpha_intervals_tile(generator):
+    X, y = load_wine(return_X_y=True)
+    if generator == "exhaustive":  # every threshold: keep it small
+        X, y = X[::3, :4], y[::3]
+    front = dpdt(X, y, max_depth=3, generator=generator, cart_depth=2, cart_leaves=6, top_b=4,
+                 hybrid_depth=1)
+    sols = front.solutions
+    assert front.status == "done" and len(sols) >= 2
+    points = []
+    for s in sols:
+        t, e = walk_metrics(s.tree, X, y)
+        assert t == pytest.approx(s.info["expected_tests"] * len(y)) and e == s.info["train_errors"]
+        assert s.optimal == (generator == "exhaustive") and s.info["optimal_in_mdp"]
+        points.append((t, e))
+    # most accurate first, intervals tile [0, inf), each tree optimal inside its own interval
+    assert sols[0].info["alpha_lo"] == 0 and sols[-1].info["alpha_hi"] == np.inf
+    assert sols[-1].tree.n_nodes == 1
+    for a, b in zip(sols, sols[1:]):
+        assert a.info["alpha_hi"] == b.info["alpha_lo"] and a.info["alpha_lo"] < a.info["alpha_hi"]
+    for s, (t, e) in zip(sols, points):
+        lo, hi = s.info["alpha_lo"], s.info["alpha_hi"]
+        alpha = (lo + hi) / 2 if hi < np.inf else lo + 1
+        assert e + alpha * t == min(e2 + alpha * t2 for t2, e2 in points)
+
+
+@pytest.mark.parametrize("load", [load_iris, load_wine, load_breast_cancer])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_cart_pruning_path_is_never_below_the_front(load, depth):
+    """Paper, Prop. 2: with the CART generator of the same depth, CART's trees are policies of the MDP."""
+    X, y = load(return_X_y=True)
+    front = dpdt(X, y, max_depth=depth, generator="cart", cart_depth=depth)
+    hull = sorted((round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in front.solutions)
+    path = cart_path(X, y, max_depth=depth)
+    for sol in path.solutions:
+        assert above_hull(walk_metrics(sol.tree, X, y), hull)
+    # and its most accurate tree is at least as accurate as CART's
+    assert hull[-1][1] <= walk_metrics(path.solutions[0].tree, X, y)[1]
+
+
+def test_identical_row_sets_at_one_depth_are_one_state():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 6, size=(40, 1)).astype(float)
+    y = (x[:, 0] + rng.integers(0, 3, size=40) > 3).astype(np.int64)
+    one = dpdt(x, y, max_depth=3, generator="exhaustive").stats["states_per_depth"]
+    # a copied column proposes the same partitions again: no new state
+    two = dpdt(np.hstack([x, x]), y, max_depth=3, generator="exhaustive").stats["states_per_depth"]
+    assert one == two and one[1] <= 2 * 5
+
+
+def test_memory_guard_gives_a_clear_message():
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(MDPTooLarge, match="max_states=20 .*lower cart_depth or max_depth.*hybrid"):
+        dpdt(X, y, max_depth=4, cart_depth=3, max_states=20)
+
+
+def test_cancelled_run_returns_valid_trees_not_proven():
+    X, y = load_iris(return_X_y=True)
+    control = Control()
+    control.cancel()
+    front = dpdt(X, y, max_depth=3, generator="exhaustive", control=control)
+    assert front.status == "cancelled"
+    assert len(front.solutions) == 1 and front.solutions[0].tree.n_nodes == 1
+    assert not front.solutions[0].optimal and not front.solutions[0].info["optimal_in_mdp"]
+
+
+def test_time_limit_returns_best_so_far():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 8))
+    y = (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(np.int64)
+    with Control(time_limit=0.3) as control:
+        front = dpdt(X, y, max_depth=6, generator="cart", cart_depth=4, control=control)
+    assert front.status == "time_limit"
+    assert front.solutions and not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
+    for s in front.solutions:
+        assert walk_metrics(s.tree, X, y)[1] == s.info["train_errors"]
+
+
+def test_alpha_and_n_alphas_select_trees_of_the_hull():
+    X, y = load_wine(return_X_y=True)
+    full = dpdt(X, y, max_depth=3)
+    one = dpdt(X, y, max_depth=3, alpha=0.0)
+    assert len(one.solutions) == 1 and one.solutions[0].info == full.solutions[0].info
+    mid = full.solutions[1].info
+    pick = dpdt(X, y, max_depth=3, alpha=(mid["alpha_lo"] + mid["alpha_hi"]) / 2).solutions
+    assert len(pick) == 1 and pick[0].info == mid
+    coarse = dpdt(X, y, max_depth=3, n_alphas=3).solutions  # α in {0, 0.5, 1}
+    assert 1 <= len(coarse) <= 3 and {s.info["train_errors"] for s in coarse} <= {
+        s.info["train_errors"] for s in full.solutions}
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"generator": "random"}, "generator must be one of"),
+    ({"max_depth": -1}, "max_depth must be an integer >= 0"),
+    ({"cart_depth": 0}, "cart_depth must be an integer >= 1"),
+    ({"criterion": "mse"}, "criterion must be one of"),
+    ({"alpha": -0.5}, "alpha must be >= 0"),
+])
+def test_bad_parameters_are_explained(kw, message):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        dpdt(X, y, **kw)
+
+
+def test_adapter_runs_through_solve():
+    from treeexplorer.api import solve
+    from treeexplorer.registry import get_solver
+
+    spec = get_solver("dpdt")
+    assert spec.input == "numeric" and spec.param("max_depth").default == 3
+    front = solve("iris", solver="dpdt", max_depth=2, cart_depth=2, test_size=0.3)
+    assert len(front.trees) >= 2 and all(t.metrics["depth"] <= 2 for t in front.trees)
+    assert all("alpha_lo" in t.info for t in front.trees)
+    single = solve("iris", solver="dpdt", max_depth=3, front=False)
+    assert len(single.trees) == 1 and single.trees[0].metrics["train_errors"] == min(
+        t.metrics["train_errors"] for t in solve("iris", solver="dpdt", max_depth=3).trees)
