@@ -84,6 +84,7 @@ class Explorer(pn.viewable.Viewer):
         super().__init__(**params)
         self.controller = c = Controller(test_size=self.test_size)
         self._poller = None
+        self._run_rows: dict = {}
         self._build_widgets()
         self._build_layout()
         c.param.watch(self._on_runs, ["runs"])
@@ -185,8 +186,8 @@ class Explorer(pn.viewable.Viewer):
         self.disc_w.param.watch(lambda e: self._on_disc(), "value")
         self.run_w.on_click(lambda e: self.run_now())
         self.cancel_w.on_click(lambda e: self.cancel())
-        self.x_w.param.watch(lambda e: self._on_runs(), "value")
-        self.show_test_w.param.watch(lambda e: self._on_runs(), "value")
+        self.x_w.param.watch(self._redraw_plot, "value")
+        self.show_test_w.param.watch(self._redraw_plot, "value")
         self.clear_w.on_click(lambda e: self.controller.clear_runs())
         self.compare_w.param.watch(self._on_compare_w, "value")
         self._on_solver()
@@ -347,17 +348,26 @@ class Explorer(pn.viewable.Viewer):
 
     # -- plot ----------------------------------------------------------------------------------------
     @_safe
-    def _on_runs(self, *events) -> None:
+    def _redraw_plot(self, *events) -> None:
         c = self.controller
         self.pareto.update(c.runs, self.x_w.value, self.show_test_w.value, c.selected)
+
+    @_safe
+    def _on_runs(self, *events) -> None:
+        c = self.controller
+        self._redraw_plot()
         rows = []
         for run in c.runs:
-            btn = pn.widgets.Button(label="✕", color="light", width=34, height=30, margin=(0, 4),
-                                    description=f"Remove run {run.label}")
-            btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
-            rows.append(pn.Row(pn.pane.HTML(f"<span style='color:{run.color};font-size:1.3em'>■</span> "
-                                            f"<b>{run.label}</b> <span style='color:#666;font-size:0.85em'>"
-                                            f"{run.status_text}</span>", margin=(4, 5)), btn))
+            if run.id not in self._run_rows:  # rows are reused: new widgets cost a model round trip
+                btn = pn.widgets.Button(label="✕", color="light", width=34, height=30, margin=(0, 4),
+                                        description=f"Remove run {run.label}")
+                btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
+                self._run_rows[run.id] = pn.Row(pn.pane.HTML(
+                    f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
+                    f"<span style='color:#666;font-size:0.85em'>{run.status_text}</span>", margin=(4, 5)), btn)
+            rows.append(self._run_rows[run.id])
+        live = {run.id for run in c.runs}
+        self._run_rows = {k: v for k, v in self._run_rows.items() if k in live}
         self.runs_box.objects = rows
         self.clear_w.visible = len(c.runs) > 1
         self.dl["front_json"].disabled = self.dl["front_csv"].disabled = not c.runs

@@ -121,9 +121,12 @@ class ParetoFigure:
         if selected is not None and len(self.frame):
             hit = self.frame.index[(self.frame.run_id == selected[0]) & (self.frame.tree == selected[1])]
             idx = [int(hit[0])] if len(hit) else []
+        current = list(self.points.selected.indices)
+        if idx and idx[0] in current:
+            return  # a tap already selected it in the browser: writing back would race the next tap
         muted, self._muted = self._muted, True
         try:
-            if list(self.points.selected.indices) != idx:
+            if current != idx:
                 self.points.selected.indices = idx
         finally:
             self._muted = muted
