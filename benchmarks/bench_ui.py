@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"  # server log and failure screenshot of the browser mode
 sys.path.insert(0, str(ROOT))
 
 DATASET = "tic-tac-toe"  # bundled, 958 rows, 9 categorical features
@@ -132,8 +133,9 @@ def in_browser(repeats: int = 3) -> dict:
     from playwright.sync_api import sync_playwright
 
     port = 5123
+    ARTIFACTS.mkdir(exist_ok=True)
     env = {**os.environ, "TREEEXPLORER_DATASET": DATASET, "TREEEXPLORER_SOLVER": "cart"}
-    log = open(ROOT / "benchmarks" / ".bench_ui_serve.log", "wb")
+    log = open(ARTIFACTS / "bench_ui_serve.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port",
                              str(port), "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"],
                             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -178,7 +180,7 @@ def in_browser(repeats: int = 3) -> dict:
                         page.get_by_text(re.compile(rf", tree {pt['tree']}: \d+ splits")).wait_for(timeout=10_000)
                     except Exception:
                         shown = page.get_by_text(re.compile(r", tree \d+: ")).all_inner_texts()
-                        page.screenshot(path=str(ROOT / "benchmarks" / ".bench_ui_failure.png"))
+                        page.screenshot(path=str(ARTIFACTS / "bench_ui_failure.png"))
                         raise RuntimeError(f"clicked tree {pt['tree']} at {pt}, the page shows {shown}") from None
                     lat.append(time.perf_counter() - t0)
                     page.wait_for_timeout(300)  # human pacing: let the last patches land
