@@ -71,7 +71,7 @@ class TreeFigure:
         self.sources = {k: ColumnDataSource(v) for k, v in tree_sources(TreeLayout([], [], 0, 0, []), 1).items()}
         fig = figure(x_range=Range1d(0, 1), y_range=Range1d(-1, 0), frame_width=200, frame_height=100,
                      tools="pan,reset", toolbar_location=None, outline_line_color=None, min_border=0,
-                     background_fill_color=None, border_fill_color=None)
+                     background_fill_color=None, border_fill_color=None, sizing_mode="fixed")
         fig.axis.visible = False
         fig.grid.visible = False
         src = self.sources
@@ -102,8 +102,10 @@ class TreeFigure:
         fig = self.figure
         fig.x_range.start, fig.x_range.end = -MARGIN, lay.width + MARGIN
         fig.y_range.start, fig.y_range.end = -lay.height - MARGIN, MARGIN
-        fig.frame_width = max(int((lay.width + 2 * MARGIN) * s), 10)
-        fig.frame_height = max(int((lay.height + 2 * MARGIN) * s), 10)
+        # No axes, toolbar or borders: the outer size equals the frame; both are set so that containers
+        # (Panel sizes its pane from width/height) do not clip the drawing.
+        fig.frame_width = fig.width = max(int((lay.width + 2 * MARGIN) * s), 10)
+        fig.frame_height = fig.height = max(int((lay.height + 2 * MARGIN) * s), 10)
         fs = f"{FONT_SIZE * s:.1f}px"
         self._bold.glyph.text_font_size = fs
         self._plain.glyph.text_font_size = fs

@@ -157,7 +157,7 @@ class Explorer(pn.viewable.Viewer):
             "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>")
 
         self.tree_fig = TreeFigure()
-        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, visible=False)
+        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, visible=False, sizing_mode="fixed")
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.metrics_pane = pn.pane.DataFrame(None, index=False, header=False, sizing_mode="stretch_width",
@@ -405,7 +405,8 @@ class Explorer(pn.viewable.Viewer):
                                   f"{entry.metrics['train_accuracy']:.3f}"
                                   f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
         self.tree_fig.show(entry.tree)
-        self.tree_pane.visible = True
+        fig = self.tree_fig.figure
+        self.tree_pane.param.update(visible=True, width=fig.width, height=fig.height)
         self.pareto.select(c.selected)
         self.rules_pane.object = rules_markdown(entry)
         self.metrics_pane.object = metrics_frame(entry, run.front)
