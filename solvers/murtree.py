@@ -53,10 +53,12 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     keys = np.zeros((cap, 3), dtype=np.uint64)
     vals = np.zeros((cap, 4), dtype=np.int64)
     meta = np.zeros(1, dtype=np.int64)
-    arch_inst = np.zeros((depth + 1, n), dtype=np.int32)
-    arch_m = np.full(depth + 1, -1, dtype=np.int64)
-    arch_h = np.zeros((depth + 1, 2), dtype=np.uint64)
-    arch_lb = np.zeros((depth + 1, depth + 1, budget + 1), dtype=np.int64)
+    # similarity archive: one dataset per buffer row, i.e. per level and side (left children resemble
+    # each other, not the right children they alternate with)
+    arch_inst = np.zeros((rows, n), dtype=np.int32)
+    arch_m = np.full(rows, -1, dtype=np.int64)
+    arch_h = np.zeros((rows, 2), dtype=np.uint64)
+    arch_lb = np.zeros((rows, depth + 1, budget + 1), dtype=np.int64)
     words = n // 64 + n_classes + 1
     bits = np.zeros((words, f), dtype=np.uint64)
     bitsA = np.zeros((words, f), dtype=np.uint64)
@@ -70,7 +72,8 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     h1 = np.uint64(z1.sum(dtype=np.uint64))
     h2 = np.uint64(z2.sum(dtype=np.uint64))
     ws = [XT, ys, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-          bits, S, P, act, prm, control.flag, control.counters, status, XR, bitsA, tmp]
+          bits, S, P, act, prm, control.flag, control.counters, status, XR, bitsA, tmp,
+          np.zeros((depth + 2, f), dtype=np.int64)]
     return ws, h1, h2
 
 
@@ -253,7 +256,16 @@ def _interrupted(ws, n, h1, h2, depth, b, found):
 def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
     """Budgets 0..K in turn; a tree is kept when its error is strictly below the previous budget's."""
     found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
+    floor = -1  # the full budget's error: once reached, larger budgets add nothing
     for b in range(1, budget + 1):
+        if b == 4 and sparsity is None and budget > 4 and found[-1][0] > 0:
+            # solve the full budget early: its optima bound every smaller budget of the same subproblem
+            floor = _solve_budget(ws, n, h1, h2, depth, budget, _INF)
+            if floor < 0:
+                _interrupted(ws, n, h1, h2, depth, budget, found)
+                return
+        if found[-1][0] == floor:
+            break
         if sparsity is not None:
             # a tree with b or more splits costs at least sparsity * b: stop once that cannot win
             a = Fraction(sparsity)

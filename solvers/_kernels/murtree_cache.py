@@ -15,10 +15,11 @@ anything and the wrapper grows the table and resumes (everything cached so far i
 
 Similarity archive
 ------------------
-Per search level the last dataset seen there and its lower bounds per ``(d, n)``; a new dataset
-``D`` at the same level gets ``lb(D) >= lb(D_old) - |D_old minus D|`` (each removed row lowers the
-error by at most one; the optimal tree of ``D`` is also a tree for ``D_old``, with its leaves at least
-as large, so min leaf support does not break the argument).
+Per slot (the buffer row of a dataset: its level and side) the last dataset seen there and its lower
+bounds per ``(d, n)``; a new dataset ``D`` in the same slot gets
+``lb(D) >= lb(D_old) - |D_old minus D|`` (each removed row lowers the error by at most one; the
+optimal tree of ``D`` is also a tree for ``D_old``, with its leaves at least as large, so min leaf
+support does not break the argument).
 """
 
 import numpy as np
@@ -106,16 +107,16 @@ def cache_rehash(keys, vals, new_keys, new_vals):
 
 
 @njit(nogil=True, cache=True)
-def archive_lb(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n):
-    """Similarity lower bound of dataset ``inst[:m]`` from the one archived at level ``lvl``."""
-    old = arch_lb[lvl, d, n]
-    if arch_m[lvl] < 0 or old <= 0:
+def archive_lb(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n):
+    """Similarity lower bound of dataset ``inst[:m]`` from the one archived in ``slot``."""
+    old = arch_lb[slot, d, n]
+    if arch_m[slot] < 0 or old <= 0:
         return 0
-    if arch_h[lvl, 0] == h1 and arch_h[lvl, 1] == h2:
+    if arch_h[slot, 0] == h1 and arch_h[slot, 1] == h2:
         return old
     # both index lists are ascending: count the archived rows missing from the new set
-    a = arch_inst[lvl]
-    ma = arch_m[lvl]
+    a = arch_inst[slot]
+    ma = arch_m[slot]
     removed = 0
     j = 0
     for i in range(ma):
@@ -132,13 +133,13 @@ def archive_lb(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n):
 
 
 @njit(nogil=True, cache=True)
-def archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, lb):
-    """Remember a lower bound of dataset ``inst[:m]`` at level ``lvl`` (replacing another dataset)."""
-    if arch_m[lvl] < 0 or arch_h[lvl, 0] != h1 or arch_h[lvl, 1] != h2:
-        arch_inst[lvl, :m] = inst[:m]
-        arch_m[lvl] = m
-        arch_h[lvl, 0] = h1
-        arch_h[lvl, 1] = h2
-        arch_lb[lvl, :, :] = 0
-    if lb > arch_lb[lvl, d, n]:
-        arch_lb[lvl, d, n] = lb
+def archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n, lb):
+    """Remember a lower bound of dataset ``inst[:m]`` in ``slot`` (replacing another dataset)."""
+    if arch_m[slot] < 0 or arch_h[slot, 0] != h1 or arch_h[slot, 1] != h2:
+        arch_inst[slot, :m] = inst[:m]
+        arch_m[slot] = m
+        arch_h[slot, 0] = h1
+        arch_h[slot, 1] = h2
+        arch_lb[slot, :, :] = 0
+    if lb > arch_lb[slot, d, n]:
+        arch_lb[slot, d, n] = lb

@@ -243,11 +243,11 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
 
 @njit(nogil=True, cache=True)
 def depth2_store(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp,
-                 keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, lvl):
+                 keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, slot):
     """Run :func:`depth2` and store its three optima in the cache and the similarity archive."""
     res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp)
     for b in range(3):
         d = 1 if b == 0 else 2
         cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], 1, res[b, 1], res[b, 2])
-        archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, b + 1, res[b, 0])
+        archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, b + 1, res[b, 0])
     return res

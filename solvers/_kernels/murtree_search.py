@@ -67,6 +67,34 @@ def _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr):
     return ml, mr, hl1, hl2, hr1, hr2
 
 
+@njit(nogil=True, cache=True)
+def _gini_order(XT, y, inst, m, cnt, order):
+    """Tests in order of increasing Gini impurity of their split: good incumbents early prune more."""
+    F = XT.shape[0]
+    C = cnt.shape[0]
+    ones = np.zeros(C, dtype=np.int64)
+    score = np.empty(F, dtype=np.float64)
+    for f in range(F):
+        xf = XT[f]
+        ones[:] = 0
+        for k in range(m):
+            i = inst[k]
+            ones[y[i]] += xf[i]
+        n1 = 0
+        sq1 = 0.0
+        sq0 = 0.0
+        for c in range(C):
+            n1 += ones[c]
+            sq1 += ones[c] * ones[c]
+            sq0 += (cnt[c] - ones[c]) * (cnt[c] - ones[c])
+        n0 = m - n1
+        if n0 == 0 or n1 == 0:
+            score[f] = np.inf
+        else:
+            score[f] = (n0 - sq0 / n0) + (n1 - sq1 / n1)
+    order[:] = np.argsort(score, kind="mergesort")
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _norm(d, n):
     return d if d < n else n
@@ -99,7 +127,7 @@ def _full_lb(keys, vals, h1, h2, d, n):
 def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     """Optimal cost of dataset ``row`` with depth ``d`` and ``n`` splits if it is <= ``ub`` (see module)."""
     (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp) = ws
+     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp, forder) = ws
     min_leaf = prm[0]
     C = cnts.shape[1]
     cnt = cnts[row]
@@ -120,7 +148,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     if lb > ub:
         return lb
     inst = bufs[row]
-    sim = archive_lb(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n)
+    sim = archive_lb(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n)
     if sim > lb:
         lb = sim
         if lb > ub:
@@ -132,7 +160,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     if d <= 2:
         counters[2] += 1
         res = depth2_store(XR, inst, m, cnt, min_leaf, bits, bitsA, S, P, act, tmp,
-                           keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, lvl)
+                           keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, row)
         counters[1] = meta[0]
         return res[n - 1, 0]
     # general case (d >= 3): search over root tests and budget splits.  Kept in this function: numba
@@ -156,9 +184,12 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     rr = 2 * lvl + 2
     lo_nl = n - 1 - cap if n - 1 - cap > 0 else 0
     hi_nl = cap if cap < n - 1 else n - 1
-    for f in range(F):
+    order = forder[lvl]
+    _gini_order(XT, y, bufs[row], m, cnt, order)
+    for fi in range(F):
         if best <= lb:
             break
+        f = order[fi]
         ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
         if ml < min_leaf or mr < min_leaf:
             continue
@@ -216,7 +247,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     inst = bufs[row]
     if best <= ub:
         cache_put(keys, vals, meta, status, h1, h2, d, n, best, 1, best_f, best_nl)
-        archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, best)
+        archive_put(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n, best)
         counters[1] = meta[0]
         return best
     # every candidate costs more than ub: the optimum is at least the smallest of their bounds
@@ -226,7 +257,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     if nlb < lb:
         nlb = lb
     cache_put(keys, vals, meta, status, h1, h2, d, n, nlb, 0, -1, 0)
-    archive_put(arch_inst, arch_m, arch_h, arch_lb, lvl, inst, m, h1, h2, d, n, nlb)
+    archive_put(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n, nlb)
     return nlb
 
 
@@ -260,7 +291,7 @@ def solve_root(ws, m, h1, h2, d, n, ub):
 def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, nxt):
     """Write the optimal tree of a cached subproblem into flat arrays; returns the next free node."""
     (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp) = ws
+     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp, forder) = ws
     me = nxt
     nxt += 1
     value[me, :] = cnts[row]
@@ -274,10 +305,15 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
             return nxt
         s = cache_find(keys, h1, h2, d, n)
         if s < 0 or vals[s, 1] == 0:
-            # not cached (depth-2 children are solved on demand): solve it now, unbounded
-            solve(ws, lvl, row, m, h1, h2, d, n, INF)
+            # not cached: the children of a depth-2 tree are solved on demand, by the depth-2 solver
+            # even after a stop (it is bounded and needs no flag); deeper ones by an unbounded search
+            if d <= 2:
+                depth2_store(XR, bufs[row], m, cnts[row], prm[0], bits, bitsA, S, P, act, tmp, keys, vals, meta,
+                             status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, row)
+            else:
+                solve(ws, lvl, row, m, h1, h2, d, n, INF)
             s = cache_find(keys, h1, h2, d, n)
-            if s < 0:
+            if s < 0 or vals[s, 1] == 0:
                 return -1
         f = vals[s, 2]
         nl = vals[s, 3]
