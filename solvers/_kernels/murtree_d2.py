@@ -30,79 +30,105 @@ def _err(counts, C):
     return tot - mx
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _better(best, k, e):
+    if e < best[k]:
+        best[k] = e
+
+
 @njit(nogil=True, cache=True)
-def _children(S, P, act, n_act, a, ccount, min_leaf, tmp):
-    """Fewest errors of a one-split left (test a = 0) and right (test a = 1) child, any number of classes."""
+def _children(S, P, act, n_act, ccount, min_leaf, tmp, best_l, best_r):
+    """Fewest errors of a one-split left (test 0) and right (test 1) child of every root test.
+
+    Each pair ``a < b`` gives the four quadrants once; they serve root ``a`` split again by ``b``
+    and root ``b`` split again by ``a``.
+    """
     C = ccount.shape[0]
-    LL = tmp[0]
-    LR = tmp[1]
-    RL = tmp[2]
-    RR = tmp[3]
-    f1 = act[a]
-    best_l = _BIG
-    best_r = _BIG
-    for b in range(n_act):
-        if b == a:
-            continue
-        f2 = act[b]
-        nll = 0
-        nlr = 0
-        nrl = 0
-        nrr = 0
-        for c in range(C):
-            p = P[c, a, b]
-            s1 = S[f1, c]
-            s2 = S[f2, c]
-            RR[c] = p
-            RL[c] = s1 - p
-            LR[c] = s2 - p
-            LL[c] = ccount[c] - s1 - s2 + p
-            nll += LL[c]
-            nlr += LR[c]
-            nrl += RL[c]
-            nrr += RR[c]
-        if nll >= min_leaf and nlr >= min_leaf:
-            e = _err(LL, C) + _err(LR, C)
-            if e < best_l:
-                best_l = e
-        if nrl >= min_leaf and nrr >= min_leaf:
-            e = _err(RL, C) + _err(RR, C)
-            if e < best_r:
-                best_r = e
-    return best_l, best_r
+    q00 = tmp[0]
+    q01 = tmp[1]
+    q10 = tmp[2]
+    q11 = tmp[3]
+    for a in range(n_act):
+        f1 = act[a]
+        for b in range(a + 1, n_act):
+            f2 = act[b]
+            n00 = 0
+            n01 = 0
+            n10 = 0
+            n11 = 0
+            for c in range(C):
+                p = np.int64(P[c, a, b])
+                s1 = S[f1, c]
+                s2 = S[f2, c]
+                q11[c] = p
+                q10[c] = s1 - p
+                q01[c] = s2 - p
+                q00[c] = ccount[c] - s1 - s2 + p
+                n00 += q00[c]
+                n01 += q01[c]
+                n10 += q10[c]
+                n11 += q11[c]
+            ok00 = n00 >= min_leaf
+            ok01 = n01 >= min_leaf
+            ok10 = n10 >= min_leaf
+            ok11 = n11 >= min_leaf
+            e00 = _err(q00, C)
+            e01 = _err(q01, C)
+            e10 = _err(q10, C)
+            e11 = _err(q11, C)
+            if ok00 and ok01:
+                _better(best_l, a, e00 + e01)
+            if ok10 and ok11:
+                _better(best_r, a, e10 + e11)
+            if ok00 and ok10:
+                _better(best_l, b, e00 + e10)
+            if ok01 and ok11:
+                _better(best_r, b, e01 + e11)
 
 
 @njit(nogil=True, cache=True)
-def _children2(S, P, act, n_act, a, ccount, min_leaf):
+def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r):
     """:func:`_children` for two classes (an error is the smaller class count)."""
-    f1 = act[a]
     n0 = ccount[0]
     n1 = ccount[1]
-    s10 = S[f1, 0]
-    s11 = S[f1, 1]
-    best_l = _BIG
-    best_r = _BIG
-    for b in range(n_act):
-        if b == a:
-            continue
-        f2 = act[b]
-        p0 = np.int64(P[0, a, b])
-        p1 = np.int64(P[1, a, b])
-        s20 = S[f2, 0]
-        s21 = S[f2, 1]
-        rr0, rr1 = p0, p1
-        rl0, rl1 = s10 - p0, s11 - p1
-        lr0, lr1 = s20 - p0, s21 - p1
-        ll0, ll1 = n0 - s10 - s20 + p0, n1 - s11 - s21 + p1
-        if ll0 + ll1 >= min_leaf and lr0 + lr1 >= min_leaf:
-            e = min(ll0, ll1) + min(lr0, lr1)
-            if e < best_l:
-                best_l = e
-        if rl0 + rl1 >= min_leaf and rr0 + rr1 >= min_leaf:
-            e = min(rl0, rl1) + min(rr0, rr1)
-            if e < best_r:
-                best_r = e
-    return best_l, best_r
+    P0 = P[0]
+    P1 = P[1]
+    for a in range(n_act):
+        f1 = act[a]
+        s10 = S[f1, 0]
+        s11 = S[f1, 1]
+        bla = best_l[a]
+        bra = best_r[a]
+        for b in range(a + 1, n_act):
+            f2 = act[b]
+            p0 = np.int64(P0[a, b])
+            p1 = np.int64(P1[a, b])
+            s20 = S[f2, 0]
+            s21 = S[f2, 1]
+            a0 = s10 - p0  # test a = 1, test b = 0
+            a1 = s11 - p1
+            b0 = s20 - p0  # test a = 0, test b = 1
+            b1 = s21 - p1
+            z0 = n0 - s10 - s20 + p0  # both 0
+            z1 = n1 - s11 - s21 + p1
+            ok00 = z0 + z1 >= min_leaf
+            ok01 = b0 + b1 >= min_leaf
+            ok10 = a0 + a1 >= min_leaf
+            ok11 = p0 + p1 >= min_leaf
+            e00 = min(z0, z1)
+            e01 = min(b0, b1)
+            e10 = min(a0, a1)
+            e11 = min(p0, p1)
+            if ok00 and ok01 and e00 + e01 < bla:
+                bla = e00 + e01
+            if ok10 and ok11 and e10 + e11 < bra:
+                bra = e10 + e11
+            if ok00 and ok10 and e00 + e10 < best_l[b]:
+                best_l[b] = e00 + e10
+            if ok01 and ok11 and e01 + e11 < best_r[b]:
+                best_r[b] = e01 + e11
+        best_l[a] = bla
+        best_r[a] = bra
 
 
 @njit(nogil=True, cache=True)
@@ -182,9 +208,6 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
                 for b in range(a + 1, n_act):
                     Pa[b] += popcount64(x & row[b])
             w += 1
-        for a in range(n_act):
-            for b in range(a + 1, n_act):
-                Pc[b, a] = Pc[a, b]
     leaf = _err(ccount, C)
     res = np.empty((3, 3), dtype=np.int64)
     for b in range(3):
@@ -193,6 +216,12 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
         res[b, 2] = 0
     cnt_l = np.empty(C, dtype=np.int64)
     cnt_r = np.empty(C, dtype=np.int64)
+    bl = np.full(n_act, _BIG, dtype=np.int64)
+    br = np.full(n_act, _BIG, dtype=np.int64)
+    if C == 2:
+        _children2(S, P, act, n_act, ccount, min_leaf, bl, br)
+    else:
+        _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br)
     for a in range(n_act):
         f1 = act[a]
         for c in range(C):
@@ -200,10 +229,8 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
             cnt_l[c] = ccount[c] - S[f1, c]
         err_l = _err(cnt_l, C)
         err_r = _err(cnt_r, C)
-        if C == 2:
-            best_l, best_r = _children2(S, P, act, n_act, a, ccount, min_leaf)
-        else:
-            best_l, best_r = _children(S, P, act, n_act, a, ccount, min_leaf, tmp)
+        best_l = bl[a]
+        best_r = br[a]
         c1 = err_l + err_r
         if c1 < res[0, 0]:
             res[0, 0] = c1
