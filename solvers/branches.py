@@ -54,7 +54,17 @@ def _check_depth(max_depth) -> int:
 
 
 def parse_lambdas(lambdas) -> list[float]:
-    """λ values from a list or a comma-separated string ("0.1, 0.01"), sorted decreasing, deduplicated."""
+    """λ values of a sweep, checked, deduplicated and sorted from the largest down.
+
+    Parameters
+    ----------
+    lambdas : str or iterable of float
+        A comma-separated string ("0.1, 0.01") or numbers, each in [0, 1].
+
+    Returns
+    -------
+    list of float
+    """
     if isinstance(lambdas, str):
         parts = [s.strip() for s in lambdas.split(",") if s.strip()]
     else:

@@ -159,6 +159,29 @@ def test_front_sweeps_lambda_and_keeps_each_tree_once():
     assert custom.stats["lambdas"] == [0.1, 0.02]
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_front_trees_match_the_oracle_at_their_lambdas(seed):
+    X, y = random_problem(seed, 20, 4, 2, noise=0.3)
+    front = branches_front(X, y, lambdas="0.2,0.08,0.04,0.02,0.005", max_depth=3)
+    assert sum(len(s.info["lambdas"]) for s in front.solutions) == 5
+    for s in front.solutions:
+        for lam in s.info["lambdas"]:
+            assert tree_objective(s.tree, X, y, lam) == pytest.approx(oracle(X, y, 2, lam, 3), abs=1e-9)
+
+
+def test_time_limit_stops_the_sweep_with_the_lambdas_done():
+    X, y = random_problem(3, 3000, 40, 3, noise=0.4)
+    c = Control(time_limit=1.0)
+    with c:
+        front = branches_front(X, y, lambdas="0.5,0.3,0.0005,0.0002", control=c)
+    assert front.status == "time_limit"
+    lams = [lam for s in front.solutions for lam in s.info["lambdas"]]
+    assert lams[:2] == [0.5, 0.3] and 0.0002 not in lams  # solved in order; the sweep stopped at 0.0005
+    (cut,) = [s for s in front.solutions if 0.0005 in s.info["lambdas"]]
+    assert not cut.optimal or cut.info["unproven_lambda"] == 0.0005  # a tree shared with a proven λ says so
+
+
 def test_time_limit_returns_best_so_far_unproven():
     X, y = random_problem(3, 3000, 40, 3, noise=0.4)
     c = Control(time_limit=0.5)
