@@ -16,8 +16,9 @@ upper bound.  An entry whose bound cannot beat ``lb`` is dropped for good (bound
 rises).  A branch is complete when its heap is empty, i.e. ``ub == lb``.
 
 One iteration: *selection* follows the top entry from the root, entering the incomplete child with the
-lowest ``lb`` (the paper's rule), to an unexpanded branch; *expansion* creates its children for every
-test that splits its rows; *backpropagation* updates ``lb``/``ub`` along the path.  The search stops when
+lowest ``lb`` (the paper's rule; a child is stored, via the memo, when first entered), to an unexpanded
+branch; *expansion* counts its rows per test and class once and adds an entry for every test that splits
+them; *backpropagation* updates ``lb``/``ub`` along the path.  The search stops when
 the root is complete (optimality proven) or when ``flag[0] != 0`` (time limit or cancel): the best tree
 so far is returned either way.  There is no iteration cap; the only other stop is an explicit memory
 budget for the branch store, which the caller reports.
