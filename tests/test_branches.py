@@ -246,3 +246,5 @@ def test_registered_adapter_runs_through_the_api():
     assert best.metrics["train_accuracy"] == 1.0  # monks-1 has a perfect tree that λ=0.02 affords
     with pytest.raises(ValueError, match="each lambda"):
         te.solve("monks-1", solver="branches", discretizer="exact", lambdas="x")
+    with pytest.raises(ValueError, match="with front off"):
+        te.solve("monks-1", solver="branches", discretizer="exact", lambdas="0.1", front=False)

@@ -34,6 +34,8 @@ def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, 
         memory_mb=DEFAULT_MEMORY_MB):
     """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`."""
     if lambdas is not None:
+        if not front:
+            raise ValueError("lambdas is a sweep for the front; with front off give the one λ as sparsity")
         parse_lambdas(lambdas)  # a bad list fails before any search starts
     return branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
                           n_classes=n_classes, control=control, memory_mb=memory_mb)
