@@ -194,3 +194,18 @@ def test_adapter_registered_and_runs_through_solve():
     assert deepest == DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y).get_depth()
     single = solve("iris", solver="cart", max_depth=2, front=False)
     assert len(single.trees) == 1 and single.trees[0].metrics["depth"] == 2
+
+
+@pytest.mark.parametrize("size", [5, 40, 150, 600])
+def test_ranked_build_equals_argsort_build(size):
+    """DPDT's fits sort subsets by global ranks (radix or one pass over the global order): same trees."""
+    from solvers._kernels.cart import cart_build, cart_build_ranked, feature_ranks
+
+    rng = np.random.default_rng(size)
+    X = np.round(rng.normal(size=(600, 4)), 1)
+    y = (X[:, 0] + rng.normal(size=600) > 0).astype(np.int64)
+    idx = np.sort(rng.choice(600, size=size, replace=False))
+    for leaves in (0, 6):
+        a = cart_build(X, y, idx, 2, 4, leaves, 1, 0)
+        b = cart_build_ranked(X, y, feature_ranks(X), idx, 2, 4, leaves, 1, 0)
+        assert all(np.array_equal(u, v) for u, v in zip(a[:5], b[:5])) and a[5] == b[5]

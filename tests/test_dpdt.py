@@ -224,3 +224,25 @@ def test_adapter_runs_through_solve():
     single = solve("iris", solver="dpdt", max_depth=3, front=False)
     assert len(single.trees) == 1 and single.trees[0].metrics["train_errors"] == min(
         t.metrics["train_errors"] for t in solve("iris", solver="dpdt", max_depth=3).trees)
+
+
+@pytest.mark.parametrize("criterion", [0, 1])
+def test_last_depth_shortcut_finds_carts_root_split_and_the_exhaustive_bound(criterion):
+    from solvers._kernels.cart import cart_build, feature_ranks
+    from solvers._kernels.dpdt_gen import best_exhaustive_leaf_split, root_split_and_bound
+
+    rng = np.random.default_rng(criterion)
+    X = np.round(rng.normal(size=(300, 5)), 1)  # rounded: many equal values
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300) > 0).astype(np.int64) + (X[:, 3] > 1)
+    rank = feature_ranks(X)
+    for _ in range(20):
+        idx = np.sort(rng.choice(300, size=rng.integers(2, 300), replace=False))
+        f, t, el, er, bound = root_split_and_bound(X, y, rank, idx, 3, criterion)
+        cf, ct, *_ = cart_build(X, y, idx, 3, 1, 0, 1, criterion)
+        assert (f, t) == (cf[0], ct[0]) or (f == -1 and cf[0] == -1)
+        go = X[idx, f] <= t
+        if f >= 0:
+            assert el == go.sum() - np.bincount(y[idx[go]]).max()
+            assert er == (~go).sum() - np.bincount(y[idx[~go]]).max()
+        ef, et, eel, eer = best_exhaustive_leaf_split(X, y, rank, idx, 3)
+        assert bound == (eel + eer if ef >= 0 else len(idx))

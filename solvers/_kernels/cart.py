@@ -46,6 +46,15 @@ def node_impurity(counts, criterion):
     return imp
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _midpoint(x0, x1):
+    """scikit-learn's threshold: the midpoint, or the lower value when the midpoint rounds up to x1."""
+    t = x0 / 2.0 + x1 / 2.0
+    if t == x1 or t == np.inf or t == -np.inf:
+        t = x0
+    return t
+
+
 @njit(nogil=True, cache=True)
 def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, cr, xlogx):
     """Best split of the node whose samples are ``[start, end)`` of every feature's sorted copy.
@@ -73,40 +82,47 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
         for c in range(n_classes):
             cl[c] = 0
             cr[c] = total[c]
-        sq_l = 0.0
-        sq_r = sq_tot
         lo = start + min_leaf - 1
         hi = end - min_leaf
-        for i in range(start, hi):
-            k = ys[f, i]
-            if criterion == GINI:
+        # one loop per criterion: keeps the hot loop free of branches on the criterion
+        if criterion == GINI:
+            sq_l = 0
+            sq_r = 0
+            for c in range(n_classes):
+                sq_r += total[c] * total[c]
+            for i in range(start, hi):
+                k = ys[f, i]
                 sq_l += 2 * cl[k] + 1
                 sq_r -= 2 * cr[k] - 1
-            else:
-                sq_l += xlogx[cl[k] + 1] - xlogx[cl[k]]
-                sq_r += xlogx[cr[k] - 1] - xlogx[cr[k]]
-            cl[k] += 1
-            cr[k] -= 1
-            if i < lo:
-                continue
-            x0 = xs[f, i]
-            x1 = xs[f, i + 1]
-            if x1 <= x0:
-                continue
-            nl = i + 1 - start
-            nr = n - nl
-            if criterion == GINI:
-                proxy = sq_l / nl + sq_r / nr
-            else:
-                proxy = sq_l - xlogx[nl] + sq_r - xlogx[nr]
-            if proxy > best_proxy:
-                best_proxy = proxy
-                best_f = f
-                best_pos = nl
-                thr = x0 / 2.0 + x1 / 2.0
-                if thr == x1 or thr == np.inf or thr == -np.inf:
-                    thr = x0
-                best_thr = thr
+                cl[k] += 1
+                cr[k] -= 1
+                if i < lo or xs[f, i + 1] <= xs[f, i]:
+                    continue
+                nl = i + 1 - start
+                proxy = sq_l / nl + sq_r / (n - nl)
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    best_f = f
+                    best_pos = nl
+                    best_thr = _midpoint(xs[f, i], xs[f, i + 1])
+        else:
+            el = 0.0
+            er = sq_tot
+            for i in range(start, hi):
+                k = ys[f, i]
+                el += xlogx[cl[k] + 1] - xlogx[cl[k]]
+                er += xlogx[cr[k] - 1] - xlogx[cr[k]]
+                cl[k] += 1
+                cr[k] -= 1
+                if i < lo or xs[f, i + 1] <= xs[f, i]:
+                    continue
+                nl = i + 1 - start
+                proxy = el - xlogx[nl] + er - xlogx[n - nl]
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    best_f = f
+                    best_pos = nl
+                    best_thr = _midpoint(xs[f, i], xs[f, i + 1])
     return best_f, best_pos, best_thr
 
 
@@ -202,14 +218,56 @@ def cart_build(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, cr
 
 @njit(nogil=True, cache=True)
 def feature_ranks(X):
-    """``rank[f, i]``: position of row ``i`` when the rows are sorted by feature ``f`` (ties by row)."""
+    """Global sort of every feature, shared by all the fits on subsets of ``X``.
+
+    Returns int64 ``(2, p, n)``: ``[0, f, i]`` is the position of row ``i`` when rows are sorted by
+    feature ``f`` (ties by row index), ``[1, f, j]`` the row at position ``j``.
+    """
     n, p = X.shape
-    rank = np.empty((p, n), dtype=np.int64)
+    ranks = np.empty((2, p, n), dtype=np.int64)
     for f in range(p):
         order = np.argsort(X[:, f], kind="mergesort")
         for j in range(n):
-            rank[f, order[j]] = j
-    return rank
+            ranks[0, f, order[j]] = j
+            ranks[1, f, j] = order[j]
+    return ranks
+
+
+@njit(nogil=True, cache=True)
+def sorter(ranks, idx):
+    """Scratch space for :func:`sort_positions` on the rows ``idx``.
+
+    A subset holding at least a quarter of the rows is sorted by one sequential pass over the global
+    order (marking its rows); a smaller one by radix sort of its ranks.
+    """
+    n = ranks.shape[2]
+    m = idx.shape[0]
+    n_bits = 1
+    while (1 << n_bits) < n:
+        n_bits += 1
+    use_global = 4 * m >= n
+    loc = np.full(n if use_global else 0, -1, dtype=np.int64)
+    if use_global:
+        for i in range(m):
+            loc[idx[i]] = i
+    return np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), loc, n_bits, use_global
+
+
+@njit(nogil=True, cache=True)
+def sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global):
+    """Positions ``0..m-1`` of ``idx`` in increasing order of feature ``f`` (ties by row), into ``order``."""
+    if use_global:
+        g = ranks[1, f]
+        c = 0
+        for i in range(g.shape[0]):
+            j = loc[g[i]]
+            if j >= 0:
+                order[c] = j
+                c += 1
+        return
+    for i in range(idx.shape[0]):
+        keys[i] = ranks[0, f, idx[i]]
+    rank_order(keys, order, buf, n_bits)
 
 
 @njit(nogil=True, cache=True)
@@ -257,21 +315,15 @@ def rank_order(keys, order, buf, n_bits):
 
 
 @njit(nogil=True, cache=True)
-def cart_build_ranked(X, y, rank, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
-    """:func:`cart_build` given ``rank = feature_ranks(X)``: sorts each feature of ``idx`` by radix sort."""
+def cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
+    """:func:`cart_build` given ``ranks = feature_ranks(X)``: no comparison sort per fit."""
     xc, yc = _gather(X, y, idx)
     p = X.shape[1]
     m = idx.shape[0]
-    n_bits = 1
-    while (1 << n_bits) < X.shape[0]:
-        n_bits += 1
     srt = np.empty((p, m), dtype=np.int64)
-    keys = np.empty(m, dtype=np.int64)
-    buf = np.empty(m, dtype=np.int64)
+    keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     for f in range(p):
-        for i in range(m):
-            keys[i] = rank[f, idx[i]]
-        rank_order(keys, srt[f], buf, n_bits)
+        sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
     return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion)
 
 

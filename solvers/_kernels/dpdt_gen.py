@@ -8,7 +8,7 @@ least one row each way.
 import numpy as np
 from numba import njit
 
-from solvers._kernels.cart import GINI, cart_build_ranked, node_impurity, rank_order
+from solvers._kernels.cart import GINI, _midpoint, cart_build_ranked, node_impurity, sort_positions, sorter
 
 GEN_CART = 0  # split nodes of a depth-K CART (the paper's DPDT-K)
 GEN_CART_LEAVES = 1  # split nodes of a best-first CART with L leaves (the reference code's variant)
@@ -36,8 +36,8 @@ def _dedupe(feat, thr, n):
 
 
 @njit(nogil=True, cache=True)
-def _cart_tests(X, y, rank, idx, n_classes, max_depth, max_leaves, criterion):
-    f, t, _, _, _, nn = cart_build_ranked(X, y, rank, idx, n_classes, max_depth, max_leaves, 1, criterion)
+def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
+    f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, 1, criterion)
     feat = np.empty(nn, dtype=np.int64)
     thr = np.empty(nn, dtype=np.float64)
     n = 0
@@ -50,15 +50,7 @@ def _cart_tests(X, y, rank, idx, n_classes, max_depth, max_leaves, criterion):
 
 
 @njit(nogil=True, cache=True)
-def _sorter(rank, m):
-    n_bits = 1
-    while (1 << n_bits) < rank.shape[1]:
-        n_bits += 1
-    return np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), n_bits
-
-
-@njit(nogil=True, cache=True)
-def _all_tests(X, y, rank, idx, n_classes, criterion, with_gain):
+def _all_tests(X, y, ranks, idx, n_classes, criterion, with_gain):
     """Every midpoint test of every feature on rows ``idx`` (and its impurity decrease when asked)."""
     m = idx.shape[0]
     p = X.shape[1]
@@ -67,7 +59,8 @@ def _all_tests(X, y, rank, idx, n_classes, criterion, with_gain):
     thr = np.empty(cap, dtype=np.float64)
     gain = np.zeros(cap, dtype=np.float64)
     vals = np.empty(m, dtype=np.float64)
-    keys, order, buf, n_bits = _sorter(rank, m)
+    order = np.empty(m, dtype=np.int64)
+    keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     total = np.zeros(n_classes, dtype=np.int64)
     for i in range(m):
         total[y[idx[i]]] += 1
@@ -77,8 +70,7 @@ def _all_tests(X, y, rank, idx, n_classes, criterion, with_gain):
     for f in range(p):
         for i in range(m):
             vals[i] = X[idx[i], f]
-            keys[i] = rank[f, idx[i]]
-        rank_order(keys, order, buf, n_bits)
+        sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global)
         cl[:] = 0
         for j in range(m - 1):
             a = order[j]
@@ -100,13 +92,13 @@ def _all_tests(X, y, rank, idx, n_classes, criterion, with_gain):
 
 
 @njit(nogil=True, cache=True)
-def generate_tests(X, y, rank, idx, n_classes, gen, k, depth, d0, criterion):
+def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     """Tests proposed at a state of ``depth`` holding rows ``idx``.
 
     Parameters
     ----------
-    rank : int64 (p, n)
-        ``cart.feature_ranks(X)``: lets every state sort its rows by radix sort.
+    ranks : int64 (2, p, n)
+        ``cart.feature_ranks(X)``: lets every state sort its rows without a comparison sort.
     gen : int
         One of ``GEN_*``.
     k : int
@@ -121,21 +113,21 @@ def generate_tests(X, y, rank, idx, n_classes, gen, k, depth, d0, criterion):
     features : int64 array, thresholds : float64 array
     """
     if gen == GEN_CART:
-        return _cart_tests(X, y, rank, idx, n_classes, k, 0, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, k, 0, criterion)
     if gen == GEN_CART_LEAVES:
-        return _cart_tests(X, y, rank, idx, n_classes, 2**31, k, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, 2**31, k, criterion)
     if gen == GEN_HYBRID:
-        return _cart_tests(X, y, rank, idx, n_classes, k if depth < d0 else 1, 0, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, k if depth < d0 else 1, 0, criterion)
     if gen == GEN_TOPB:
-        feat, thr, gain = _all_tests(X, y, rank, idx, n_classes, criterion, True)
+        feat, thr, gain = _all_tests(X, y, ranks, idx, n_classes, criterion, True)
         order = np.argsort(-gain, kind="mergesort")[:k]
         return feat[order].copy(), thr[order].copy()
-    feat, thr, _ = _all_tests(X, y, rank, idx, n_classes, GINI, False)
+    feat, thr, _ = _all_tests(X, y, ranks, idx, n_classes, GINI, False)
     return feat, thr
 
 
 @njit(nogil=True, cache=True)
-def best_exhaustive_leaf_split(X, y, rank, idx, n_classes):
+def best_exhaustive_leaf_split(X, y, ranks, idx, n_classes):
     """Fewest errors of a split of rows ``idx`` into two leaves over every threshold.
 
     Returns ``(feature, threshold, errors_left, errors_right)``; feature -1 when no split exists.
@@ -143,7 +135,8 @@ def best_exhaustive_leaf_split(X, y, rank, idx, n_classes):
     m = idx.shape[0]
     p = X.shape[1]
     vals = np.empty(m, dtype=np.float64)
-    keys, order, buf, n_bits = _sorter(rank, m)
+    order = np.empty(m, dtype=np.int64)
+    keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     total = np.zeros(n_classes, dtype=np.int64)
     for i in range(m):
         total[y[idx[i]]] += 1
@@ -156,8 +149,7 @@ def best_exhaustive_leaf_split(X, y, rank, idx, n_classes):
     for f in range(p):
         for i in range(m):
             vals[i] = X[idx[i], f]
-            keys[i] = rank[f, idx[i]]
-        rank_order(keys, order, buf, n_bits)
+        sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global)
         cl[:] = 0
         for j in range(m - 1):
             a = order[j]
@@ -187,7 +179,7 @@ def best_exhaustive_leaf_split(X, y, rank, idx, n_classes):
 
 
 @njit(nogil=True, cache=True)
-def root_split_and_bound(X, y, rank, idx, n_classes, criterion):
+def root_split_and_bound(X, y, ranks, idx, n_classes, criterion):
     """CART's root split of rows ``idx`` and the fewest errors of any split into two leaves.
 
     One sorted pass per feature computes both.  The root split is chosen exactly as
@@ -204,7 +196,8 @@ def root_split_and_bound(X, y, rank, idx, n_classes, criterion):
     p = X.shape[1]
     vals = np.empty(m, dtype=np.float64)
     labs = np.empty(m, dtype=np.int64)
-    keys, order, buf, n_bits = _sorter(rank, m)
+    order = np.empty(m, dtype=np.int64)
+    keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     total = np.zeros(n_classes, dtype=np.int64)
     for i in range(m):
         total[y[idx[i]]] += 1
@@ -213,11 +206,13 @@ def root_split_and_bound(X, y, rank, idx, n_classes, criterion):
         for i in range(1, m + 1):
             xlogx[i] = i * np.log(i)
     sq_tot = 0.0
+    sq_int = 0
+    tmax = 0
     for c in range(n_classes):
-        if criterion == GINI:
-            sq_tot += total[c] * total[c]
-        else:
-            sq_tot += xlogx[total[c]]
+        sq_int += total[c] * total[c]
+        sq_tot += xlogx[total[c]]
+        if total[c] > tmax:
+            tmax = total[c]
     cl = np.zeros(n_classes, dtype=np.int64)
     cr = np.zeros(n_classes, dtype=np.int64)
     best_proxy = -np.inf
@@ -227,9 +222,7 @@ def root_split_and_bound(X, y, rank, idx, n_classes, criterion):
     ber = 0
     bound = m
     for f in range(p):
-        for i in range(m):
-            keys[i] = rank[f, idx[i]]
-        rank_order(keys, order, buf, n_bits)
+        sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global)
         for i in range(m):
             vals[i] = X[idx[order[i]], f]
             labs[i] = y[idx[order[i]]]
@@ -238,45 +231,46 @@ def root_split_and_bound(X, y, rank, idx, n_classes, criterion):
         for c in range(n_classes):
             cl[c] = 0
             cr[c] = total[c]
-        sq_l = 0.0
-        sq_r = sq_tot
+        # errors of the two majority leaves, kept incrementally: the left max only grows, the right max
+        # is recomputed only when the class holding it loses a row
+        ml = 0
+        mr = tmax
+        gl = 0  # gini: integer sums of squared counts; entropy: sums of c·log c
+        gr = sq_int
+        el = 0.0
+        er = sq_tot
         for i in range(m - 1):
             k = labs[i]
             if criterion == GINI:
-                sq_l += 2 * cl[k] + 1
-                sq_r -= 2 * cr[k] - 1
+                gl += 2 * cl[k] + 1
+                gr -= 2 * cr[k] - 1
             else:
-                sq_l += xlogx[cl[k] + 1] - xlogx[cl[k]]
-                sq_r += xlogx[cr[k] - 1] - xlogx[cr[k]]
+                el += xlogx[cl[k] + 1] - xlogx[cl[k]]
+                er += xlogx[cr[k] - 1] - xlogx[cr[k]]
             cl[k] += 1
             cr[k] -= 1
-            x0 = vals[i]
-            x1 = vals[i + 1]
-            if x1 <= x0:
+            if cl[k] > ml:
+                ml = cl[k]
+            if cr[k] + 1 == mr:
+                mr = 0
+                for c in range(n_classes):
+                    if cr[c] > mr:
+                        mr = cr[c]
+            if vals[i + 1] <= vals[i]:
                 continue
             nl = i + 1
             nr = m - nl
-            ml = 0
-            mr = 0
-            for c in range(n_classes):
-                if cl[c] > ml:
-                    ml = cl[c]
-                if cr[c] > mr:
-                    mr = cr[c]
             err = nl - ml + nr - mr
             if err < bound:
                 bound = err
             if criterion == GINI:
-                proxy = sq_l / nl + sq_r / nr
+                proxy = gl / nl + gr / nr
             else:
-                proxy = sq_l - xlogx[nl] + sq_r - xlogx[nr]
+                proxy = el - xlogx[nl] + er - xlogx[nr]
             if proxy > best_proxy:
                 best_proxy = proxy
                 bf = f
-                t = x0 / 2.0 + x1 / 2.0
-                if t == x1 or t == np.inf or t == -np.inf:
-                    t = x0
-                bt = t
+                bt = _midpoint(vals[i], vals[i + 1])
                 bel = nl - ml
                 ber = nr - mr
     return bf, bt, bel, ber, bound

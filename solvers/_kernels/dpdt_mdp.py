@@ -46,14 +46,14 @@ def _grow_f(a, cap):
 
 
 @njit(nogil=True, cache=True)
-def build_mdp(X, y, rank, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, flag,
+def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, flag,
               counters):
     """Expand the MDP level by level.
 
     Parameters
     ----------
     X : float64 (n, p); y : int64 (n,)
-    rank : int64 (p, n)
+    ranks : int64 (2, p, n)
         ``cart.feature_ranks(X)``.
     max_depth : int
         Horizon: a tree has at most this many tests on a path.
@@ -147,16 +147,16 @@ def build_mdp(X, y, rank, n_classes, max_depth, gen, k, d0, criterion, zobrist, 
                 cart_like = gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID
                 done = False
                 if gen == GEN_EXHAUSTIVE:
-                    bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, rank, rows, n_classes)
+                    bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
                     done = True
                 elif cart_like:
                     # CART's root split is its first test: if it reaches the bound no test beats it
-                    bf, bt, bel, ber, bound = root_split_and_bound(X, y, rank, rows, n_classes, criterion)
+                    bf, bt, bel, ber, bound = root_split_and_bound(X, y, ranks, rows, n_classes, criterion)
                     done = greedy_only or bf < 0 or bel + ber == bound
                 if not done:
                     counters[4] += 1  # CART grown in full at the last depth
                     bf = -1
-                    feats, thrs = generate_tests(X, y, rank, rows, n_classes, gen, k, d, d0, criterion)
+                    feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
                     best = size + 1
                     cl = np.zeros(n_classes, dtype=np.int64)
                     for j in range(feats.shape[0]):
@@ -197,7 +197,7 @@ def build_mdp(X, y, rank, n_classes, max_depth, gen, k, d0, criterion, zobrist, 
                     st_nact[s] = 1
                 continue
 
-            feats, thrs = generate_tests(X, y, rank, rows, n_classes, gen, k, d, d0, criterion)
+            feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
             for j in range(feats.shape[0]):
                 f = feats[j]
                 t = thrs[j]

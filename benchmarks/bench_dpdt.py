@@ -1,0 +1,155 @@
+"""DPDT benchmark on the Quant-BnB splits (../shared/datasets/quantbnb/*.json: Xtrain/Ytrain/Xtest/Ytest).
+
+Parts (``--part``):
+
+* ``ref``: the issue's setting of the public reference implementation (pure Python): depth 3, CART with
+  32 leaves at every state, 1000 α values.  Prints our time and train accuracy next to the reference's
+  figures quoted in issue 5 and the speed-up (target >= 50x, train accuracy >= the reference's).
+* ``grid``: depth 4 and 5 with the DPDT-K generator, K = 2..5: time, states, best train/test accuracy.
+  Runs hitting the memory guard or the per-run time limit are reported as such.
+* ``big``: a depth-5 front on the largest sets (~8-15k rows) with the hybrid generator.
+
+Times are wall-clock and CPU seconds of this process (the machine is shared: CPU time is the steadier
+figure); numba compilation is excluded by a warm-up run.  Missing data files are skipped.
+
+Usage: ``python benchmarks/bench_dpdt.py [--part ref grid big] [--sets bank wilt] [--time-limit 120]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solvers import Control, predict_raw
+from solvers.dpdt import MDPTooLarge, dpdt
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "quantbnb"
+if not DATA.exists():
+    DATA = Path("/work/shared/datasets/quantbnb")
+
+# issue 5: reference implementation, depth 3, 32 leaves per state, 1000 α, this 2-core machine
+REFERENCE = {"bank": (8.2, 0.980), "bidding": (5.4, 0.993), "wilt": (17, 0.995), "raisin": (52, 0.888),
+             "segment": (54, 0.879), "rice": (81, 0.937), "page": (93, 0.971)}
+ALL_SETS = ("bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
+            "segment", "wilt")
+
+
+def load(name):
+    path = DATA / f"{name}.json"
+    if not path.exists():
+        return None
+    d = json.loads(path.read_text())
+    return (np.asarray(d["Xtrain"], dtype=np.float64), np.asarray(d["Ytrain"]).astype(np.int64),
+            np.asarray(d["Xtest"], dtype=np.float64), np.asarray(d["Ytest"]).astype(np.int64))
+
+
+def timed(X, y, time_limit=None, **kw):
+    control = Control(time_limit=time_limit)
+    w0, c0 = time.perf_counter(), time.process_time()
+    with control:
+        front = dpdt(X, y, control=control, **kw)
+    return front, time.perf_counter() - w0, time.process_time() - c0
+
+
+def best_tree(front, Xt, yt, n):
+    s = front.solutions[0]  # most accurate first
+    acc = 1 - s.info["train_errors"] / n
+    test = float(np.mean(predict_raw(s.tree, Xt) == yt)) if len(yt) else float("nan")
+    return acc, test, s.tree.n_splits
+
+
+def part_ref(sets):
+    print("\n## Reference setting: depth 3, cart_leaves=32 at every state, n_alphas=1000")
+    print(f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>8} {'cpu_s':>7} {'ref_s':>6} {'speedup':>8} {'states':>7} "
+          f"{'train':>6} {'ref':>6} {'test':>6} {'trees':>5}  ok")
+    for name in sets:
+        data = load(name)
+        if data is None or name not in REFERENCE:
+            print(f"{name:9} skipped (missing or no reference figure)")
+            continue
+        X, y, Xt, yt = data
+        kw = {"max_depth": 3, "generator": "cart_leaves", "cart_leaves": 32, "n_alphas": 1000}
+        dpdt(X[:64], y[:64], **kw)  # warm-up: numba cache load
+        front, wall, cpu = timed(X, y, **kw)
+        acc, test, _ = best_tree(front, Xt, yt, len(y))
+        ref_s, ref_acc = REFERENCE[name]
+        ok = ref_s / wall >= 50 and round(acc, 3) >= ref_acc
+        print(f"{name:9} {len(y):6d} {X.shape[1]:3d} {wall:8.3f} {cpu:7.3f} {ref_s:6.1f} {ref_s / wall:7.0f}x "
+              f"{front.stats['states']:7d} {acc:6.3f} {ref_acc:6.3f} {test:6.3f} {len(front.solutions):5d}  "
+              f"{'yes' if ok else 'NO'}", flush=True)
+
+
+def part_grid(sets, time_limit, depths=(4, 5), ks=(2, 3, 4, 5)):
+    print(f"\n## DPDT-K grid (generator=cart), per-run time limit {time_limit:g} s")
+    print(f"{'set':9} {'n':>6} {'depth':>5} {'K':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
+          f"{'test':>6} {'splits':>6} {'trees':>5} status")
+    for name in sets:
+        data = load(name)
+        if data is None:
+            print(f"{name:9} skipped (missing)")
+            continue
+        X, y, Xt, yt = data
+        for depth in depths:
+            for k in ks:
+                dpdt(X[:64], y[:64], max_depth=depth, cart_depth=k)
+                try:
+                    front, wall, cpu = timed(X, y, time_limit, max_depth=depth, generator="cart", cart_depth=k)
+                except MDPTooLarge:
+                    print(f"{name:9} {len(y):6d} {depth:5d} {k:2d}  memory guard: more than 10^6 states",
+                          flush=True)
+                    continue
+                acc, test, splits = best_tree(front, Xt, yt, len(y))
+                print(f"{name:9} {len(y):6d} {depth:5d} {k:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
+                      f"{acc:6.3f} {test:6.3f} {splits:6d} {len(front.solutions):5d} {front.status}",
+                      flush=True)
+
+
+def part_big(sets, time_limit):
+    print("\n## Depth-5 fronts on the larger sets (hybrid: DPDT-K above depth d0, greedy below)")
+    print(f"{'set':9} {'n':>6} {'K':>2} {'d0':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
+          f"{'test':>6} {'trees':>5} status")
+    for name in sets:
+        data = load(name)
+        if data is None:
+            print(f"{name:9} skipped (missing)")
+            continue
+        X, y, Xt, yt = data
+        for k, d0 in ((3, 2), (3, 3), (2, 5)):
+            kw = {"max_depth": 5, "generator": "hybrid", "cart_depth": k, "hybrid_depth": d0}
+            dpdt(X[:64], y[:64], **kw)
+            try:
+                front, wall, cpu = timed(X, y, time_limit, **kw)
+            except MDPTooLarge as exc:
+                print(f"{name:9} {len(y):6d} {k:2d} {d0:2d}  {exc}", flush=True)
+                continue
+            acc, test, _ = best_tree(front, Xt, yt, len(y))
+            print(f"{name:9} {len(y):6d} {k:2d} {d0:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
+                  f"{acc:6.3f} {test:6.3f} {len(front.solutions):5d} {front.status}", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", nargs="+", default=["ref"], choices=("ref", "grid", "big"))
+    ap.add_argument("--sets", nargs="+", help="dataset names (default: all available for the part)")
+    ap.add_argument("--depths", nargs="+", type=int, default=[4, 5])
+    ap.add_argument("--ks", nargs="+", type=int, default=[2, 3, 4, 5])
+    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per run (grid, big)")
+    a = ap.parse_args(argv)
+    if not DATA.exists():
+        print(f"skipped: {DATA} not found")
+        return 0
+    if "ref" in a.part:
+        part_ref(a.sets or list(REFERENCE))
+    if "grid" in a.part:
+        part_grid(a.sets or list(ALL_SETS), a.time_limit, tuple(a.depths), tuple(a.ks))
+    if "big" in a.part:
+        part_big(a.sets or ["magic", "htru", "occupancy", "room"], a.time_limit)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
