@@ -207,14 +207,11 @@ def root_split_and_bound(X, y, ranks, idx, n_classes, criterion):
             xlogx[i] = i * np.log(i)
     sq_tot = 0.0
     sq_int = 0
-    tmax = 0
     for c in range(n_classes):
         sq_int += total[c] * total[c]
         sq_tot += xlogx[total[c]]
-        if total[c] > tmax:
-            tmax = total[c]
     cl = np.zeros(n_classes, dtype=np.int64)
-    cr = np.zeros(n_classes, dtype=np.int64)
+    suf = np.zeros(m, dtype=np.int64)
     best_proxy = -np.inf
     bf = -1
     bt = 0.0
@@ -228,49 +225,63 @@ def root_split_and_bound(X, y, ranks, idx, n_classes, criterion):
             labs[i] = y[idx[order[i]]]
         if vals[m - 1] <= vals[0]:
             continue
-        for c in range(n_classes):
-            cl[c] = 0
-            cr[c] = total[c]
-        # errors of the two majority leaves, kept incrementally: the left max only grows, the right max
-        # is recomputed only when the class holding it loses a row
-        ml = 0
-        mr = tmax
-        gl = 0  # gini: integer sums of squared counts; entropy: sums of c·log c
-        gr = sq_int
-        el = 0.0
-        er = sq_tot
-        for i in range(m - 1):
+        # majority count of every suffix, by a reverse pass (the max of growing counts only grows)
+        cl[:] = 0
+        mx = 0
+        for i in range(m - 1, 0, -1):
             k = labs[i]
-            if criterion == GINI:
-                gl += 2 * cl[k] + 1
-                gr -= 2 * cr[k] - 1
-            else:
-                el += xlogx[cl[k] + 1] - xlogx[cl[k]]
-                er += xlogx[cr[k] - 1] - xlogx[cr[k]]
             cl[k] += 1
-            cr[k] -= 1
-            if cl[k] > ml:
-                ml = cl[k]
-            if cr[k] + 1 == mr:
-                mr = 0
-                for c in range(n_classes):
-                    if cr[c] > mr:
-                        mr = cr[c]
-            if vals[i + 1] <= vals[i]:
-                continue
-            nl = i + 1
-            nr = m - nl
-            err = nl - ml + nr - mr
-            if err < bound:
-                bound = err
-            if criterion == GINI:
+            if cl[k] > mx:
+                mx = cl[k]
+            suf[i] = mx
+        cl[:] = 0
+        ml = 0
+        if criterion == GINI:
+            gl = 0
+            gr = sq_int
+            for i in range(m - 1):
+                k = labs[i]
+                gl += 2 * cl[k] + 1
+                cl[k] += 1
+                gr -= 2 * (total[k] - cl[k]) + 1
+                if cl[k] > ml:
+                    ml = cl[k]
+                if vals[i + 1] <= vals[i]:
+                    continue
+                nl = i + 1
+                nr = m - nl
+                err = nl - ml + nr - suf[i + 1]
+                if err < bound:
+                    bound = err
                 proxy = gl / nl + gr / nr
-            else:
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    bf = f
+                    bt = _midpoint(vals[i], vals[i + 1])
+                    bel = nl - ml
+                    ber = nr - suf[i + 1]
+        else:
+            el = 0.0
+            er = sq_tot
+            for i in range(m - 1):
+                k = labs[i]
+                el += xlogx[cl[k] + 1] - xlogx[cl[k]]
+                er += xlogx[total[k] - cl[k] - 1] - xlogx[total[k] - cl[k]]
+                cl[k] += 1
+                if cl[k] > ml:
+                    ml = cl[k]
+                if vals[i + 1] <= vals[i]:
+                    continue
+                nl = i + 1
+                nr = m - nl
+                err = nl - ml + nr - suf[i + 1]
+                if err < bound:
+                    bound = err
                 proxy = el - xlogx[nl] + er - xlogx[nr]
-            if proxy > best_proxy:
-                best_proxy = proxy
-                bf = f
-                bt = _midpoint(vals[i], vals[i + 1])
-                bel = nl - ml
-                ber = nr - mr
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    bf = f
+                    bt = _midpoint(vals[i], vals[i + 1])
+                    bel = nl - ml
+                    ber = nr - suf[i + 1]
     return bf, bt, bel, ber, bound
