@@ -251,6 +251,7 @@ def test_time_limit_returns_best_so_far_marked_not_proven():
     assert any(e["phase"] == "murtree" and "cache_entries" in e for e in events)
     single = murtree(X, y, max_depth=5, front=False, control=Control(time_limit=0.3).start())
     assert single.status == "time_limit" and not single.solutions[0].optimal
+    assert check_tree(single.solutions[0].tree, X, y, 2, 5, 1) == single.solutions[0].info["errors"]
 
 
 def test_cancel_from_another_thread():
@@ -313,3 +314,33 @@ def test_same_optimal_errors_as_pystreed(seed):
         theirs = int((clf.predict(X) != y).sum())
         ours = murtree(X, y, max_depth=depth, front=False).solutions[0].info["errors"]
         assert ours == theirs
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+def test_cli_on_a_binary_csv(tmp_path, capsys):
+    import json
+
+    from treeexplorer.cli import main
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(90, 6), dtype=np.uint8)
+    y = (X[:, 1] | X[:, 4]) ^ (rng.random(90) < 0.15)
+    csv = tmp_path / "bin.csv"
+    lines = [",".join([f"t{j}" for j in range(6)] + ["label"])]
+    lines += [",".join(map(str, [*row, int(lab)])) for row, lab in zip(X, y)]
+    csv.write_text("\n".join(lines) + "\n")
+    E = oracle(X, y.astype(np.int64), 2, 3)
+    common = ["solve", str(csv), "--solver", "murtree", "--discretizer", "none", "--max-depth", "3",
+              "--test-size", "0"]
+    out = tmp_path / "front.json"
+    assert main([*common, "--out", str(out)]) == 0
+    trees = json.loads(out.read_text())["trees"]
+    assert [t["splits"] for t in trees] == sorted({int(np.argmax(E <= e)) for e in E})
+    assert main([*common, "--max-nodes", "1", "--out", str(out)]) == 0
+    assert max(t["splits"] for t in json.loads(out.read_text())["trees"]) <= 1
+    alpha = 0.02
+    best = min(range(8), key=lambda b: (Fraction(int(E[b]), 90) + Fraction(alpha) * b, b))
+    assert main([*common, "--sparsity", str(alpha), "--out", str(out)]) == 0
+    (tree,) = json.loads(out.read_text())["trees"]
+    assert tree["splits"] == best
+    capsys.readouterr()
