@@ -104,14 +104,16 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def points(page, wait: float = 15.0) -> list[dict]:
+def points(page, wait: float = 15.0, runs: set | None = None) -> list[dict]:
+    """Train points on the canvas, waiting until some (or exactly the ``runs``) are drawn."""
     deadline = time.time() + wait
+    pts = []
     while time.time() < deadline:
         pts = page.evaluate(POINTS_JS)
-        if pts:
+        if pts and (runs is None or {p["run"] for p in pts} == runs):
             return pts
         time.sleep(0.2)
-    return []
+    return pts
 
 
 def test_app_loads_with_a_default_front(page):
@@ -125,7 +127,7 @@ def test_app_loads_with_a_default_front(page):
 def test_run_adds_a_front(page):
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_selector("text=#2 uigreedy", timeout=30_000)
-    assert {p["run"] for p in points(page)} == {1, 2}
+    assert {p["run"] for p in points(page, runs={1, 2})} == {1, 2}
     shot(page, "02_second_run")
 
 
@@ -168,7 +170,7 @@ def test_cancel_keeps_a_partial_front(page):
     page.wait_for_selector("text=cancelled: kept", timeout=10_000)
     assert time.time() - t0 < 5  # includes the browser round trips; the job itself stops in < 1 s
     assert page.get_by_text("uislow").count() >= 1
-    assert any(p["run"] == 3 for p in points(page))
+    assert {p["run"] for p in points(page, runs={1, 2, 3})} == {1, 2, 3}
     shot(page, "05_cancelled")
 
 

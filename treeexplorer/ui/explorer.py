@@ -405,8 +405,9 @@ class Explorer(pn.viewable.Viewer):
                                   f"{entry.metrics['train_accuracy']:.3f}"
                                   f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
         self.tree_fig.show(entry.tree)
-        fig = self.tree_fig.figure
-        self.tree_pane.param.update(visible=True, width=fig.width, height=fig.height)
+        # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync
+        # the figure's properties (which fails on its stylesheets in Panel 1.9).
+        self.tree_pane.visible = True
         self.pareto.select(c.selected)
         self.rules_pane.object = rules_markdown(entry)
         self.metrics_pane.object = metrics_frame(entry, run.front)
