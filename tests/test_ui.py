@@ -238,6 +238,9 @@ def test_explorer_opens_with_a_front_shown(explorer):
     assert entry.tree.node_text(0) in explorer.tree_fig.sources["bold"].data["text"]
     assert "solver" in set(explorer.metrics_pane.object["metric"])
     assert not explorer.dl["png"].disabled
+    # the Compare tab starts on the next simpler tree of the front
+    simpler = max(t.metrics["splits"] for t in c.runs[0].front if t.metrics["splits"] < entry.metrics["splits"])
+    assert f"splits: {entry.metrics['splits']} → {simpler}" in explorer.compare_pane.object
 
 
 def test_solver_widgets_come_from_the_registry(explorer):

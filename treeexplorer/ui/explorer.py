@@ -422,8 +422,14 @@ class Explorer(pn.viewable.Viewer):
                 options[f"tree {t.id}: {t.metrics['splits']} splits, acc {t.metrics['train_accuracy']:.3f}"] = t.id
         with param.parameterized.discard_events(self.compare_w):
             self.compare_w.options = options
-            self.compare_w.value = c.compare if c.compare in options.values() else -1
-        other = c.compared()
+            other = c.compared()
+            if other is None:
+                # Until the user picks one, compare with the next simpler tree of the front: "what changed"
+                # is then visible at a glance.
+                simpler = [t for t in run.front if t.metrics["splits"] < entry.metrics["splits"]]
+                other = max(simpler, key=lambda t: (t.metrics["splits"], t.metrics["train_accuracy"]),
+                            default=None)
+            self.compare_w.value = other.id if other is not None else -1
         self.compare_pane.object = compare_markdown(entry, other) if other is not None else \
             "Pick a second tree of the same run to see what changed."
 
