@@ -4,8 +4,8 @@
 splits when it is at most ``ub`` (the solution is then cached), a
 lower bound greater than ``ub`` otherwise, or -1 when the run was stopped (time limit, cancel, or a
 full cache): nothing is cached on the way out of a stopped search, so the cache only ever holds
-proven facts.  Ties go to fewer splits: the leaf, then the optimum for one split fewer, are the first
-incumbents and a split must be strictly better to replace them.
+proven facts.  Ties go to fewer splits: the leaf, then the optimum of the largest smaller budget
+already solved, are the first incumbents and a split must be strictly better to replace them.
 
 Work space ``ws`` is a tuple of arrays (see ``solvers.murtree._workspace``); a dataset lives in a row
 of ``bufs`` (ascending row indices), with its class counts in the same row of ``cnts``.  The root is
@@ -171,14 +171,18 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     best_f = -1
     best_nl = 0
     cap = (1 << (d - 1)) - 1
-    # the optimum for one split fewer is an incumbent (a larger budget never does worse)
-    sp = cache_find(keys, h1, h2, _norm(d, n - 1), n - 1)
-    if sp >= 0 and vals[sp, 1] == 1 and vals[sp, 0] < best:
-        best = vals[sp, 0]
-        best_f = vals[sp, 2]
-        best_nl = vals[sp, 3]
-        if best_f >= 0 and n - 1 - best_nl > cap:
-            best_nl += 1
+    # the optimum for the largest smaller budget already solved is an incumbent (a larger budget never
+    # does worse); its children keep at least their budgets: n_left' = max(n_left, n - 1 - cap)
+    for nn in range(n - 1, 0, -1):
+        sp = cache_find(keys, h1, h2, _norm(d, nn), nn)
+        if sp >= 0 and vals[sp, 1] == 1:
+            if vals[sp, 0] < best:
+                best = vals[sp, 0]
+                best_f = vals[sp, 2]
+                best_nl = vals[sp, 3]
+                if best_f >= 0 and n - 1 - best_nl > cap:
+                    best_nl = n - 1 - cap
+            break
     rlb = INF  # smallest lower bound among the candidates that were not beaten
     rl = 2 * lvl + 1
     rr = 2 * lvl + 2
