@@ -316,6 +316,28 @@ def test_background_run_through_the_ui_keeps_it_responsive(explorer):
     explorer.solver_w.value = "uigreedy"
 
 
+def test_streamed_partial_fronts_are_drawn_until_the_run_ends(explorer):
+    from treeexplorer.api import solve
+
+    explorer.solver_w.value = "uislow"
+    explorer.param_widgets["max_depth"].value = 3
+    explorer.param_widgets["step"].value = 0.3
+    job = explorer.run_now()
+    partial = solve("iris", solver="uigreedy", test_size=0.25, max_depth=1)
+    job._queue.put(("progress", {"phase": "solving", "elapsed": 0.1, "partial_front": partial}))
+    explorer.poll()
+    c = explorer.controller
+    assert c.partial is not None and "running" in c.partial.label
+    assert set(explorer.pareto.frame.run_id) == {r.id for r in c.runs} | {0}
+    explorer.pareto.points.selected.indices = [int(explorer.pareto.frame.index[explorer.pareto.frame.run_id == 0][0])]
+    assert c.selected[0] == 0 and explorer.export("txt").startswith(b"# dataset: iris")
+    job.wait(10)
+    explorer.poll()
+    assert c.partial is None and 0 not in set(explorer.pareto.frame.run_id)
+    assert c.selected[0] == c.runs[-1].id
+    explorer.solver_w.value = "uigreedy"
+
+
 def test_errors_show_as_alerts_not_tracebacks(explorer):
     explorer.solver_w.value = "uifail"
     explorer.run_now(wait=True)

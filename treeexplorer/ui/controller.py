@@ -163,6 +163,7 @@ class Controller(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, None))
     test_name = param.String(default="", doc="Name of an uploaded test file ('' = use test_size)")
     runs = param.List(default=[], doc="Runs shown on the Pareto plot")
+    partial = param.Parameter(default=None, doc="Provisional run (best-so-far front) while a job streams")
     selected = param.Tuple(default=None, allow_None=True, length=2, doc="(run id, tree id)")
     compare = param.Integer(default=None, allow_None=True, doc="Tree id of the same run to compare with")
     running = param.Boolean(default=False)
@@ -343,9 +344,14 @@ class Controller(param.Parameterized):
         ended = not job.running  # read before draining: every event is queued before the thread ends
         for kind, payload in job.events():
             if kind == "progress":
+                partial = payload.pop("partial_front", None)
                 self.progress = payload
+                if isinstance(partial, Front) and len(partial):
+                    # Best-so-far trees streamed by the pipeline: drawn as a provisional run until done.
+                    self.partial = Run(0, f"{job.settings.label()} (running…)", "#999999", partial, job.settings)
                 continue
             ended = True  # a result or an error is the job's last word; the thread only cleans up after it
+            self.partial = None
             if kind == "done":
                 self._add_run(payload, job.settings)
             else:
@@ -403,6 +409,9 @@ class Controller(param.Parameterized):
 
     # -- selection -----------------------------------------------------------------------------------
     def run_by_id(self, rid: int) -> Run | None:
+        """A run by id; id 0 is the provisional (still streaming) run."""
+        if rid == 0:
+            return self.partial
         return next((r for r in self.runs if r.id == rid), None)
 
     def select(self, rid: int, tree_id: int) -> None:

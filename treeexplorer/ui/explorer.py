@@ -88,6 +88,7 @@ class Explorer(pn.viewable.Viewer):
         self._build_widgets()
         self._build_layout()
         c.param.watch(self._on_runs, ["runs"])
+        c.param.watch(self._redraw_plot, ["partial"])
         c.param.watch(self._on_selected, ["selected", "compare"])
         c.param.watch(self._on_messages, ["error", "notice"])
         c.param.watch(self._on_progress, ["progress", "running"])
@@ -350,7 +351,8 @@ class Explorer(pn.viewable.Viewer):
     @_safe
     def _redraw_plot(self, *events) -> None:
         c = self.controller
-        self.pareto.update(c.runs, self.x_w.value, self.show_test_w.value, c.selected)
+        runs = [*c.runs, c.partial] if c.partial is not None else c.runs
+        self.pareto.update(runs, self.x_w.value, self.show_test_w.value, c.selected)
 
     @_safe
     def _on_runs(self, *events) -> None:
