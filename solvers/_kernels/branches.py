@@ -38,7 +38,6 @@ from solvers._kernels.branches_store import (
     E_C1,
     E_INT,
     E_N0,
-    E_N1,
     E_T0,
     E_T1,
     EXPANDED,
@@ -95,9 +94,10 @@ def _ref_open(ni, c):
 
 
 @njit(nogil=True, cache=True)
-def _entry_ub(nf, ei, e, cost):
+def _entry_ub(nf, ei, e, n_rows, cost):
+    # Bound of a split entry of a branch with n_rows rows.
     return (_ref_ub(nf, ei[e, E_C0], ei[e, E_N0], ei[e, E_T0], cost)
-            + _ref_ub(nf, ei[e, E_C1], ei[e, E_N1], ei[e, E_T1], cost) - cost)
+            + _ref_ub(nf, ei[e, E_C1], n_rows - ei[e, E_N0], ei[e, E_T1], cost) - cost)
 
 
 @njit(nogil=True, cache=True)
@@ -171,7 +171,7 @@ def _refresh(v, ni, nf, ei, ek, cost, eps):
     while m > 0:
         _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1], ni, nf,
               cost, eps)
-        key = _entry_ub(nf, ei, start, cost)
+        key = _entry_ub(nf, ei, start, ni[v, N], cost)
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
         elif key < ek[start] - eps:
@@ -274,10 +274,9 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, ro
         ei[e, E_C1] = FINAL if _final(d + 1, n1, t1, cost, max_depth, eps) else LAZY
         ei[e, E_N0] = n0
         ei[e, E_T0] = t0
-        ei[e, E_N1] = n1
         ei[e, E_T1] = t1
         _take(v, a, ei[e, E_C0], t0, ei[e, E_C1], t1, ni, nf, cost, eps)
-        key = _entry_ub(nf, ei, e, cost)
+        key = _entry_ub(nf, ei, e, nr, cost)
         if key > nf[v, LB] + eps:  # else the entry can never beat the best tree: not kept
             ek[e] = key
             m += 1
@@ -427,9 +426,10 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
                 side = 1
             c = ei[e, E_C0 + side]
             if c == LAZY:
-                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, ei[e, E_N0 + 2 * side],
-                                            ei[e, E_T0 + 2 * side], ni, nh, nf, lits, n_lits, hk, hv, zob,
-                                            n_nodes, cand, cost, max_depth, eps)
+                n_side = ei[e, E_N0] if side == 0 else ni[v, N] - ei[e, E_N0]
+                t_side = ei[e, E_T0] if side == 0 else ei[e, E_T1]
+                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, n_side, t_side, ni, nh, nf, lits, n_lits,
+                                            hk, hv, zob, n_nodes, cand, cost, max_depth, eps)
                 ei[e, E_C0 + side] = c
             step[plen - 1, 0] = ei[e, E_ATTR]
             step[plen - 1, 1] = ei[e, E_C0]

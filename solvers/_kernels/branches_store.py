@@ -36,12 +36,11 @@ N_INT = 11
 # Fields of a split entry (columns of ``ei``) and the special child references.
 E_ATTR = 0
 E_C0 = 1  # reference of the 0 child; E_N0/E_T0 its rows and leaf value
-E_C1 = 2
+E_C1 = 2  # reference of the 1 child; E_T1 its leaf value (its rows: the parent's minus E_N0)
 E_N0 = 3
 E_T0 = 4
-E_N1 = 5
-E_T1 = 6
-E_INT = 7
+E_T1 = 5
+E_INT = 6
 FINAL = -1
 LAZY = -2
 # Float fields (columns of ``nf``), in training rows: value = correct rows - cost * splits.
