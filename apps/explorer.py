@@ -1,4 +1,8 @@
-"""treeexplorer's web app: ``panel serve apps/explorer.py --show``.
+"""treeexplorer's web app: ``panel serve apps/explorer.py --warm --show``.
+
+``--warm`` runs this script once at start-up, so the solvers' cached numba kernels are loaded before the
+first visitor; add ``--websocket-max-message-size 31457280`` to accept uploads up to the 20 MB cap
+(files travel base64-encoded over the websocket, whose default limit is 20 MB).
 
 Only composes: the Explorer component lives in :mod:`treeexplorer.ui`.  Set ``TREEEXPLORER_PLUGINS`` to a
 comma-separated list of modules to import first (each may register extra solvers);
@@ -13,7 +17,7 @@ import panel as pn
 from treeexplorer.ui import Explorer
 from treeexplorer.ui.warm import warm_up_once
 
-pn.extension("tabulator", notifications=True, sizing_mode="stretch_width")
+pn.extension(sizing_mode="stretch_width")
 for _mod in filter(None, os.environ.get("TREEEXPLORER_PLUGINS", "").split(",")):
     importlib.import_module(_mod.strip())
 warm_up_once()
