@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from solvers._base import Cancelled, Control, RawFront, RawSolution, RawTree, check_xy
+from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
 from solvers._kernels.murtree_cache import cache_rehash
 from solvers._kernels.murtree_search import build_tree, solve_root
 
@@ -33,10 +33,14 @@ __all__ = ["murtree", "COUNTERS", "hull_flags"]
 COUNTERS = ("budgets_done", "cache_entries", "depth2_calls", "nodes_searched")
 _MAX_DEPTH = 10
 _INF = 1 << 60
-_CACHE_BITS = 16  # initial cache: 2**16 slots (2.6 MB), grown x4 whenever 70 % full
+_CACHE_BITS = 16  # initial cache: 2**16 slots (3.7 MB), grown x4 whenever 70 % full
 
 
 def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
+    """Arrays shared by the kernels (``ws``; the kernels unpack it by position) and the root's hash.
+
+    Rows are reordered by class so that every dataset is a run of class blocks; tests keep their index.
+    """
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset
     XT = np.ascontiguousarray(X[order].T)
     ys = np.ascontiguousarray(y[order], dtype=np.int64)
@@ -180,8 +184,10 @@ def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes
         Single tree only: among the trees with the fewest errors return one with the fewest splits
         (a binary search over budgets).  False: the first optimal tree found (any number of splits).
     control : Control, optional
-        Time limit / cancel / progress.  When stopped, the trees proven so far are kept and the best
-        tree of the interrupted budget is added with ``optimal=False``.
+        Time limit / cancel / progress (counters: budgets done, cache entries, depth-2 solves, search
+        nodes).  When stopped, the trees proven so far are kept (at least the single leaf, optimal for
+        budget 0) and the best tree of the interrupted budget is added with ``optimal=False``;
+        ``RawFront.status`` says why it stopped.
 
     Returns
     -------
@@ -206,7 +212,8 @@ def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes
     if sparsity is not None and not (np.isfinite(sparsity) and sparsity >= 0):
         raise ValueError(f"sparsity must be a finite number >= 0, got {sparsity!r}")
     own = control is None
-    control = (control or Control()).start() if own else control
+    if own:
+        control = Control().start()
     try:
         return _run(X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits),
                     control)
@@ -227,10 +234,6 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
             _front(ws, n, h1, h2, depth, budget, sparsity, found, control)
     finally:
         control.unwatch()
-    if not found:
-        if control.cancelled:
-            raise Cancelled("MurTree was cancelled before finding a tree")
-        found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), False))
     sols = _solutions(found, n, budget, sparsity, front)
     if sparsity is not None and control.stopped:
         sols[0].optimal = False  # a budget that could still win was not searched
@@ -294,6 +297,7 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
             e, bb, tree, _ = found[-1]
             found[:] = [(e, bb, tree if tree is not None else _tree(ws, n, h1, h2, depth, bb), False)]
             return
+        ws[19][0] += 1  # budgets done
         if err < found[-1][0]:
             found.append((err, b, None, True))
     best, hi, tree, _ = found[-1]
@@ -309,6 +313,7 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
             if err < 0:
                 proven = False
                 break
+            ws[19][0] += 1
             if err <= best:
                 hi = mid
             else:
