@@ -26,6 +26,7 @@ budget for the branch store, which the caller reports.
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
 from solvers._kernels.branches_store import (
     BEST_ATTR,
@@ -164,9 +165,12 @@ def _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps):
 
 
 @njit(nogil=True, cache=True)
-def _refresh(v, ni, nf, ei, ek, cost, eps):
+def _refresh(v, ni, nf, eis, eks, shift, cost, eps):
     """Bring v's top entry up to date, drop hopeless entries, set ub and the complete flag."""
-    start = ni[v, HEAP]
+    g = ni[v, HEAP]
+    ei = eis[g >> shift]
+    ek = eks[g >> shift]
+    start = g & ((1 << shift) - 1)
     m = ni[v, HEAPLEN]
     while m > 0:
         _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1], ni, nf,
@@ -233,8 +237,11 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, rows, acc, cnt1, tot, used):
-    """Add v's split entries (children lazy or final) for every test that splits its rows; new entry count."""
+def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot, used):
+    """Add v's split entries (children lazy or final) for every test that splits its rows; new entry count.
+
+    The entries go at ``n_ent``, where the caller has made room for ``p`` of them in one chunk.
+    """
     p = X.shape[1]
     n_classes = tot.shape[0]
     d = ni[v, DEPTH]
@@ -253,7 +260,9 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, ro
     used[:] = 0
     for j in range(d):
         used[lits[s + j] >> 1] = 1
-    start = n_ent
+    ei = eis[n_ent >> shift]
+    ek = eks[n_ent >> shift]
+    start = n_ent & ((1 << shift) - 1)
     m = 0
     for a in range(p):
         if used[a]:
@@ -281,10 +290,10 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, ro
             ek[e] = key
             m += 1
     heapify(ei, ek, start, m)
-    ni[v, HEAP] = start
+    ni[v, HEAP] = n_ent
     ni[v, HEAPLEN] = m
     ni[v, EXPANDED] = 1
-    _refresh(v, ni, nf, ei, ek, cost, eps)
+    _refresh(v, ni, nf, eis, eks, shift, cost, eps)
     return n_ent + m
 
 
@@ -362,8 +371,17 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     nh = np.zeros(1024, dtype=np.int64)
     nf = np.zeros((1024, 2), dtype=np.float64)
     lits = np.zeros(4096, dtype=np.int32)
-    ei = np.zeros((4096, E_INT), dtype=np.int32)
-    ek = np.zeros(4096, dtype=np.float64)
+    # Split entries live in fixed-size chunks (a node's entries never straddle two), so the pool grows
+    # without copying: the memory budget can be used fully.
+    shift = 14
+    while (1 << shift) < p:
+        shift += 1
+    chunk = 1 << shift
+    chunk_bytes = chunk * (4 * E_INT + 8)
+    eis = List()
+    eks = List()
+    eis.append(np.empty((chunk, E_INT), dtype=np.int32))
+    eks.append(np.empty(chunk, dtype=np.float64))
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int32)
     rows = np.empty(n, dtype=np.int64)
@@ -390,12 +408,19 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         # never reallocate; the memory budget is checked here.
         need = n_nodes + p + 2
         n_new_lits = n_lits + (p + 2) * (p + 1)
-        if n_ent + p > ei.shape[0] and 2 * live_entries(ni, n_nodes) <= n_ent:
-            n_ent = compact_entries(ni, n_nodes, ei, ek)  # reuse the pool before growing it
-        held = ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + ei.nbytes + ek.nbytes + hk.nbytes + hv.nbytes
+        if (n_ent & (chunk - 1)) + p > chunk:
+            n_ent = ((n_ent >> shift) + 1) << shift
+        if (n_ent >> shift) >= len(eis) and 2 * live_entries(ni, n_nodes) <= n_ent:
+            n_ent, in_use = compact_entries(ni, n_nodes, eis, eks, shift)  # reuse the pool before growing it
+            while len(eis) > in_use:
+                eis.pop()
+                eks.pop()
+            if (n_ent & (chunk - 1)) + p > chunk:
+                n_ent = ((n_ent >> shift) + 1) << shift
+        new_chunk = (n_ent >> shift) >= len(eis)
+        held = ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes + len(eis) * chunk_bytes
         extra = (grown_bytes(ni, need) + grown_bytes(nh, need) + grown_bytes(nf, need)
-                 + grown_bytes(lits, n_new_lits) + grown_bytes(ei, n_ent + p) + grown_bytes(ek, n_ent + p)
-                 + rehash_bytes(hk, hv, need))
+                 + grown_bytes(lits, n_new_lits) + rehash_bytes(hk, hv, need) + new_chunk * chunk_bytes)
         if held + extra > max_bytes:  # growing copies: old and new arrays coexist for a moment
             oom = True
             break
@@ -403,8 +428,9 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         nh = grow1(nh, need)
         nf = grow2(nf, need)
         lits = grow1(lits, n_new_lits)
-        ei = grow2(ei, n_ent + p)
-        ek = grow1(ek, n_ent + p)
+        if new_chunk:
+            eis.append(np.empty((chunk, E_INT), dtype=np.int32))
+            eks.append(np.empty(chunk, dtype=np.float64))
         hk, hv = rehash(hk, hv, nh, n_nodes, need)
         # Selection: best bound first; inside it, the incomplete child with the lowest estimate, stored
         # (looked up in the memo) as it is entered.
@@ -415,10 +441,12 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             plen += 1
             if ni[v, EXPANDED] == 0 or ni[v, COMPLETE] == 1:
                 break
-            _refresh(v, ni, nf, ei, ek, cost, eps)
+            _refresh(v, ni, nf, eis, eks, shift, cost, eps)
             if ni[v, COMPLETE] == 1:
                 break
-            e = ni[v, HEAP]
+            g = ni[v, HEAP]
+            ei = eis[g >> shift]
+            e = g & (chunk - 1)
             c0, c1 = ei[e, E_C0], ei[e, E_C1]
             side = 0
             if not _ref_open(ni, c0) or (_ref_open(ni, c1)
@@ -439,15 +467,15 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             v = c
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
-            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, ei, ek, n_ent, rows, acc, cnt1, tot,
-                            used)
+            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc,
+                            cnt1, tot, used)
             n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
             u = path[j]
             _take(u, step[j, 0], step[j, 1], step[j, 2], step[j, 3], step[j, 4], ni, nf, cost, eps)
             if ni[u, COMPLETE] == 0:
-                _refresh(u, ni, nf, ei, ek, cost, eps)
+                _refresh(u, ni, nf, eis, eks, shift, cost, eps)
         it += 1
         counters[0] = it
         counters[1] = n_nodes

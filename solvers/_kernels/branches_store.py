@@ -184,22 +184,31 @@ def live_entries(ni, n_nodes):
 
 
 @njit(nogil=True, cache=True)
-def compact_entries(ni, n_nodes, ei, ek):
-    """Move every live heap to the front of the entry pool, in place; returns the new pool size."""
+def compact_entries(ni, n_nodes, eis, eks, shift):
+    """Move every live heap down the chunked entry pool, in place; returns (pool size, chunks in use).
+
+    Regions are moved in increasing start order and never straddle a chunk, so each lands at or before
+    its old place and never over a region not yet moved.
+    """
+    chunk = 1 << shift
+    mask = chunk - 1
     starts = np.empty(n_nodes, dtype=np.int64)
     for v in range(n_nodes):
         starts[v] = ni[v, HEAP] if ni[v, HEAPLEN] > 0 else -1
     pos = 0
-    # Increasing start order: each region moves down (or stays), never over a region not yet moved.
     for v in np.argsort(starts):
         m = ni[v, HEAPLEN]
         if m == 0:
             continue
-        s = ni[v, HEAP]
+        if (pos & mask) + m > chunk:
+            pos = ((pos >> shift) + 1) << shift
+        g = ni[v, HEAP]
+        src_i, src_k, s = eis[g >> shift], eks[g >> shift], g & mask
+        dst_i, dst_k, d = eis[pos >> shift], eks[pos >> shift], pos & mask
         for j in range(m):
-            ek[pos + j] = ek[s + j]
-            for f in range(ei.shape[1]):
-                ei[pos + j, f] = ei[s + j, f]
+            dst_k[d + j] = src_k[s + j]
+            for f in range(dst_i.shape[1]):
+                dst_i[d + j, f] = src_i[s + j, f]
         ni[v, HEAP] = pos
         pos += m
-    return pos
+    return pos, max(1, (pos + mask) >> shift)
