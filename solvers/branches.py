@@ -134,9 +134,9 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
         Time limit / cancel; when it stops the search the best tree so far is returned with
         ``optimal=False`` and ``info["upper_bound"]``.
     memory_mb : float
-        Budget of the search's store (about 40 bytes per test for every expanded branch, plus 100 per
-        stored branch); when it is full the search stops like at a time limit and ``info["stopped"]``
-        says so.
+        Budget of the search's store (about 32 bytes per test for every expanded branch, plus about 100
+        per stored branch); when it is full the search stops like at a time limit and
+        ``info["stopped"]`` says so.
 
     Returns
     -------

@@ -6,9 +6,9 @@ the order in which its tests were added.  The memo key is a Zobrist hash (XOR of
 literal), which is order-independent and updated in O(1) from the parent; hits are confirmed by
 comparing the sorted literal lists, so a hash collision can never merge two different branches.
 
-Arrays are preallocated by the caller and grown (``grow1``/``grow2``/``rehash``) *between* expansions,
-so the helpers here never reallocate.  Node fields are int32 and the hash lives in its own int64 array:
-the store holds millions of branches, so its width is what bounds a search's memory.
+Arrays are preallocated by the caller and grown (``grow1``/``grow2``/``rehash``, or a new chunk of the
+entry pool) *between* iterations, so the helpers here never reallocate.  Node fields are int32 and the
+hash lives in its own int64 array: the store's width is what bounds a search's memory.
 
 Children are stored lazily.  A split entry of an expanded branch holds, per side, a reference and the
 child's row count and leaf value: ``FINAL`` (a child that can only be a leaf: pure, at the depth limit, or

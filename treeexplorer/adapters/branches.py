@@ -25,7 +25,7 @@ PARAMS = (
           "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 "
           "(used when front is on)."),
     Param("memory_mb", "int", DEFAULT_MEMORY_MB,
-          "Memory for the search's store, in MB (about 40 bytes per test per branch explored). When it is full "
+          "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is full "
           "the search stops with the best tree so far, not proven optimal, and says so.", bounds=(16, None)),
 )
 
