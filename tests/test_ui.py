@@ -354,6 +354,17 @@ def test_invalid_upload_via_widget_shows_message(explorer):
     explorer.controller.error = ""
 
 
+def test_valid_upload_via_widget_is_listed_and_labelled(explorer):
+    explorer.upload_w.filename = "my_flowers.csv"
+    explorer.upload_w.value = IRIS_CSV
+    assert explorer.dataset_w.value == "uploaded: my_flowers" and not explorer.error_w.visible
+    assert "**my_flowers**: 150 rows" in explorer.data_info.object
+    run = explorer.run_now(wait=True)
+    assert run.label.endswith(" · my_flowers")  # overlaid with runs on the bundled iris
+    explorer.dataset_w.value = "iris"
+    assert explorer.controller.dataset_name == "iris"
+
+
 def test_ipywidget_bridge_builds_a_widget(explorer):
     import panel as pn
 

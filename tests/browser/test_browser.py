@@ -179,3 +179,15 @@ def test_invalid_upload_shows_a_message(page):
         files=[{"name": "broken.csv", "mimeType": "text/csv", "buffer": b"just_one_column\n1\n2\n"}])
     page.wait_for_selector("text=needs at least one feature column", timeout=10_000)
     shot(page, "06_invalid_upload")
+
+
+def test_valid_upload_loads_the_table(page):
+    csv = (ROOT / "assets" / "iris.csv").read_bytes()
+    page.locator("input[type=file]").first.set_input_files(
+        files=[{"name": "my_flowers.csv", "mimeType": "text/csv", "buffer": csv}])
+    page.wait_for_selector("text=my_flowers", timeout=10_000)
+    assert page.get_by_text("needs at least one feature column").count() == 0  # the old alert is gone
+    page.locator("select").nth(2).select_option("uigreedy")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_selector("text=#4 uigreedy", timeout=30_000)
+    shot(page, "07_uploaded_table")

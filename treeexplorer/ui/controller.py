@@ -376,7 +376,10 @@ class Controller(param.Parameterized):
         self._next_id += 1
         used = {r.color for r in self.runs}
         color = next((c for c in PALETTE if c not in used), PALETTE[rid % len(PALETTE)])
-        run = Run(rid, f"#{rid} {settings.label()}", color, front, settings)
+        label = f"#{rid} {settings.label()}"
+        if any(r.front.dataset != front.dataset for r in self.runs):
+            label += f" · {front.dataset}"  # runs on different tables are overlaid: say which is which
+        run = Run(rid, label, color, front, settings)
         notices = [n for n in front.notices if n]
         if front.status == "cancelled":
             notices.insert(0, f"run #{rid} cancelled: kept the {len(front)} tree(s) found so far (not proven)")

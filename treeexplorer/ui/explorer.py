@@ -36,6 +36,7 @@ from treeexplorer.ui.views import (
 __all__ = ["Explorer"]
 
 POLL_MS = 150
+UPLOAD_PREFIX = "uploaded: "
 TABLE_CSS = """
 table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
 td { text-align: left !important; padding: 3px 8px; border-bottom: 1px solid #eee; }
@@ -232,12 +233,17 @@ class Explorer(pn.viewable.Viewer):
 
     # -- data ----------------------------------------------------------------------------------------
     def _load_bundled(self, name: str) -> None:
-        if self.controller.load_bundled(name):
-            self.upload_w.filename = None
+        if name.startswith(UPLOAD_PREFIX):
+            return  # the uploaded table is already loaded
+        self.controller.load_bundled(name)
 
     def _on_upload(self, event) -> None:
-        if event.new:
-            self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv")
+        if event.new and self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv"):
+            # Show the uploaded table in the dataset list so the sidebar says what is loaded.
+            entry = f"{UPLOAD_PREFIX}{self.controller.dataset_name}"
+            with param.parameterized.discard_events(self.dataset_w):
+                self.dataset_w.options = [entry, *self.controller.bundled()]
+                self.dataset_w.value = entry
 
     def _on_test_upload(self, event) -> None:
         if event.new:

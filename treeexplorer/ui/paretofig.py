@@ -49,7 +49,9 @@ class ParetoFigure:
         self._train = fig.scatter("x", "y", source=self.points, marker="marker", size=13, line_width=2,
                                   color="color", fill_alpha="fill_alpha", selection_line_color="black",
                                   selection_line_width=3.5, nonselection_alpha=0.45)
-        fig.add_tools(HoverTool(renderers=[self._train, self._tests], tooltips=TOOLTIPS),
+        # Hover on the train points only: each already lists the held-out accuracy, and identical trees of
+        # overlaid runs would otherwise stack twice as many tooltips.
+        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS),
                       TapTool(renderers=[self._train]))
         self.legend = Legend(items=[], location="bottom_right", background_fill_alpha=0.85,
                              label_text_font_size="9pt", click_policy="hide")
