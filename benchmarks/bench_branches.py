@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     paper = paper_results(folder)
     if not paper:
         print("(the paper's results/experiments.csv is not in the data folder: reporting our figures only)")
-    head = f"{'set':<12} {'n':>6} {'p':>4} {'k':>2} {'lambda':>6} {'objective':>9} {'acc':>6} {'splits':>6} " \
+    head = f"{'set':<12} {'n':>6} {'p':>4} {'k':>2} {'lambda':>6} {'objective':>9} {'acc':>6} {'splits':>6} "\
            f"{'depth':>5} {'iters':>8} {'expand':>8} {'branches':>9} {'time s':>7} proven"
     if paper:
         head += "   paper: objective splits iters time"
@@ -156,8 +156,8 @@ def main(argv=None) -> int:
                     continue
                 obj, t = res
                 same = "same" if abs(obj - i["objective"]) <= 1e-9 else "DIFFERENT"
-                print(f"{'':<12} {label} depth {args.cross_depth}: objective {obj:.4f} in {t:.2f} s -> {same}",
-                      flush=True)
+                print(f"{'':<12} {label} depth {args.cross_depth}: objective {obj:.4f} in {t:.2f} s "
+                      f"-> {same}", flush=True)
     return 0
 
 

@@ -231,8 +231,8 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
                 sol.info.update(lambdas=[lam_k], lambda_lo=lam_k, lambda_hi=lam_k)
                 found[key] = sol
             if "stopped" in sol.info:  # smaller λ only need more memory: stop the sweep here
-                notices.append(f"BRANCHES stopped at lambda={lam_k:g}: {sol.info['stopped']}; that tree is the "
-                               "best found, not proven optimal")
+                notices.append(f"BRANCHES stopped at lambda={lam_k:g}: {sol.info['stopped']}; that tree is "
+                               "the best found, not proven optimal")
                 break
     finally:
         if own:

@@ -173,8 +173,8 @@ def _refresh(v, ni, nf, eis, eks, shift, cost, eps):
     start = g & ((1 << shift) - 1)
     m = ni[v, HEAPLEN]
     while m > 0:
-        _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1], ni, nf,
-              cost, eps)
+        _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1],
+              ni, nf, cost, eps)
         key = _entry_ub(nf, ei, start, ni[v, N], cost)
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
@@ -237,7 +237,8 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot, used):
+def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot,
+            used):
     """Add v's split entries (children lazy or final) for every test that splits its rows; new entry count.
 
     The entries go at ``n_ent``, where the caller has made room for ``p`` of them in one chunk.
@@ -418,7 +419,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             if (n_ent & (chunk - 1)) + p > chunk:
                 n_ent = ((n_ent >> shift) + 1) << shift
         new_chunk = (n_ent >> shift) >= len(eis)
-        held = ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes + len(eis) * chunk_bytes
+        held = (ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes
+                + len(eis) * chunk_bytes)
         extra = (grown_bytes(ni, need) + grown_bytes(nh, need) + grown_bytes(nf, need)
                  + grown_bytes(lits, n_new_lits) + rehash_bytes(hk, hv, need) + new_chunk * chunk_bytes)
         if held + extra > max_bytes:  # growing copies: old and new arrays coexist for a moment
@@ -456,8 +458,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             if c == LAZY:
                 n_side = ei[e, E_N0] if side == 0 else ni[v, N] - ei[e, E_N0]
                 t_side = ei[e, E_T0] if side == 0 else ei[e, E_T1]
-                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, n_side, t_side, ni, nh, nf, lits, n_lits,
-                                            hk, hv, zob, n_nodes, cand, cost, max_depth, eps)
+                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, n_side, t_side, ni, nh, nf, lits,
+                                            n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps)
                 ei[e, E_C0 + side] = c
             step[plen - 1, 0] = ei[e, E_ATTR]
             step[plen - 1, 1] = ei[e, E_C0]
@@ -467,8 +469,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             v = c
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
-            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc,
-                            cnt1, tot, used)
+            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows,
+                            acc, cnt1, tot, used)
             n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):

@@ -1,4 +1,5 @@
-"""Registers BRANCHES (``solvers.branches``: optimal sparse trees by DP + branch-and-bound) as ``branches``."""
+"""Registers BRANCHES (``solvers.branches``: optimal sparse trees by DP + branch-and-bound) as solver
+``branches``."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ PARAMS = (
           "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 "
           "(used when front is on)."),
     Param("memory_mb", "int", DEFAULT_MEMORY_MB,
-          "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is full "
-          "the search stops with the best tree so far, not proven optimal, and says so.", bounds=(16, None)),
+          "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is "
+          "full the search stops with the best tree so far, not proven optimal, and says so.",
+          bounds=(16, None)),
 )
 
 
