@@ -59,7 +59,10 @@ def server():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
            "TREEEXPLORER_PLUGINS": "fakes", "TREEEXPLORER_SOLVER": "uigreedy"}
     cmd = [sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port", str(port),
-           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}",
+           # forget closed sessions within seconds (default: minutes); not shorter: a page still loading
+           # has no websocket yet and would be discarded too
+           "--check-unused-sessions", "500", "--unused-session-lifetime", "5000"]
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / "panel-serve.log"
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
@@ -77,7 +80,7 @@ def server():
     else:
         proc.kill()
         pytest.fail("panel serve did not answer within 60 s")
-    yield url
+    yield url, log_path
     proc.terminate()
     try:
         proc.wait(10)
@@ -88,13 +91,14 @@ def server():
 
 @pytest.fixture(scope="module")
 def page(server):
+    url, _ = server
     sync_api = pytest.importorskip("playwright.sync_api")
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         ctx = browser.new_context(viewport={"width": 1400, "height": 1300}, accept_downloads=True)
         pg = ctx.new_page()
-        pg.goto(server)
+        pg.goto(url)
         pg.wait_for_selector("text=Pareto front", timeout=60_000)
         yield pg
         browser.close()
@@ -191,3 +195,21 @@ def test_valid_upload_loads_the_table(page):
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_selector("text=#4 uigreedy", timeout=30_000)
     shot(page, "07_uploaded_table")
+
+
+def test_closing_the_tab_stops_its_job(server, page):
+    url, log_path = server
+    pg = page.context.new_page()
+    pg.goto(url)
+    pg.wait_for_selector("text=#1 uigreedy", timeout=60_000)
+    pg.locator("select").nth(2).select_option("uislow")
+    pg.wait_for_selector("text=One tree per step", timeout=10_000)
+    pg.locator(".bk-input-group:has-text('Step') input").fill("2")
+    pg.keyboard.press("Tab")
+    pg.get_by_role("button", name="Run", exact=True).click()
+    pg.wait_for_selector("text=growing", timeout=10_000)
+    pg.close()
+    deadline = time.time() + 20
+    while time.time() < deadline and "session closed, cancelled its job" not in log_path.read_text(errors="replace"):
+        time.sleep(0.3)
+    assert "session closed, cancelled its job" in log_path.read_text(errors="replace")

@@ -480,7 +480,13 @@ class Explorer(pn.viewable.Viewer):
     def _register_session_end(self) -> None:
         doc = pn.state.curdoc
         if doc is not None and getattr(doc, "session_context", None) is not None:
-            pn.state.on_session_destroyed(lambda ctx: self.close())
+            pn.state.on_session_destroyed(lambda ctx: self._session_closed())
+
+    def _session_closed(self) -> None:
+        running = self.controller.running
+        self.close()
+        if running:  # one line in the server log: the job of a closed tab does not keep solving
+            print(f"treeexplorer: session closed, cancelled its job {self.controller.job.label!r}", flush=True)
 
     def close(self) -> None:
         """Stop this session's job (called when the browser tab closes)."""
