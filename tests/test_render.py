@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent / "browser"))
+import fakes  # noqa: E402
 from fakes import greedy_tree  # noqa: E402
 
 from treeexplorer.api import solve  # noqa: E402
@@ -22,6 +23,14 @@ from treeexplorer.data import load_dataset  # noqa: E402
 from treeexplorer.render import layout_tree, to_png, to_svg  # noqa: E402
 from treeexplorer.render.layout import FONT_PATH, PALETTE, class_colors, text_width  # noqa: E402
 from treeexplorer.tree import Tree  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stand_in_solvers():
+    fakes.register_fakes()
+    yield
+    fakes.unregister_fakes()
+
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -42,8 +51,6 @@ def random_tree(seed: int, n_classes: int = 3, depth: int = 3, categorical: bool
 
 @pytest.fixture(scope="module")
 def iris_front():
-    import fakes  # noqa: F401  (registers the stand-in solvers)
-
     return solve("iris", solver="uigreedy", test_size=0.25, max_depth=3)
 
 

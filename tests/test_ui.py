@@ -18,6 +18,14 @@ import fakes  # noqa: E402,F401  (registers uigreedy / uislow / uifail)
 from treeexplorer.ui.controller import Controller, RunSettings, parse_upload  # noqa: E402
 from treeexplorer.ui.views import compare_markdown, pareto_plot, points_frame, progress_text  # noqa: E402
 
+
+@pytest.fixture(scope="module", autouse=True)
+def _stand_in_solvers():
+    fakes.register_fakes()
+    yield
+    fakes.unregister_fakes()
+
+
 IRIS_CSV = (Path(__file__).resolve().parent.parent / "assets" / "iris.csv").read_bytes()
 
 

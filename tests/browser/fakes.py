@@ -98,4 +98,13 @@ def register_fakes() -> None:
                         title="Failing (test)", description="Always raises, test stand-in."))
 
 
+def unregister_fakes() -> None:
+    """Remove the stand-ins again, so other test modules see only the real solvers."""
+    from treeexplorer import registry
+
+    for name in FAKE_NAMES:
+        registry._REGISTRY.pop(name, None)
+
+
+FAKE_NAMES = ("uigreedy", "uislow", "uifail")
 register_fakes()  # importing this module (TREEEXPLORER_PLUGINS=fakes) registers the stand-ins
