@@ -15,6 +15,12 @@ Generators: ``cart`` (split nodes of a depth-K CART fitted on the state's rows, 
 ``cart_leaves`` (CART with L leaves, the public reference code's variant), ``topb`` (B tests with the
 largest impurity decrease), ``exhaustive`` (every threshold: the trees are then optimal among all trees
 of that depth) and ``hybrid`` (DPDT-K above depth d0, the greedy CART split below).
+
+Engineering (same trees as the plain algorithm): identical row sets at one depth are one state; at the
+last depth every test leads to two leaves and costs the same, so only the test with the fewest errors is
+kept, and the CART there is grown only when its root split misses the exhaustive lower bound (computed
+in the same pass); all CART fits share one global sort of every feature.  Only the convex hull is
+returned: trees that are Pareto-optimal but never optimal for any α are not searched for.
 """
 
 from __future__ import annotations
