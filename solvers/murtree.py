@@ -230,11 +230,12 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
     try:
         if not front and sparsity is None:
             _single(ws, n, h1, h2, depth, budget, fewest_splits, found)
+            upto = budget
         else:
-            _front(ws, n, h1, h2, depth, budget, sparsity, found, control)
+            upto = _front(ws, n, h1, h2, depth, budget, sparsity, found, control)
     finally:
         control.unwatch()
-    sols = _solutions(found, n, budget, sparsity, front)
+    sols = _solutions(found, n, upto, sparsity, front)
     if sparsity is not None and control.stopped:
         sols[0].optimal = False  # a budget that could still win was not searched
     stats = {"cache_entries": int(ws[8][0]), "depth2_calls": int(control.counters[2]),
@@ -257,7 +258,10 @@ def _interrupted(ws, n, h1, h2, depth, b, found):
 
 
 def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
-    """Budgets 0..K in turn; a tree is kept when its error is strictly below the previous budget's."""
+    """Budgets 0..K in turn; a tree is kept when its error is strictly below the previous budget's.
+
+    Returns the largest budget up to which the front is proven.
+    """
     found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
     floor = -1  # the full budget's error: once reached, larger budgets add nothing
     for b in range(1, budget + 1):
@@ -266,7 +270,7 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
             floor = _solve_budget(ws, n, h1, h2, depth, budget, _INF)
             if floor < 0:
                 _interrupted(ws, n, h1, h2, depth, budget, found)
-                return
+                return b - 1
         if found[-1][0] == floor:
             break
         if sparsity is not None:
@@ -279,10 +283,11 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
         err = _solve_budget(ws, n, h1, h2, depth, b, _INF)
         if err < 0:
             _interrupted(ws, n, h1, h2, depth, b, found)
-            return
+            return b - 1
         if err < found[-1][0]:
             found.append((err, b, _tree(ws, n, h1, h2, depth, b), True))
         control.counters[0] = b
+    return budget
 
 
 def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
@@ -323,13 +328,14 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
     found[:] = [(best, hi, tree, proven)]
 
 
-def _solutions(found, n, budget, sparsity, front):
+def _solutions(found, n, upto, sparsity, front):
     errors = [f[0] for f in found]
     splits = [f[2].n_splits for f in found]
     hull = hull_flags(errors, splits, n)
     sols = []
     for i, (_, b, tree, optimal) in enumerate(found):
-        nxt = found[i + 1][1] - 1 if i + 1 < len(found) else budget
+        # budgets this tree is optimal for: up to the next tree's, or as far as the front is proven
+        nxt = found[i + 1][1] - 1 if i + 1 < len(found) else (upto if optimal else b)
         info = {"budget": b, "budget_max": nxt, "errors": errors[i], "splits": splits[i],
                 "on_hull": hull[i][0]}
         if hull[i][0]:

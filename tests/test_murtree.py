@@ -265,6 +265,20 @@ def test_cancel_from_another_thread():
     assert fr.solutions
 
 
+def test_stopped_before_the_search_returns_the_proven_leaf():
+    X, y = _hard(n=200, seed=4)
+    for front in (True, False):
+        control = Control().start()
+        control.cancel()
+        fr = murtree(X, y, max_depth=3, front=front, control=control)
+        assert fr.status == "cancelled"
+        (leaf,) = fr.solutions
+        assert leaf.tree.n_nodes == 1 and leaf.info["errors"] == min(np.bincount(y))
+        # proven for budget 0 (a front entry), not as the single best tree of budget 7
+        assert leaf.optimal == front
+        assert leaf.info["budget_max"] == 0
+
+
 def test_small_cache_grows_without_changing_results():
     # start from a tiny table: the search unwinds, the wrapper grows it and resumes
     from solvers import murtree as mod
