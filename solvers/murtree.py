@@ -193,8 +193,9 @@ def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes
     -------
     RawFront
         ``objective="misclassifications"``; ``info`` of each tree: ``budget`` (smallest budget it is
-        optimal for), ``budget_max``, ``errors``, ``splits``, ``on_hull``, ``alpha_lo``/``alpha_hi``
-        (hull trees), ``objective`` (with ``sparsity``).
+        optimal for) and ``budget_max`` (largest), ``errors``, ``splits``; with the front or
+        ``sparsity``: ``on_hull`` and, for hull trees, ``alpha_lo``/``alpha_hi``; with ``sparsity``:
+        ``objective`` and ``sparsity``.
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
@@ -336,9 +337,10 @@ def _solutions(found, n, upto, sparsity, front):
     for i, (_, b, tree, optimal) in enumerate(found):
         # budgets this tree is optimal for: up to the next tree's, or as far as the front is proven
         nxt = found[i + 1][1] - 1 if i + 1 < len(found) else (upto if optimal else b)
-        info = {"budget": b, "budget_max": nxt, "errors": errors[i], "splits": splits[i],
-                "on_hull": hull[i][0]}
-        if hull[i][0]:
+        info = {"budget": b, "budget_max": nxt, "errors": errors[i], "splits": splits[i]}
+        if front or sparsity is not None:  # hull facts need the front (a single tree has none)
+            info["on_hull"] = hull[i][0]
+        if "on_hull" in info and hull[i][0]:
             info["alpha_lo"] = float(hull[i][1])
             info["alpha_hi"] = None if hull[i][2] is None else float(hull[i][2])
         sols.append(RawSolution(tree, optimal, info))
