@@ -170,8 +170,9 @@ def in_browser(repeats: int = 3) -> dict:
 
             def click_latency(n: int) -> list[float]:
                 lat = []
-                pts = sorted((pt for pt in page.evaluate(POINTS_JS) if pt["run"] == 1), key=lambda p: p["tree"])
                 for i in range(n + 1):
+                    # positions re-read before every click: an alert above the plot may have moved it
+                    pts = sorted((pt for pt in page.evaluate(POINTS_JS) if pt["run"] == 1), key=lambda p: p["tree"])
                     pt = pts[i % len(pts)]
                     page.mouse.move(5, 5)  # away first: the last point's hover tooltip may cover the next one
                     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ a few ms, which keeps a click on the Pareto plot well under the 100 ms UI budget
 
 from __future__ import annotations
 
-from bokeh.models import ColumnDataSource, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, HoverTool, PanTool, Range1d
 from bokeh.plotting import figure
 
 from treeexplorer.render.layout import BAR_H, FONT_SIZE, LINE_H, PAD_Y, TreeLayout, layout_tree
@@ -89,8 +89,10 @@ class TreeFigure:
         fig.add_tools(HoverTool(renderers=[boxes], tooltips=[
             ("node", "@node"), ("test", "@test"), ("samples", "@samples"), ("majority", "@majority"),
             ("classes", "@classes")]))
+        fig.toolbar.active_drag = fig.select_one({"type": PanTool})
         self.figure = fig
         self.tree: Tree | None = None
+        self.clipped = False
 
     def show(self, tree: Tree | None) -> None:
         """Draw ``tree`` (``None`` clears the view)."""
@@ -100,12 +102,19 @@ class TreeFigure:
         for key, data in tree_sources(lay, s).items():
             self.sources[key].data = data
         fig = self.figure
-        fig.x_range.start, fig.x_range.end = -MARGIN, lay.width + MARGIN
-        fig.y_range.start, fig.y_range.end = -lay.height - MARGIN, MARGIN
-        # No axes, toolbar or borders: the outer size equals the frame; both are set so that containers
-        # (Panel sizes its pane from width/height) do not clip the drawing.
-        fig.frame_width = fig.width = max(int((lay.width + 2 * MARGIN) * s), 10)
-        fig.frame_height = fig.height = max(int((lay.height + 2 * MARGIN) * s), 10)
+        # Fonts stop shrinking at 7 px; a tree still too big is shown in a window of at most
+        # max_width x max_height around the root, and the user drags (pan) to see the rest.  A fixed-size
+        # figure wider than the page would otherwise stretch the whole layout.
+        full_w, full_h = (lay.width + 2 * MARGIN) * s, (lay.height + 2 * MARGIN) * s
+        view_w, view_h = min(full_w, self.max_width), min(full_h, self.max_height)
+        root_x = lay.nodes[0].x if lay.nodes else 0.0
+        x0 = min(max(-MARGIN, root_x - view_w / s / 2), lay.width + MARGIN - view_w / s)
+        fig.x_range.start, fig.x_range.end = x0, x0 + view_w / s
+        fig.y_range.start, fig.y_range.end = MARGIN - view_h / s, MARGIN
+        self.clipped = view_w < full_w - 0.5 or view_h < full_h - 0.5
+        # No axes, toolbar or borders: the outer size equals the frame.
+        fig.frame_width = fig.width = max(int(view_w), 10)
+        fig.frame_height = fig.height = max(int(view_h), 10)
         fs = f"{FONT_SIZE * s:.1f}px"
         self._bold.glyph.text_font_size = fs
         self._plain.glyph.text_font_size = fs

@@ -217,7 +217,7 @@ class Explorer(pn.viewable.Viewer):
         details = pn.Tabs(("Metrics", self.metrics_pane), ("Rules", self.rules_pane),
                           ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
                           sizing_mode="stretch_width", dynamic=False)
-        tree_card = pn.Card(self.tree_title, pn.Row(self.tree_pane, scroll=True, sizing_mode="stretch_width"),
+        tree_card = pn.Card(self.tree_title, self.tree_pane,
                             pn.Row(details, exports, sizing_mode="stretch_width"),
                             title="Selected tree", collapsible=False, sizing_mode="stretch_width")
         self.main = pn.Column(self.error_w, self.notice_w, plot_card, tree_card, sizing_mode="stretch_width")
@@ -413,6 +413,8 @@ class Explorer(pn.viewable.Viewer):
                                   f"{entry.metrics['train_accuracy']:.3f}"
                                   f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
         self.tree_fig.show(entry.tree)
+        if self.tree_fig.clipped:
+            self.tree_title.object += " · *large tree: drag it to see the rest*"
         # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync
         # the figure's properties (which fails on its stylesheets in Panel 1.9).
         self.tree_pane.visible = True

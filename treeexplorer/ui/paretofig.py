@@ -94,6 +94,7 @@ class ParetoFigure:
         tdata.pop("run_id", None)
         self._muted = True  # new data resets the selection; that is not a user tap
         try:
+            self.points.selected.indices = []  # old indices point at other rows of the new data
             self.points.data = data
             self.tests.data = tdata
             self.select(selected)
