@@ -1,8 +1,9 @@
 """treeexplorer's web app: ``panel serve apps/explorer.py --warm --show``.
 
-``--warm`` runs this script once at start-up, so the solvers' cached numba kernels are loaded before the
-first visitor; add ``--websocket-max-message-size 31457280`` to accept uploads up to the 20 MB cap
-(files travel base64-encoded over the websocket, whose default limit is 20 MB).
+``--warm`` runs this script once at start-up, which starts loading (or, the first time on a machine,
+compiling) the solvers' numba kernels in a background thread before the first visitor; add
+``--websocket-max-message-size 31457280`` to accept uploads up to the 20 MB cap (files travel
+base64-encoded over the websocket, whose default limit is 20 MB).
 
 Only composes: the Explorer component lives in :mod:`treeexplorer.ui`.  Set ``TREEEXPLORER_PLUGINS`` to a
 comma-separated list of modules to import first (each may register extra solvers);
@@ -15,11 +16,11 @@ import os
 import panel as pn
 
 from treeexplorer.ui import Explorer
-from treeexplorer.ui.warm import warm_up_once
+from treeexplorer.ui.warm import warm_up_in_background
 
 pn.extension(sizing_mode="stretch_width")
 for _mod in filter(None, os.environ.get("TREEEXPLORER_PLUGINS", "").split(",")):
     importlib.import_module(_mod.strip())
-warm_up_once()
+warm_up_in_background()
 Explorer(dataset=os.environ.get("TREEEXPLORER_DATASET", "iris"),
          solver=os.environ.get("TREEEXPLORER_SOLVER") or None).app().servable()

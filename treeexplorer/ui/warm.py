@@ -11,10 +11,12 @@ import numpy as np
 from solvers import Control
 from treeexplorer.registry import SOLVER_NAMES
 
-__all__ = ["warm_up", "warm_up_once"]
+__all__ = ["warm_up", "warm_up_once", "warm_up_in_background"]
 
 _lock = threading.Lock()
 _done: dict[str, float] = {}
+_thread: threading.Thread | None = None
+_start_lock = threading.Lock()
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
@@ -48,3 +50,18 @@ def warm_up_once() -> dict[str, float]:
     """:func:`warm_up` guarded so concurrent sessions warm each solver only once."""
     with _lock:
         return warm_up()
+
+
+def warm_up_in_background() -> threading.Thread:
+    """Start :func:`warm_up_once` in a daemon thread (once per process) and return at once.
+
+    On a machine whose numba cache is cold, compiling every solver takes a minute or two; done in the
+    foreground it would hold the first visitor's page that long.  In the background the page opens at once
+    and a solver the user runs before its turn is simply compiled by the job that needs it.
+    """
+    global _thread
+    with _start_lock:
+        if _thread is None:
+            _thread = threading.Thread(target=warm_up_once, name="treeexplorer-warm-up", daemon=True)
+            _thread.start()
+        return _thread
