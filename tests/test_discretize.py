@@ -209,3 +209,16 @@ def test_notices_are_passed_to_the_caller_list():
     seen: list[str] = []
     binz = fit_discretizer("quantile", X, y, schema, n_bins=2, notices=seen)
     assert seen == binz.notices and any("constant" in n for n in seen)
+
+
+def test_default_bins_are_lowered_to_what_the_columns_have():
+    # three distinct values per column: two thresholds at most; the default (4) is lowered with a notice,
+    # an explicit n_bins=4 stays an error
+    X = np.column_stack([np.arange(12.0) % 3, np.arange(12.0) // 4])
+    y = (X[:, 0] > 0).astype(int)
+    for method in ("quantile", "uniform"):
+        binz = fit_discretizer(method, X, y, numeric_schema(2))
+        assert any("default n_bins=4 lowered to 2" in n for n in binz.notices)
+        assert sum(c.column == 0 for c in binz.conditions) == 2  # one threshold between each two values
+        with pytest.raises(ValueError, match="the most is 2"):
+            fit_discretizer(method, X, y, numeric_schema(2), n_bins=4)

@@ -191,7 +191,11 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         with inner:
             raw = spec.run(matrix, prep.y_train, prep.schema.n_classes, inner, **resolved)
         parts.append((binz.conditions, raw, {"mid_n": n}))
-        outer.report("anytime", mid_n=n, trees=sum(len(p[1].solutions) for p in parts))
+        values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
+        if outer.progress is not None:  # best so far, drawn by the app as a provisional front
+            values["partial_front"] = _assemble(prep, spec, resolved, parts, "mid", list(notices),
+                                                time.perf_counter() - start, "running")
+        outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
             break
         n = min(2 * n, limit)

@@ -21,6 +21,8 @@ OP_EQ = 1  # x == value (category code)
 def format_number(x: float) -> str:
     """Short, exact-enough text for a threshold: 2.45, 42.5, 0.0001235, 1.5e+06."""
     x = float(x)
+    if not np.isfinite(x):  # e.g. the alpha at which CART's last pruned tree stops being optimal
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     for digits in range(3, 17):

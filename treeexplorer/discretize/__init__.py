@@ -111,9 +111,8 @@ def fit_discretizer(method: str, X_enc, y, schema: Schema, n_bins: int | None = 
         elif method == "mdlp":
             conds, gains = _fit_mdlp(summaries, schema, own)
         else:
-            if n_bins is None:
-                n_bins = DEFAULT_N_BINS
-            conds = binned_conditions(summaries, schema, method, n_bins, own)
+            conds = binned_conditions(summaries, schema, method, DEFAULT_N_BINS if n_bins is None else n_bins, own,
+                                      explicit=n_bins is not None)
         binz = Binarization(conds, method, None if gains is None else _as_array(gains), own)
     if len(binz) == 0:
         raise ValueError(f"the {method!r} discretizer found no test: " + _nothing_reason(binz.notices))

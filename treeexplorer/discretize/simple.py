@@ -82,12 +82,20 @@ def uniform_thresholds(s: ColumnSummary, n_bins: int) -> np.ndarray:
 
 
 def binned_conditions(summaries: list[ColumnSummary], schema: Schema, method: str, n_bins: int,
-                      notices: list[str]) -> list[Condition]:
-    """Quantile or uniform tests for every column; checks ``n_bins`` against the distinct thresholds."""
+                      notices: list[str], explicit: bool = True) -> list[Condition]:
+    """Quantile or uniform tests for every column; checks ``n_bins`` against the distinct thresholds.
+
+    An ``n_bins`` the user asked for (``explicit``) that no column can give is an error; the default is
+    lowered to what the richest column has, with a notice (small ordinal tables such as monks-1).
+    """
     numeric = [s for s in summaries if s.role == "numeric"]
     if numeric:
         most = max(numeric, key=lambda s: s.values.shape[0])
         n_most = most.values.shape[0] - 1
+        if n_bins > n_most and not explicit and n_most >= 1:
+            notices.append(f"{method}: default n_bins={n_bins} lowered to {n_most}, the most distinct thresholds "
+                           f"of any numeric column (column {schema.columns[most.index].name!r})")
+            n_bins = n_most
         if n_bins > n_most:
             raise ValueError(f"n_bins={n_bins} thresholds per feature, but no numeric column has that many distinct "
                              f"thresholds: the most is {n_most} (column {schema.columns[most.index].name!r}); "
