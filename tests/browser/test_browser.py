@@ -50,6 +50,20 @@ POINTS_JS = """() => {
   return out;
 }"""
 
+# Bold node labels (tests and leaf classes) drawn by the tree view, in node order.
+TREE_TEXTS_JS = """() => {
+  const out = [];
+  const walk = v => {
+    const d = v.model && v.model.data_source && v.model.data_source.data;
+    const bold = v.model && v.model.glyph && (v.model.glyph.text_font_style || {}).value === "bold";
+    if (d && d.text && bold) out.push(...Array.from(d.text));
+    if (v.child_views) for (const c of v.child_views) walk(c);
+    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
+  };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  return out;
+}"""
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -144,6 +158,11 @@ def test_clicking_a_point_shows_its_tree(page):
     pt = next(p for p in points(page) if p["run"] == 1 and p["splits"] == 1)
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector("text=tree 1: 1 splits", timeout=10_000)
+    # the drawing itself, not only its caption: one test and two leaves in the tree view's glyphs
+    page.wait_for_function(f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 3 && "
+                           "t[0].includes('petal_length') && !t.slice(1).some(s => s.includes('≤')); }",
+                           timeout=10_000)
+    page.wait_for_timeout(300)  # let the canvas repaint before the screenshot
     shot(page, "03_point_selected")
 
 
