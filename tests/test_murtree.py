@@ -302,7 +302,7 @@ def test_adapter_registered_and_runs():
     from treeexplorer.registry import get_solver
 
     spec = get_solver("murtree")
-    assert spec.input == "binary" and spec.default_discretizer == "quantile"
+    assert spec.input == "binary" and spec.default_discretizer == "mid"
     params = spec.resolve({"max_depth": 2, "front": False})
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(40, 5), dtype=np.uint8)

@@ -51,5 +51,5 @@ SPEC = register(SolverSpec(
     title="BRANCHES (optimal sparse trees)",
     description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "
                 "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed.",
-    default_discretizer="quantile",
+    default_discretizer="mid",
 ))

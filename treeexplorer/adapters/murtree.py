@@ -40,5 +40,5 @@ SPEC = register(SolverSpec(
     title="MurTree (optimal, every size)",
     description="Exact dynamic programming and search over trees on binary tests (Demirović et al., 2022): "
                 "the fewest training errors for every number of splits up to max_nodes, at depth max_depth.",
-    default_discretizer="quantile",
+    default_discretizer="mid",
 ))
