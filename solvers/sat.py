@@ -42,6 +42,12 @@ class ContradictoryExamples(ValueError):
         self.rows = rows
         self.groups = groups
 
+    def renumbered(self, row_numbers: np.ndarray, how: str) -> ContradictoryExamples:
+        """The same error with row ``i`` called ``row_numbers[i]`` (e.g. its line in the user's file)."""
+        groups = [np.asarray(row_numbers)[g] for g in self.groups]
+        msg, rows = _conflict_message(groups, len(row_numbers), how)
+        return ContradictoryExamples(msg + _CONFLICT_ADVICE, rows, groups)
+
 
 def find_conflicts(X, y) -> list[np.ndarray]:
     """Groups of rows (0-based, sorted) whose 0/1 tests are identical but whose labels differ.
@@ -71,12 +77,15 @@ def find_conflicts(X, y) -> list[np.ndarray]:
     return groups
 
 
-def _conflict_message(groups: list[np.ndarray], n_rows: int) -> tuple[str, np.ndarray]:
+_CONFLICT_ADVICE = "; pass conflicts='majority' to relabel each group with its majority label"
+
+
+def _conflict_message(groups: list[np.ndarray], n_rows: int, how: str = "0-based") -> tuple[str, np.ndarray]:
     rows = np.sort(np.concatenate(groups))
     shown = ", ".join(map(str, rows[:_MAX_LISTED].tolist()))
     more = f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else ""
     return (f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but "
-            f"different labels, so no tree classifies them all correctly: rows {shown}{more} (0-based)"), rows
+            f"different labels, so no tree classifies them all correctly: rows {shown}{more} ({how})"), rows
 
 
 def _relabel_majority(y, groups, n_classes) -> np.ndarray:
@@ -316,8 +325,7 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     if groups:
         msg, rows = _conflict_message(groups, len(y))
         if conflicts == "error":
-            raise ContradictoryExamples(msg + "; pass conflicts='majority' to relabel each group with its "
-                                        "majority label", rows, groups)
+            raise ContradictoryExamples(msg + _CONFLICT_ADVICE, rows, groups)
         y_fit = _relabel_majority(y, groups, n_classes)
         changed = int(np.count_nonzero(y_fit != y))
         notices.append(f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "

@@ -189,7 +189,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         inner = Control(min(left, outer.remaining) if outer.remaining is not None else left, outer.progress)
         _link_cancel(outer, inner)  # the caller's Cancel must reach the inner run
         with inner:
-            raw = spec.run(matrix, prep.y_train, prep.schema.n_classes, inner, **resolved)
+            raw = _solve_once(spec, matrix, prep, inner, resolved)
         parts.append((binz.conditions, raw, {"mid_n": n}))
         values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
@@ -204,6 +204,16 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
     front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status)
     front.params["mid_budget"] = budget
     return front
+
+
+def _solve_once(spec, matrix, prep, control, resolved):
+    """One solver call; rows named in its errors are renumbered as in the user's table."""
+    try:
+        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **resolved)
+    except ValueError as exc:
+        if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
+            raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
+        raise
 
 
 def _link_cancel(outer: Control, inner: Control) -> None:
@@ -225,7 +235,7 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     parts = []
     with control:
         for features, matrix, info in inputs:
-            raw = spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **resolved)
+            raw = _solve_once(spec, matrix, prep, control, resolved)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))

@@ -45,6 +45,9 @@ class Dataset:
         Class codes, ``schema.classes[y[i]]`` is the original label.
     notices : list of str
         Things the loader decided on its own (rows dropped, ...).
+    source_rows : ndarray of int64, optional
+        Each row's 0-based position among the data rows of the loaded table (rows dropped for missing values
+        and held-out rows leave gaps); ``None`` means ``0..n-1``.  Messages about rows use it.
     """
 
     name: str
@@ -52,13 +55,19 @@ class Dataset:
     X: np.ndarray
     y: np.ndarray
     notices: list[str] = field(default_factory=list)
+    source_rows: np.ndarray | None = None
+
+    def row_numbers(self) -> np.ndarray:
+        """Row numbers as the loader's messages count them: from 1 after the header."""
+        return (np.arange(self.n_rows) if self.source_rows is None else self.source_rows) + 1
 
     @property
     def n_rows(self) -> int:
         return int(self.X.shape[0])
 
     def subset(self, rows) -> Dataset:
-        return Dataset(self.name, self.schema, self.X[rows], self.y[rows], list(self.notices))
+        source = np.arange(self.n_rows) if self.source_rows is None else self.source_rows
+        return Dataset(self.name, self.schema, self.X[rows], self.y[rows], list(self.notices), source[rows])
 
     def split(self, test_size: float, seed: int = 0) -> tuple[Dataset, Dataset]:
         """Stratified train/test split (plain random split when a class is too small to stratify)."""
@@ -163,6 +172,9 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
         keep = ~miss.any(axis=1)
         notices.append(f"dropped {int((~keep).sum())} row(s) with missing values")
         df = df.loc[keep]
+        source_rows = np.flatnonzero(keep.to_numpy())
+    else:
+        source_rows = None
     if len(df) < 2:
         raise DataError(f"{name}: needs at least 2 rows, found {len(df)} (n_samples={len(df)})")
     categorical = set(categorical)
@@ -186,7 +198,7 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
                         "a classifier needs at least 2 classes")
     y = _codes(df[target], classes, target, name, kind="class").astype(np.int64)
     schema = Schema(tuple(columns), target, classes)
-    return Dataset(name, schema, X, y, notices)
+    return Dataset(name, schema, X, y, notices, source_rows)
 
 
 # -- reading ---------------------------------------------------------------------------------------------
