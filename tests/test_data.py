@@ -106,3 +106,11 @@ def test_separate_test_file_is_encoded_with_train_schema(tmp_path):
     bad = write(tmp_path, "bad.csv", "c,x,y\ngreen,2.5,b\n")
     with pytest.raises(DataError, match="unknown category 'green' in column 'c'"):
         prepare(train, test=bad)
+
+
+def test_rows_keep_their_numbers_after_dropping_missing(tmp_path):
+    path = tmp_path / "d.csv"
+    # one bad value among nine numbers: the column is numeric, the text an error at its file row (3)
+    path.write_text("a,b,y\n1,,x\n2,3,y\n3,oops,x\n" + "".join(f"{i},{i},{'xy'[i % 2]}\n" for i in range(4, 12)))
+    with pytest.raises(DataError, match=r"row 3 \('oops'\)"):
+        load_dataset(path, drop_missing=True)

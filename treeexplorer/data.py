@@ -94,7 +94,7 @@ class Dataset:
         Columns are matched by name; the target column is optional.  Unknown categories or classes raise
         :class:`DataError` naming the column and the value.
         """
-        df = data if isinstance(data, pd.DataFrame) else _read_any(data)
+        df = (data if isinstance(data, pd.DataFrame) else _read_any(data)).reset_index(drop=True)
         missing = [c.name for c in self.schema.columns if c.name not in df.columns]
         if missing:
             raise DataError(f"{what} lacks the column(s) {', '.join(map(repr, missing))} the model was trained on")
@@ -148,6 +148,7 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
         With a message naming the problem and where (file, column, rows) and what to do.
     """
     df, default_name = _resolve(source)
+    df = df.reset_index(drop=True)  # index labels = data-row positions, kept when rows are dropped
     name = name or default_name
     if df.columns.duplicated().any():
         dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
@@ -318,7 +319,7 @@ def _numeric(s: pd.Series, col: str, where: str, strict: bool) -> np.ndarray:
     bad = parsed.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():
         rows = np.flatnonzero(bad)
-        shown = ", ".join(f"row {r + 1} ({s.iloc[r]!r})" for r in rows[:MAX_SHOWN])
+        shown = ", ".join(f"row {s.index[r] + 1} ({s.iloc[r]!r})" for r in rows[:MAX_SHOWN])
         raise DataError(f"{where}: non-numeric text in numeric column {col!r}: {shown}"
                         f"{' ...' if len(rows) > MAX_SHOWN else ''} ({len(rows)} row(s); rows counted from 1 "
                         "after the header). Fix those values, or declare the column categorical")
@@ -327,7 +328,8 @@ def _numeric(s: pd.Series, col: str, where: str, strict: bool) -> np.ndarray:
     if inf.any():
         rows = np.flatnonzero(inf)
         raise DataError(f"{where}: infinite values in column {col!r} at row(s) "
-                        f"{', '.join(str(r + 1) for r in rows[:MAX_SHOWN])}{' ...' if len(rows) > MAX_SHOWN else ''}"
+                        f"{', '.join(str(s.index[r] + 1) for r in rows[:MAX_SHOWN])}"
+                        f"{' ...' if len(rows) > MAX_SHOWN else ''}"
                         f" ({len(rows)} in all); replace or drop them")
     return x
 
