@@ -12,6 +12,13 @@ and *right is the 1 side* (test true).  ``value[k, c]`` is the number of trainin
 ``c`` that reach node ``k``.  The leaf prediction is the argmax of ``value`` (lowest class on ties)
 unless ``prediction`` says otherwise.
 
+Multiway nodes (BRANCHES with ``multiway=True`` only): ``multi_offsets`` (n_nodes + 1) indexes, CSR
+style, ``multi_children`` and ``multi_tests``; node ``k`` with a non-empty range is a multiway node whose
+row goes to ``multi_children[r]`` for the ``r`` with ``X[i, multi_tests[r]] == 1`` (the tests of one
+one-hot group, which partition the node's rows).  Such a node has ``feature[k] = multi_tests[first]``
+(so it counts as one split) and ``left == right == -1``: walk it with the multiway-aware code, not
+``apply_tree``.
+
 Nothing here imports treeexplorer, panel or holoviews: the search engine is numpy + numba only.
 """
 
@@ -42,6 +49,9 @@ class RawTree:
     right: np.ndarray  # int64 (n_nodes,), -1 for leaves
     value: np.ndarray  # int64 (n_nodes, n_classes): training class counts per node
     prediction: np.ndarray | None = None  # int64 (n_nodes,) leaf class; default argmax(value)
+    multi_offsets: np.ndarray | None = None  # int64 (n_nodes + 1,): CSR ranges of multiway children
+    multi_children: np.ndarray | None = None  # int64: child node of each multiway branch
+    multi_tests: np.ndarray | None = None  # int64: 0/1 test (column of X) selecting each branch
 
     def __post_init__(self):
         self.feature = np.ascontiguousarray(self.feature, dtype=np.int64)
@@ -54,6 +64,12 @@ class RawTree:
         else:
             self.prediction = np.ascontiguousarray(self.prediction, dtype=np.int64)
         n = self.feature.shape[0]
+        if self.multi_offsets is not None:
+            self.multi_offsets = np.ascontiguousarray(self.multi_offsets, dtype=np.int64)
+            self.multi_children = np.ascontiguousarray(self.multi_children, dtype=np.int64)
+            self.multi_tests = np.ascontiguousarray(self.multi_tests, dtype=np.int64)
+            if self.multi_offsets.shape != (n + 1,) or self.multi_children.shape != self.multi_tests.shape:
+                raise ValueError("RawTree multiway arrays: offsets (n_nodes + 1,), children and tests alike")
         for name in ("threshold", "left", "right", "prediction"):
             if getattr(self, name).shape != (n,):
                 raise ValueError(f"RawTree.{name} must have shape ({n},)")
@@ -67,6 +83,10 @@ class RawTree:
     @property
     def n_splits(self) -> int:
         return int(np.count_nonzero(self.feature >= 0))
+
+    def is_multi(self, k: int) -> bool:
+        """Whether node ``k`` is a multiway node (see module docstring)."""
+        return self.multi_offsets is not None and self.multi_offsets[k + 1] > self.multi_offsets[k]
 
     @classmethod
     def leaf(cls, counts: np.ndarray) -> RawTree:

@@ -11,10 +11,14 @@ __all__ = ["rules_lines", "rules_text", "tree_json", "tree_from_json", "front_cs
 
 
 def rules_lines(tree: Tree) -> list[str]:
-    """One readable rule per leaf: ``IF a <= 1 AND b = red THEN setosa  [n=50, 100%]``."""
+    """One readable rule per leaf: ``IF a <= 1 AND b = red THEN setosa  [n=50, 100%]``.
+
+    A multiway branch reads ``column = category``; rows of a category the node has no branch for follow
+    its fallback branch (see :class:`treeexplorer.Tree`), which the rules cannot show.
+    """
     lines = []
     for leaf, path in tree.paths():
-        conds = [tree.condition(k).ascii_text(tree.schema, negate=not holds) for k, holds in path]
+        conds = [tree.edge_text(k, child, ascii=True) for k, child in path]  # multiway: "colour = red"
         n = int(tree.counts[leaf].sum())
         label = tree.leaf_label(leaf)
         purity = tree.counts[leaf][tree.prediction[leaf]] / n if n else 0.0

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Column", "Schema", "Condition", "Binarization", "format_number", "OP_LE", "OP_EQ"]
+__all__ = ["Column", "Schema", "Condition", "Binarization", "format_number", "OP_LE", "OP_EQ", "OP_MULTI"]
 
 OP_LE = 0  # x <= value
 OP_EQ = 1  # x == value (category code)
+OP_MULTI = 2  # multiway node of a Tree: one child per category code (never a Condition)
 
 
 def format_number(x: float) -> str:

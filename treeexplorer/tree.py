@@ -4,6 +4,18 @@ A :class:`Tree` stores flat parallel arrays (node 0 is the root).  Internal node
 ``(column[k], op[k], value[k])`` on the encoded matrix (``x <= value`` or ``x == category code``); rows where
 it holds go to ``true_child[k]``, the others to ``false_child[k]``.  Leaves have ``column == -1``.
 ``counts[k, c]`` is the number of training rows of class ``c`` reaching node ``k``.
+
+Multiway nodes
+--------------
+A node with ``op[k] == OP_MULTI`` tests a categorical column and has one child per category: its
+children are ``children[child_offsets[k]:child_offsets[k + 1]]`` (CSR style, kept in category order)
+and ``child_values`` holds the category code each one takes.  ``true_child[k]`` is -1 and
+``false_child[k]`` is the *fallback* child: a row whose category has no child (a category absent from
+the training rows of that node, e.g. unseen at training time) follows it.  The fallback is the child
+with the most training rows when the tree is built (the first on ties): the branch that best represents
+"an ordinary row here".  A multiway node is ONE split and ONE test per row, whatever its number of
+children (the BRANCHES objective's point).  Binary nodes and leaves have empty child ranges, so binary
+trees and their JSON are unchanged.
 """
 
 from __future__ import annotations
@@ -13,8 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from solvers import RawTree
-from solvers._kernels.predict import apply_conditions, count_conditions
-from treeexplorer.schema import OP_EQ, OP_LE, Condition, Schema
+from solvers._kernels.predict import apply_nodes, count_nodes
+from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema
 
 __all__ = ["Tree"]
 
@@ -32,9 +44,14 @@ class Tree:
         Class code predicted at each node (used at leaves).
     schema : Schema
         Column and class names for display.
+    child_offsets : array-like of shape (n_nodes + 1,), optional
+        CSR ranges of the multiway nodes' children (default: no multiway node).
+    children, child_values : array-like, optional
+        Child node and category code of every multiway branch (see module docstring).
     """
 
-    def __init__(self, column, op, value, true_child, false_child, counts, prediction, schema: Schema):
+    def __init__(self, column, op, value, true_child, false_child, counts, prediction, schema: Schema,
+                 child_offsets=None, children=None, child_values=None):
         self.column = np.ascontiguousarray(column, dtype=np.int64)
         self.op = np.ascontiguousarray(op, dtype=np.int64)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
@@ -43,7 +60,22 @@ class Tree:
         self.counts = np.ascontiguousarray(counts, dtype=np.int64).reshape(len(self.column), -1)
         self.prediction = np.ascontiguousarray(prediction, dtype=np.int64)
         self.schema = schema
+        n = len(self.column)
+        if child_offsets is None:
+            child_offsets, children, child_values = np.zeros(n + 1), [], []
+        self.child_offsets = np.ascontiguousarray(child_offsets, dtype=np.int64)
+        self.children = np.ascontiguousarray(children, dtype=np.int64)
+        self.child_values = np.ascontiguousarray(child_values, dtype=np.float64)
+        if self.child_offsets.shape != (n + 1,) or self.children.shape != self.child_values.shape:
+            raise ValueError("child_offsets must have n_nodes + 1 entries; children and child_values alike")
         self._depths = None
+
+    def _csr(self) -> tuple:
+        return self.child_offsets, self.children, self.child_values
+
+    def _same_structure(self, counts) -> Tree:
+        return Tree(self.column, self.op, self.value, self.true_child, self.false_child, counts,
+                    self.prediction, self.schema, *self._csr())
 
     # -- construction ----------------------------------------------------------------------------------
     @classmethod
@@ -60,8 +92,25 @@ class Tree:
         value = np.zeros(n, dtype=np.float64)
         t_child = np.full(n, -1, dtype=np.int64)
         f_child = np.full(n, -1, dtype=np.int64)
+        offsets, kids, codes = [0], [], []
         for k in range(n):
             j = raw.feature[k]
+            if raw.is_multi(k):
+                # A multiway node over one one-hot group: branch r is "column = code of test r".
+                rng = range(raw.multi_offsets[k], raw.multi_offsets[k + 1])
+                conds = [features[raw.multi_tests[r]] for r in rng]
+                if any(not isinstance(c, Condition) or c.op != OP_EQ or c.column != conds[0].column
+                       for c in conds):
+                    raise ValueError(f"multiway node {k}: its tests are not one categorical column's")
+                order = sorted(range(len(conds)), key=lambda i: conds[i].value)  # category order
+                branch = [raw.multi_children[raw.multi_offsets[k] + i] for i in order]
+                column[k], op[k] = conds[0].column, OP_MULTI
+                kids += branch
+                codes += [conds[i].value for i in order]
+                f_child[k] = max(branch, key=lambda c: (raw.value[c].sum(), -branch.index(c)))
+                offsets.append(len(kids))
+                continue
+            offsets.append(len(kids))
             if j < 0:
                 continue
             feat = features[j]
@@ -73,13 +122,12 @@ class Tree:
             else:
                 column[k], op[k], value[k] = int(feat), OP_LE, raw.threshold[k]
                 t_child[k], f_child[k] = raw.left[k], raw.right[k]
-        return cls(column, op, value, t_child, f_child, raw.value, raw.prediction, schema)
+        return cls(column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes)
 
     def with_counts(self, X: np.ndarray, y: np.ndarray) -> Tree:
-        """Same tree with ``counts`` recomputed on ``(X, y)`` (predictions unchanged)."""
+        """Same tree with ``counts`` recomputed on ``(X, y)`` (predictions and fallbacks unchanged)."""
         counts, _ = self._count(X, y)
-        return Tree(self.column, self.op, self.value, self.true_child, self.false_child, counts,
-                    self.prediction, self.schema)
+        return self._same_structure(counts)
 
     # -- structure -------------------------------------------------------------------------------------
     @property
@@ -93,15 +141,48 @@ class Tree:
     def is_leaf(self, k: int) -> bool:
         return bool(self.column[k] < 0)
 
+    def is_multi(self, k: int) -> bool:
+        """Whether node ``k`` is a multiway node (one child per category)."""
+        return bool(self.column[k] >= 0 and self.op[k] == OP_MULTI)
+
+    @property
+    def has_multiway(self) -> bool:
+        """Whether any node is a multiway node."""
+        return bool(np.any((self.column >= 0) & (self.op == OP_MULTI)))
+
+    def child_list(self, k: int) -> list[int]:
+        """Children of node ``k`` in display order: ``[true, false]`` for a binary test, the category
+        order for a multiway node, ``[]`` for a leaf."""
+        if self.column[k] < 0:
+            return []
+        if self.op[k] == OP_MULTI:
+            return [int(c) for c in self.children[self.child_offsets[k]:self.child_offsets[k + 1]]]
+        return [int(self.true_child[k]), int(self.false_child[k])]
+
+    def edge_condition(self, k: int, child: int) -> tuple[Condition, bool]:
+        """``(condition, negate)`` that sends a row from node ``k`` to ``child``.
+
+        A multiway branch reads ``column = category``; a binary false branch is the negated test.
+        """
+        if self.op[k] == OP_MULTI:
+            lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
+            r = lo + list(self.children[lo:hi]).index(child)
+            return Condition(int(self.column[k]), OP_EQ, float(self.child_values[r])), False
+        return self.condition(k), child != self.true_child[k]
+
+    def edge_text(self, k: int, child: int, ascii: bool = False) -> str:
+        """Text of the branch from ``k`` to ``child`` (``colour = red``, ``age > 35``)."""
+        cond, negate = self.edge_condition(k, child)
+        return cond.ascii_text(self.schema, negate) if ascii else cond.text(self.schema, negate)
+
     def reachable(self) -> np.ndarray:
-        """Indices of the nodes reachable from the root, in depth-first (true side first) order."""
+        """Indices of the nodes reachable from the root, in depth-first (true side / first category
+        first) order."""
         order, stack = [], [0]
         while stack:
             k = stack.pop()
             order.append(k)
-            if self.column[k] >= 0:
-                stack.append(int(self.false_child[k]))
-                stack.append(int(self.true_child[k]))
+            stack.extend(reversed(self.child_list(k)))
         return np.asarray(order, dtype=np.int64)
 
     @property
@@ -111,8 +192,8 @@ class Tree:
             d = np.full(self.n_nodes, -1, dtype=np.int64)
             d[0] = 0
             for k in self.reachable():
-                if self.column[k] >= 0:
-                    d[self.true_child[k]] = d[self.false_child[k]] = d[k] + 1
+                for c in self.child_list(k):
+                    d[c] = d[k] + 1
             self._depths = d
         return self._depths
 
@@ -128,41 +209,47 @@ class Tree:
 
     @property
     def n_leaves(self) -> int:
-        return self.n_splits + 1
+        return int(len(self.leaves))
 
     @property
     def depth(self) -> int:
         return int(self.node_depth[self.leaves].max())
 
     def condition(self, k: int) -> Condition:
+        """The binary test at node ``k`` (a multiway node has none: see :meth:`edge_condition`)."""
         if self.column[k] < 0:
             raise ValueError(f"node {k} is a leaf")
+        if self.op[k] == OP_MULTI:
+            raise ValueError(f"node {k} is a multiway node; use edge_condition for its branches")
         return Condition(int(self.column[k]), int(self.op[k]), float(self.value[k]))
 
     def node_text(self, k: int, negate: bool = False) -> str:
-        """The test at node ``k`` in original units (``petal_length ≤ 2.45``)."""
+        """The test at node ``k`` in original units (``petal_length ≤ 2.45``; a multiway node: ``colour``)."""
+        if self.is_multi(k):
+            return self.schema.columns[self.column[k]].name
         return self.condition(k).text(self.schema, negate)
 
     def leaf_label(self, k: int) -> str:
         return self.schema.class_name(self.prediction[k])
 
-    def paths(self) -> list[tuple[int, list[tuple[int, bool]]]]:
-        """For each leaf, the ``(node, holds)`` tests on the way from the root."""
+    def paths(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """For each leaf (in :meth:`reachable` order), the ``(node, child taken)`` steps from the root;
+        :meth:`edge_text` reads each step."""
         out, stack = [], [(0, [])]
         while stack:
             k, path = stack.pop()
             if self.column[k] < 0:
                 out.append((k, path))
                 continue
-            stack.append((int(self.false_child[k]), path + [(k, False)]))
-            stack.append((int(self.true_child[k]), path + [(k, True)]))
+            for c in reversed(self.child_list(k)):
+                stack.append((c, path + [(k, c)]))
         return out
 
     # -- prediction and metrics ------------------------------------------------------------------------
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Leaf index reached by each row of the encoded matrix ``X``."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        return apply_conditions(self.column, self.op, self.value, self.true_child, self.false_child, X)
+        return apply_nodes(self.column, self.op, self.value, self.true_child, self.false_child, *self._csr(), X)
 
     def predict_codes(self, X: np.ndarray) -> np.ndarray:
         """Class code of each row of the encoded matrix ``X``."""
@@ -180,8 +267,8 @@ class Tree:
     def _count(self, X, y):
         X = np.ascontiguousarray(X, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.int64)
-        return count_conditions(self.column, self.op, self.value, self.true_child, self.false_child, X, y,
-                                self.n_classes)
+        return count_nodes(self.column, self.op, self.value, self.true_child, self.false_child, *self._csr(), X,
+                           y, self.n_classes)
 
     def evaluate(self, X: np.ndarray, y: np.ndarray) -> dict:
         """``errors``, ``accuracy`` and ``avg_tests`` (mean number of tests a row passes) on ``(X, y)``."""
@@ -210,7 +297,12 @@ class Tree:
         """Hashable description of the reachable tests and leaf classes: equal keys mean the same tree."""
         key = []
         for k in self.reachable():
-            if self.column[k] >= 0:
+            if self.is_multi(k):
+                kids = self.child_list(k)
+                lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
+                key.append((int(self.column[k]), OP_MULTI, tuple(self.child_values[lo:hi].tolist()),
+                            kids.index(int(self.false_child[k]))))
+            elif self.column[k] >= 0:
                 key.append((int(self.column[k]), int(self.op[k]), float(self.value[k])))
             else:
                 key.append((-1, int(self.prediction[k])))
@@ -224,7 +316,15 @@ class Tree:
             node = {"id": k, "counts": self.counts[k].tolist(), "prediction": self.schema.class_name(
                 self.prediction[k]) if 0 <= self.prediction[k] < self.schema.n_classes else None,
                 "prediction_code": int(self.prediction[k])}
-            if self.column[k] >= 0:
+            if self.is_multi(k):
+                lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
+                node.update({"multiway": {"column": int(self.column[k]),
+                                          "children": self.children[lo:hi].tolist(),
+                                          "values": self.child_values[lo:hi].tolist(),
+                                          "fallback": int(self.false_child[k])},
+                             "text": self.node_text(k), "feature": self.node_text(k),
+                             "branches": [self.edge_text(k, c) for c in self.child_list(k)]})
+            elif self.column[k] >= 0:
                 node.update({"test": self.condition(k).to_list(), "text": self.node_text(k),
                              "feature": self.schema.columns[self.column[k]].name,
                              "true": int(self.true_child[k]), "false": int(self.false_child[k])})
@@ -247,6 +347,7 @@ class Tree:
         f = np.full(n, -1, dtype=np.int64)
         counts = np.zeros((n, schema.n_classes), dtype=np.int64)
         pred = np.zeros(n, dtype=np.int64)
+        multi = {}
         for node in nodes:
             k = node["id"]
             counts[k] = node["counts"]
@@ -255,11 +356,21 @@ class Tree:
                 c = Condition.from_list(node["test"])
                 column[k], op[k], value[k] = c.column, c.op, c.value
                 t[k], f[k] = node["true"], node["false"]
-        return cls(column, op, value, t, f, counts, pred, schema)
+            elif "multiway" in node:
+                m = node["multiway"]
+                column[k], op[k], f[k] = m["column"], OP_MULTI, m["fallback"]
+                multi[k] = (m["children"], m["values"])
+        offsets, kids, codes = [0], [], []
+        for k in range(n):
+            if k in multi:
+                kids += multi[k][0]
+                codes += multi[k][1]
+            offsets.append(len(kids))
+        return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes)
 
     def __repr__(self) -> str:
         return f"Tree(splits={self.n_splits}, depth={self.depth}, classes={self.n_classes})"
 
 
 # Re-exported for renderers that colour by operator.
-OPS = {OP_LE: "≤", OP_EQ: "="}
+OPS = {OP_LE: "≤", OP_EQ: "=", OP_MULTI: "∈"}

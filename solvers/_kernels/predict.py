@@ -70,3 +70,46 @@ def count_conditions(column, op, value, true_child, false_child, X, y, n_classes
             counts[k, y[i]] += 1
             n_tests[i] += 1
     return counts, n_tests
+
+
+@njit(nogil=True, cache=True)
+def _next_node(k, x, op, value, true_child, false_child, offsets, children, child_values):
+    # One step down a condition tree: op 0 ``x <= v``, op 1 ``x == v``, op 2 multiway (the child whose
+    # category code is x; an unseen code follows false_child, the node's documented fallback child).
+    if op[k] == 2:
+        for r in range(offsets[k], offsets[k + 1]):
+            if child_values[r] == x:
+                return children[r]
+        return false_child[k]
+    holds = x <= value[k] if op[k] == 0 else x == value[k]
+    return true_child[k] if holds else false_child[k]
+
+
+@njit(nogil=True, cache=True)
+def apply_nodes(column, op, value, true_child, false_child, offsets, children, child_values, X):
+    """As :func:`apply_conditions` for trees that may hold multiway nodes (op 2, CSR children)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        while column[k] >= 0:
+            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children,
+                           child_values)
+        out[i] = k
+    return out
+
+
+@njit(nogil=True, cache=True)
+def count_nodes(column, op, value, true_child, false_child, offsets, children, child_values, X, y, n_classes):
+    """As :func:`count_conditions` for trees that may hold multiway nodes (one test per multiway node)."""
+    counts = np.zeros((column.shape[0], n_classes), dtype=np.int64)
+    n_tests = np.zeros(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        k = 0
+        counts[0, y[i]] += 1
+        while column[k] >= 0:
+            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children,
+                           child_values)
+            counts[k, y[i]] += 1
+            n_tests[i] += 1
+    return counts, n_tests
