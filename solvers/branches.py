@@ -13,6 +13,16 @@ key in both modes; it costs O(1) per child (an incremental Zobrist hash) instead
 iteration counts comparable with the paper.  A row-bitset key would merge more branches (different
 conjunctions selecting the same rows) but would need the remaining depth in the key and n/64 words of
 memory per branch.
+
+Multiway splits
+---------------
+The paper's advantage on categorical features: given ``groups`` (sets of one-hot tests of one
+categorical column, each set partitioning the rows), a group with at least 3 categories among a
+branch's rows is one more action of that branch, a *multiway* split with one child per category, which
+costs λ ONCE like any split.  The child of category ``c`` is the branch with the literal "test c = 1",
+so the lattice, the memo and the purification bound (``rows - cost`` for any split) are unchanged, and
+the one-vs-rest binary tests stay available: the optimum with multiway splits is never worse than
+without.  A group of two categories present is the same partition as a binary test and is left to it.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
 from solvers._kernels.branches import branches_search
 from solvers._kernels.predict import node_counts
 
-__all__ = ["fit_branches", "branches_front", "DEFAULT_LAMBDAS", "OBJECTIVE"]
+__all__ = ["fit_branches", "branches_front", "check_groups", "DEFAULT_LAMBDAS", "OBJECTIVE"]
 
 OBJECTIVE = "accuracy - lambda * splits"
 # Sweep grid of the front, largest (cheapest to solve) first; filtered to values >= the caller's sparsity.
@@ -85,23 +95,81 @@ def _check_memory(memory_mb) -> int:
     return int(memory_mb * 2**20)
 
 
-def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes) -> RawSolution:
+def check_groups(X, groups) -> tuple[np.ndarray, np.ndarray]:
+    """CSR arrays ``(gstart, gtests)`` of the one-hot groups offered as multiway splits.
+
+    Parameters
+    ----------
+    X : uint8 array of shape (n, p)
+        The 0/1 tests.
+    groups : sequence of sequences of int, or None
+        Each group lists the tests (columns of ``X``) of one categorical column; every row must have
+        exactly one of them at 1.  Groups of fewer than 3 tests are ignored (they are binary tests).
+
+    Returns
+    -------
+    gstart, gtests : int64 arrays
+    """
+    gstart, gtests, seen = [0], [], set()
+    for g in groups or ():
+        g = [int(a) for a in g]
+        if len(g) < 3:
+            continue
+        if any(not 0 <= a < X.shape[1] for a in g) or seen & set(g) or len(set(g)) != len(g):
+            raise ValueError(f"multiway group {g}: tests must be distinct columns of X in one group only")
+        if np.any(X[:, g].sum(axis=1, dtype=np.int64) != 1):
+            raise ValueError(f"multiway group {g}: its tests must partition the rows (one 1 per row)")
+        seen |= set(g)
+        gtests += g
+        gstart.append(len(gtests))
+    return np.asarray(gstart, dtype=np.int64), np.asarray(gtests, dtype=np.int64)
+
+
+def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test) -> RawTree:
+    """The kernel's arrays as a RawTree with training counts (multiway nodes walked here, by masks)."""
+    n_nodes = feature.shape[0]
+    threshold = np.where(feature >= 0, 0.5, 0.0)
+    if m_child.shape[0] == 0:
+        value = node_counts(feature, threshold, left, right, X.astype(np.float64), y, n_classes)
+        return RawTree(feature, threshold, left, right, value)
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(m_len)
+    order = np.concatenate([np.arange(m_first[k], m_first[k] + m_len[k]) for k in range(n_nodes)])
+    children, tests = m_child[order], m_test[order]
+    value = np.zeros((n_nodes, n_classes), dtype=np.int64)
+    stack = [(0, np.ones(X.shape[0], dtype=bool))]
+    while stack:
+        k, rows = stack.pop()
+        value[k] = np.bincount(y[rows], minlength=n_classes)
+        if m_len[k] > 0:
+            for r in range(offsets[k], offsets[k + 1]):
+                stack.append((children[r], rows & (X[:, tests[r]] == 1)))
+        elif feature[k] >= 0:
+            on = X[:, feature[k]] == 1
+            stack.append((left[k], rows & ~on))
+            stack.append((right[k], rows & on))
+    return RawTree(feature, threshold, left, right, value, multi_offsets=offsets, multi_children=children,
+                   multi_tests=tests)
+
+
+def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
-        feature, left, right, ub, lb, complete, oom, iters, n_exp, n_br = branches_search(
-            X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters)
+        (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp,
+         n_br) = branches_search(X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters,
+                                 gstart, gtests)
     finally:
         control.unwatch()
-    threshold = np.where(feature >= 0, 0.5, 0.0)
-    value = node_counts(feature, threshold, left, right, X.astype(np.float64), y, n_classes)
-    tree = RawTree(feature, threshold, left, right, value)
+    tree = _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test)
+    value = tree.value
     leaves = tree.feature < 0
     correct = int(value[leaves].max(axis=1).sum())
     splits = tree.n_splits
     objective = correct / n - lam * splits
     info = {"lambda": lam, "objective": objective, "accuracy": correct / n, "splits": splits,
-            "iterations": int(iters), "expansions": int(n_exp), "branches": int(n_br)}
+            "iterations": int(iters), "expansions": int(n_exp), "branches": int(n_br),
+            "multiway_splits": int(np.count_nonzero(m_len))}
     if not complete:
         info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
     if oom:
@@ -115,7 +183,8 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes) -> RawSolution:
 
 
 def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_classes: int | None = None,
-                 control: Control | None = None, memory_mb: float = DEFAULT_MEMORY_MB) -> RawSolution:
+                 control: Control | None = None, memory_mb: float = DEFAULT_MEMORY_MB,
+                 groups=None) -> RawSolution:
     """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
 
     Parameters
@@ -137,14 +206,18 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
         Budget of the search's store (about 32 bytes per test for every expanded branch, plus about 100
         per stored branch); when it is full the search stops like at a time limit and
         ``info["stopped"]`` says so.
+    groups : sequence of sequences of int, optional
+        One-hot groups offered as multiway splits (see :func:`check_groups` and the module docstring);
+        a multiway split counts as one split.
 
     Returns
     -------
     RawSolution
-        ``info`` holds ``lambda``, ``objective``, ``accuracy``, ``splits``, ``iterations``, ``expansions``
-        and ``branches`` (stored).
+        ``info`` holds ``lambda``, ``objective``, ``accuracy``, ``splits``, ``multiway_splits``,
+        ``iterations``, ``expansions`` and ``branches`` (stored).
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    gstart, gtests = check_groups(X, groups)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
     max_bytes = _check_memory(memory_mb)
@@ -153,7 +226,7 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     if own:
         control.start()
     try:
-        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes)
+        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests)
     finally:
         if own:
             control.stop()
@@ -161,12 +234,12 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
 
 def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, front: bool = True,
                    lambdas=None, n_classes: int | None = None, control: Control | None = None,
-                   memory_mb: float = DEFAULT_MEMORY_MB) -> RawFront:
+                   memory_mb: float = DEFAULT_MEMORY_MB, groups=None) -> RawFront:
     """BRANCHES over a λ sweep: each distinct optimal tree once.
 
     Parameters
     ----------
-    X, y, max_depth, n_classes, memory_mb
+    X, y, max_depth, n_classes, memory_mb, groups
         As in :func:`fit_branches` (the memory budget applies to each λ).
     sparsity : float
         With ``front=False`` the only λ; with the default grid, the smallest λ of the sweep (the grid
@@ -186,6 +259,7 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
         ``lambda_lo``, ``lambda_hi``), ``lambda`` (the largest) and the objective at that λ.
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    gstart, gtests = check_groups(X, groups)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
     max_bytes = _check_memory(memory_mb)
@@ -208,10 +282,11 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
             control.report("branches", lam=lam_k, done=len(found))
-            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes)
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests)
             iterations += sol.info["iterations"]
             t = sol.tree
-            key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes())
+            key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes(),
+                   None if t.multi_offsets is None else (t.multi_offsets.tobytes(), t.multi_children.tobytes()))
             if sol.optimal and key not in found:
                 # Ties: credit λ to a tree already in the front when it is just as good, so the front does
                 # not fill with equally scored look-alikes.

@@ -48,6 +48,11 @@ from solvers._kernels.branches_store import (
     LAZY,
     LB,
     LITS,
+    M_INT,
+    M_N,
+    M_REF,
+    M_T,
+    M_TEST,
     N_INT,
     UB,
     N,
@@ -95,8 +100,14 @@ def _ref_open(ni, c):
 
 
 @njit(nogil=True, cache=True)
-def _entry_ub(nf, ei, e, n_rows, cost):
-    # Bound of a split entry of a branch with n_rows rows.
+def _entry_ub(nf, ei, e, n_rows, cost, mp, p):
+    # Bound of a split entry of a branch with n_rows rows: its children's bounds, one split paid (a
+    # multiway split too pays cost once).
+    if ei[e, E_ATTR] >= p:
+        total = -cost
+        for r in range(ei[e, E_C0], ei[e, E_C0] + ei[e, E_N0]):
+            total += _ref_ub(nf, mp[r, M_REF], mp[r, M_N], mp[r, M_T], cost)
+        return total
     return (_ref_ub(nf, ei[e, E_C0], ei[e, E_N0], ei[e, E_T0], cost)
             + _ref_ub(nf, ei[e, E_C1], n_rows - ei[e, E_N0], ei[e, E_T1], cost) - cost)
 
@@ -154,9 +165,15 @@ def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, ca
 
 
 @njit(nogil=True, cache=True)
-def _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps):
+def _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps, mp, p):
     # Record the split on ``a`` as v's best tree when its children's best trees beat the current one.
-    val = _ref_lb(nf, c0, t0) + _ref_lb(nf, c1, t1) - cost
+    # A multiway split (a >= p) passes its pool start as c0 and its number of children as c1.
+    if a >= p:
+        val = -cost
+        for r in range(c0, c0 + c1):
+            val += _ref_lb(nf, mp[r, M_REF], mp[r, M_T])
+    else:
+        val = _ref_lb(nf, c0, t0) + _ref_lb(nf, c1, t1) - cost
     if val > nf[v, LB] + eps:
         nf[v, LB] = val
         ni[v, BEST_ATTR] = a
@@ -165,7 +182,31 @@ def _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps):
 
 
 @njit(nogil=True, cache=True)
-def _refresh(v, ni, nf, eis, eks, shift, cost, eps):
+def _entry_step(ei, e, p, out):
+    # The fields _take needs for entry e: attr, c0, t0, c1, t1 (multiway: attr, pool start, 0, k, 0).
+    out[0] = ei[e, E_ATTR]
+    out[1] = ei[e, E_C0]
+    if ei[e, E_ATTR] >= p:
+        out[2] = 0
+        out[3] = ei[e, E_N0]
+        out[4] = 0
+    else:
+        out[2] = ei[e, E_T0]
+        out[3] = ei[e, E_C1]
+        out[4] = ei[e, E_T1]
+
+
+@njit(nogil=True, cache=True)
+def _take_entry(v, ei, e, ni, nf, cost, eps, mp, p):
+    a = ei[e, E_ATTR]
+    if a >= p:
+        _take(v, a, ei[e, E_C0], 0, ei[e, E_N0], 0, ni, nf, cost, eps, mp, p)
+    else:
+        _take(v, a, ei[e, E_C0], ei[e, E_T0], ei[e, E_C1], ei[e, E_T1], ni, nf, cost, eps, mp, p)
+
+
+@njit(nogil=True, cache=True)
+def _refresh(v, ni, nf, eis, eks, shift, cost, eps, mp, p):
     """Bring v's top entry up to date, drop hopeless entries, set ub and the complete flag."""
     g = ni[v, HEAP]
     ei = eis[g >> shift]
@@ -173,9 +214,8 @@ def _refresh(v, ni, nf, eis, eks, shift, cost, eps):
     start = g & ((1 << shift) - 1)
     m = ni[v, HEAPLEN]
     while m > 0:
-        _take(v, ei[start, E_ATTR], ei[start, E_C0], ei[start, E_T0], ei[start, E_C1], ei[start, E_T1],
-              ni, nf, cost, eps)
-        key = _entry_ub(nf, ei, start, ni[v, N], cost)
+        _take_entry(v, ei, start, ni, nf, cost, eps, mp, p)
+        key = _entry_ub(nf, ei, start, ni[v, N], cost, mp, p)
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
         elif key < ek[start] - eps:
@@ -238,10 +278,12 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 @njit(nogil=True, cache=True)
 def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot,
-            used):
-    """Add v's split entries (children lazy or final) for every test that splits its rows; new entry count.
+            used, gstart, gtests, mp, n_mp):
+    """Add v's split entries (children lazy or final) for every test that splits its rows and every one-hot
+    group with at least 3 categories among them (a multiway split); ``(entry count, pool size)``.
 
-    The entries go at ``n_ent``, where the caller has made room for ``p`` of them in one chunk.
+    The entries go at ``n_ent``, where the caller has made room for ``p + groups`` of them in one chunk,
+    and the multiway children at ``n_mp`` in ``mp`` (room for ``p`` rows).
     """
     p = X.shape[1]
     n_classes = tot.shape[0]
@@ -285,40 +327,103 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, 
         ei[e, E_N0] = n0
         ei[e, E_T0] = t0
         ei[e, E_T1] = t1
-        _take(v, a, ei[e, E_C0], t0, ei[e, E_C1], t1, ni, nf, cost, eps)
-        key = _entry_ub(nf, ei, e, nr, cost)
+        _take(v, a, ei[e, E_C0], t0, ei[e, E_C1], t1, ni, nf, cost, eps, mp, p)
+        key = _entry_ub(nf, ei, e, nr, cost, mp, p)
         if key > nf[v, LB] + eps:  # else the entry can never beat the best tree: not kept
             ek[e] = key
             m += 1
+    # Multiway splits: one child per category present (the group's tests partition the rows, so the
+    # child of category c is the branch with literal "test c = 1": the same lattice, the same memo).
+    for g in range(gstart.shape[0] - 1):
+        k = 0
+        for j in range(gstart[g], gstart[g + 1]):
+            a = gtests[j]
+            n1 = 0
+            t1 = 0
+            for c in range(n_classes):
+                n1 += cnt1[c, a]
+                t1 = max(t1, cnt1[c, a])
+            if n1 == 0:
+                continue
+            r = n_mp + k
+            mp[r, M_REF] = FINAL if _final(d + 1, n1, t1, cost, max_depth, eps) else LAZY
+            mp[r, M_N] = n1
+            mp[r, M_T] = t1
+            mp[r, M_TEST] = a
+            k += 1
+        if k < 3:  # two categories: the same partition as a binary test, which has its own entry
+            continue
+        e = start + m
+        ei[e, E_ATTR] = p + g
+        ei[e, E_C0] = n_mp
+        ei[e, E_N0] = k
+        ei[e, E_C1] = 0
+        ei[e, E_T0] = 0
+        ei[e, E_T1] = 0
+        _take(v, p + g, n_mp, 0, k, 0, ni, nf, cost, eps, mp, p)
+        key = _entry_ub(nf, ei, e, nr, cost, mp, p)
+        kept = key > nf[v, LB] + eps
+        if kept:
+            ek[e] = key
+            m += 1
+        if kept or (ni[v, BEST_ATTR] == p + g and ni[v, BEST_C0] == n_mp):  # the pool rows are referenced
+            n_mp += k
     heapify(ei, ek, start, m)
     ni[v, HEAP] = n_ent
     ni[v, HEAPLEN] = m
     ni[v, EXPANDED] = 1
-    _refresh(v, ni, nf, eis, eks, shift, cost, eps)
-    return n_ent + m
+    _refresh(v, ni, nf, eis, eks, shift, cost, eps, mp, p)
+    return n_ent + m, n_mp
 
 
 @njit(nogil=True, cache=True)
-def _best_tree(ni):
-    """Preorder arrays (feature, left, right) of the best tree recorded from the root."""
-    # Count the tree's splits first (each stored branch appears at most once in it).
-    n_split = 0
+def _best_tree(ni, mp, p):
+    """Arrays of the best tree recorded from the root: ``feature, left, right`` (binary nodes) and, per
+    node, ``m_first, m_len`` into ``m_child, m_test`` (multiway nodes, whose ``feature`` is their first
+    branch's test)."""
+    # Count the tree's nodes first (each stored branch appears at most once in it).
+    size = 1
+    n_branch = 0
     stack = [0]
     while len(stack) > 0:
         v = stack.pop()
-        if v >= 0 and ni[v, BEST_ATTR] >= 0:
-            n_split += 1
+        if v < 0 or ni[v, BEST_ATTR] < 0:
+            continue
+        if ni[v, BEST_ATTR] >= p:
+            for r in range(ni[v, BEST_C0], ni[v, BEST_C0] + ni[v, BEST_C1]):
+                stack.append(np.int64(mp[r, M_REF]))
+            size += ni[v, BEST_C1]
+            n_branch += ni[v, BEST_C1]
+        else:
             stack.append(np.int64(ni[v, BEST_C0]))
             stack.append(np.int64(ni[v, BEST_C1]))
-    size = 2 * n_split + 1
+            size += 2
     feature = np.full(size, -1, dtype=np.int64)
     left = np.full(size, -1, dtype=np.int64)
     right = np.full(size, -1, dtype=np.int64)
+    m_first = np.zeros(size, dtype=np.int64)
+    m_len = np.zeros(size, dtype=np.int64)
+    m_child = np.zeros(n_branch, dtype=np.int64)
+    m_test = np.zeros(n_branch, dtype=np.int64)
     todo = [(0, 0)]  # (branch reference, output index)
     out = 1
+    n_out = 0
     while len(todo) > 0:
         v, k = todo.pop()
         if v < 0 or ni[v, BEST_ATTR] < 0:
+            continue
+        if ni[v, BEST_ATTR] >= p:
+            s, km = ni[v, BEST_C0], ni[v, BEST_C1]
+            feature[k] = mp[s, M_TEST]
+            m_first[k] = n_out
+            m_len[k] = km
+            for j in range(km):
+                m_child[n_out + j] = out + j
+                m_test[n_out + j] = mp[s + j, M_TEST]
+            for j in range(km - 1, -1, -1):  # first branch emitted next: preorder numbering
+                todo.append((np.int64(mp[s + j, M_REF]), out + j))
+            n_out += km
+            out += km
             continue
         feature[k] = ni[v, BEST_ATTR]
         left[k] = out
@@ -327,11 +432,11 @@ def _best_tree(ni):
         todo.append((np.int64(ni[v, BEST_C1]), out + 1))
         todo.append((np.int64(ni[v, BEST_C0]), out))
         out += 2
-    return feature, left, right
+    return feature, left, right, m_first, m_len, m_child, m_test
 
 
 @njit(nogil=True, cache=True)
-def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters):
+def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters, gstart, gtests):
     """Run BRANCHES on a 0/1 matrix until the root is complete or ``flag[0] != 0``.
 
     Parameters
@@ -351,11 +456,17 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         Memory budget of the branch store; the search stops (unproven) before exceeding it.
     flag, counters : int64 arrays of ``solvers.Control``
         ``counters[0]`` = iterations, ``counters[1]`` = branches stored, ``counters[2]`` = expansions.
+    gstart, gtests : int64 arrays
+        One-hot groups offered as multiway splits: group ``g`` is the tests ``gtests[gstart[g]:gstart[g+1]]``,
+        which must partition the rows (every row has exactly one of them at 1).  ``gstart = [0]``: none.
 
     Returns
     -------
     feature, left, right : int64 arrays
-        The best tree found (preorder; left is the 0 side of the test).
+        The best tree found (left is the 0 side of a binary test).
+    m_first, m_len, m_child, m_test : int64 arrays
+        Its multiway nodes: node ``k``'s branches are ``m_child/m_test[m_first[k]:m_first[k] + m_len[k]]``
+        (``m_len[k] == 0`` for other nodes).
     ub, lb : float
         Root bounds in training rows (``lb`` is the best tree's value).
     complete : bool
@@ -367,6 +478,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         stored.
     """
     n, p = X.shape
+    n_groups = gstart.shape[0] - 1
+    n_act = p + n_groups  # most entries one expansion can add
     eps = 1e-9 * (n + 1.0)
     ni = np.zeros((1024, N_INT), dtype=np.int32)
     nh = np.zeros(1024, dtype=np.int64)
@@ -375,7 +488,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     # Split entries live in fixed-size chunks (a node's entries never straddle two), so the pool grows
     # without copying: the memory budget can be used fully.
     shift = 14
-    while (1 << shift) < p:
+    while (1 << shift) < n_act:
         shift += 1
     chunk = 1 << shift
     chunk_bytes = chunk * (4 * E_INT + 8)
@@ -383,6 +496,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     eks = List()
     eis.append(np.empty((chunk, E_INT), dtype=np.int32))
     eks.append(np.empty(chunk, dtype=np.float64))
+    mp = np.zeros((1024, M_INT), dtype=np.int32)
+    n_mp = 0
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int32)
     rows = np.empty(n, dtype=np.int64)
@@ -409,20 +524,22 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         # never reallocate; the memory budget is checked here.
         need = n_nodes + p + 2
         n_new_lits = n_lits + (p + 2) * (p + 1)
-        if (n_ent & (chunk - 1)) + p > chunk:
+        if (n_ent & (chunk - 1)) + n_act > chunk:
             n_ent = ((n_ent >> shift) + 1) << shift
         if (n_ent >> shift) >= len(eis) and 2 * live_entries(ni, n_nodes) <= n_ent:
             n_ent, in_use = compact_entries(ni, n_nodes, eis, eks, shift)  # reuse the pool before growing it
             while len(eis) > in_use:
                 eis.pop()
                 eks.pop()
-            if (n_ent & (chunk - 1)) + p > chunk:
+            if (n_ent & (chunk - 1)) + n_act > chunk:
                 n_ent = ((n_ent >> shift) + 1) << shift
         new_chunk = (n_ent >> shift) >= len(eis)
-        held = (ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes
+        need_mp = n_mp + p if n_groups > 0 else 0
+        held = (ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes + mp.nbytes
                 + len(eis) * chunk_bytes)
         extra = (grown_bytes(ni, need) + grown_bytes(nh, need) + grown_bytes(nf, need)
-                 + grown_bytes(lits, n_new_lits) + rehash_bytes(hk, hv, need) + new_chunk * chunk_bytes)
+                 + grown_bytes(lits, n_new_lits) + rehash_bytes(hk, hv, need) + new_chunk * chunk_bytes
+                 + grown_bytes(mp, need_mp))
         if held + extra > max_bytes:  # growing copies: old and new arrays coexist for a moment
             oom = True
             break
@@ -430,6 +547,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         nh = grow1(nh, need)
         nf = grow2(nf, need)
         lits = grow1(lits, n_new_lits)
+        mp = grow2(mp, need_mp)
         if new_chunk:
             eis.append(np.empty((chunk, E_INT), dtype=np.int32))
             eks.append(np.empty(chunk, dtype=np.float64))
@@ -443,12 +561,30 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             plen += 1
             if ni[v, EXPANDED] == 0 or ni[v, COMPLETE] == 1:
                 break
-            _refresh(v, ni, nf, eis, eks, shift, cost, eps)
+            _refresh(v, ni, nf, eis, eks, shift, cost, eps, mp, p)
             if ni[v, COMPLETE] == 1:
                 break
             g = ni[v, HEAP]
             ei = eis[g >> shift]
             e = g & (chunk - 1)
+            _entry_step(ei, e, p, step[plen - 1])
+            if ei[e, E_ATTR] >= p:
+                # Multiway: enter the incomplete child with the lowest estimate, as for a binary split.
+                best_r = -1
+                for r in range(ei[e, E_C0], ei[e, E_C0] + ei[e, E_N0]):
+                    if _ref_open(ni, mp[r, M_REF]) and (best_r < 0 or _ref_lb(nf, mp[r, M_REF], mp[r, M_T])
+                                                        < _ref_lb(nf, mp[best_r, M_REF], mp[best_r, M_T])):
+                        best_r = r
+                if best_r < 0:
+                    best_r = ei[e, E_C0]
+                c = mp[best_r, M_REF]
+                if c == LAZY:
+                    c, n_nodes, n_lits = _child(v, 2 * mp[best_r, M_TEST] + 1, mp[best_r, M_N], mp[best_r, M_T],
+                                                ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost,
+                                                max_depth, eps)
+                    mp[best_r, M_REF] = c
+                v = c
+                continue
             c0, c1 = ei[e, E_C0], ei[e, E_C1]
             side = 0
             if not _ref_open(ni, c0) or (_ref_open(ni, c1)
@@ -469,18 +605,19 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             v = c
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
-            n_ent = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows,
-                            acc, cnt1, tot, used)
+            n_ent, n_mp = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent,
+                                  rows, acc, cnt1, tot, used, gstart, gtests, mp, n_mp)
             n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
             u = path[j]
-            _take(u, step[j, 0], step[j, 1], step[j, 2], step[j, 3], step[j, 4], ni, nf, cost, eps)
+            _take(u, step[j, 0], step[j, 1], step[j, 2], step[j, 3], step[j, 4], ni, nf, cost, eps, mp, p)
             if ni[u, COMPLETE] == 0:
-                _refresh(u, ni, nf, eis, eks, shift, cost, eps)
+                _refresh(u, ni, nf, eis, eks, shift, cost, eps, mp, p)
         it += 1
         counters[0] = it
         counters[1] = n_nodes
         counters[2] = n_exp
-    feature, left, right = _best_tree(ni)
-    return feature, left, right, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1, oom, it, n_exp, n_nodes
+    feature, left, right, m_first, m_len, m_child, m_test = _best_tree(ni, mp, p)
+    return (feature, left, right, m_first, m_len, m_child, m_test, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1,
+            oom, it, n_exp, n_nodes)

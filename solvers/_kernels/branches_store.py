@@ -43,6 +43,15 @@ E_T1 = 5
 E_INT = 6
 FINAL = -1
 LAZY = -2
+# A multiway entry (``E_ATTR >= p``: one-hot group ``E_ATTR - p``) keeps its k children in the multiway
+# pool ``mp`` instead: ``E_C0`` is the start of its k rows there and ``E_N0`` is k.  A pool row holds one
+# child: its reference (as above), rows, leaf value and the one-hot test whose 1 side selects it.  The
+# pool only grows (rows of dropped entries are not reused): a branch's best tree may point into it.
+M_REF = 0
+M_N = 1
+M_T = 2
+M_TEST = 3
+M_INT = 4
 # Float fields (columns of ``nf``), in training rows: value = correct rows - cost * splits.
 UB = 0
 LB = 1

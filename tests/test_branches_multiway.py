@@ -1,0 +1,107 @@
+"""BRANCHES with multiway splits on one-hot groups against an exhaustive oracle over multiway trees."""
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from solvers.branches import branches_front, check_groups, fit_branches
+
+
+def oracle(X, y, n_classes, lam, groups, max_depth=None):
+    """Best ``correct/n - lam * splits`` over every tree of binary tests and multiway group splits."""
+    n = X.shape[0]
+    cost = lam * n
+    cols = [X[:, a].astype(bool) for a in range(X.shape[1])]
+
+    @lru_cache(maxsize=None)
+    def best(rows: frozenset, depth: int) -> float:
+        idx = np.fromiter(rows, dtype=np.int64)
+        value = float(np.bincount(y[idx], minlength=n_classes).max())
+        if max_depth is not None and depth >= max_depth:
+            return value
+        for a, col in enumerate(cols):
+            one = frozenset(int(i) for i in idx[col[idx]])
+            if 0 < len(one) < len(rows):
+                value = max(value, best(one, depth + 1) + best(rows - one, depth + 1) - cost)
+        for g in groups:
+            parts = [frozenset(int(i) for i in idx[cols[a][idx]]) for a in g]
+            parts = [s for s in parts if s]
+            if len(parts) >= 2:  # the kernel leaves two-way groups to the binary tests: same value
+                value = max(value, sum(best(s, depth + 1) for s in parts) - cost)
+        return value
+
+    return best(frozenset(range(n)), 0) / n
+
+
+def random_case(rng):
+    n = int(rng.integers(15, 30))
+    sizes = [int(rng.integers(3, 6)), int(rng.integers(3, 5))]
+    blocks, groups, start = [], [], 0
+    for k in sizes:
+        cat = rng.integers(0, k, n)
+        block = np.zeros((n, k), dtype=np.uint8)
+        block[np.arange(n), cat] = 1
+        keep = block.sum(axis=0) > 0  # the discretizer makes one test per category present
+        block = block[:, keep]
+        blocks.append(block)
+        groups.append(list(range(start, start + block.shape[1])))
+        start += block.shape[1]
+    blocks.append(rng.integers(0, 2, (n, 2)).astype(np.uint8))
+    X = np.hstack(blocks)
+    n_classes = int(rng.integers(2, 4))
+    y = rng.integers(0, n_classes, n)
+    return X, y, n_classes, [g for g in groups if len(g) >= 3]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_multiway_matches_exhaustive_oracle(seed):
+    rng = np.random.default_rng(seed)
+    X, y, n_classes, groups = random_case(rng)
+    lam = float(rng.choice([0.005, 0.02, 0.05, 0.1]))
+    depth = None if seed % 3 else 2
+    sol = fit_branches(X, y, lam, max_depth=depth, n_classes=n_classes, groups=groups)
+    assert sol.optimal
+    assert sol.info["objective"] == pytest.approx(oracle(X, y, n_classes, lam, groups, depth), abs=1e-9)
+    # the one-vs-rest tests stay available: multiway never makes the optimum worse
+    flat = fit_branches(X, y, lam, max_depth=depth, n_classes=n_classes)
+    assert flat.info["objective"] == pytest.approx(oracle(X, y, n_classes, lam, [], depth), abs=1e-9)
+    assert sol.info["objective"] >= flat.info["objective"] - 1e-9
+    assert flat.tree.multi_offsets is None and flat.info["multiway_splits"] == 0
+    # the returned tree really scores its objective, a multiway node counting as one split
+    t = sol.tree
+    leaves = t.feature < 0
+    assert t.value[0].sum() == len(y)
+    correct = t.value[leaves].max(axis=1).sum()
+    assert sol.info["objective"] == pytest.approx(correct / len(y) - lam * t.n_splits)
+    if t.multi_offsets is not None:
+        for k in range(t.n_nodes):
+            if t.is_multi(k):
+                kids = t.multi_children[t.multi_offsets[k]:t.multi_offsets[k + 1]]
+                assert len(kids) >= 3 and t.value[kids].sum() == t.value[k].sum()
+
+
+def test_multiway_wins_when_every_category_matters():
+    # class = category (4 categories): one multiway split (cost λ) against three binary splits (3λ)
+    cat = np.repeat(np.arange(4), 10)
+    X = np.eye(4, dtype=np.uint8)[cat]
+    y = cat % 3
+    multi = fit_branches(X, y, 0.05, groups=[[0, 1, 2, 3]])
+    flat = fit_branches(X, y, 0.05)
+    assert multi.info["splits"] == 1 and multi.info["multiway_splits"] == 1 and multi.info["accuracy"] == 1.0
+    assert flat.info["splits"] == 2 and flat.info["accuracy"] == 1.0  # category 3 shares class 0 with 0
+    assert multi.info["objective"] == pytest.approx(1.0 - 0.05)
+    front = branches_front(X, y, 0.01, groups=[[0, 1, 2, 3]])
+    assert all(s.optimal for s in front.solutions)
+
+
+def test_groups_are_checked():
+    X = np.eye(4, dtype=np.uint8)[[0, 1, 2, 3, 0]]
+    assert check_groups(X, None)[0].tolist() == [0]
+    assert check_groups(X, [[0, 1]])[0].tolist() == [0]  # two tests: a binary test, ignored
+    gstart, gtests = check_groups(X, [[0, 1, 2, 3]])
+    assert gstart.tolist() == [0, 4] and gtests.tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="partition"):
+        check_groups(X, [[0, 1, 2]])
+    with pytest.raises(ValueError, match="distinct"):
+        check_groups(X, [[0, 1, 2, 3], [0, 1, 2]])
