@@ -1,6 +1,6 @@
 """BRANCHES with multiway splits on one-hot groups against an exhaustive oracle over multiway trees."""
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -14,13 +14,13 @@ def oracle(X, y, n_classes, lam, groups, max_depth=None):
     cost = lam * n
     cols = [X[:, a].astype(bool) for a in range(X.shape[1])]
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rows: frozenset, depth: int) -> float:
         idx = np.fromiter(rows, dtype=np.int64)
         value = float(np.bincount(y[idx], minlength=n_classes).max())
         if max_depth is not None and depth >= max_depth:
             return value
-        for a, col in enumerate(cols):
+        for col in cols:
             one = frozenset(int(i) for i in idx[col[idx]])
             if 0 < len(one) < len(rows):
                 value = max(value, best(one, depth + 1) + best(rows - one, depth + 1) - cost)
