@@ -105,3 +105,43 @@ def test_groups_are_checked():
         check_groups(X, [[0, 1, 2]])
     with pytest.raises(ValueError, match="distinct"):
         check_groups(X, [[0, 1, 2, 3], [0, 1, 2]])
+
+
+def test_onehot_groups_need_every_category():
+    from treeexplorer.adapters.branches import onehot_groups
+    from treeexplorer.schema import OP_EQ, OP_LE, Condition
+
+    X = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 1, 1, 0]], dtype=np.uint8)
+    feats = [Condition(0, OP_EQ, 0.0), Condition(0, OP_EQ, 1.0), Condition(0, OP_EQ, 2.0),
+             Condition(1, OP_LE, 3.0), Condition(2, OP_EQ, 1.0)]
+    assert onehot_groups(feats, X) == [[0, 1, 2]]
+    assert onehot_groups(feats[:2] + feats[3:], X[:, [0, 1, 3, 4]]) == []  # a category missing: no group
+    assert onehot_groups(None, X) == []
+
+
+def test_cli_car_gives_multiway_trees(tmp_path, capsys):
+    import json
+
+    from pathlib import Path
+
+    import treeexplorer as tx
+    from treeexplorer.cli import main
+    from treeexplorer.schema import Schema
+
+    car = Path(__file__).resolve().parents[1] / "assets" / "car.csv"
+    common = ["solve", str(car), "--solver", "branches", "--discretizer", "none", "--sparsity", "0.01",
+              "--no-front", "--test-size", "0", "--rules"]
+    fronts = {}
+    for multiway in ("true", "false"):
+        out = tmp_path / f"front_{multiway}.json"
+        assert main([*common, "-P", f"multiway={multiway}", "--out", str(out)]) == 0
+        fronts[multiway] = json.loads(out.read_text())
+    text = capsys.readouterr().out
+    (multi,), (flat,) = fronts["true"]["trees"], fronts["false"]["trees"]
+    assert multi["optimal"] and flat["optimal"]
+    objective = {k: t["train_accuracy"] - 0.01 * t["splits"] for k, t in (("multi", multi), ("flat", flat))}
+    assert objective["multi"] > objective["flat"] + 1e-9
+    assert multi["info"]["multiway_splits"] > 0 and flat["info"]["multiway_splits"] == 0
+    assert "AND buying = low AND" in text  # a multiway branch reads "column = category"
+    tree = tx.Tree.from_dict(multi["tree"], Schema.from_dict(fronts["true"]["schema"]))
+    assert tree.has_multiway and tree.n_splits == multi["splits"]

@@ -135,8 +135,12 @@ def test_none_passes_binary_columns_and_names_the_others():
     binz = fit_discretizer("none", X, np.array([0, 1, 1]), schema)
     assert [c.text(schema) for c in binz.conditions] == ["a = 1", "b = y"]
     X_, y_, schema_ = mixed_table()
-    with pytest.raises(ValueError, match=r"not binary: 'age' \(values 20, 21, 22 \.\.\.\), 'colour' \(3 categories\)"):
+    with pytest.raises(ValueError, match=r"not binary: 'age' \(values 20, 21, 22 \.\.\.\)\. Pick"):
         fit_discretizer("none", X_, y_, schema_)
+    # categorical columns are one-hot (one test per category), whatever their number of categories
+    no_age = Schema(schema_.columns[1:], schema_.target, schema_.classes)
+    binz = fit_discretizer("none", X_[:, 1:], y_, no_age)
+    assert [c for c in binz.conditions if c.column == 0] == [Condition(0, OP_EQ, v) for v in (0.0, 1.0, 2.0)]
 
 
 # -- readable text, transform of unseen rows ------------------------------------------------------------------

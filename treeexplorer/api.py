@@ -189,7 +189,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         inner = Control(min(left, outer.remaining) if outer.remaining is not None else left, outer.progress)
         _link_cancel(outer, inner)  # the caller's Cancel must reach the inner run
         with inner:
-            raw = _solve_once(spec, matrix, prep, inner, resolved)
+            raw = _solve_once(spec, matrix, prep, inner, resolved, binz.conditions)
         parts.append((binz.conditions, raw, {"mid_n": n}))
         values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
@@ -206,10 +206,10 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
     return front
 
 
-def _solve_once(spec, matrix, prep, control, resolved):
+def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
     try:
-        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **resolved)
+        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features), **resolved)
     except ValueError as exc:
         if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
             raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
@@ -229,13 +229,18 @@ def _link_cancel(outer: Control, inner: Control) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def _extra(spec, features) -> dict:
+    """Keyword arguments a solver asks for beyond the matrix (see ``SolverSpec.wants_features``)."""
+    return {"features": list(features)} if spec.wants_features else {}
+
+
 def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     control.report("solving", solver=spec.name)
     t0 = time.perf_counter()
     parts = []
     with control:
         for features, matrix, info in inputs:
-            raw = _solve_once(spec, matrix, prep, control, resolved)
+            raw = _solve_once(spec, matrix, prep, control, resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))

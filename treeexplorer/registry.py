@@ -96,6 +96,9 @@ class SolverSpec:
         One or two sentences for the app and ``--help``.
     default_discretizer : str
         Discretizer used when the caller does not choose one (binary solvers only).
+    wants_features : bool
+        Whether ``run`` also takes ``features=`` (what each column of ``X`` is: a column index or a
+        :class:`treeexplorer.schema.Condition`), e.g. to find the one-hot groups of a categorical column.
     """
 
     name: str
@@ -105,6 +108,7 @@ class SolverSpec:
     title: str = ""
     description: str = ""
     default_discretizer: str = "none"
+    wants_features: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

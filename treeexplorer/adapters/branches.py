@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front, parse_lambdas
 from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.schema import OP_EQ, Condition
 
-__all__ = ["run", "SPEC"]
+__all__ = ["run", "SPEC", "onehot_groups"]
 
 
 def _lambdas_doc() -> str:
@@ -29,18 +32,47 @@ PARAMS = (
           "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is "
           "full the search stops with the best tree so far, not proven optimal, and says so.",
           bounds=(16, None)),
+    Param("multiway", "bool", True,
+          "Split a categorical column with 3 or more categories into one branch per category, counted as "
+          "ONE split (the paper's multiway splits); its one-vs-rest tests stay available. Needs every "
+          "category's test (discretizers none, exact, quantile, uniform, mdlp; not a MID subset)."),
 )
 
 
+def onehot_groups(features, X: np.ndarray) -> list[list[int]]:
+    """The tests of ``X`` that are the complete one-hot encoding of one categorical column.
+
+    Parameters
+    ----------
+    features : sequence
+        What each column of ``X`` is (a :class:`Condition` for a test).
+    X : array of shape (n, p)
+        The 0/1 test matrix.
+
+    Returns
+    -------
+    list of list of int
+        One group per column with at least 3 ``column = category`` tests that partition the rows (a
+        discretizer that kept only some categories, like MID, gives no group for that column).
+    """
+    by_column: dict[int, list[int]] = {}
+    for j, f in enumerate(features or ()):
+        if isinstance(f, Condition) and f.op == OP_EQ:
+            by_column.setdefault(f.column, []).append(j)
+    return [g for g in by_column.values()
+            if len(g) >= 3 and np.all(np.asarray(X)[:, g].sum(axis=1, dtype=np.int64) == 1)]
+
+
 def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None,
-        memory_mb=DEFAULT_MEMORY_MB):
+        memory_mb=DEFAULT_MEMORY_MB, multiway=True, features=None):
     """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`."""
     if lambdas is not None:
         if not front:
             raise ValueError("lambdas is a sweep for the front; with front off give the one λ as sparsity")
         parse_lambdas(lambdas)  # a bad list fails before any search starts
+    groups = onehot_groups(features, X) if multiway else None
     return branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
-                          n_classes=n_classes, control=control, memory_mb=memory_mb)
+                          n_classes=n_classes, control=control, memory_mb=memory_mb, groups=groups)
 
 
 SPEC = register(SolverSpec(
@@ -50,6 +82,8 @@ SPEC = register(SolverSpec(
     params=PARAMS,
     title="BRANCHES (optimal sparse trees)",
     description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "
-                "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed.",
+                "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed; "
+                "categorical columns split multiway (one branch per category, one split).",
     default_discretizer="mid",
+    wants_features=True,
 ))

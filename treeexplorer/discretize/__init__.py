@@ -3,7 +3,8 @@
 Methods (:data:`DISCRETIZER_NAMES`):
 
 ``none``
-    Every column must already be 0/1 (numeric {0, 1} or two categories); each becomes one test.
+    No thresholds: every numeric column must already be 0/1 and becomes one test; categorical columns give
+    their one-hot tests as below (BRANCHES can then split them multiway).
 ``exact``
     Every midpoint between consecutive distinct values: an optimal solver over these tests is optimal over
     all axis-aligned trees on the training rows.

@@ -23,13 +23,14 @@ def fixed_conditions(s: ColumnSummary) -> list[Condition]:
 
 
 def none_conditions(summaries: list[ColumnSummary], schema: Schema) -> list[Condition]:
-    """Columns that already are 0/1 become tests as they are; any other column is an error naming it."""
-    bad = [s for s in summaries if s.role in ("numeric", "onehot")]
+    """No thresholds: 0/1 columns become tests as they are and categorical columns their one-hot tests (one
+    per category: what multiway splits need); a numeric column with other values is an error naming it."""
+    bad = [s for s in summaries if s.role == "numeric"]
     if bad:
         shown = ", ".join(f"{schema.columns[s.index].name!r} ({_why_not_binary(schema.columns[s.index], s)})"
                           for s in bad[:MAX_SHOWN])
         more = f" ... ({len(bad)} columns in all)" if len(bad) > MAX_SHOWN else ""
-        raise ValueError(f"discretizer 'none' needs 0/1 columns (numeric 0/1 or two categories); not binary: "
+        raise ValueError(f"discretizer 'none' needs 0/1 or categorical columns; not binary: "
                          f"{shown}{more}. Pick a discretizer (mid, mdlp, quantile, uniform, exact)")
     out = []
     for s in summaries:
