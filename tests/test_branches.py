@@ -241,7 +241,7 @@ def test_registered_adapter_runs_through_the_api():
 
     spec = get_solver("branches")
     assert spec.input == "binary" and spec.default_discretizer == "mid"
-    assert {p.name for p in spec.params} == {"sparsity", "max_depth", "front", "lambdas", "memory_mb"}
+    assert {p.name for p in spec.params} == {"sparsity", "max_depth", "front", "lambdas", "memory_mb", "multiway"}
     front = te.solve("monks-1", solver="branches", discretizer="exact", sparsity=0.02)
     assert front.status == "done" and all(t.optimal for t in front)
     best = max(front, key=lambda t: t.metrics["train_accuracy"])

@@ -121,7 +121,6 @@ def test_onehot_groups_need_every_category():
 
 def test_cli_car_gives_multiway_trees(tmp_path, capsys):
     import json
-
     from pathlib import Path
 
     import treeexplorer as tx

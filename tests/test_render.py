@@ -65,11 +65,13 @@ def check_layout(tree: Tree) -> None:
             assert text_width(text, bold=bold) <= b.w
         assert 0 <= b.x0 and b.x1 <= lay.width + 1e-9 and b.bottom <= lay.height + 1e-9
         if not b.leaf:
-            t, f = boxes[int(tree.true_child[b.id])], boxes[int(tree.false_child[b.id])]
-            assert t.x < f.x, "the true side is drawn on the left"
-            assert t.y > b.bottom and f.y > b.bottom, "children are below their parent"
-            assert t.x <= b.x <= f.x, "a parent sits between its children"
-            assert t.n + f.n == b.n
+            kids = [boxes[c] for c in tree.child_list(b.id)]
+            if not tree.is_multi(b.id):
+                assert kids[0].id == tree.true_child[b.id], "the true side is drawn on the left"
+            assert all(k1.x < k2.x for k1, k2 in zip(kids, kids[1:])), "children in order, left to right"
+            assert all(k.y > b.bottom for k in kids), "children are below their parent"
+            assert kids[0].x <= b.x <= kids[-1].x, "a parent sits between its children"
+            assert sum(k.n for k in kids) == b.n
     # no two boxes of the same level overlap
     for level in {b.y for b in lay.nodes}:
         row = sorted((b for b in lay.nodes if b.y == level), key=lambda b: b.x0)
@@ -79,7 +81,40 @@ def check_layout(tree: Tree) -> None:
     edges = sorted(lay.edges, key=lambda e: e.n)
     for e1, e2 in zip(edges, edges[1:]):
         assert e1.width <= e2.width
-    assert len(lay.edges) == 2 * tree.n_splits
+    assert len(lay.edges) == sum(len(tree.child_list(b.id)) for b in lay.nodes)
+    # edge labels of siblings do not overlap (drawn centred on each edge's midpoint)
+    for b in lay.nodes:
+        mids = sorted(((e.x0 + e.x1) / 2, text_width(e.label, 11)) for e in lay.edges if e.parent == b.id)
+        for (x1, w1), (x2, w2) in zip(mids, mids[1:]):
+            assert x1 + w1 / 2 <= x2 - w2 / 2
+
+
+def multiway_tree(seed: int) -> Tree:
+    """A BRANCHES tree with multiway splits on random categorical data (long category names)."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue", "a rather long category"], n),
+                       "size": rng.choice(["S", "M", "L"], n), "flag": rng.integers(0, 2, n)})
+    df["y"] = np.where(df["colour"].isin(["red", "blue"]) ^ (df["size"] == "L"), "p", "q")
+    front = solve(df, "y", solver="branches", discretizer="none", sparsity=0.01, front=False, test_size=0)
+    return front.trees[0].tree
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_multiway_layout_png_svg(seed):
+    tree = multiway_tree(seed)
+    assert tree.has_multiway
+    check_layout(tree)
+    lay = layout_tree(tree)
+    labels = {e.label for e in lay.edges if tree.is_multi(e.parent)}
+    assert labels <= {"red", "green", "blue", "a rather long category", "S", "M", "L"} and labels
+    root = next(b for b in lay.nodes if b.id == 0)
+    assert root.lines[0][0] in ("colour", "size") or not tree.is_multi(0)
+    assert to_png(tree)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert any("one branch per category" in line for line in (d.text or "" for d in ET.fromstring(to_svg(tree)).iter()))
+    svg = ET.fromstring(to_svg(tree))
+    texts = [t.text for t in svg.iter(f"{SVG_NS}text")]
+    assert labels <= set(texts)
 
 
 @settings(max_examples=25, deadline=None)

@@ -26,7 +26,7 @@ import numpy as np
 
 from solvers import RawTree
 from solvers._kernels.predict import apply_nodes, count_nodes
-from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema
+from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema, format_number
 
 __all__ = ["Tree"]
 
@@ -174,6 +174,15 @@ class Tree:
         """Text of the branch from ``k`` to ``child`` (``colour = red``, ``age > 35``)."""
         cond, negate = self.edge_condition(k, child)
         return cond.ascii_text(self.schema, negate) if ascii else cond.text(self.schema, negate)
+
+    def edge_label(self, k: int, child: int) -> str:
+        """Short label of the branch from ``k`` to ``child``: ``yes``/``no`` for a binary test, the category
+        (``red``) for a multiway node, whose box shows the column."""
+        if not self.is_multi(k):
+            return "yes" if child == self.true_child[k] else "no"
+        code = self.edge_condition(k, child)[0].value
+        cats = self.schema.columns[self.column[k]].categories
+        return str(cats[int(code)]) if cats is not None and 0 <= int(code) < len(cats) else format_number(code)
 
     def reachable(self) -> np.ndarray:
         """Indices of the nodes reachable from the root, in depth-first (true side / first category

@@ -3,7 +3,8 @@
 Every renderer (PNG, SVG, the app's HoloViews view) draws the same :class:`TreeLayout`, so an export looks
 like what the user saw.  The layout is a tidy top-down drawing: each subtree gets a horizontal band as wide
 as its leaves need, a parent is centred over its children, the *true* side of a test (``≤``, ``=``) is on
-the left.
+the left.  A multiway node (one child per category) shows its column and has one edge per category,
+labelled with the category, in category order; its children's bands are widened so these labels fit.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ GAP_X = 16
 LEVEL_GAP = 46
 MIN_BOX_W = 74
 MAX_EDGE_W = 12.0
+EDGE_FONT = 11  # edge labels (renderers draw them at this size, centred on the edge's midpoint)
 
 
 @lru_cache(maxsize=4)
@@ -169,15 +171,20 @@ def layout_tree(tree: Tree) -> TreeLayout:
         w = max(MIN_BOX_W, max(text_width(t, bold=b) for t, b in lines) + 2 * PAD_X)
         info[k] = {"n": n, "pred": pred, "purity": purity, "lines": lines, "w": w}
 
-    # Subtree band widths, bottom-up (reverse DFS order visits children before parents).
+    # Subtree band widths, bottom-up (reverse DFS order visits children before parents).  A multiway edge
+    # label sits halfway between parent and child, so sibling labels are half a band apart: a band of twice
+    # the label's width keeps neighbours from overlapping.
     band: dict[int, float] = {}
     for k in order[::-1]:
         k = int(k)
         own = info[k]["w"] + GAP_X
         if tree.is_leaf(k):
             band[k] = own
-        else:
-            band[k] = max(own, band[int(tree.true_child[k])] + band[int(tree.false_child[k])])
+            continue
+        if tree.is_multi(k):
+            for c in tree.child_list(k):
+                band[c] = max(band[c], 2 * (text_width(tree.edge_label(k, c), EDGE_FONT) + 8))
+        band[k] = max(own, sum(band[c] for c in tree.child_list(k)))
 
     box_h = 2 * PAD_Y + LINE_H * 2 + BAR_H + 4
     xs: dict[int, float] = {}
@@ -185,12 +192,11 @@ def layout_tree(tree: Tree) -> TreeLayout:
     while stack:
         k, left = stack.pop()
         xs[k] = left + band[k] / 2
-        if not tree.is_leaf(k):
-            t, f = int(tree.true_child[k]), int(tree.false_child[k])
-            inner = band[t] + band[f]
-            start = left + (band[k] - inner) / 2
-            stack.append((t, start))
-            stack.append((f, start + band[t]))
+        kids = tree.child_list(k)
+        start = left + (band[k] - sum(band[c] for c in kids)) / 2
+        for c in kids:
+            stack.append((c, start))
+            start += band[c]
 
     nodes = []
     for k in order:
@@ -206,7 +212,9 @@ def layout_tree(tree: Tree) -> TreeLayout:
         details = {"node": str(k), "samples": str(n),
                    "classes": ", ".join(f"{tree.schema.class_name(i)}: {int(c)}" for i, c in enumerate(counts)),
                    "majority": f"{tree.leaf_label(k)} ({_percent(d['purity'])})"}
-        if not tree.is_leaf(k):
+        if tree.is_multi(k):
+            details["test"] = f"{tree.node_text(k)}: {len(tree.child_list(k))} branches, one per category"
+        elif not tree.is_leaf(k):
             details["test"] = tree.node_text(k)
         else:
             details["prediction"] = tree.leaf_label(k)
@@ -219,7 +227,8 @@ def layout_tree(tree: Tree) -> TreeLayout:
     for b in nodes:
         if b.leaf:
             continue
-        for child, label in ((int(tree.true_child[b.id]), "yes"), (int(tree.false_child[b.id]), "no")):
+        for child in tree.child_list(b.id):
+            label = tree.edge_label(b.id, child)
             c = by_id[child]
             width = 1.0 + (MAX_EDGE_W - 1.0) * (c.n / root_n)
             edges.append(Edge(b.id, child, b.x, b.bottom, c.x, c.y, width, label, c.n))

@@ -7,7 +7,7 @@ import io
 from PIL import Image, ImageDraw
 from PIL.PngImagePlugin import PngInfo
 
-from treeexplorer.render.layout import BAR_H, FONT_SIZE, LINE_H, PAD_Y, _font, text_width
+from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, _font, text_width
 from treeexplorer.render.page import FOOT_SIZE, LEGEND_SIZE, SUB_SIZE, SWATCH, TITLE_SIZE, make_page
 from treeexplorer.tree import Tree
 
@@ -65,7 +65,7 @@ def to_png(tree: Tree, front=None, entry=None, *, scale: float = 2.0, title: str
                width=max(1, round(e.width * s)))
     for e in lay.edges:  # labels on top of every edge
         mx, my = (e.x0 + e.x1) / 2 + ox, (e.y0 + e.y1) / 2 + oy
-        w = text_width(e.label, 11) + 6
+        w = text_width(e.label, EDGE_FONT) + 6
         d.rounded_rectangle([(mx - w / 2) * s, (my - 8) * s, (mx + w / 2) * s, (my + 8) * s], radius=4 * s,
                             fill="white")
         text(mx, my, e.label, 11, fill="#555555", anchor="mm")

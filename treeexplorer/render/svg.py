@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from treeexplorer.render.layout import BAR_H, FONT_SIZE, LINE_H, PAD_Y, text_width
+from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, text_width
 from treeexplorer.render.page import FOOT_SIZE, LEGEND_SIZE, MARGIN, SUB_SIZE, SWATCH, TITLE_SIZE, make_page
 from treeexplorer.tree import Tree
 
@@ -59,7 +59,7 @@ def to_svg(tree: Tree, front=None, entry=None, *, title: str | None = None) -> s
                    f'stroke-width="{_n(e.width)}" stroke-linecap="round"><title>{e.n} samples</title></line>')
     for e in lay.edges:
         mx, my = (e.x0 + e.x1) / 2, (e.y0 + e.y1) / 2
-        lw = text_width(e.label, 11) + 6
+        lw = text_width(e.label, EDGE_FONT) + 6
         out.append(f'<rect x="{_n(mx - lw / 2)}" y="{_n(my - 8)}" width="{_n(lw)}" height="16" rx="4" '
                    f'fill="white"/><text x="{_n(mx)}" y="{_n(my)}" font-size="11" text-anchor="middle" '
                    f'dominant-baseline="central" fill="#555">{e.label}</text>')
