@@ -144,3 +144,14 @@ def test_cli_car_gives_multiway_trees(tmp_path, capsys):
     assert "AND buying = low AND" in text  # a multiway branch reads "column = category"
     tree = tx.Tree.from_dict(multi["tree"], Schema.from_dict(fronts["true"]["schema"]))
     assert tree.has_multiway and tree.n_splits == multi["splits"]
+    # every export of the multiway tree from the saved front
+    src = str(tmp_path / "front_true.json")
+    for fmt in ("rules", "json", "png", "svg"):
+        dest = tmp_path / f"tree.{fmt}"
+        assert main(["export", src, "--tree", "0", "--format", fmt, "-o", str(dest)]) == 0
+        assert dest.stat().st_size > 0
+    assert "buying = low AND" in (tmp_path / "tree.rules").read_text()
+    back = tx.export.tree_from_json((tmp_path / "tree.json").read_text())
+    assert back.structure_key() == tree.structure_key()
+    assert (tmp_path / "tree.png").read_bytes()[:4] == b"\x89PNG"
+    assert ">vhigh</text>" in (tmp_path / "tree.svg").read_text()

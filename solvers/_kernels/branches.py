@@ -22,6 +22,13 @@ them; *backpropagation* updates ``lb``/``ub`` along the path.  The search stops 
 the root is complete (optimality proven) or when ``flag[0] != 0`` (time limit or cancel): the best tree
 so far is returned either way.  There is no iteration cap; the only other stop is an explicit memory
 budget for the branch store, which the caller reports.
+
+Multiway splits: a one-hot group (the tests of one categorical column, partitioning the rows) is one more
+action of a branch when at least 3 of its categories have rows there.  Its entry's bound is
+``sum(ub(child)) - cost`` over one child per present category, the child of category ``c`` being the
+branch with the literal "test c = 1" added (so it shares the memo with binary splits and adds one to the
+depth).  Every bound argument above holds unchanged: a child's ``ub`` bounds its optimum, the split pays
+``cost`` once, and an entry is dropped only when it cannot beat ``lb``.
 """
 
 import numpy as np
