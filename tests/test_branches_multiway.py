@@ -155,3 +155,23 @@ def test_cli_car_gives_multiway_trees(tmp_path, capsys):
     assert back.structure_key() == tree.structure_key()
     assert (tmp_path / "tree.png").read_bytes()[:4] == b"\x89PNG"
     assert ">vhigh</text>" in (tmp_path / "tree.svg").read_text()
+
+
+def test_stopped_multiway_search_returns_a_consistent_tree():
+    from solvers import Control
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    blocks, groups = [], []
+    for _ in range(5):
+        cat = rng.integers(0, 5, n)
+        groups.append(list(range(5 * len(blocks), 5 * len(blocks) + 5)))
+        blocks.append(np.eye(5, dtype=np.uint8)[cat])
+    X = np.hstack(blocks)
+    y = (X[:, 0] | X[:, 6] | (rng.random(n) < 0.3)).astype(np.int64)
+    sol = fit_branches(X, y, 0.0001, groups=groups, control=Control(0.3), memory_mb=64)
+    t = sol.tree
+    correct = t.value[t.feature < 0].max(axis=1).sum()
+    assert sol.info["objective"] == pytest.approx(correct / n - 0.0001 * t.n_splits)
+    if not sol.optimal:
+        assert sol.info["upper_bound"] >= sol.info["objective"] - 1e-9
