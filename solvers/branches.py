@@ -95,8 +95,9 @@ def _check_memory(memory_mb) -> int:
     return int(memory_mb * 2**20)
 
 
-def check_groups(X, groups) -> tuple[np.ndarray, np.ndarray]:
-    """CSR arrays ``(gstart, gtests)`` of the one-hot groups offered as multiway splits.
+def check_groups(X, groups, group_only=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays ``(gstart, gtests)`` of the one-hot groups offered as multiway splits, and the mask of
+    the tests that are not binary splits.
 
     Parameters
     ----------
@@ -105,10 +106,13 @@ def check_groups(X, groups) -> tuple[np.ndarray, np.ndarray]:
     groups : sequence of sequences of int, or None
         Each group lists the tests (columns of ``X``) of one categorical column; every row must have
         exactly one of them at 1.  Groups of fewer than 3 tests are ignored (they are binary tests).
+    group_only : sequence of int, optional
+        Tests (in some group) that may only be branches of their group's multiway split, e.g. categories
+        a discretizer did not select, added to complete a group.
 
     Returns
     -------
-    gstart, gtests : int64 arrays
+    gstart, gtests, only : int64 arrays
     """
     gstart, gtests, seen = [0], [], set()
     for g in groups or ():
@@ -122,7 +126,12 @@ def check_groups(X, groups) -> tuple[np.ndarray, np.ndarray]:
         seen |= set(g)
         gtests += g
         gstart.append(len(gtests))
-    return np.asarray(gstart, dtype=np.int64), np.asarray(gtests, dtype=np.int64)
+    only = np.zeros(X.shape[1], dtype=np.int64)
+    for a in group_only or ():
+        if int(a) not in seen:
+            raise ValueError(f"group_only test {a} is in no multiway group of 3 or more tests")
+        only[int(a)] = 1
+    return np.asarray(gstart, dtype=np.int64), np.asarray(gtests, dtype=np.int64), only
 
 
 def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test) -> RawTree:
@@ -152,13 +161,13 @@ def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_
                    multi_tests=tests)
 
 
-def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests) -> RawSolution:
+def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
         (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp,
          n_br) = branches_search(X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters,
-                                 gstart, gtests)
+                                 gstart, gtests, only)
     finally:
         control.unwatch()
     tree = _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test)
@@ -184,7 +193,7 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests)
 
 def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_classes: int | None = None,
                  control: Control | None = None, memory_mb: float = DEFAULT_MEMORY_MB,
-                 groups=None) -> RawSolution:
+                 groups=None, group_only=None) -> RawSolution:
     """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
 
     Parameters
@@ -209,6 +218,8 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     groups : sequence of sequences of int, optional
         One-hot groups offered as multiway splits (see :func:`check_groups` and the module docstring);
         a multiway split counts as one split.
+    group_only : sequence of int, optional
+        Tests used only as branches of their group's multiway split (see :func:`check_groups`).
 
     Returns
     -------
@@ -217,7 +228,7 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
         ``iterations``, ``expansions`` and ``branches`` (stored).
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
-    gstart, gtests = check_groups(X, groups)
+    gstart, gtests, only = check_groups(X, groups, group_only)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
     max_bytes = _check_memory(memory_mb)
@@ -226,7 +237,7 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
     if own:
         control.start()
     try:
-        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests)
+        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only)
     finally:
         if own:
             control.stop()
@@ -234,12 +245,12 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
 
 def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, front: bool = True,
                    lambdas=None, n_classes: int | None = None, control: Control | None = None,
-                   memory_mb: float = DEFAULT_MEMORY_MB, groups=None) -> RawFront:
+                   memory_mb: float = DEFAULT_MEMORY_MB, groups=None, group_only=None) -> RawFront:
     """BRANCHES over a λ sweep: each distinct optimal tree once.
 
     Parameters
     ----------
-    X, y, max_depth, n_classes, memory_mb, groups
+    X, y, max_depth, n_classes, memory_mb, groups, group_only
         As in :func:`fit_branches` (the memory budget applies to each λ).
     sparsity : float
         With ``front=False`` the only λ; with the default grid, the smallest λ of the sweep (the grid
@@ -259,7 +270,7 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
         ``lambda_lo``, ``lambda_hi``), ``lambda`` (the largest) and the objective at that λ.
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
-    gstart, gtests = check_groups(X, groups)
+    gstart, gtests, only = check_groups(X, groups, group_only)
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
     max_bytes = _check_memory(memory_mb)
@@ -282,7 +293,7 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
             control.report("branches", lam=lam_k, done=len(found))
-            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests)
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only)
             iterations += sol.info["iterations"]
             t = sol.tree
             key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes(),

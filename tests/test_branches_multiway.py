@@ -8,8 +8,9 @@ import pytest
 from solvers.branches import branches_front, check_groups, fit_branches
 
 
-def oracle(X, y, n_classes, lam, groups, max_depth=None):
-    """Best ``correct/n - lam * splits`` over every tree of binary tests and multiway group splits."""
+def oracle(X, y, n_classes, lam, groups, max_depth=None, group_only=()):
+    """Best ``correct/n - lam * splits`` over every tree of binary tests (but ``group_only``) and multiway
+    group splits."""
     n = X.shape[0]
     cost = lam * n
     cols = [X[:, a].astype(bool) for a in range(X.shape[1])]
@@ -20,7 +21,9 @@ def oracle(X, y, n_classes, lam, groups, max_depth=None):
         value = float(np.bincount(y[idx], minlength=n_classes).max())
         if max_depth is not None and depth >= max_depth:
             return value
-        for col in cols:
+        for a, col in enumerate(cols):
+            if a in group_only:
+                continue
             one = frozenset(int(i) for i in idx[col[idx]])
             if 0 < len(one) < len(rows):
                 value = max(value, best(one, depth + 1) + best(rows - one, depth + 1) - cost)
@@ -66,6 +69,13 @@ def test_multiway_matches_exhaustive_oracle(seed):
     # the one-vs-rest tests stay available: multiway never makes the optimum worse
     flat = fit_branches(X, y, lam, max_depth=depth, n_classes=n_classes)
     assert flat.info["objective"] == pytest.approx(oracle(X, y, n_classes, lam, [], depth), abs=1e-9)
+    # tests kept for multiway branches only (categories a discretizer left out, added back)
+    # (all of the first group's but one, so two multiway-only categories can be all that is left)
+    only = [a for a in groups[0] if a != groups[0][1]] + [g[0] for g in groups[1:]]
+    part = fit_branches(X, y, lam, max_depth=depth, n_classes=n_classes, groups=groups, group_only=only)
+    assert part.optimal
+    assert part.info["objective"] == pytest.approx(
+        oracle(X, y, n_classes, lam, groups, depth, group_only=set(only)), abs=1e-9)
     assert sol.info["objective"] >= flat.info["objective"] - 1e-9
     assert flat.tree.multi_offsets is None and flat.info["multiway_splits"] == 0
     # the returned tree really scores its objective, a multiway node counting as one split
@@ -95,12 +105,44 @@ def test_multiway_wins_when_every_category_matters():
     assert all(s.optimal for s in front.solutions)
 
 
+def test_two_categories_of_group_only_tests_still_split():
+    # categories 0 and 2 are multiway-only; below "test 1 = 0" only they remain: a 2-way multiway split is
+    # then the only way to separate them
+    cat = np.array([0] * 6 + [1] * 6 + [2] * 6)
+    X = np.eye(3, dtype=np.uint8)[cat]
+    y = np.array([0] * 6 + [1] * 6 + [1] * 6)
+    sol = fit_branches(X, y, 0.05, groups=[[0, 1, 2]], group_only=[0, 2])
+    assert sol.info["accuracy"] == 1.0 and sol.info["splits"] == 1
+    assert sol.info["objective"] == pytest.approx(oracle(X, y, 2, 0.05, [[0, 1, 2]], group_only={0, 2}))
+    y2 = np.array([0] * 6 + [0] * 6 + [1] * 6)
+    X2 = np.hstack([X, (np.arange(18) % 2 == 0).astype(np.uint8)[:, None]])  # a noise test for the binary side
+    sol = fit_branches(X2, y2, 0.01, groups=[[0, 1, 2]], group_only=[0, 2])
+    assert sol.info["objective"] == pytest.approx(oracle(X2, y2, 2, 0.01, [[0, 1, 2]], group_only={0, 2}))
+
+
+@pytest.mark.parametrize("seed", [54, 126, 275, 297, 0, 1, 2, 3])
+def test_two_multiway_only_categories_left_below_a_binary_split(seed):
+    # f = 1 only on categories 0 and 2, both multiway-only: below f = 1 a two-way multiway split is the one
+    # way to tell them apart (these seeds failed when two-category groups were always left to binary tests)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 18))
+    cat = rng.integers(0, 3, n)
+    f = ((cat != 1) & (rng.random(n) < 0.6)).astype(np.uint8)
+    X = np.hstack([np.eye(3, dtype=np.uint8)[cat], f[:, None], rng.integers(0, 2, (n, 1)).astype(np.uint8)])
+    y = rng.integers(0, 2, n)
+    lam = float(rng.choice([0.01, 0.03, 0.06]))
+    sol = fit_branches(X, y, lam, groups=[[0, 1, 2]], group_only=[0, 2])
+    assert sol.info["objective"] == pytest.approx(oracle(X, y, 2, lam, [[0, 1, 2]], group_only={0, 2}), abs=1e-9)
+
+
 def test_groups_are_checked():
     X = np.eye(4, dtype=np.uint8)[[0, 1, 2, 3, 0]]
     assert check_groups(X, None)[0].tolist() == [0]
     assert check_groups(X, [[0, 1]])[0].tolist() == [0]  # two tests: a binary test, ignored
-    gstart, gtests = check_groups(X, [[0, 1, 2, 3]])
-    assert gstart.tolist() == [0, 4] and gtests.tolist() == [0, 1, 2, 3]
+    gstart, gtests, only = check_groups(X, [[0, 1, 2, 3]], [2])
+    assert gstart.tolist() == [0, 4] and gtests.tolist() == [0, 1, 2, 3] and only.tolist() == [0, 0, 1, 0]
+    with pytest.raises(ValueError, match="no multiway group"):
+        check_groups(X, [[0, 1]], [0])
     with pytest.raises(ValueError, match="partition"):
         check_groups(X, [[0, 1, 2]])
     with pytest.raises(ValueError, match="distinct"):

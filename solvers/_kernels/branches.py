@@ -285,12 +285,13 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 @njit(nogil=True, cache=True)
 def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot,
-            used, gstart, gtests, mp, n_mp):
+            used, gstart, gtests, mp, n_mp, group_only):
     """Add v's split entries (children lazy or final) for every test that splits its rows and every one-hot
     group with at least 3 categories among them (a multiway split); ``(entry count, pool size)``.
 
     The entries go at ``n_ent``, where the caller has made room for ``p + groups`` of them in one chunk,
-    and the multiway children at ``n_mp`` in ``mp`` (room for ``p`` rows).
+    and the multiway children at ``n_mp`` in ``mp`` (room for ``p`` rows).  Tests with ``group_only`` set
+    are used inside multiway splits only (never as binary splits).
     """
     p = X.shape[1]
     n_classes = tot.shape[0]
@@ -307,7 +308,7 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, 
         ck = cnt1[yi]
         for a in range(p):  # contiguous and branch-free: vectorised by LLVM
             ck[a] += row[a]
-    used[:] = 0
+    used[:] = group_only
     for j in range(d):
         used[lits[s + j] >> 1] = 1
     ei = eis[n_ent >> shift]
@@ -343,6 +344,7 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, 
     # child of category c is the branch with literal "test c = 1": the same lattice, the same memo).
     for g in range(gstart.shape[0] - 1):
         k = 0
+        binary_too = False  # some present category is also a binary test
         for j in range(gstart[g], gstart[g + 1]):
             a = gtests[j]
             n1 = 0
@@ -357,8 +359,9 @@ def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, 
             mp[r, M_N] = n1
             mp[r, M_T] = t1
             mp[r, M_TEST] = a
+            binary_too = binary_too or group_only[a] == 0
             k += 1
-        if k < 3:  # two categories: the same partition as a binary test, which has its own entry
+        if k < 2 or (k == 2 and binary_too):  # two categories: a binary test's partition, with its own entry
             continue
         e = start + m
         ei[e, E_ATTR] = p + g
@@ -443,7 +446,7 @@ def _best_tree(ni, mp, p):
 
 
 @njit(nogil=True, cache=True)
-def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters, gstart, gtests):
+def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters, gstart, gtests, group_only):
     """Run BRANCHES on a 0/1 matrix until the root is complete or ``flag[0] != 0``.
 
     Parameters
@@ -466,6 +469,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     gstart, gtests : int64 arrays
         One-hot groups offered as multiway splits: group ``g`` is the tests ``gtests[gstart[g]:gstart[g+1]]``,
         which must partition the rows (every row has exactly one of them at 1).  ``gstart = [0]``: none.
+    group_only : int64 array (p,)
+        1 for a test that is only a branch of its group's multiway split, never a binary split.
 
     Returns
     -------
@@ -613,7 +618,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
             n_ent, n_mp = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent,
-                                  rows, acc, cnt1, tot, used, gstart, gtests, mp, n_mp)
+                                  rows, acc, cnt1, tot, used, gstart, gtests, mp, n_mp, group_only)
             n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
