@@ -117,6 +117,9 @@ class RawFront:
     objective: str
     status: str = "done"  # "done" | "time_limit" | "cancelled"
     stats: dict = field(default_factory=dict)
+    # Set when the solver added input columns of its own (BRANCHES completing a categorical column's one-hot
+    # tests): what every column its trees index means, replacing the caller's list.
+    features: list | None = None
 
 
 class Cancelled(Exception):

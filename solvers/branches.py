@@ -22,7 +22,9 @@ branch's rows is one more action of that branch, a *multiway* split with one chi
 costs λ ONCE like any split.  The child of category ``c`` is the branch with the literal "test c = 1",
 so the lattice, the memo and the purification bound (``rows - cost`` for any split) are unchanged, and
 the one-vs-rest binary tests stay available: the optimum with multiway splits is never worse than
-without.  A group of two categories present is the same partition as a binary test and is left to it.
+without.  A group of two categories present is the same partition as a binary test and is left to it,
+unless both are ``group_only`` tests: tests that exist only as branches of their group's multiway split
+(never binary splits), which lets a caller complete a group a discretizer kept only some tests of.
 """
 
 from __future__ import annotations

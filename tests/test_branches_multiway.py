@@ -149,16 +149,46 @@ def test_groups_are_checked():
         check_groups(X, [[0, 1, 2, 3], [0, 1, 2]])
 
 
-def test_onehot_groups_need_every_category():
-    from treeexplorer.adapters.branches import onehot_groups
-    from treeexplorer.schema import OP_EQ, OP_LE, Condition
+def test_multiway_groups_found_and_completed():
+    from treeexplorer.adapters.branches import multiway_groups
+    from treeexplorer.schema import OP_EQ, OP_LE, Column, Condition, Schema
 
-    X = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 1, 1, 0]], dtype=np.uint8)
+    schema = Schema((Column("c", "categorical", ("a", "b", "c", "d")), Column("x", "numeric"),
+                     Column("z", "numeric")), "y", (0, 1))
+    enc = np.array([[0, 1, 0], [1, 5, 1], [2, 3, 0], [3, 1, 1], [0, 2, 0.0]])
+    X = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1], [1, 0, 0, 1, 0]],
+                 dtype=np.uint8)
     feats = [Condition(0, OP_EQ, 0.0), Condition(0, OP_EQ, 1.0), Condition(0, OP_EQ, 2.0),
              Condition(1, OP_LE, 3.0), Condition(2, OP_EQ, 1.0)]
-    assert onehot_groups(feats, X) == [[0, 1, 2]]
-    assert onehot_groups(feats[:2] + feats[3:], X[:, [0, 1, 3, 4]]) == []  # a category missing: no group
-    assert onehot_groups(None, X) == []
+    # category d (code 3) was left out: a multiway-only test is appended for it
+    X2, f2, groups, only = multiway_groups(feats, X, enc, schema)
+    assert groups == [[0, 1, 2, 5]] and only == [5] and f2[5] == Condition(0, OP_EQ, 3.0)
+    assert X2[:, 5].tolist() == [0, 0, 0, 1, 0] and X2.shape == (5, 6)
+    # nothing is added when every category has its test; without the table, only complete groups count
+    assert multiway_groups(feats, X, None, None)[2] == []
+    full = np.hstack([X[:, :3], (enc[:, :1] == 3).astype(np.uint8)])
+    assert multiway_groups(feats[:3] + [Condition(0, OP_EQ, 3.0)], full, enc, schema)[2:] == ([[0, 1, 2, 3]], [])
+    assert multiway_groups(None, X)[2] == []
+
+
+def test_api_completes_mid_groups():
+    from pathlib import Path
+
+    import treeexplorer as tx
+
+    car = Path(__file__).resolve().parents[1] / "assets" / "car.csv"
+    front = tx.solve(str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01",
+                     test_size=0)
+    multi = [t for t in front if t.tree.has_multiway]
+    assert multi and all(t.optimal for t in front)
+    tree = multi[-1].tree
+    k = next(int(k) for k in tree.reachable() if tree.is_multi(int(k)))
+    cats = tree.schema.columns[tree.column[k]].categories
+    assert len(tree.child_list(k)) >= 3 and {tree.edge_label(k, c) for c in tree.child_list(k)} <= set(cats)
+    assert multi[-1].metrics["train_errors"] == tree.train_errors
+    off = tx.solve(str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01",
+                   test_size=0, multiway=False)
+    assert not any(t.tree.has_multiway for t in off)
 
 
 def test_cli_car_gives_multiway_trees(tmp_path, capsys):

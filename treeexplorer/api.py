@@ -209,7 +209,8 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
 def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
     try:
-        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features), **resolved)
+        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep),
+                        **resolved)
     except ValueError as exc:
         if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
             raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
@@ -229,9 +230,9 @@ def _link_cancel(outer: Control, inner: Control) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _extra(spec, features) -> dict:
+def _extra(spec, features, prep) -> dict:
     """Keyword arguments a solver asks for beyond the matrix (see ``SolverSpec.wants_features``)."""
-    return {"features": list(features)} if spec.wants_features else {}
+    return {"features": list(features), "encoded": prep.X_train, "schema": prep.schema} if spec.wants_features else {}
 
 
 def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
@@ -260,6 +261,7 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) 
         objective = raw.objective
         stats.update(raw.stats)
         notices += [n for n in raw.stats.get("notices", []) if n not in notices]
+        features = raw.features if raw.features is not None else features
         for sol in raw.solutions:
             tree = Tree.from_raw(sol.tree, features, schema).with_counts(prep.X_train, prep.y_train)
             key = tree.structure_key()

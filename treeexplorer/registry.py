@@ -98,7 +98,9 @@ class SolverSpec:
         Discretizer used when the caller does not choose one (binary solvers only).
     wants_features : bool
         Whether ``run`` also takes ``features=`` (what each column of ``X`` is: a column index or a
-        :class:`treeexplorer.schema.Condition`), e.g. to find the one-hot groups of a categorical column.
+        :class:`treeexplorer.schema.Condition`), ``encoded=`` (the encoded training table) and ``schema=``,
+        e.g. to find or complete the one-hot groups of a categorical column.  A solver that adds columns
+        returns the extended list as ``RawFront.features``.
     """
 
     name: str

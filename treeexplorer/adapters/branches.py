@@ -9,7 +9,7 @@ from solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front,
 from treeexplorer.registry import Param, SolverSpec, register
 from treeexplorer.schema import OP_EQ, Condition
 
-__all__ = ["run", "SPEC", "onehot_groups"]
+__all__ = ["run", "SPEC", "multiway_groups"]
 
 
 def _lambdas_doc() -> str:
@@ -34,13 +34,13 @@ PARAMS = (
           bounds=(16, None)),
     Param("multiway", "bool", True,
           "Split a categorical column with 3 or more categories into one branch per category, counted as "
-          "ONE split (the paper's multiway splits); its one-vs-rest tests stay available. Needs every "
-          "category's test (discretizers none, exact, quantile, uniform, mdlp; not a MID subset)."),
+          "ONE split (the paper's multiway splits); its one-vs-rest tests stay available. Categories a "
+          "discretizer left out (MID keeps the best tests) become branches of the multiway split only."),
 )
 
 
-def onehot_groups(features, X: np.ndarray) -> list[list[int]]:
-    """The tests of ``X`` that are the complete one-hot encoding of one categorical column.
+def multiway_groups(features, X: np.ndarray, encoded: np.ndarray | None = None, schema=None):
+    """One-hot groups of the categorical columns for multiway splits, completed where tests are missing.
 
     Parameters
     ----------
@@ -48,31 +48,73 @@ def onehot_groups(features, X: np.ndarray) -> list[list[int]]:
         What each column of ``X`` is (a :class:`Condition` for a test).
     X : array of shape (n, p)
         The 0/1 test matrix.
+    encoded : array of shape (n, n_columns), optional
+        The encoded training table ``X`` was made from (categorical columns as codes).
+    schema : Schema, optional
+        Which columns of ``encoded`` are categorical.
 
     Returns
     -------
-    list of list of int
-        One group per column with at least 3 ``column = category`` tests that partition the rows (a
-        discretizer that kept only some categories, like MID, gives no group for that column).
+    X, features, groups, group_only
+        ``X`` and ``features`` with a test appended for every category a discretizer left out of a
+        categorical column it kept some tests of (MID keeps the best few); ``groups``: per categorical
+        column with at least 3 training categories, its tests in category order; ``group_only``: the
+        appended tests, which BRANCHES uses as multiway branches only, so the discretizer's choice of
+        binary tests stands.  Without ``encoded``/``schema`` a column is a group only when its tests
+        already partition the rows.
     """
-    by_column: dict[int, list[int]] = {}
-    for j, f in enumerate(features or ()):
+    features = list(features or ())
+    X = np.asarray(X)
+    by_column: dict[int, dict[float, int]] = {}
+    for j, f in enumerate(features):
         if isinstance(f, Condition) and f.op == OP_EQ:
-            by_column.setdefault(f.column, []).append(j)
-    return [g for g in by_column.values()
-            if len(g) >= 3 and np.all(np.asarray(X)[:, g].sum(axis=1, dtype=np.int64) == 1)]
+            by_column.setdefault(f.column, {})[float(f.value)] = j
+    groups, only, added = [], [], []
+    for col, tests in by_column.items():
+        if encoded is None or schema is None or not schema.columns[col].is_categorical:
+            g = list(tests.values())
+            if len(g) >= 3 and np.all(X[:, g].sum(axis=1, dtype=np.int64) == 1):
+                groups.append(g)
+            continue
+        codes = np.unique(encoded[:, col])
+        if len(codes) < 3:
+            continue
+        g = []
+        for c in codes:
+            j = tests.get(float(c))
+            if j is None:
+                j = X.shape[1] + len(added)
+                added.append((encoded[:, col] == c, Condition(col, OP_EQ, float(c))))
+                only.append(j)
+            g.append(j)
+        groups.append(g)
+    if added:
+        X = np.hstack([X.astype(np.uint8), np.column_stack([a for a, _ in added]).astype(np.uint8)])
+        features += [f for _, f in added]
+    return X, features, groups, only
 
 
 def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None,
-        memory_mb=DEFAULT_MEMORY_MB, multiway=True, features=None):
-    """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`."""
+        memory_mb=DEFAULT_MEMORY_MB, multiway=True, features=None, encoded=None, schema=None):
+    """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`.
+
+    ``features``, ``encoded`` and ``schema`` (given by the API) let multiway splits find and complete the
+    one-hot groups (see :func:`multiway_groups`); when tests were added the front's ``features`` says so.
+    """
     if lambdas is not None:
         if not front:
             raise ValueError("lambdas is a sweep for the front; with front off give the one λ as sparsity")
         parse_lambdas(lambdas)  # a bad list fails before any search starts
-    groups = onehot_groups(features, X) if multiway else None
-    return branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
-                          n_classes=n_classes, control=control, memory_mb=memory_mb, groups=groups)
+    groups, only, added = None, None, None
+    if multiway:
+        X_run, feats, groups, only = multiway_groups(features, X, encoded, schema)
+        if only:
+            X, added = X_run, feats
+    raw = branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
+                         n_classes=n_classes, control=control, memory_mb=memory_mb, groups=groups,
+                         group_only=only)
+    raw.features = added
+    return raw
 
 
 SPEC = register(SolverSpec(
