@@ -18,14 +18,18 @@ of that depth) and ``hybrid`` (DPDT-K above depth d0, the greedy CART split belo
 
 Engineering (same trees as the plain algorithm): identical row sets at one depth are one state; at the
 last depth every test leads to two leaves and costs the same, so only the test with the fewest errors is
-kept, and the CART there is grown only when its root split misses the exhaustive lower bound (computed
-in the same pass); all CART fits share one global sort of every feature.  Only the convex hull is
+kept: the CART there grows one split at a time and stops as soon as a split reaches the fewest errors of
+any threshold (computed in the same pass); those states are independent and solved on several threads;
+best-first CARTs search a node's split only when its impurity bound could make it the next one expanded;
+all CART fits share one global sort of every feature.  Only the convex hull is
 returned: trees that are Pareto-optimal but never optimal for any α are not searched for.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -33,7 +37,7 @@ from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
 from solvers._kernels.cart import feature_ranks
 from solvers._kernels.dpdt_gen import GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
 from solvers._kernels.dpdt_hull import backward_hulls, extract_tree
-from solvers._kernels.dpdt_mdp import STATUS_MAX_POOL, STATUS_MAX_STATES, build_mdp
+from solvers._kernels.dpdt_mdp import STATUS_MAX_POOL, STATUS_MAX_STATES, STATUS_OK, build_mdp, last_level_actions
 from solvers._kernels.predict import node_counts
 from solvers.cart import CRITERIA
 
@@ -53,11 +57,65 @@ def _check_int(name, value, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
 
+def _last_level(X, y, ranks, n_classes, gen, k, d0, criterion, max_depth, pool, st_start, st_size, st_err,
+                level_start, control, n_jobs):
+    """Best test of every last-depth state, the states split between ``n_jobs`` threads (nogil kernel)."""
+    d = max_depth - 1
+    a, b = int(level_start[d]), int(level_start[d + 1])
+    control.counters[0] = d
+    control.counters[3] = b - a
+    states = np.arange(a, b, dtype=np.int64)
+    jobs = max(1, min(n_jobs, (b - a) // 64))  # threads only pay off with enough states
+    # interleaved chunks: neighbouring states have similar sizes, so the threads get similar work
+    chunks = [states[i::jobs] for i in range(jobs)]
+    progress = [np.zeros(1, dtype=np.int64) for _ in chunks]
+
+    def run(i):
+        return last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st_start, st_size,
+                                  st_err, chunks[i], control.flag, progress[i])
+
+    if jobs == 1:
+        results = [run(0)]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            futures = [ex.submit(run, i) for i in range(jobs)]
+            while not all(f.done() for f in futures):
+                control.counters[2] = sum(int(p[0]) for p in progress)
+                time.sleep(0.02)
+            results = [f.result() for f in futures]
+    out_f = np.full(b - a, -1, dtype=np.int64)
+    out_t = np.zeros(b - a)
+    out_el = np.zeros(b - a, dtype=np.int64)
+    out_er = np.zeros(b - a, dtype=np.int64)
+    for i, (f, t, el, er, grown, _) in enumerate(results):
+        out_f[i::jobs], out_t[i::jobs], out_el[i::jobs], out_er[i::jobs] = f, t, el, er
+        control.counters[4] += grown
+    control.counters[2] = b - a
+    return out_f, out_t, out_el, out_er
+
+
+def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr):
+    """Add the last depth's actions (one per state that beats its leaf; children are leaves)."""
+    out_f, out_t, out_el, out_er = last
+    keep = out_f >= 0
+    n_act = act_feat.shape[0]
+    st_act0 = st_act0.copy()
+    st_nact = st_nact.copy()
+    st_act0[a:a + keep.shape[0]] = n_act + np.cumsum(keep) - keep
+    st_nact[a:a + keep.shape[0]] = keep
+    m = int(keep.sum())
+    return (st_act0, st_nact, np.concatenate([act_feat, out_f[keep]]), np.concatenate([act_thr, out_t[keep]]),
+            np.concatenate([act_left, np.full(m, -1, dtype=np.int64)]),
+            np.concatenate([act_right, np.full(m, -1, dtype=np.int64)]),
+            np.concatenate([act_errl, out_el[keep]]), np.concatenate([act_errr, out_er[keep]]))
+
+
 
 def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3, cart_leaves: int = 32,
          top_b: int = 8, hybrid_depth: int = 2, criterion: str = "gini", max_states: int = 10**6,
          max_pool: int = 5 * 10**7, n_alphas: int | None = None, alpha: float | None = None,
-         n_classes: int | None = None, control: Control | None = None, seed: int = 0) -> RawFront:
+         n_classes: int | None = None, control: Control | None = None, seed: int = 0,
+         n_jobs: int | None = None) -> RawFront:
     """Build DPDT's MDP on ``(X, y)`` and return every tree of the lower convex hull of (tests, error).
 
     Parameters
@@ -95,6 +153,9 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
         (``depth``, ``states``, ``expanded_at_depth``, ``states_at_depth``).
     seed : int
         Seed of the row-set hash (results do not depend on it).
+    n_jobs : int, optional
+        Threads for the last depth, where states are independent (default: the machine's cores, at most
+        4; results do not depend on it).  The kernel releases the GIL, so threads run in parallel.
 
     Returns
     -------
@@ -125,6 +186,7 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
         n_alphas = _check_int("n_alphas", n_alphas, 1)
     if alpha is not None and not alpha >= 0:
         raise ValueError(f"alpha must be >= 0, got {alpha!r}")
+    n_jobs = _check_int("n_jobs", n_jobs, 1) if n_jobs is not None else min(4, os.cpu_count() or 1)
     gen = GENERATORS[generator]
     k = {"cart": cart_depth, "hybrid": cart_depth, "cart_leaves": cart_leaves, "topb": top_b}.get(generator, 0)
 
@@ -135,10 +197,17 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
     t0 = time.perf_counter()
     control.watch("dpdt: building the MDP", _COUNTER_NAMES)
     try:
+        ranks = feature_ranks(X)
         (st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr,
-         level_start, status) = build_mdp(X, y, feature_ranks(X), n_classes, max_depth, gen, k, hybrid_depth,
-                                          CRITERIA[criterion], zobrist, max_states, max_pool, control.flag,
-                                          control.counters)
+         level_start, status, st_start, pool) = build_mdp(X, y, ranks, n_classes, max_depth, gen, k, hybrid_depth,
+                                                          CRITERIA[criterion], zobrist, max_states, max_pool,
+                                                          control.flag, control.counters)
+        if status == STATUS_OK and max_depth >= 1 and not control.stopped:
+            last = _last_level(X, y, ranks, n_classes, gen, k, hybrid_depth, CRITERIA[criterion], max_depth,
+                               pool, st_start, st_size, st_err, level_start, control, n_jobs)
+            (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl,
+             act_errr) = _append_last_actions(last, level_start[max_depth - 1], st_act0, st_nact, act_feat,
+                                              act_thr, act_left, act_right, act_errl, act_errr)
     finally:
         control.unwatch()
     t_build = time.perf_counter() - t0

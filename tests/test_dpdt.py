@@ -227,22 +227,64 @@ def test_adapter_runs_through_solve():
 
 
 @pytest.mark.parametrize("criterion", [0, 1])
-def test_last_depth_shortcut_finds_carts_root_split_and_the_exhaustive_bound(criterion):
-    from solvers._kernels.cart import cart_build, feature_ranks
-    from solvers._kernels.dpdt_gen import best_exhaustive_leaf_split, root_split_and_bound
+def test_last_depth_split_is_the_best_of_the_generated_tests(criterion):
+    """The early-stopping CART at the last depth picks a test with the fewest errors among all the
+    tests the full CART proposes (depth-first: the very first such test), never a worse one."""
+    from solvers._kernels.cart import feature_ranks
+    from solvers._kernels.dpdt_gen import (
+        GEN_CART,
+        GEN_CART_LEAVES,
+        best_exhaustive_leaf_split,
+        generate_tests,
+        last_depth_split,
+    )
 
     rng = np.random.default_rng(criterion)
     X = np.round(rng.normal(size=(300, 5)), 1)  # rounded: many equal values
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300) > 0).astype(np.int64) + (X[:, 3] > 1)
     rank = feature_ranks(X)
-    for _ in range(20):
-        idx = np.sort(rng.choice(300, size=rng.integers(2, 300), replace=False))
-        f, t, el, er, bound = root_split_and_bound(X, y, rank, idx, 3, criterion)
-        cf, ct, *_ = cart_build(X, y, idx, 3, 1, 0, 1, criterion)
-        assert (f, t) == (cf[0], ct[0]) or (f == -1 and cf[0] == -1)
+
+    def errors(idx, f, t):
         go = X[idx, f] <= t
-        if f >= 0:
-            assert el == go.sum() - np.bincount(y[idx[go]]).max()
-            assert er == (~go).sum() - np.bincount(y[idx[~go]]).max()
-        ef, et, eel, eer = best_exhaustive_leaf_split(X, y, rank, idx, 3)
-        assert bound == (eel + eer if ef >= 0 else len(idx))
+        return (go.sum() - np.bincount(y[idx[go]], minlength=3).max(),
+                (~go).sum() - np.bincount(y[idx[~go]], minlength=3).max())
+
+    grown = 0
+    for _ in range(60):
+        idx = np.sort(rng.choice(300, size=rng.integers(2, 300), replace=False)).astype(np.int64)
+        for gen, k in [(GEN_CART, 1), (GEN_CART, 2), (GEN_CART, 4), (GEN_CART_LEAVES, 2), (GEN_CART_LEAVES, 8),
+                       (GEN_CART_LEAVES, 32)]:
+            md, ml = (k, 0) if gen == GEN_CART else (2**31, k)
+            f, t, el, er, g = last_depth_split(X, y, rank, idx, 3, md, ml, False, criterion)
+            grown += g
+            feats, thrs = generate_tests(X, y, rank, idx, 3, gen, k, 0, 0, criterion)
+            if len(feats) == 0:
+                assert f == -1
+                continue
+            errs = [sum(errors(idx, a, b)) for a, b in zip(feats, thrs)]
+            assert (el, er) == errors(idx, f, t) and el + er == min(errs)
+            assert any(a == f and b == t for a, b in zip(feats, thrs))
+            if gen == GEN_CART:  # preorder, first strict improvement: the same test as a full scan
+                j = int(np.argmin(errs))
+                assert (f, t) == (feats[j], thrs[j])
+            # greedy: CART's root split only
+            gf, gt, *_ = last_depth_split(X, y, rank, idx, 3, md, ml, True, criterion)
+            assert (gf, gt) == (feats[0], thrs[0])
+        ef, *_ = best_exhaustive_leaf_split(X, y, rank, idx, 3)
+        assert (ef == -1) == (len(generate_tests(X, y, rank, idx, 3, GEN_CART, 1, 0, 0, criterion)[0]) == 0)
+    assert grown > 0  # the growth path below the root was exercised
+
+
+def test_threads_at_the_last_depth_give_the_same_front():
+    rng = np.random.default_rng(7)
+    X = np.round(rng.normal(size=(800, 4)), 2)
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=800) > 0).astype(np.int64) + (X[:, 2] > 1)
+    kw = {"max_depth": 3, "generator": "cart_leaves", "cart_leaves": 16}
+    one = dpdt(X, y, n_jobs=1, **kw)
+    two = dpdt(X, y, n_jobs=2, **kw)
+    assert one.stats["states_per_depth"][-1] >= 128  # enough last-depth states for two threads
+    assert [s.info for s in one.solutions] == [s.info for s in two.solutions]
+    for a, b in zip(one.solutions, two.solutions):
+        assert all(np.array_equal(u, v) for u, v in zip(
+            (a.tree.feature, a.tree.threshold, a.tree.left, a.tree.right, a.tree.value),
+            (b.tree.feature, b.tree.threshold, b.tree.left, b.tree.right, b.tree.value)))

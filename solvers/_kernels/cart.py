@@ -418,23 +418,33 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
             st[top, 4] = 1
             top += 1
     else:
+        # Best-first with lazy split search: a node's gain is at most (n / m) * impurity, so a node is
+        # only searched when that bound could make it the next one expanded.  The expansion order (largest
+        # gain, ties to the lowest id) and so the tree are exactly those of eager search; the leaves of the
+        # final tree are mostly never searched.
         n_nodes = 1
         n_start[0] = 0
         n_end[0] = m
-        _eval_node(0, xs, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain, n_classes,
-                   min_leaf, criterion, max_depth, m, cl, cr, xlogx)
+        done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
+        _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf,
+                   criterion, max_depth, m)
         open_ = np.zeros(cap, dtype=np.bool_)
         open_[0] = True
         splits_left = max_leaves - 1
-        while True:
+        while splits_left > 0:
             best = -1
             for k in range(n_nodes):
                 if open_[k] and (best < 0 or s_gain[k] > s_gain[best]):
                     best = k
             if best < 0:
                 break
+            if not done[best]:
+                _search_node(best, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes,
+                             min_leaf, criterion, m, cl, cr, xlogx)
+                done[best] = True
+                continue
             open_[best] = False
-            if s_feat[best] < 0 or splits_left <= 0:
+            if s_feat[best] < 0:
                 continue
             splits_left -= 1
             k = best
@@ -455,17 +465,17 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
                     n_start[c_id] = start + s_pos[k]
                     n_end[c_id] = end
                 n_depth[c_id] = n_depth[k] + 1
-                _eval_node(c_id, xs, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain,
-                           n_classes, min_leaf, criterion, max_depth, m, cl, cr, xlogx)
+                _open_node(c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes,
+                           min_leaf, criterion, max_depth, m)
                 open_[c_id] = True
     return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes], value[:n_nodes],
             n_nodes)
 
 
 @njit(nogil=True, cache=True)
-def _eval_node(k, xs, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, s_gain, n_classes,
-               min_leaf, criterion, max_depth, m_total, cl, cr, xlogx):
-    """Class counts of node ``k`` and its best split with scikit-learn's weighted impurity improvement."""
+def _open_node(k, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion,
+               max_depth, m_total):
+    """Class counts of a new node and the upper bound ``(n / m) * impurity`` of its gain (0: cannot split)."""
     start = n_start[k]
     end = n_end[k]
     n = end - start
@@ -477,8 +487,23 @@ def _eval_node(k, xs, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_thr, 
             nmax = value[k, c]
     s_feat[k] = -1
     s_gain[k] = 0.0
+    done[k] = True
     if n_depth[k] >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
         return
+    # the gain below subtracts non-negative terms from the same impurity: never above this bound
+    s_gain[k] = (n / m_total) * (node_impurity(value[k], criterion) - 0.0)
+    done[k] = False
+
+
+@njit(nogil=True, cache=True)
+def _search_node(k, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, min_leaf,
+                 criterion, m_total, cl, cr, xlogx):
+    """Best split of node ``k`` and scikit-learn's weighted impurity improvement as its gain."""
+    start = n_start[k]
+    end = n_end[k]
+    n = end - start
+    s_feat[k] = -1
+    s_gain[k] = 0.0
     f, pos, thr = _best_split(xs, ys, start, end, value[k], n_classes, min_leaf, criterion, cl, cr, xlogx)
     if f < 0:
         return

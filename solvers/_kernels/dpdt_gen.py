@@ -8,7 +8,18 @@ least one row each way.
 import numpy as np
 from numba import njit
 
-from solvers._kernels.cart import GINI, _midpoint, cart_build_ranked, node_impurity, sort_positions, sorter
+from solvers._kernels.cart import (
+    GINI,
+    _capacity,
+    _gather,
+    _open_node,
+    _partition,
+    _search_node,
+    cart_build_ranked,
+    node_impurity,
+    sort_positions,
+    sorter,
+)
 
 GEN_CART = 0  # split nodes of a depth-K CART (the paper's DPDT-K)
 GEN_CART_LEAVES = 1  # split nodes of a best-first CART with L leaves (the reference code's variant)
@@ -179,109 +190,175 @@ def best_exhaustive_leaf_split(X, y, ranks, idx, n_classes):
 
 
 @njit(nogil=True, cache=True)
-def root_split_and_bound(X, y, ranks, idx, n_classes, criterion):
-    """CART's root split of rows ``idx`` and the fewest errors of any split into two leaves.
+def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_only, criterion):
+    """Fewest-errors test among the split nodes of the CART a generator fits on rows ``idx``.
 
-    One sorted pass per feature computes both.  The root split is chosen exactly as
-    :func:`cart._best_split` does (same proxy arithmetic and tie rule), so when its leaf errors equal the
-    bound, no other test of the CART can do better at the last depth and the CART need not be grown.
+    At the last depth of the MDP every test leads to two leaves, so a state needs only its best test.
+    The CART (depth-first with ``max_depth``, or best-first with ``max_leaves`` > 0, exactly as
+    :func:`cart._grow` builds it) is grown one split at a time and each new split is scored on all the
+    state's rows by table look-up; growth stops as soon as a split reaches the fewest errors of any
+    threshold (nothing can beat it), so most states never grow more than the root.  ``greedy_only``:
+    the CART's root split only (DPDT-1, and the hybrid below its depth ``d0``).
 
     Returns
     -------
-    feature, threshold, errors_left, errors_right : CART's root split (feature -1 if none)
-    bound : int
-        Fewest leaf errors over every threshold of every feature.
+    feature, threshold, errors_left, errors_right : the chosen test (feature -1 if the rows cannot split)
+    grown : bool
+        Whether splits below the root were needed.
     """
     m = idx.shape[0]
     p = X.shape[1]
-    vals = np.empty(m, dtype=np.float64)
-    labs = np.empty(m, dtype=np.int64)
-    order = np.empty(m, dtype=np.int64)
+    xc, yc = _gather(X, y, idx)
+    srt = np.empty((p, m), dtype=np.int64)
     keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
-    total = np.zeros(n_classes, dtype=np.int64)
-    for i in range(m):
-        total[y[idx[i]]] += 1
+    for f in range(p):
+        sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
+    xs = np.empty((p, m), dtype=np.float64)
+    ys = np.empty((p, m), dtype=np.int64)
+    for f in range(p):
+        for i in range(m):
+            xs[f, i] = xc[f, srt[f, i]]
+            ys[f, i] = yc[srt[f, i]]
+    x0 = xs.copy()  # the state's sorted values (xs is reordered as the CART grows)
+    # err[f, nl]: leaf errors when the first nl rows in f's order go left; bound: fewest over thresholds
+    err = np.empty((p, m + 1), dtype=np.int64)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    cr = np.zeros(n_classes, dtype=np.int64)
+    bound = m
+    for f in range(p):
+        cl[:] = 0
+        mx = 0
+        err[f, m] = 0
+        for i in range(m - 1, -1, -1):
+            c = ys[f, i]
+            cl[c] += 1
+            if cl[c] > mx:
+                mx = cl[c]
+            err[f, i] = (m - i) - mx
+        cl[:] = 0
+        mx = 0
+        for i in range(m):
+            c = ys[f, i]
+            cl[c] += 1
+            if cl[c] > mx:
+                mx = cl[c]
+            err[f, i + 1] += (i + 1) - mx
+            if i + 1 < m and xs[f, i + 1] > xs[f, i] and err[f, i + 1] < bound:
+                bound = err[f, i + 1]
+
     xlogx = np.zeros(m + 1, dtype=np.float64)
     if criterion != GINI:
         for i in range(1, m + 1):
             xlogx[i] = i * np.log(i)
-    sq_tot = 0.0
-    sq_int = 0
-    for c in range(n_classes):
-        sq_int += total[c] * total[c]
-        sq_tot += xlogx[total[c]]
-    cl = np.zeros(n_classes, dtype=np.int64)
-    suf = np.zeros(m, dtype=np.int64)
-    best_proxy = -np.inf
+    cap = _capacity(m, max_depth, max_leaves)
+    value = np.zeros((cap, n_classes), dtype=np.int64)
+    n_start = np.zeros(cap, dtype=np.int64)
+    n_end = np.zeros(cap, dtype=np.int64)
+    n_depth = np.zeros(cap, dtype=np.int64)
+    s_feat = np.full(cap, -1, dtype=np.int64)
+    s_pos = np.zeros(cap, dtype=np.int64)
+    s_thr = np.zeros(cap, dtype=np.float64)
+    s_gain = np.zeros(cap, dtype=np.float64)
+    done = np.zeros(cap, dtype=np.bool_)
+    open_ = np.zeros(cap, dtype=np.bool_)
+    mark = np.zeros(m, dtype=np.bool_)
+    bi = np.empty(m, dtype=np.int64)
+    bx = np.empty(m, dtype=np.float64)
+    by = np.empty(m, dtype=np.int64)
+    n_start[0] = 0
+    n_end[0] = m
+    n_nodes = 1
+    _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion,
+               max_depth, m)
+    if not done[0]:
+        _search_node(0, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion,
+                     m, cl, cr, xlogx)
+        done[0] = True
+    best = m + 1
     bf = -1
     bt = 0.0
+    grown = False
+    if s_feat[0] >= 0:
+        bf = s_feat[0]
+        bt = s_thr[0]
+        best = err[bf, s_pos[0]]
+    if bf >= 0 and best > bound and not greedy_only:
+        grown = True
+        open_[0] = True
+        splits_left = max_leaves - 1 if max_leaves > 0 else cap
+        while splits_left > 0:
+            # next node to split: best-first = largest gain (lazy search as in cart._grow); depth-first =
+            # preorder, i.e. the deepest open node, left before right (the last one opened)
+            k = -1
+            if max_leaves > 0:
+                for j in range(n_nodes):
+                    if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
+                        k = j
+            else:
+                for j in range(n_nodes - 1, -1, -1):
+                    if open_[j]:
+                        k = j
+                        break
+            if k < 0:
+                break
+            if not done[k]:
+                _search_node(k, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1,
+                             criterion, m, cl, cr, xlogx)
+                done[k] = True
+                if max_leaves > 0:
+                    continue
+            open_[k] = False
+            f = s_feat[k]
+            if f < 0:
+                continue
+            splits_left -= 1
+            if k > 0:
+                # score this split on all the state's rows: x0[f] is sorted, so its left side is a prefix
+                t = s_thr[k]
+                lo = 0
+                hi = m
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if x0[f, mid] <= t:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                e = err[f, lo]
+                if e < best:
+                    best = e
+                    bf = f
+                    bt = t
+                    if best == bound:
+                        break
+            start = n_start[k]
+            end = n_end[k]
+            _partition(srt, xs, ys, start, end, f, s_pos[k], mark, bi, bx, by)
+            # children: left gets the higher id in depth-first mode so it is split first (preorder)
+            for side in range(2):
+                c_id = n_nodes
+                n_nodes += 1
+                left_side = (side == 1) if max_leaves <= 0 else (side == 0)
+                if left_side:
+                    n_start[c_id] = start
+                    n_end[c_id] = start + s_pos[k]
+                else:
+                    n_start[c_id] = start + s_pos[k]
+                    n_end[c_id] = end
+                n_depth[c_id] = n_depth[k] + 1
+                _open_node(c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1,
+                           criterion, max_depth, m)
+                open_[c_id] = True
     bel = 0
     ber = 0
-    bound = m
-    for f in range(p):
-        sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global)
+    if bf >= 0:
+        cl[:] = 0
+        cr[:] = 0
         for i in range(m):
-            vals[i] = X[idx[order[i]], f]
-            labs[i] = y[idx[order[i]]]
-        if vals[m - 1] <= vals[0]:
-            continue
-        # majority count of every suffix, by a reverse pass (the max of growing counts only grows)
-        cl[:] = 0
-        mx = 0
-        for i in range(m - 1, 0, -1):
-            k = labs[i]
-            cl[k] += 1
-            if cl[k] > mx:
-                mx = cl[k]
-            suf[i] = mx
-        cl[:] = 0
-        ml = 0
-        if criterion == GINI:
-            gl = 0
-            gr = sq_int
-            for i in range(m - 1):
-                k = labs[i]
-                gl += 2 * cl[k] + 1
-                cl[k] += 1
-                gr -= 2 * (total[k] - cl[k]) + 1
-                if cl[k] > ml:
-                    ml = cl[k]
-                if vals[i + 1] <= vals[i]:
-                    continue
-                nl = i + 1
-                nr = m - nl
-                err = nl - ml + nr - suf[i + 1]
-                if err < bound:
-                    bound = err
-                proxy = gl / nl + gr / nr
-                if proxy > best_proxy:
-                    best_proxy = proxy
-                    bf = f
-                    bt = _midpoint(vals[i], vals[i + 1])
-                    bel = nl - ml
-                    ber = nr - suf[i + 1]
-        else:
-            el = 0.0
-            er = sq_tot
-            for i in range(m - 1):
-                k = labs[i]
-                el += xlogx[cl[k] + 1] - xlogx[cl[k]]
-                er += xlogx[total[k] - cl[k] - 1] - xlogx[total[k] - cl[k]]
-                cl[k] += 1
-                if cl[k] > ml:
-                    ml = cl[k]
-                if vals[i + 1] <= vals[i]:
-                    continue
-                nl = i + 1
-                nr = m - nl
-                err = nl - ml + nr - suf[i + 1]
-                if err < bound:
-                    bound = err
-                proxy = el - xlogx[nl] + er - xlogx[nr]
-                if proxy > best_proxy:
-                    best_proxy = proxy
-                    bf = f
-                    bt = _midpoint(vals[i], vals[i + 1])
-                    bel = nl - ml
-                    ber = nr - suf[i + 1]
-    return bf, bt, bel, ber, bound
+            r = idx[i]
+            if X[r, bf] <= bt:
+                cl[y[r]] += 1
+            else:
+                cr[y[r]] += 1
+        bel = cl.sum() - cl.max()
+        ber = cr.sum() - cr.max()
+    return bf, bt, bel, ber, grown

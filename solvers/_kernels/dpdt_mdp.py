@@ -7,9 +7,11 @@ at one depth are one state: each set is keyed by a Zobrist hash (wrapping sum of
 per row, computed while partitioning) and confirmed by comparing the rows, so a hash collision can never
 merge two different states.
 
-States at depth ``max_depth - 1`` do not create children: every split there leads to two leaves and
-costs the same number of tests, so only the split with the fewest errors is kept as the state's action,
-with its two leaf error counts.  Pure states and single rows get no actions.
+:func:`build_mdp` expands every depth but the last.  States at depth ``max_depth - 1`` do not create
+children: every split there leads to two leaves and costs the same number of tests, so only the split
+with the fewest errors is kept as the state's action, with its two leaf error counts
+(:func:`last_level_actions`, which callers may run on several threads: those states are independent).
+Pure states and single rows get no actions.
 """
 
 import numpy as np
@@ -23,7 +25,7 @@ from solvers._kernels.dpdt_gen import (
     GEN_HYBRID,
     best_exhaustive_leaf_split,
     generate_tests,
-    root_split_and_bound,
+    last_depth_split,
 )
 
 STATUS_OK = 0
@@ -48,7 +50,7 @@ def _grow_f(a, cap):
 @njit(nogil=True, cache=True)
 def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, flag,
               counters):
-    """Expand the MDP level by level.
+    """Expand the MDP level by level, down to the states of the last depth (not expanded here).
 
     Parameters
     ----------
@@ -65,9 +67,8 @@ def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist,
         Memory guards: number of states, and rows stored in one level's pool.
     flag : int64 (1,)
         Cooperative stop: non-zero ends the expansion; unexpanded states keep only the leaf action.
-    counters : int64 (>= 5,)
-        Progress: depth being expanded, states so far, states expanded at this depth, states at this depth,
-        last-depth states whose CART had to be grown in full.
+    counters : int64 (>= 4,)
+        Progress: depth being expanded, states so far, states expanded at this depth, states at this depth.
 
     Returns
     -------
@@ -79,6 +80,8 @@ def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist,
         States of depth ``d`` are ``level_start[d]:level_start[d+1]``.
     status : int
         ``STATUS_OK`` or which guard stopped the construction (the arrays are then incomplete).
+    st_start : int64 (n_states,), pool : int32
+        Rows of the states of the last depth: ``pool[st_start[s]:st_start[s] + st_size[s]]``.
     """
     n = X.shape[0]
     cap = 1024
@@ -114,13 +117,12 @@ def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist,
     idx = np.empty(n, dtype=np.int64)
     stopped = False
 
-    for d in range(max_depth):
+    for d in range(max_depth - 1):
         a = level_start[d]
         b = level_start[d + 1]
-        last = d == max_depth - 1
         counters[0] = d
         counters[3] = b - a
-        pcap = 1024 if last else max(1024, 2 * n)
+        pcap = max(1024, 2 * n)
         nxt = np.empty(pcap, dtype=np.int32)
         end = 0
         table = Dict.empty(key_type=types.int64, value_type=types.int64)
@@ -137,66 +139,6 @@ def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist,
             for i in range(size):
                 idx[i] = cur[st_start[s] + i]
             rows = idx[:size]
-            if last:
-                # children are leaves: keep the split with the fewest errors if it beats the leaf
-                bf = -1
-                bt = 0.0
-                bel = 0
-                ber = 0
-                greedy_only = (gen == GEN_HYBRID and d >= d0) or (gen == GEN_CART and k == 1)
-                cart_like = gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID
-                done = False
-                if gen == GEN_EXHAUSTIVE:
-                    bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
-                    done = True
-                elif cart_like:
-                    # CART's root split is its first test: if it reaches the bound no test beats it
-                    bf, bt, bel, ber, bound = root_split_and_bound(X, y, ranks, rows, n_classes, criterion)
-                    done = greedy_only or bf < 0 or bel + ber == bound
-                if not done:
-                    counters[4] += 1  # CART grown in full at the last depth
-                    bf = -1
-                    feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
-                    best = size + 1
-                    cl = np.zeros(n_classes, dtype=np.int64)
-                    for j in range(feats.shape[0]):
-                        f = feats[j]
-                        t = thrs[j]
-                        counts[:] = 0
-                        cl[:] = 0
-                        for i in range(size):
-                            r = rows[i]
-                            counts[y[r]] += 1
-                            if X[r, f] <= t:
-                                cl[y[r]] += 1
-                        nl = cl.sum()
-                        el = nl - cl.max()
-                        er = (size - nl) - (counts - cl).max()
-                        if el + er < best:
-                            best = el + er
-                            bf = f
-                            bt = t
-                            bel = el
-                            ber = er
-                if bf >= 0 and bel + ber < st_err[s]:
-                    if n_act >= acap:
-                        acap *= 2
-                        act_feat = _grow_i(act_feat, acap)
-                        act_thr = _grow_f(act_thr, acap)
-                        act_left = _grow_i(act_left, acap)
-                        act_right = _grow_i(act_right, acap)
-                        act_errl = _grow_i(act_errl, acap)
-                        act_errr = _grow_i(act_errr, acap)
-                    act_feat[n_act] = bf
-                    act_thr[n_act] = bt
-                    act_left[n_act] = -1
-                    act_right[n_act] = -1
-                    act_errl[n_act] = bel
-                    act_errr[n_act] = ber
-                    n_act += 1
-                    st_nact[s] = 1
-                continue
-
             feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
             for j in range(feats.shape[0]):
                 f = feats[j]
@@ -288,6 +230,93 @@ def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist,
             break
         # the pool of this level's children becomes the current one (st_start of depth d+1 points into it)
         cur = nxt
+    if max_depth >= 1 and not stopped and status == STATUS_OK:
+        level_start[max_depth + 1] = n_states  # the last level creates no states
     return (st_size[:n_states], st_err[:n_states], st_act0[:n_states], st_nact[:n_states],
             act_feat[:n_act], act_thr[:n_act], act_left[:n_act], act_right[:n_act], act_errl[:n_act],
-            act_errr[:n_act], level_start, status)
+            act_errr[:n_act], level_start, status, st_start[:n_states], cur)
+
+
+@njit(nogil=True, cache=True)
+def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st_start, st_size, st_err, states,
+                       flag, progress):
+    """Best test of every state of the last depth listed in ``states`` (its children are leaves).
+
+    Every test there costs the same, so a state needs only the test with the fewest leaf errors, and only
+    when it beats the leaf.  States are independent: callers may split the list between threads (the
+    kernel holds no GIL and writes only its own outputs).
+
+    Returns
+    -------
+    feature, threshold, errors_left, errors_right : per listed state (feature -1: keep only the leaf)
+    grown : int64
+        States whose CART had to grow below its root split.
+    n_done : int
+        States processed before ``flag`` stopped the loop (the rest have feature -1).
+    """
+    n_s = states.shape[0]
+    out_f = np.full(n_s, -1, dtype=np.int64)
+    out_t = np.zeros(n_s, dtype=np.float64)
+    out_el = np.zeros(n_s, dtype=np.int64)
+    out_er = np.zeros(n_s, dtype=np.int64)
+    n_grown = 0
+    counts = np.zeros(n_classes, dtype=np.int64)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    greedy_only = (gen == GEN_HYBRID and d >= d0) or (gen == GEN_CART and k == 1)
+    if gen == GEN_CART_LEAVES:
+        md, ml = 2**31, k
+    elif gen == GEN_HYBRID and d >= d0:
+        md, ml = 1, 0
+    else:
+        md, ml = k, 0
+    n_done = 0
+    for j in range(n_s):
+        if flag[0] != 0:
+            break
+        progress[0] = j
+        s = states[j]
+        size = st_size[s]
+        n_done = j + 1
+        if size < 2 or st_err[s] == 0:
+            continue
+        rows = pool[st_start[s]:st_start[s] + size].astype(np.int64)
+        bf = -1
+        bt = 0.0
+        bel = 0
+        ber = 0
+        if gen == GEN_EXHAUSTIVE:
+            bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
+        elif gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID:
+            bf, bt, bel, ber, grown = last_depth_split(X, y, ranks, rows, n_classes, md, ml, greedy_only, criterion)
+            if grown:
+                n_grown += 1
+        else:
+            # top-B: score every proposed test
+            feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
+            best = size + 1
+            for q in range(feats.shape[0]):
+                f = feats[q]
+                t = thrs[q]
+                counts[:] = 0
+                cl[:] = 0
+                for i in range(size):
+                    r = rows[i]
+                    counts[y[r]] += 1
+                    if X[r, f] <= t:
+                        cl[y[r]] += 1
+                nl = cl.sum()
+                el = nl - cl.max()
+                er = (size - nl) - (counts - cl).max()
+                if el + er < best:
+                    best = el + er
+                    bf = f
+                    bt = t
+                    bel = el
+                    ber = er
+        if bf >= 0 and bel + ber < st_err[s]:
+            out_f[j] = bf
+            out_t[j] = bt
+            out_el[j] = bel
+            out_er[j] = ber
+    progress[0] = n_done
+    return out_f, out_t, out_el, out_er, n_grown, n_done
