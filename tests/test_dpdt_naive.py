@@ -274,19 +274,11 @@ def random_data(seed, n=None, p=None, n_classes=None):
 
 GENERATORS = [("cart", 1), ("cart", 2), ("cart", 3), ("cart_leaves", 2), ("cart_leaves", 4), ("cart_leaves", 8)]
 
-# The numba CART ranks splits by the Gini proxy computed in floating point, sq_l / n_l + sq_r / n_r: two
-# splits with exactly equal proxies can round apart, and the later threshold then wins, against its
-# documented tie rule (lowest threshold) and scikit-learn.  Minimal case: test_split_tie_minimal below.
-SPLIT_ROUNDING = pytest.mark.xfail(strict=True, reason=(
-    "solver bug: the CART's Gini proxy sq_l/n_l + sq_r/n_r is compared in floating point, so exactly tied "
-    "splits (8/4 + 26/6 = 14/6 + 16/4 = 19/3) round to 6.333333333333333 < 6.333333333333334 and the later "
-    "threshold wins instead of the lowest one (scikit-learn and the cart.py docstring: the lowest)"))
-# (seed, max_depth, generator, k): a state where the solver's cart_leaves proposes another test than the
-# reference (and scikit-learn) because of that rounding; the hull happens to be the same
-KNOWN_SPLIT_ROUNDING = {(7, 3, "cart_leaves", 8)}
+# Exactly tied splits: the numba CART once compared the Gini proxy sq_l / n_l + sq_r / n_r in floating
+# point, so equal proxies could round apart and the later threshold won (seed 7, cart_leaves 8, depth 3
+# of the grid below; minimal case: test_split_tie_minimal).  Ties are now decided exactly.
 
-CASES = [pytest.param(seed, max_depth, generator, k, id=f"{generator}{k}-depth{max_depth}-seed{seed}",
-                      marks=[SPLIT_ROUNDING] if (seed, max_depth, generator, k) in KNOWN_SPLIT_ROUNDING else [])
+CASES = [pytest.param(seed, max_depth, generator, k, id=f"{generator}{k}-depth{max_depth}-seed{seed}")
          for generator, k in GENERATORS for max_depth in (2, 3) for seed in range(8)]
 
 
@@ -345,9 +337,8 @@ def test_split_tie_reference():
     assert ReferenceMDP(TIE_X, TIE_Y, 3, "cart", 1).root_hull() == [(0, 5), (17, 1), (25, 0)]
 
 
-@SPLIT_ROUNDING
 def test_split_tie_minimal():
-    # the solver splits at 5.5 and its front is [(16, 2), (10, 3), (0, 5)]: no tree with 0 or 1 error
+    # regression: the solver split at 5.5 and its front was [(16, 2), (10, 3), (0, 5)]: no tree with 0 or 1 error
     check_front(TIE_X, TIE_Y, 3, "cart", 1)
 
 

@@ -8,7 +8,10 @@ values leaving at least ``min_samples_leaf`` samples on each side, the threshold
 ``x[p-1]/2 + x[p]/2`` (the lower value when the midpoint rounds up to the upper one), and the first
 split with a strictly better impurity proxy wins (features in index order, so ties go to the lowest
 feature index and then the lowest threshold).  Class counts are integers, so impurities are exact
-functions of counts and the split proxy is updated in O(1) per sample.
+functions of counts and the split proxy is updated in O(1) per sample.  Ties are decided exactly: two
+gini proxies that are equal as fractions can round apart in floating point (8/4 + 26/6 and 14/6 + 16/4
+are both 19/3 but differ in the last bit), so near-equal gini proxies are compared with integers;
+entropy proxies within a relative 1e-10 count as equal (the earlier split stays).
 
 Sorting: at the root of a fit each feature of the fit's rows is sorted once (``cart_build``: argsort;
 ``cart_build_ranked``: radix sort of precomputed global ranks, several times faster for the many small
@@ -21,6 +24,11 @@ from numba import njit
 
 GINI = 0
 ENTROPY = 1
+# Split proxies closer than this (relative) are ties, broken exactly for gini (integer counts) and in
+# favour of the earlier split for entropy.  Below EXACT_TIE_MAX_N rows the exact gini comparison of
+# near-equal proxies cannot overflow int64 (|difference| <= TIE_TOL * n * (n^2/4)^2 < 2^63).
+TIE_TOL = 1e-10
+EXACT_TIE_MAX_N = 500_000
 
 
 @njit(nogil=True, cache=True)
@@ -69,6 +77,8 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
     best_pos = 0
     best_thr = 0.0
     best_proxy = -np.inf
+    best_num = 0
+    best_den = 1
     # gini proxy: sum_c cl^2 / nl + sum_c cr^2 / nr (maximised); entropy: sum xlogx(c) - xlogx(n)
     sq_tot = 0.0
     for c in range(n_classes):
@@ -99,9 +109,22 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
                 if i < lo or xs[f, i + 1] <= xs[f, i]:
                     continue
                 nl = i + 1 - start
-                proxy = sq_l / nl + sq_r / (n - nl)
-                if proxy > best_proxy:
+                nr = n - nl
+                proxy = sq_l / nl + sq_r / nr
+                if proxy < best_proxy - TIE_TOL * best_proxy:
+                    continue
+                # proxy = num / den exactly; near a tie the floats may round either way, so decide by the
+                # exact sign of num * best_den - best_num * den (small there, so int64 arithmetic is exact)
+                num = sq_l * nr + sq_r * nl
+                den = nl * nr
+                if best_f >= 0 and abs(proxy - best_proxy) <= TIE_TOL * proxy and n < EXACT_TIE_MAX_N:
+                    better = num * best_den - best_num * den > 0
+                else:
+                    better = proxy > best_proxy
+                if better:
                     best_proxy = proxy
+                    best_num = num
+                    best_den = den
                     best_f = f
                     best_pos = nl
                     best_thr = _midpoint(xs[f, i], xs[f, i + 1])
@@ -118,7 +141,9 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
                     continue
                 nl = i + 1 - start
                 proxy = el - xlogx[nl] + er - xlogx[n - nl]
-                if proxy > best_proxy:
+                # entropy proxies are sums of logarithms: equal ones may differ by rounding (accumulated
+                # over the scan), so a split must beat the best by more than that to count as better
+                if best_f < 0 or proxy > best_proxy + TIE_TOL * abs(best_proxy):
                     best_proxy = proxy
                     best_f = f
                     best_pos = nl
