@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -37,7 +37,24 @@ from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
 from solvers._kernels.cart import feature_ranks
 from solvers._kernels.dpdt_gen import GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
 from solvers._kernels.dpdt_hull import backward_hulls, extract_tree
-from solvers._kernels.dpdt_mdp import STATUS_MAX_POOL, STATUS_MAX_STATES, STATUS_OK, build_mdp, last_level_actions
+from solvers._kernels.dpdt_mdp import (
+    A_ERRL,
+    A_ERRR,
+    A_FEAT,
+    A_LEFT,
+    A_RIGHT,
+    ST_ACT0,
+    ST_ERR,
+    ST_NACT,
+    ST_SIZE,
+    STATUS_MAX_POOL,
+    STATUS_MAX_STATES,
+    STATUS_OK,
+    expand_level,
+    last_level_actions,
+    level_tests,
+    mdp_init,
+)
 from solvers._kernels.predict import node_counts
 from solvers.cart import CRITERIA
 
@@ -46,6 +63,7 @@ __all__ = ["dpdt", "GENERATORS", "MDPTooLarge"]
 GENERATORS = {"cart": GEN_CART, "cart_leaves": GEN_CART_LEAVES, "topb": GEN_TOPB,
               "exhaustive": GEN_EXHAUSTIVE, "hybrid": GEN_HYBRID}
 _COUNTER_NAMES = ("depth", "states", "expanded_at_depth", "states_at_depth", "full_cart_fits")
+_MIN_STATES_PER_THREAD = 16  # fewer: a thread costs more than it saves
 
 
 class MDPTooLarge(ValueError):
@@ -57,41 +75,81 @@ def _check_int(name, value, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
 
-def _last_level(X, y, ranks, n_classes, gen, k, d0, criterion, max_depth, pool, st_start, st_size, st_err,
-                level_start, control, n_jobs):
-    """Best test of every last-depth state, the states split between ``n_jobs`` threads (nogil kernel)."""
-    d = max_depth - 1
-    a, b = int(level_start[d]), int(level_start[d + 1])
-    control.counters[0] = d
-    control.counters[3] = b - a
-    states = np.arange(a, b, dtype=np.int64)
-    jobs = max(1, min(n_jobs, (b - a) // 64))  # threads only pay off with enough states
-    # interleaved chunks: neighbouring states have similar sizes, so the threads get similar work
-    chunks = [states[i::jobs] for i in range(jobs)]
+def _chunks(states, weights, jobs):
+    """Contiguous runs of ``states`` of about equal total weight: several per thread, so threads that
+    draw cheap runs pick up more (the work of a state is only roughly its number of rows)."""
+    if jobs == 1 or states.shape[0] < 2 * _MIN_STATES_PER_THREAD:
+        return [states]
+    n_chunks = min(8 * jobs, states.shape[0] // _MIN_STATES_PER_THREAD * 2)
+    cum = np.cumsum(weights, dtype=np.float64)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_chunks) / n_chunks)
+    return [c for c in np.split(states, np.unique(cuts)) if c.shape[0]]
+
+
+def _on_threads(call, chunks, jobs, control):
+    """``call(chunk, progress)`` for every chunk, on up to ``jobs`` threads (the kernels release the GIL);
+    results in chunk order; ``counters[2]`` follows the states done."""
     progress = [np.zeros(1, dtype=np.int64) for _ in chunks]
+    if jobs == 1 or len(chunks) == 1:
+        return [call(c, p) for c, p in zip(chunks, progress)]
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        futures = [ex.submit(call, c, p) for c, p in zip(chunks, progress)]
+        while wait(futures, timeout=0.05).not_done:
+            control.counters[2] = sum(int(p[0]) for p in progress)
+        return [f.result() for f in futures]
 
-    def run(i):
-        return last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st_start, st_size,
-                                  st_err, chunks[i], control.flag, progress[i])
 
-    if jobs == 1:
-        results = [run(0)]
-    else:
-        with ThreadPoolExecutor(max_workers=jobs) as ex:
-            futures = [ex.submit(run, i) for i in range(jobs)]
-            while not all(f.done() for f in futures):
-                control.counters[2] = sum(int(p[0]) for p in progress)
-                time.sleep(0.02)
-            results = [f.result() for f in futures]
-    out_f = np.full(b - a, -1, dtype=np.int64)
-    out_t = np.zeros(b - a)
-    out_el = np.zeros(b - a, dtype=np.int64)
-    out_er = np.zeros(b - a, dtype=np.int64)
-    for i, (f, t, el, er, grown, _) in enumerate(results):
-        out_f[i::jobs], out_t[i::jobs], out_el[i::jobs], out_er[i::jobs] = f, t, el, er
-        control.counters[4] += grown
-    control.counters[2] = b - a
-    return out_f, out_t, out_el, out_er
+def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, control, n_jobs):
+    """Grow the MDP depth by depth: tests of a depth's states on threads, then their children in order;
+    the last depth's best tests on threads.  Returns the hull kernel's inputs and the run's figures."""
+    ranks = feature_ranks(X)
+    st, act, act_thr, pool = mdp_init(y, n_classes)
+    n_states, n_act = 1, 0
+    level_start = [0, 1]
+    status = STATUS_OK
+    stopped = False
+    t0 = time.perf_counter()
+    for d in range(max_depth - 1):
+        a, b = level_start[d], level_start[d + 1]
+        control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
+        states = np.arange(a, b, dtype=np.int64)
+        chunks = _chunks(states, st[ST_SIZE, a:b], n_jobs)
+        found = _on_threads(lambda c, p, d=d, pool=pool, st=st: level_tests(
+            X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, control.flag, p), chunks, n_jobs, control)
+        t_feat = np.concatenate([f for f, _, _ in found])
+        t_thr = np.concatenate([t for _, t, _ in found])
+        sizes = np.concatenate([np.diff(o) for _, _, o in found])
+        t_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        st, act, act_thr, n_states, n_act, pool, status, stopped = expand_level(
+            X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_states, n_act, t_feat, t_thr, t_off,
+            max_states, max_pool, control.flag, control.counters)
+        level_start.append(n_states)
+        if status != STATUS_OK or stopped or control.stopped:
+            break
+    t_upper = time.perf_counter() - t0
+    while len(level_start) < max_depth + 2:
+        level_start.append(n_states)
+    st = st[:, :n_states]
+    st_act0, st_nact = st[ST_ACT0].copy(), st[ST_NACT].copy()
+    act_feat, act_left, act_right, act_errl, act_errr = (act[r, :n_act].copy() for r in
+                                                         (A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR))
+    act_thr = act_thr[:n_act].copy()
+    if status == STATUS_OK and max_depth >= 1 and not control.stopped:
+        d = max_depth - 1
+        a, b = level_start[d], level_start[d + 1]
+        control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
+        chunks = _chunks(np.arange(a, b, dtype=np.int64), st[ST_SIZE, a:b], n_jobs)
+        found = _on_threads(lambda c, p: last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion,
+                                                            pool, st, c, control.flag, p), chunks, n_jobs, control)
+        control.counters[4] = sum(int(r[4]) for r in found)
+        last = tuple(np.concatenate([r[i] for r in found]) for i in range(4))
+        (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl,
+         act_errr) = _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right,
+                                          act_errl, act_errr)
+    control.counters[2] = control.counters[3]
+    tables = (st[ST_SIZE].copy(), st[ST_ERR].copy(), st_act0, st_nact, act_feat, act_thr, act_left, act_right,
+              act_errl, act_errr)
+    return tables, np.array(level_start, dtype=np.int64), status, t_upper
 
 
 def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr):
@@ -197,17 +255,9 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
     t0 = time.perf_counter()
     control.watch("dpdt: building the MDP", _COUNTER_NAMES)
     try:
-        ranks = feature_ranks(X)
-        (st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr,
-         level_start, status, st_start, pool) = build_mdp(X, y, ranks, n_classes, max_depth, gen, k, hybrid_depth,
-                                                          CRITERIA[criterion], zobrist, max_states, max_pool,
-                                                          control.flag, control.counters)
-        if status == STATUS_OK and max_depth >= 1 and not control.stopped:
-            last = _last_level(X, y, ranks, n_classes, gen, k, hybrid_depth, CRITERIA[criterion], max_depth,
-                               pool, st_start, st_size, st_err, level_start, control, n_jobs)
-            (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl,
-             act_errr) = _append_last_actions(last, level_start[max_depth - 1], st_act0, st_nact, act_feat,
-                                              act_thr, act_left, act_right, act_errl, act_errr)
+        ((st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr),
+         level_start, status, t_upper) = _build(X, y, n_classes, max_depth, gen, k, hybrid_depth,
+                                                CRITERIA[criterion], zobrist, max_states, max_pool, control, n_jobs)
     finally:
         control.unwatch()
     t_build = time.perf_counter() - t0
@@ -259,7 +309,8 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
         per_depth.pop()
     stats = {"states": int(st_size.shape[0]), "states_per_depth": [int(c) for c in per_depth],
              "actions": int(act_feat.shape[0]), "hull_vertices": int(h_T.shape[0]),
-             "full_cart_fits_last_depth": full_fits, "build_s": t_build, "solve_s": t_solve, "generator": generator}
+             "full_cart_fits_last_depth": full_fits, "build_s": t_build, "upper_levels_s": t_upper,
+             "n_jobs": n_jobs, "solve_s": t_solve, "generator": generator}
     objective = ("train error rate + α · expected tests per sample, every α (convex hull); "
                  f"tests from {generator}")
     return RawFront(sols, objective, run_status, stats)

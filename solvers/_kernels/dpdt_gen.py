@@ -219,7 +219,6 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
         for i in range(m):
             xs[f, i] = xc[f, srt[f, i]]
             ys[f, i] = yc[srt[f, i]]
-    x0 = xs.copy()  # the state's sorted values (xs is reordered as the CART grows)
     # err[f, nl]: leaf errors when the first nl rows in f's order go left; bound: fewest over thresholds
     err = np.empty((p, m + 1), dtype=np.int64)
     cl = np.zeros(n_classes, dtype=np.int64)
@@ -284,6 +283,7 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
         best = err[bf, s_pos[0]]
     if bf >= 0 and best > bound and not greedy_only:
         grown = True
+        x0 = xs.copy()  # the state's sorted values (xs is reordered as the CART grows)
         open_[0] = True
         splits_left = max_leaves - 1 if max_leaves > 0 else cap
         while splits_left > 0:

@@ -7,7 +7,7 @@ at one depth are one state: each set is keyed by a Zobrist hash (wrapping sum of
 per row, computed while partitioning) and confirmed by comparing the rows, so a hash collision can never
 merge two different states.
 
-:func:`build_mdp` expands every depth but the last.  States at depth ``max_depth - 1`` do not create
+:func:`expand_level` expands every depth but the last.  States at depth ``max_depth - 1`` do not create
 children: every split there leads to two leaves and costs the same number of tests, so only the split
 with the fewest errors is kept as the state's action, with its two leaf error counts
 (:func:`last_level_actions`, which callers may run on several threads: those states are independent).
@@ -47,199 +47,183 @@ def _grow_f(a, cap):
     return b
 
 
-@njit(nogil=True, cache=True)
-def build_mdp(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, flag,
-              counters):
-    """Expand the MDP level by level, down to the states of the last depth (not expanded here).
+# rows of the state table ``st`` (int64, (N_ST, capacity)) and of the action table ``act`` (int64)
+ST_SIZE, ST_ERR, ST_START, ST_CHAIN, ST_ACT0, ST_NACT = 0, 1, 2, 3, 4, 5
+N_ST = 6
+A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR = 0, 1, 2, 3, 4
+N_A = 5
 
-    Parameters
-    ----------
-    X : float64 (n, p); y : int64 (n,)
-    ranks : int64 (2, p, n)
-        ``cart.feature_ranks(X)``.
-    max_depth : int
-        Horizon: a tree has at most this many tests on a path.
-    gen, k, d0, criterion
-        Tests-generating function (see :func:`dpdt_gen.generate_tests`).
-    zobrist : int64 (n,)
-        Random words hashing row sets.
-    max_states, max_pool : int
-        Memory guards: number of states, and rows stored in one level's pool.
-    flag : int64 (1,)
-        Cooperative stop: non-zero ends the expansion; unexpanded states keep only the leaf action.
-    counters : int64 (>= 4,)
-        Progress: depth being expanded, states so far, states expanded at this depth, states at this depth.
+
+@njit(nogil=True, cache=True)
+def _grow_rows(a, cap):
+    b = np.zeros((a.shape[0], cap), dtype=a.dtype)
+    b[:, : a.shape[1]] = a
+    return b
+
+
+@njit(nogil=True, cache=True)
+def mdp_init(y, n_classes):
+    """The root state (all rows, depth 0): state table, empty action tables and the depth-0 pool.
+
+    Returns ``st, act, act_thr, pool``; the MDP then grows one depth at a time with :func:`level_tests`
+    (independent per state: callers may run it on several threads) and :func:`expand_level`.
+    """
+    n = y.shape[0]
+    st = np.zeros((N_ST, 1024), dtype=np.int64)
+    counts = np.zeros(n_classes, dtype=np.int64)
+    for i in range(n):
+        counts[y[i]] += 1
+    st[ST_SIZE, 0] = n
+    st[ST_ERR, 0] = n - counts.max()
+    st[ST_CHAIN, 0] = -1
+    act = np.zeros((N_A, 1024), dtype=np.int64)
+    act_thr = np.zeros(1024, dtype=np.float64)
+    return st, act, act_thr, np.arange(n).astype(np.int32)
+
+
+@njit(nogil=True, cache=True)
+def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, flag, progress):
+    """Tests proposed at each listed state of depth ``d`` (none for pure states and single rows).
+
+    Returns ``features, thresholds, offsets``: the tests of ``states[j]`` are ``offsets[j]:offsets[j+1]``.
+    States after a stop (``flag``) get no tests.  Reads shared arrays only: safe to run on threads.
+    """
+    n_s = states.shape[0]
+    off = np.zeros(n_s + 1, dtype=np.int64)
+    cap = 64
+    feat = np.empty(cap, dtype=np.int64)
+    thr = np.empty(cap, dtype=np.float64)
+    n = 0
+    for j in range(n_s):
+        progress[0] = j
+        s = states[j]
+        size = st[ST_SIZE, s]
+        if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
+            rows = pool[st[ST_START, s]:st[ST_START, s] + size].astype(np.int64)
+            f, t = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
+            if n + f.shape[0] > cap:
+                cap = max(2 * cap, n + f.shape[0])
+                feat = _grow_i(feat, cap)
+                thr = _grow_f(thr, cap)
+            feat[n:n + f.shape[0]] = f
+            thr[n:n + f.shape[0]] = t
+            n += f.shape[0]
+        off[j + 1] = n
+    progress[0] = n_s
+    return feat[:n], thr[:n], off
+
+
+@njit(nogil=True, cache=True)
+def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_states, n_act, t_feat, t_thr, t_off,
+                 max_states, max_pool, flag, counters):
+    """Create the children of the states ``a:b`` (one depth) from their tests (:func:`level_tests`).
+
+    Every test becomes an action whose two children are new states, or existing ones when the same
+    rows were already reached at the next depth (Zobrist hash, confirmed row by row).
 
     Returns
     -------
-    st_size, st_err, st_act0, st_nact : int64 (n_states,)
-        Rows, errors of the majority leaf, first action and number of actions of every state.
-    act_feat, act_thr, act_left, act_right, act_errl, act_errr : (n_actions,)
-        Test of each action and its child states (-1: the child is a leaf whose errors are in act_err*).
-    level_start : int64 (max_depth + 2,)
-        States of depth ``d`` are ``level_start[d]:level_start[d+1]``.
+    st, act, act_thr : the tables, grown when needed
+    n_states, n_act : int
+    pool : int32
+        Rows of the new states (``st[ST_START]`` of the next depth points into it).
     status : int
-        ``STATUS_OK`` or which guard stopped the construction (the arrays are then incomplete).
-    st_start : int64 (n_states,), pool : int32
-        Rows of the states of the last depth: ``pool[st_start[s]:st_start[s] + st_size[s]]``.
+        ``STATUS_OK`` or which memory guard stopped the expansion (the tables are then incomplete).
+    stopped : bool
+        ``flag`` was raised: the states not yet expanded keep only their leaf action.
     """
     n = X.shape[0]
-    cap = 1024
-    st_size = np.zeros(cap, dtype=np.int64)
-    st_err = np.zeros(cap, dtype=np.int64)
-    st_hash = np.zeros(cap, dtype=np.int64)
-    st_start = np.zeros(cap, dtype=np.int64)
-    st_chain = np.full(cap, -1, dtype=np.int64)
-    st_act0 = np.zeros(cap, dtype=np.int64)
-    st_nact = np.zeros(cap, dtype=np.int64)
-    acap = 1024
-    act_feat = np.zeros(acap, dtype=np.int64)
-    act_thr = np.zeros(acap, dtype=np.float64)
-    act_left = np.full(acap, -1, dtype=np.int64)
-    act_right = np.full(acap, -1, dtype=np.int64)
-    act_errl = np.zeros(acap, dtype=np.int64)
-    act_errr = np.zeros(acap, dtype=np.int64)
-    level_start = np.zeros(max_depth + 2, dtype=np.int64)
-    status = STATUS_OK
-
-    cur = np.arange(n).astype(np.int32)
     counts = np.zeros(n_classes, dtype=np.int64)
-    h = 0
-    for i in range(n):
-        counts[y[i]] += 1
-        h += zobrist[i]
-    st_size[0] = n
-    st_err[0] = n - counts.max()
-    st_hash[0] = h
-    n_states = 1
-    n_act = 0
-    level_start[1] = 1
-    idx = np.empty(n, dtype=np.int64)
+    status = STATUS_OK
     stopped = False
-
-    for d in range(max_depth - 1):
-        a = level_start[d]
-        b = level_start[d + 1]
-        counters[0] = d
-        counters[3] = b - a
-        pcap = max(1024, 2 * n)
-        nxt = np.empty(pcap, dtype=np.int32)
-        end = 0
-        table = Dict.empty(key_type=types.int64, value_type=types.int64)
-        for s in range(a, b):
-            if flag[0] != 0:
-                stopped = True
-                break
-            counters[1] = n_states
-            counters[2] = s - a
-            size = st_size[s]
-            st_act0[s] = n_act
-            if size < 2 or st_err[s] == 0:
-                continue
-            for i in range(size):
-                idx[i] = cur[st_start[s] + i]
-            rows = idx[:size]
-            feats, thrs = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
-            for j in range(feats.shape[0]):
-                f = feats[j]
-                t = thrs[j]
-                if n_act >= acap:
-                    acap *= 2
-                    act_feat = _grow_i(act_feat, acap)
-                    act_thr = _grow_f(act_thr, acap)
-                    act_left = _grow_i(act_left, acap)
-                    act_right = _grow_i(act_right, acap)
-                    act_errl = _grow_i(act_errl, acap)
-                    act_errr = _grow_i(act_errr, acap)
-                act_feat[n_act] = f
-                act_thr[n_act] = t
-                for side in range(2):
-                    if end + size > pcap:
-                        pcap = max(2 * pcap, end + size)
-                        if pcap > max_pool:
-                            pcap = end + size
-                        if pcap > max_pool:
-                            status = STATUS_MAX_POOL
-                            break
-                        nxt = _grow_i(nxt, pcap)
-                    pos = end
-                    counts[:] = 0
-                    h = 0
-                    for i in range(size):
-                        r = rows[i]
-                        if (X[r, f] <= t) == (side == 0):
-                            nxt[pos] = r
-                            pos += 1
-                            counts[y[r]] += 1
-                            h += zobrist[r]
-                    sz = pos - end
-                    child = -1
-                    if h in table:
-                        c = table[h]
-                        while c >= 0:
-                            if st_size[c] == sz:
-                                same = True
-                                for i in range(sz):
-                                    if nxt[st_start[c] + i] != nxt[end + i]:
-                                        same = False
-                                        break
-                                if same:
-                                    child = c
+    pcap = max(1024, 2 * n)
+    nxt = np.empty(pcap, dtype=np.int32)
+    end = 0
+    table = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for s in range(a, b):
+        if flag[0] != 0:
+            stopped = True
+            break
+        counters[1] = n_states
+        counters[2] = s - a
+        size = st[ST_SIZE, s]
+        start = st[ST_START, s]
+        st[ST_ACT0, s] = n_act
+        for j in range(t_off[s - a], t_off[s - a + 1]):
+            f = t_feat[j]
+            t = t_thr[j]
+            if n_act >= act.shape[1]:
+                act = _grow_rows(act, 2 * act.shape[1])
+                act_thr = _grow_f(act_thr, 2 * act_thr.shape[0])
+            act[A_FEAT, n_act] = f
+            act_thr[n_act] = t
+            for side in range(2):
+                if end + size > pcap:
+                    pcap = max(2 * pcap, end + size)
+                    if pcap > max_pool:
+                        pcap = end + size
+                    if pcap > max_pool:
+                        status = STATUS_MAX_POOL
+                        break
+                    nxt = _grow_i(nxt, pcap)
+                pos = end
+                counts[:] = 0
+                h = 0
+                for i in range(size):
+                    r = pool[start + i]
+                    if (X[r, f] <= t) == (side == 0):
+                        nxt[pos] = r
+                        pos += 1
+                        counts[y[r]] += 1
+                        h += zobrist[r]
+                sz = pos - end
+                child = -1
+                if h in table:
+                    c = table[h]
+                    while c >= 0:
+                        if st[ST_SIZE, c] == sz:
+                            same = True
+                            c0 = st[ST_START, c]
+                            for i in range(sz):
+                                if nxt[c0 + i] != nxt[end + i]:
+                                    same = False
                                     break
-                            c = st_chain[c]
-                    if child < 0:
-                        if n_states >= max_states:
-                            status = STATUS_MAX_STATES
-                            break
-                        if n_states >= cap:
-                            cap *= 2
-                            st_size = _grow_i(st_size, cap)
-                            st_err = _grow_i(st_err, cap)
-                            st_hash = _grow_i(st_hash, cap)
-                            st_start = _grow_i(st_start, cap)
-                            st_chain = _grow_i(st_chain, cap)
-                            st_act0 = _grow_i(st_act0, cap)
-                            st_nact = _grow_i(st_nact, cap)
-                        child = n_states
-                        n_states += 1
-                        st_size[child] = sz
-                        st_err[child] = sz - counts.max()
-                        st_hash[child] = h
-                        st_start[child] = end
-                        st_act0[child] = 0
-                        st_nact[child] = 0
-                        st_chain[child] = table[h] if h in table else -1
-                        table[h] = child
-                        end = pos
-                    if side == 0:
-                        act_left[n_act] = child
-                    else:
-                        act_right[n_act] = child
-                if status != STATUS_OK:
-                    break
-                n_act += 1
-                st_nact[s] += 1
+                            if same:
+                                child = c
+                                break
+                        c = st[ST_CHAIN, c]
+                if child < 0:
+                    if n_states >= max_states:
+                        status = STATUS_MAX_STATES
+                        break
+                    if n_states >= st.shape[1]:
+                        st = _grow_rows(st, 2 * st.shape[1])
+                    child = n_states
+                    n_states += 1
+                    st[ST_SIZE, child] = sz
+                    st[ST_ERR, child] = sz - counts.max()
+                    st[ST_START, child] = end
+                    st[ST_ACT0, child] = 0
+                    st[ST_NACT, child] = 0
+                    st[ST_CHAIN, child] = table[h] if h in table else -1
+                    table[h] = child
+                    end = pos
+                if side == 0:
+                    act[A_LEFT, n_act] = child
+                else:
+                    act[A_RIGHT, n_act] = child
             if status != STATUS_OK:
                 break
-        level_start[d + 2] = n_states
-        counters[1] = n_states
-        if status != STATUS_OK or stopped:
-            # states left unexpanded (st_nact == 0) keep only their leaf action
-            for dd in range(d + 2, max_depth + 1):
-                level_start[dd + 1] = n_states
+            n_act += 1
+            st[ST_NACT, s] += 1
+        if status != STATUS_OK:
             break
-        # the pool of this level's children becomes the current one (st_start of depth d+1 points into it)
-        cur = nxt
-    if max_depth >= 1 and not stopped and status == STATUS_OK:
-        level_start[max_depth + 1] = n_states  # the last level creates no states
-    return (st_size[:n_states], st_err[:n_states], st_act0[:n_states], st_nact[:n_states],
-            act_feat[:n_act], act_thr[:n_act], act_left[:n_act], act_right[:n_act], act_errl[:n_act],
-            act_errr[:n_act], level_start, status, st_start[:n_states], cur)
+    counters[1] = n_states
+    return st, act, act_thr, n_states, n_act, nxt[:end], status, stopped
 
 
 @njit(nogil=True, cache=True)
-def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st_start, st_size, st_err, states,
-                       flag, progress):
+def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, flag, progress):
     """Best test of every state of the last depth listed in ``states`` (its children are leaves).
 
     Every test there costs the same, so a state needs only the test with the fewest leaf errors, and only
@@ -275,11 +259,11 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
             break
         progress[0] = j
         s = states[j]
-        size = st_size[s]
+        size = st[ST_SIZE, s]
         n_done = j + 1
-        if size < 2 or st_err[s] == 0:
+        if size < 2 or st[ST_ERR, s] == 0:
             continue
-        rows = pool[st_start[s]:st_start[s] + size].astype(np.int64)
+        rows = pool[st[ST_START, s]:st[ST_START, s] + size].astype(np.int64)
         bf = -1
         bt = 0.0
         bel = 0
@@ -313,7 +297,7 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
                     bt = t
                     bel = el
                     ber = er
-        if bf >= 0 and bel + ber < st_err[s]:
+        if bf >= 0 and bel + ber < st[ST_ERR, s]:
             out_f[j] = bf
             out_t[j] = bt
             out_el[j] = bel
