@@ -64,6 +64,7 @@ GENERATORS = {"cart": GEN_CART, "cart_leaves": GEN_CART_LEAVES, "topb": GEN_TOPB
               "exhaustive": GEN_EXHAUSTIVE, "hybrid": GEN_HYBRID}
 _COUNTER_NAMES = ("depth", "states", "expanded_at_depth", "states_at_depth", "full_cart_fits")
 _MIN_STATES_PER_THREAD = 16  # fewer: a thread costs more than it saves
+_MAX_SORTED_POOL = 3 * 10**7  # int32 entries (120 MB) kept for one depth's per-feature sorted rows
 
 
 class MDPTooLarge(ValueError):
@@ -109,13 +110,22 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
     status = STATUS_OK
     stopped = False
     t0 = time.perf_counter()
+    p = X.shape[1]
+    # each depth's rows sorted by every feature, so a child sorts by one pass over its parent's rows
+    spool_prev = np.empty((p, 0), dtype=np.int32)
+    use_parent = False
     for d in range(max_depth - 1):
         a, b = level_start[d], level_start[d + 1]
         control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
         states = np.arange(a, b, dtype=np.int64)
         chunks = _chunks(states, st[ST_SIZE, a:b], n_jobs)
-        found = _on_threads(lambda c, p, d=d, pool=pool, st=st: level_tests(
-            X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, control.flag, p), chunks, n_jobs, control)
+        store = p * pool.shape[0] <= _MAX_SORTED_POOL
+        spool = np.empty((p, pool.shape[0] if store else 0), dtype=np.int32)
+        found = _on_threads(lambda c, pr, d=d, pool=pool, st=st, spool_prev=spool_prev, use_parent=use_parent,
+                            spool=spool, store=store: level_tests(
+            X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, spool_prev, use_parent, spool, store,
+            control.flag, pr), chunks, n_jobs, control)
+        spool_prev, use_parent = spool, store
         t_feat = np.concatenate([f for f, _, _ in found])
         t_thr = np.concatenate([t for _, t, _ in found])
         sizes = np.concatenate([np.diff(o) for _, _, o in found])
@@ -139,8 +149,9 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
         a, b = level_start[d], level_start[d + 1]
         control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
         chunks = _chunks(np.arange(a, b, dtype=np.int64), st[ST_SIZE, a:b], n_jobs)
-        found = _on_threads(lambda c, p: last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion,
-                                                            pool, st, c, control.flag, p), chunks, n_jobs, control)
+        found = _on_threads(lambda c, pr: last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool,
+                                                             st, c, spool_prev, use_parent, control.flag, pr),
+                            chunks, n_jobs, control)
         control.counters[4] = sum(int(r[4]) for r in found)
         last = tuple(np.concatenate([r[i] for r in found]) for i in range(4))
         (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl,

@@ -288,3 +288,17 @@ def test_threads_at_the_last_depth_give_the_same_front():
         assert all(np.array_equal(u, v) for u, v in zip(
             (a.tree.feature, a.tree.threshold, a.tree.left, a.tree.right, a.tree.value),
             (b.tree.feature, b.tree.threshold, b.tree.left, b.tree.right, b.tree.value)))
+
+
+def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_same_front(monkeypatch):
+    import solvers.dpdt as mod
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(400, 5)), 1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1)
+    kw = {"max_depth": 4, "generator": "cart", "cart_depth": 2}
+    via_parent = dpdt(X, y, **kw)
+    monkeypatch.setattr(mod, "_MAX_SORTED_POOL", 0)  # no per-depth sorted rows kept: global ranks
+    via_ranks = dpdt(X, y, **kw)
+    assert via_parent.stats["states_per_depth"] == via_ranks.stats["states_per_depth"]
+    assert [s.info for s in via_parent.solutions] == [s.info for s in via_ranks.solutions]

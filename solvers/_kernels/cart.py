@@ -296,6 +296,18 @@ def sort_positions(ranks, idx, f, order, keys, buf, loc, n_bits, use_global):
 
 
 @njit(nogil=True, cache=True)
+def positions_from_sorted(sorted_rows, loc, order):
+    """Positions of a row subset in the order of ``sorted_rows`` (a sorted superset, e.g. the parent
+    state's rows sorted by one feature); ``loc[r]`` is the position of row ``r`` in the subset, -1 if absent."""
+    c = 0
+    for i in range(sorted_rows.shape[0]):
+        j = loc[sorted_rows[i]]
+        if j >= 0:
+            order[c] = j
+            c += 1
+
+
+@njit(nogil=True, cache=True)
 def rank_order(keys, order, buf, n_bits):
     """Positions ``0..m-1`` sorted by the distinct integer ``keys`` (< 2**n_bits) into ``order``.
 

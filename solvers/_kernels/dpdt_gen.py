@@ -12,6 +12,7 @@ from solvers._kernels.cart import (
     GINI,
     _capacity,
     _gather,
+    _grow,
     _open_node,
     _partition,
     _search_node,
@@ -58,6 +59,35 @@ def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
             thr[n] = t[k]
             n += 1
     return _dedupe(feat, thr, n)
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion):
+    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed)."""
+    xc, yc = _gather(X, y, idx)
+    f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, 1, criterion)
+    feat = np.empty(nn, dtype=np.int64)
+    thr = np.empty(nn, dtype=np.float64)
+    n = 0
+    for k in range(nn):
+        if f[k] >= 0:
+            feat[n] = f[k]
+            thr[n] = t[k]
+            n += 1
+    return _dedupe(feat, thr, n)
+
+
+@njit(nogil=True, cache=True)
+def generate_tests_sorted(X, y, ranks, idx, srt, n_classes, gen, k, depth, d0, criterion):
+    """:func:`generate_tests` reusing ``srt`` (positions of ``idx`` sorted by each feature, consumed) for
+    the CART generators."""
+    if gen == GEN_CART:
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, 0, criterion)
+    if gen == GEN_CART_LEAVES:
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, 2**31, k, criterion)
+    if gen == GEN_HYBRID:
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else 1, 0, criterion)
+    return generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion)
 
 
 @njit(nogil=True, cache=True)
@@ -208,11 +238,19 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
     """
     m = idx.shape[0]
     p = X.shape[1]
-    xc, yc = _gather(X, y, idx)
     srt = np.empty((p, m), dtype=np.int64)
     keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     for f in range(p):
         sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
+    return last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion)
+
+
+@njit(nogil=True, cache=True)
+def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion):
+    """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed)."""
+    m = idx.shape[0]
+    p = X.shape[1]
+    xc, yc = _gather(X, y, idx)
     xs = np.empty((p, m), dtype=np.float64)
     ys = np.empty((p, m), dtype=np.int64)
     for f in range(p):

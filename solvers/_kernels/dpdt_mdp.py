@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
+from solvers._kernels.cart import positions_from_sorted, sort_positions, sorter
 from solvers._kernels.dpdt_gen import (
     GEN_CART,
     GEN_CART_LEAVES,
@@ -25,7 +26,8 @@ from solvers._kernels.dpdt_gen import (
     GEN_HYBRID,
     best_exhaustive_leaf_split,
     generate_tests,
-    last_depth_split,
+    generate_tests_sorted,
+    last_depth_split_sorted,
 )
 
 STATUS_OK = 0
@@ -48,8 +50,8 @@ def _grow_f(a, cap):
 
 
 # rows of the state table ``st`` (int64, (N_ST, capacity)) and of the action table ``act`` (int64)
-ST_SIZE, ST_ERR, ST_START, ST_CHAIN, ST_ACT0, ST_NACT = 0, 1, 2, 3, 4, 5
-N_ST = 6
+ST_SIZE, ST_ERR, ST_START, ST_CHAIN, ST_ACT0, ST_NACT, ST_PARENT = 0, 1, 2, 3, 4, 5, 6
+N_ST = 7
 A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR = 0, 1, 2, 3, 4
 N_A = 5
 
@@ -59,6 +61,31 @@ def _grow_rows(a, cap):
     b = np.zeros((a.shape[0], cap), dtype=a.dtype)
     b[:, : a.shape[1]] = a
     return b
+
+
+@njit(nogil=True, cache=True)
+def _state_order(ranks, rows, st, s, spool_prev, use_parent, loc):
+    """Positions of ``rows`` (state ``s``) sorted by every feature: by one pass over the parent state's
+    sorted rows (``spool_prev``, laid out like the parent level's pool) when available, which is
+    proportional to the parent's size rather than to the whole data set; else from the global ranks."""
+    m = rows.shape[0]
+    p = ranks.shape[1]
+    srt = np.empty((p, m), dtype=np.int64)
+    if use_parent:
+        par = st[ST_PARENT, s]
+        a = st[ST_START, par]
+        b = a + st[ST_SIZE, par]
+        for i in range(m):
+            loc[rows[i]] = i
+        for f in range(p):
+            positions_from_sorted(spool_prev[f, a:b], loc, srt[f])
+        for i in range(m):
+            loc[rows[i]] = -1
+        return srt
+    keys, buf, gloc, n_bits, use_global = sorter(ranks, rows)
+    for f in range(p):
+        sort_positions(ranks, rows, f, srt[f], keys, buf, gloc, n_bits, use_global)
+    return srt
 
 
 @njit(nogil=True, cache=True)
@@ -76,18 +103,23 @@ def mdp_init(y, n_classes):
     st[ST_SIZE, 0] = n
     st[ST_ERR, 0] = n - counts.max()
     st[ST_CHAIN, 0] = -1
+    st[ST_PARENT, 0] = -1
     act = np.zeros((N_A, 1024), dtype=np.int64)
     act_thr = np.zeros(1024, dtype=np.float64)
     return st, act, act_thr, np.arange(n).astype(np.int32)
 
 
 @njit(nogil=True, cache=True)
-def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, flag, progress):
+def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent,
+                spool, store, flag, progress):
     """Tests proposed at each listed state of depth ``d`` (none for pure states and single rows).
 
     Returns ``features, thresholds, offsets``: the tests of ``states[j]`` are ``offsets[j]:offsets[j+1]``.
-    States after a stop (``flag``) get no tests.  Reads shared arrays only: safe to run on threads.
+    States after a stop (``flag``) get no tests.  With ``store``, each state's rows sorted by every
+    feature are written to ``spool`` (same layout as ``pool``) for its children.  Writes only the listed
+    states' parts of shared arrays: safe to run on threads with disjoint state lists.
     """
+    loc = np.full(X.shape[0], -1, dtype=np.int64)
     n_s = states.shape[0]
     off = np.zeros(n_s + 1, dtype=np.int64)
     cap = 64
@@ -99,8 +131,14 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
         s = states[j]
         size = st[ST_SIZE, s]
         if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
-            rows = pool[st[ST_START, s]:st[ST_START, s] + size].astype(np.int64)
-            f, t = generate_tests(X, y, ranks, rows, n_classes, gen, k, d, d0, criterion)
+            start = st[ST_START, s]
+            rows = pool[start:start + size].astype(np.int64)
+            srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+            if store:
+                for g in range(srt.shape[0]):
+                    for i in range(size):
+                        spool[g, start + i] = rows[srt[g, i]]
+            f, t = generate_tests_sorted(X, y, ranks, rows, srt, n_classes, gen, k, d, d0, criterion)
             if n + f.shape[0] > cap:
                 cap = max(2 * cap, n + f.shape[0])
                 feat = _grow_i(feat, cap)
@@ -206,6 +244,7 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                     st[ST_ACT0, child] = 0
                     st[ST_NACT, child] = 0
                     st[ST_CHAIN, child] = table[h] if h in table else -1
+                    st[ST_PARENT, child] = s  # the first parent: its sorted rows give the child's
                     table[h] = child
                     end = pos
                 if side == 0:
@@ -223,7 +262,8 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
 
 
 @njit(nogil=True, cache=True)
-def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, flag, progress):
+def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent,
+                       flag, progress):
     """Best test of every state of the last depth listed in ``states`` (its children are leaves).
 
     Every test there costs the same, so a state needs only the test with the fewest leaf errors, and only
@@ -254,6 +294,7 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
     else:
         md, ml = k, 0
     n_done = 0
+    loc = np.full(X.shape[0], -1, dtype=np.int64)
     for j in range(n_s):
         if flag[0] != 0:
             break
@@ -271,7 +312,9 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         if gen == GEN_EXHAUSTIVE:
             bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
         elif gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID:
-            bf, bt, bel, ber, grown = last_depth_split(X, y, ranks, rows, n_classes, md, ml, greedy_only, criterion)
+            srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+            bf, bt, bel, ber, grown = last_depth_split_sorted(X, y, rows, srt, n_classes, md, ml, greedy_only,
+                                                              criterion)
             if grown:
                 n_grown += 1
         else:
