@@ -67,7 +67,8 @@ class Param:
         if self.bounds is not None:
             lo, hi = self.bounds
             if (lo is not None and value < lo) or (hi is not None and value > hi):
-                raise ValueError(f"parameter {self.name!r} must be in [{lo}, {hi}], got {value!r}")
+                allowed = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
+                raise ValueError(f"parameter {self.name!r} must be {allowed}, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; "
                              f"got {value!r}")

@@ -26,6 +26,8 @@ PARAMS = (
           "[0, 1], as the reference implementation (default: every tree of the convex hull)", bounds=(1, None)),
     Param("max_states", "int", 10**6, "memory guard: stop with a message when the MDP needs more states",
           bounds=(1, None)),
+    Param("n_jobs", "int", None, "threads solving the states of one depth (default: the machine's cores, at "
+          "most 4; the result does not depend on it)", bounds=(1, None)),
     Param("sparsity", "float", None, "return only the tree minimising error rate + sparsity × average "
           "number of tests per sample (implies no front)", bounds=(0, None)),
     Param("front", "bool", True, "return every tree of the (average tests, error) convex hull; off: only the "
@@ -34,12 +36,13 @@ PARAMS = (
 
 
 def run(X, y, n_classes, control, max_depth=3, generator="cart", cart_depth=3, cart_leaves=32, top_b=8,
-        hybrid_depth=2, criterion="gini", n_alphas=None, max_states=10**6, sparsity=None, front=True):
+        hybrid_depth=2, criterion="gini", n_alphas=None, max_states=10**6, n_jobs=None, sparsity=None,
+        front=True):
     """Solve with DPDT and return its convex-hull front (see :func:`solvers.dpdt.dpdt`)."""
     alpha = sparsity if sparsity is not None else (None if front else 0.0)
     return dpdt(X, y, max_depth=max_depth, generator=generator, cart_depth=cart_depth, cart_leaves=cart_leaves,
                 top_b=top_b, hybrid_depth=hybrid_depth, criterion=criterion, max_states=max_states,
-                n_alphas=n_alphas, alpha=alpha, n_classes=n_classes, control=control)
+                n_alphas=n_alphas, alpha=alpha, n_classes=n_classes, control=control, n_jobs=n_jobs)
 
 
 SPEC = register(SolverSpec(
