@@ -1,12 +1,14 @@
 """BRANCHES on the paper's preprocessed sets (Chaouki, Read & Bifet): objective, time and iterations per set.
 
 Data: ``/work/shared/datasets/branches/preprocessed`` (or ``$TREEEXPLORER_DATASETS/branches/preprocessed``):
-integers separated by spaces, label last, no header.  Only the one-hot (0/1) files are run -- ``<name>.txt``,
-``<name>-f.txt`` (first category dropped) and ``monk1-l.txt``; the ordinal ``-o`` files need multiway splits,
-which this implementation does not do yet.  The whole set is the training set, with the paper's λ per set
-(its ``src/experiments.py``).  If the paper's ``results/experiments.csv`` is in that folder (or its parent's
-``results/``) its objective, splits, iterations and runtime are printed next to ours.  Skips cleanly when the
-data are absent.
+integers separated by spaces, label last, no header.  The one-hot (0/1) files -- ``<name>.txt``,
+``<name>-f.txt`` (first category dropped) and ``monk1-l.txt`` -- run as binary tests.  The ordinal ``-o``
+files (one integer code per category) run with multiway splits: every column is one-hot encoded, its tests
+form a group that BRANCHES may split multiway (one child per category, one split), and the same encoding is
+also solved with binary splits only, to show what multiway buys.  The whole set is the training set, with
+the paper's λ per set (its ``src/experiments.py``; an ``-o`` file takes its base set's λ).  If the paper's
+``results/experiments.csv`` is in that folder (or its parent's ``results/``) its objective, splits,
+iterations and runtime are printed next to ours.  Skips cleanly when the data are absent.
 
 ``--cross-depth D`` adds the cross-check at a depth limit: BRANCHES, STreeD (pystreed, if installed) and
 MurTree (``solvers.murtree`` with ``sparsity``) must reach the same optimum.
@@ -40,6 +42,10 @@ LAMBDA = {"monk1": 0.01, "monk1-l": 0.01, "monk1-f": 0.001, "monk2": 0.001, "mon
           "zoo": 0.001, "zoo-f": 0.001, "lymph": 0.01, "lymph-f": 0.01, "balance": 0.005, "balance-f": 0.005}
 
 
+ORDINAL = ["monk1-o", "monk2-o", "monk3-o", "tictactoe-o", "careval-o", "balance-o", "zoo-o", "lymph-o",
+           "mushroom-o", "nursery-o"]
+
+
 def data_dir() -> Path:
     root = os.environ.get("TREEEXPLORER_DATASETS")
     base = Path(root) if root else Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -55,6 +61,19 @@ def load(path: Path) -> tuple[np.ndarray, np.ndarray, int]:
     return X.astype(np.uint8), y.astype(np.int64), len(classes)
 
 
+def load_ordinal(path: Path):
+    """An ``-o`` file: every column one-hot encoded; returns the 0/1 tests, their groups, labels, classes."""
+    data = np.loadtxt(path, dtype=np.int64, ndmin=2)
+    cols, groups = [], []
+    for j in range(data.shape[1] - 1):
+        values = np.unique(data[:, j])
+        groups.append(list(range(len(cols), len(cols) + len(values))))
+        cols.extend(data[:, j] == v for v in values)
+    classes, y = np.unique(data[:, -1], return_inverse=True)
+    return np.column_stack(cols).astype(np.uint8), [g for g in groups if len(g) >= 3], y.astype(np.int64), \
+        len(classes)
+
+
 def paper_results(folder: Path) -> dict:
     for cand in (folder / "experiments.csv", folder.parent / "results" / "experiments.csv"):
         if cand.exists():
@@ -67,17 +86,21 @@ def paper_results(folder: Path) -> dict:
 
 def depth_of(tree) -> int:
     depth = np.zeros(tree.n_nodes, dtype=int)
-    for k in range(tree.n_nodes):
-        if tree.feature[k] >= 0:
+    for k in range(tree.n_nodes):  # parents come before their children
+        if tree.is_multi(k):
+            for c in tree.multi_children[tree.multi_offsets[k]:tree.multi_offsets[k + 1]]:
+                depth[c] = depth[k] + 1
+        elif tree.feature[k] >= 0:
             depth[tree.left[k]] = depth[tree.right[k]] = depth[k] + 1
     return int(depth.max())
 
 
-def run_branches(X, y, k, lam, max_depth, time_limit, memory_mb):
+def run_branches(X, y, k, lam, max_depth, time_limit, memory_mb, groups=None):
     control = Control(time_limit=time_limit)
     t0 = time.perf_counter()
     with control:
-        sol = fit_branches(X, y, lam, max_depth=max_depth, n_classes=k, control=control, memory_mb=memory_mb)
+        sol = fit_branches(X, y, lam, max_depth=max_depth, n_classes=k, control=control, memory_mb=memory_mb,
+                           groups=groups)
     return sol, time.perf_counter() - t0
 
 
@@ -112,7 +135,8 @@ def run_murtree(X, y, k, lam, depth, time_limit):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", nargs="*", default=list(LAMBDA), help="preprocessed file stems (one-hot only)")
+    ap.add_argument("--sets", nargs="*", default=list(LAMBDA) + ORDINAL,
+                    help="preprocessed file stems (one-hot, and -o files run with multiway splits)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per set (the paper used 300)")
     ap.add_argument("--memory-mb", type=int, default=2000, help="memory budget of each search")
     ap.add_argument("--cross-depth", type=int, default=None,
@@ -132,23 +156,37 @@ def main(argv=None) -> int:
     print(head)
     for name in args.sets:
         path = folder / f"{name}.txt"
-        if not path.exists() or name not in LAMBDA:
-            print(f"{name:<12} skipped (no such one-hot file)")
+        base = name[:-2] if name.endswith("-o") else name
+        if not path.exists() or base not in LAMBDA:
+            print(f"{name:<12} skipped (no such file, or no λ for it)")
             continue
-        X, y, k = load(path)
-        lam = LAMBDA[name]
-        sol, elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb)
+        lam = LAMBDA[base]
+        if name.endswith("-o"):
+            X, groups, y, k = load_ordinal(path)
+            binary, b_elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb)
+            sol, elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb, groups)
+            b = binary.info
+            print(f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {b['objective']:>9.4f} "
+                  f"{b['accuracy']:>6.4f} {b['splits']:>6} {depth_of(binary.tree):>5} {b['iterations']:>8} "
+                  f"{b['expansions']:>8} {b['branches']:>9} {b_elapsed:>7.2f} "
+                  f"{'yes' if binary.optimal else 'no'}  (binary splits only)", flush=True)
+            name = name + "*"
+        else:
+            X, y, k = load(path)
+            sol, elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb)
         i = sol.info
         line = (f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {i['objective']:>9.4f} "
                 f"{i['accuracy']:>6.4f} {i['splits']:>6} {depth_of(sol.tree):>5} {i['iterations']:>8} "
                 f"{i['expansions']:>8} {i['branches']:>9} {elapsed:>7.2f} {'yes' if sol.optimal else 'no'}")
         if not sol.optimal:
             line += f" (ub {i['upper_bound']:.4f}, {'memory' if 'stopped' in i else 'time'})"
+        if name.endswith("*"):
+            line += f"  (multiway: {i['multiway_splits']} of the splits)"
         if name in paper:
             r = paper[name]
             line += f"   {r['Objective']:.4f} {int(r['Splits'])} {int(r['Iterations'])} {r['Runtime']:.1f}"
         print(line, flush=True)
-        if args.cross_depth is not None:
+        if args.cross_depth is not None and not name.endswith("*"):
             for label, res in (("STreeD", run_streed(X, y, lam, args.cross_depth, args.time_limit)),
                                ("MurTree", run_murtree(X, y, k, lam, args.cross_depth, args.time_limit))):
                 if res is None:
