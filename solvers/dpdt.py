@@ -21,7 +21,8 @@ last depth every test leads to two leaves and costs the same, so only the test w
 kept: the CART there grows one split at a time and stops as soon as a split reaches the fewest errors of
 any threshold (computed in the same pass); those states are independent and solved on several threads;
 best-first CARTs search a node's split only when its impurity bound could make it the next one expanded;
-all CART fits share one global sort of every feature.  Only the convex hull is
+a state's rows are sorted by one pass over its parent's sorted rows (two siblings in one pass); a last-depth
+state that no threshold can improve is not fitted at all.  Only the convex hull is
 returned: trees that are Pareto-optimal but never optimal for any α are not searched for.
 """
 

@@ -302,3 +302,27 @@ def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_sam
     via_ranks = dpdt(X, y, **kw)
     assert via_parent.stats["states_per_depth"] == via_ranks.stats["states_per_depth"]
     assert [s.info for s in via_parent.solutions] == [s.info for s in via_ranks.solutions]
+
+
+def test_siblings_sorted_in_one_pass_equal_each_sorted_alone():
+    from solvers._kernels.cart import feature_ranks
+    from solvers._kernels.dpdt_mdp import ST_PARENT, ST_SIZE, ST_START, _pair_order, _state_order
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(300, 4)), 1)  # ties inside features
+    ranks = feature_ranks(X)
+    parent = np.sort(rng.choice(300, size=180, replace=False))
+    spool_prev = np.stack([parent[np.lexsort((parent, X[parent, f]))] for f in range(4)]).astype(np.int32)
+    st = np.zeros((8, 3), dtype=np.int64)
+    st[ST_START, 0], st[ST_SIZE, 0] = 0, parent.shape[0]
+    st[ST_PARENT, 1:] = 0
+    left = parent[X[parent, 2] <= 0.1]
+    right = parent[X[parent, 2] > 0.1]
+    loc = np.full(300, -1, dtype=np.int64)
+    a, b = _pair_order(left, right, st, 1, spool_prev, loc)
+    assert (loc == -1).all()
+    np.testing.assert_array_equal(a, _state_order(ranks, left, st, 1, spool_prev, True, loc))
+    np.testing.assert_array_equal(b, _state_order(ranks, right, st, 2, spool_prev, True, loc))
+    np.testing.assert_array_equal(a, _state_order(ranks, left, st, 1, spool_prev, False, loc))
+    for f in range(4):
+        assert np.all(np.diff(X[left[a[f]], f]) >= 0) and np.all(np.diff(X[right[b[f]], f]) >= 0)

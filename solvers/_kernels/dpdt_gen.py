@@ -242,12 +242,17 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
     keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     for f in range(p):
         sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
-    return last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion)
+    return last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion,
+                                   m + 1)
 
 
 @njit(nogil=True, cache=True)
-def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion):
-    """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed)."""
+def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat):
+    """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed).
+
+    ``beat``: the caller only wants a test with fewer errors than this (the state's leaf); when no
+    threshold has, the CART is not fitted and feature -1 is returned.
+    """
     m = idx.shape[0]
     p = X.shape[1]
     xc, yc = _gather(X, y, idx)
@@ -282,6 +287,8 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
             err[f, i + 1] += (i + 1) - mx
             if i + 1 < m and xs[f, i + 1] > xs[f, i] and err[f, i + 1] < bound:
                 bound = err[f, i + 1]
+    if bound >= beat:
+        return -1, 0.0, 0, 0, False
 
     xlogx = np.zeros(m + 1, dtype=np.float64)
     if criterion != GINI:

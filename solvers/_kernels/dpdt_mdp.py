@@ -50,8 +50,10 @@ def _grow_f(a, cap):
 
 
 # rows of the state table ``st`` (int64, (N_ST, capacity)) and of the action table ``act`` (int64)
-ST_SIZE, ST_ERR, ST_START, ST_CHAIN, ST_ACT0, ST_NACT, ST_PARENT = 0, 1, 2, 3, 4, 5, 6
-N_ST = 7
+# ST_SIB: the other child of the action that created the state when both were new (they then split the
+# same parent's rows and are sorted together in one pass over it), else -1
+ST_SIZE, ST_ERR, ST_START, ST_CHAIN, ST_ACT0, ST_NACT, ST_PARENT, ST_SIB = 0, 1, 2, 3, 4, 5, 6, 7
+N_ST = 8
 A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR = 0, 1, 2, 3, 4
 N_A = 5
 
@@ -89,6 +91,51 @@ def _state_order(ranks, rows, st, s, spool_prev, use_parent, loc):
 
 
 @njit(nogil=True, cache=True)
+def _pair_order(rows, rows2, st, s, spool_prev, loc):
+    """:func:`_state_order` of two siblings (``rows``, ``rows2`` partition their parent's rows) by one
+    pass over the parent's sorted rows instead of one each."""
+    m = rows.shape[0]
+    m2 = rows2.shape[0]
+    p = spool_prev.shape[0]
+    srt = np.empty((p, m), dtype=np.int64)
+    srt2 = np.empty((p, m2), dtype=np.int64)
+    par = st[ST_PARENT, s]
+    a = st[ST_START, par]
+    b = a + st[ST_SIZE, par]
+    for i in range(m):
+        loc[rows[i]] = i
+    for i in range(m2):
+        loc[rows2[i]] = m + i
+    for f in range(p):
+        c = 0
+        c2 = 0
+        for i in range(a, b):
+            j = loc[spool_prev[f, i]]
+            if j >= m:
+                srt2[f, c2] = j - m
+                c2 += 1
+            elif j >= 0:
+                srt[f, c] = j
+                c += 1
+    for i in range(m):
+        loc[rows[i]] = -1
+    for i in range(m2):
+        loc[rows2[i]] = -1
+    return srt, srt2
+
+
+@njit(nogil=True, cache=True)
+def _sibling_next(st, states, j, use_parent):
+    """Id of ``states[j]``'s sibling when it is ``states[j + 1]`` and both will be sorted (else -1)."""
+    if not use_parent or j + 1 >= states.shape[0]:
+        return -1
+    s2 = st[ST_SIB, states[j]]
+    if s2 < 0 or s2 != states[j + 1] or st[ST_SIZE, s2] < 2 or st[ST_ERR, s2] == 0:
+        return -1
+    return s2
+
+
+@njit(nogil=True, cache=True)
 def mdp_init(y, n_classes):
     """The root state (all rows, depth 0): state table, empty action tables and the depth-0 pool.
 
@@ -104,6 +151,7 @@ def mdp_init(y, n_classes):
     st[ST_ERR, 0] = n - counts.max()
     st[ST_CHAIN, 0] = -1
     st[ST_PARENT, 0] = -1
+    st[ST_SIB, 0] = -1
     act = np.zeros((N_A, 1024), dtype=np.int64)
     act_thr = np.zeros(1024, dtype=np.float64)
     return st, act, act_thr, np.arange(n).astype(np.int32)
@@ -126,6 +174,8 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
     feat = np.empty(cap, dtype=np.int64)
     thr = np.empty(cap, dtype=np.float64)
     n = 0
+    pending = -1
+    srt_next = np.empty((0, 0), dtype=np.int64)
     for j in range(n_s):
         progress[0] = j
         s = states[j]
@@ -133,7 +183,15 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
         if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
             start = st[ST_START, s]
             rows = pool[start:start + size].astype(np.int64)
-            srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+            s2 = _sibling_next(st, states, j, use_parent)
+            if s == pending:
+                srt = srt_next
+            elif s2 >= 0:
+                rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
+                srt, srt_next = _pair_order(rows, rows2, st, s, spool_prev, loc)
+                pending = s2
+            else:
+                srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
             if store:
                 for g in range(srt.shape[0]):
                     for i in range(size):
@@ -171,7 +229,9 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
         ``flag`` was raised: the states not yet expanded keep only their leaf action.
     """
     n = X.shape[0]
-    counts = np.zeros(n_classes, dtype=np.int64)
+    cnt_l = np.zeros(n_classes, dtype=np.int64)
+    cnt_r = np.zeros(n_classes, dtype=np.int64)
+    right_rows = np.empty(n, dtype=np.int32)
     status = STATUS_OK
     stopped = False
     pcap = max(1024, 2 * n)
@@ -195,25 +255,44 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                 act_thr = _grow_f(act_thr, 2 * act_thr.shape[0])
             act[A_FEAT, n_act] = f
             act_thr[n_act] = t
+            n_new = 0
+            if end + size > pcap:
+                pcap = max(2 * pcap, end + size)
+                if pcap > max_pool:
+                    pcap = end + size
+                if pcap > max_pool:
+                    status = STATUS_MAX_POOL
+                    break
+                nxt = _grow_i(nxt, pcap)
+            # one pass splits the rows: the left side straight into the pool, the right side aside
+            pl = end
+            n_r = 0
+            h_l = 0
+            h_r = 0
+            cnt_l[:] = 0
+            cnt_r[:] = 0
+            for i in range(size):
+                r = pool[start + i]
+                if X[r, f] <= t:
+                    nxt[pl] = r
+                    pl += 1
+                    cnt_l[y[r]] += 1
+                    h_l += zobrist[r]
+                else:
+                    right_rows[n_r] = r
+                    n_r += 1
+                    cnt_r[y[r]] += 1
+                    h_r += zobrist[r]
             for side in range(2):
-                if end + size > pcap:
-                    pcap = max(2 * pcap, end + size)
-                    if pcap > max_pool:
-                        pcap = end + size
-                    if pcap > max_pool:
-                        status = STATUS_MAX_POOL
-                        break
-                    nxt = _grow_i(nxt, pcap)
-                pos = end
-                counts[:] = 0
-                h = 0
-                for i in range(size):
-                    r = pool[start + i]
-                    if (X[r, f] <= t) == (side == 0):
-                        nxt[pos] = r
-                        pos += 1
-                        counts[y[r]] += 1
-                        h += zobrist[r]
+                if side == 0:
+                    pos = pl
+                    h = h_l
+                    counts = cnt_l
+                else:
+                    nxt[end:end + n_r] = right_rows[:n_r]
+                    pos = end + n_r
+                    h = h_r
+                    counts = cnt_r
                 sz = pos - end
                 child = -1
                 if h in table:
@@ -238,6 +317,7 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                         st = _grow_rows(st, 2 * st.shape[1])
                     child = n_states
                     n_states += 1
+                    n_new += 1
                     st[ST_SIZE, child] = sz
                     st[ST_ERR, child] = sz - counts.max()
                     st[ST_START, child] = end
@@ -245,6 +325,7 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                     st[ST_NACT, child] = 0
                     st[ST_CHAIN, child] = table[h] if h in table else -1
                     st[ST_PARENT, child] = s  # the first parent: its sorted rows give the child's
+                    st[ST_SIB, child] = -1
                     table[h] = child
                     end = pos
                 if side == 0:
@@ -253,6 +334,11 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                     act[A_RIGHT, n_act] = child
             if status != STATUS_OK:
                 break
+            if n_new == 2:
+                left = act[A_LEFT, n_act]
+                right = act[A_RIGHT, n_act]
+                st[ST_SIB, left] = right
+                st[ST_SIB, right] = left
             n_act += 1
             st[ST_NACT, s] += 1
         if status != STATUS_OK:
@@ -295,6 +381,9 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         md, ml = k, 0
     n_done = 0
     loc = np.full(X.shape[0], -1, dtype=np.int64)
+    pending = -1
+    srt_next = np.empty((0, 0), dtype=np.int64)
+    sorted_gen = gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID
     for j in range(n_s):
         if flag[0] != 0:
             break
@@ -311,10 +400,18 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         ber = 0
         if gen == GEN_EXHAUSTIVE:
             bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
-        elif gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID:
-            srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+        elif sorted_gen:
+            s2 = _sibling_next(st, states, j, use_parent)
+            if s == pending:
+                srt = srt_next
+            elif s2 >= 0:
+                rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
+                srt, srt_next = _pair_order(rows, rows2, st, s, spool_prev, loc)
+                pending = s2
+            else:
+                srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
             bf, bt, bel, ber, grown = last_depth_split_sorted(X, y, rows, srt, n_classes, md, ml, greedy_only,
-                                                              criterion)
+                                                              criterion, st[ST_ERR, s])
             if grown:
                 n_grown += 1
         else:
