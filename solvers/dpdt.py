@@ -164,6 +164,25 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
     return tables, np.array(level_start, dtype=np.int64), status, t_upper
 
 
+def _lower_hull(cands):
+    """Vertices of the lower convex hull of ``(tests, errors, ...)`` candidates, by increasing tests and
+    decreasing errors (exact integer arithmetic; among equal points the first is kept)."""
+    pts = sorted(cands, key=lambda c: (c[0], c[1]))
+    hull = []
+    for c in pts:
+        if hull and c[1] >= hull[-1][1]:
+            continue  # more tests, no fewer errors: dominated
+        # pop b while it is on or above the segment from the one before it to c
+        while len(hull) >= 2:
+            (ta, ea, _), (tb, eb, _) = hull[-2], hull[-1]
+            if (eb - ea) * (c[0] - ta) >= (c[1] - ea) * (tb - ta):
+                hull.pop()
+            else:
+                break
+        hull.append(c)
+    return hull
+
+
 def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr):
     """Add the last depth's actions (one per state that beats its leaf; children are leaves)."""
     out_f, out_t, out_el, out_er = last
@@ -220,7 +239,10 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
     n_classes : int, optional
     control : Control, optional
         Time limit / cancel (checked at every state while the MDP grows) and progress counters
-        (``depth``, ``states``, ``expanded_at_depth``, ``states_at_depth``).
+        (``depth``, ``states``, ``expanded_at_depth``, ``states_at_depth``).  At a time limit the states
+        not yet expanded are leaves; the greedy MDP (DPDT-1, about one CART fit of this depth, run after
+        the limit) completes them and the front is the convex hull of both runs' trees
+        (``stats["greedy_completion"]``).  A cancel returns at once with what was found.
     seed : int
         Seed of the row-set hash (results do not depend on it).
     n_jobs : int, optional
@@ -288,33 +310,47 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
     run_status = "done" if own else control.status()
 
     n = X.shape[0]
-    verts = list(range(int(h_start[0]), int(h_start[0] + h_count[0])))  # increasing tests, decreasing errors
+    max_nodes = min(2 ** (max_depth + 1) - 1, 2 * n + 1)
+    # candidates (tests in rows, errors, tree maker): the hull of the root, increasing tests
+    cands = [(int(h_T[v]), int(h_E[v]), lambda v=v: extract_tree(v, act_feat, act_thr, act_left, act_right, h_act,
+                                                                h_li, h_ri, max_nodes))
+             for v in range(int(h_start[0]), int(h_start[0] + h_count[0]))]
+    fallback = run_status == "time_limit" and not (gen == GEN_CART and k == 1) and max_depth > 1
+    if fallback:
+        # stopped before the MDP was complete: the states left unexpanded are leaves, which can make the
+        # trees poor; the greedy MDP (DPDT-1: CART's split at every state, about one CART fit of this
+        # depth) completes them, and the front is the hull of both runs' trees
+        greedy = dpdt(X, y, max_depth=max_depth, generator="cart", cart_depth=1, criterion=criterion,
+                      n_classes=n_classes, n_jobs=1)
+        cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree)
+                  for g in greedy.solutions]
+    verts = _lower_hull(cands)
     # α interval of vertex q: between the slopes of its two hull edges (in rows, divided by rows)
     lo = [0.0] * len(verts)
     hi = [float("inf")] * len(verts)
     for q in range(1, len(verts)):
-        a, b = verts[q - 1], verts[q]
-        s = float(h_E[a] - h_E[b]) / float(h_T[b] - h_T[a])
-        hi[q] = s
-        lo[q - 1] = s
+        (ta, ea, _), (tb, eb, _) = verts[q - 1], verts[q]
+        sl = float(ea - eb) / float(tb - ta)
+        hi[q] = sl
+        lo[q - 1] = sl
     chosen = range(len(verts))
     if alpha is not None:
         chosen = [q for q in chosen if lo[q] <= alpha <= hi[q]][-1:]
     elif n_alphas is not None:
         grid = np.linspace(0.0, 1.0, n_alphas) if n_alphas > 1 else np.zeros(1)
         chosen = [q for q in chosen if np.any((grid >= lo[q]) & (grid <= hi[q]))]
-    max_nodes = min(2 ** (max_depth + 1) - 1, 2 * n + 1)
     exhaustive_done = gen == GEN_EXHAUSTIVE and run_status == "done"
     sols = []
     for q in sorted(chosen, reverse=True):
-        v = verts[q]
-        f, t, left, right = extract_tree(v, act_feat, act_thr, act_left, act_right, h_act, h_li, h_ri,
-                                         max_nodes)
-        value = node_counts(f, t, left, right, X, y, n_classes)
-        info = {"alpha_lo": lo[q], "alpha_hi": hi[q], "expected_tests": float(h_T[v]) / n,
-                "train_errors": int(h_E[v]), "objective_at_alpha_lo": float(h_E[v] + lo[q] * h_T[v]) / n,
+        t_rows, e_rows, make = verts[q]
+        tree = make()
+        if isinstance(tree, tuple):
+            f, t, left, right = tree
+            tree = RawTree(f, t, left, right, node_counts(f, t, left, right, X, y, n_classes))
+        info = {"alpha_lo": lo[q], "alpha_hi": hi[q], "expected_tests": t_rows / n,
+                "train_errors": e_rows, "objective_at_alpha_lo": (e_rows + lo[q] * t_rows) / n,
                 "on_hull": True, "optimal_in_mdp": run_status == "done"}
-        sols.append(RawSolution(RawTree(f, t, left, right, value), exhaustive_done, info))
+        sols.append(RawSolution(tree, exhaustive_done, info))
 
     per_depth = np.diff(level_start).tolist()
     while per_depth and per_depth[-1] == 0:
@@ -322,7 +358,7 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
     stats = {"states": int(st_size.shape[0]), "states_per_depth": [int(c) for c in per_depth],
              "actions": int(act_feat.shape[0]), "hull_vertices": int(h_T.shape[0]),
              "full_cart_fits_last_depth": full_fits, "build_s": t_build, "upper_levels_s": t_upper,
-             "n_jobs": n_jobs, "solve_s": t_solve, "generator": generator}
+             "n_jobs": n_jobs, "solve_s": t_solve, "generator": generator, "greedy_completion": fallback}
     objective = ("train error rate + α · expected tests per sample, every α (convex hull); "
                  f"tests from {generator}")
     return RawFront(sols, objective, run_status, stats)

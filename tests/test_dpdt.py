@@ -184,6 +184,18 @@ def test_time_limit_returns_best_so_far():
     assert front.solutions and not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
     for s in front.solutions:
         assert walk_metrics(s.tree, X, y)[1] == s.info["train_errors"]
+    # the unexpanded states are completed by the greedy MDP: never worse than CART's greedy trees
+    assert front.stats["greedy_completion"]
+    greedy = dpdt(X, y, max_depth=6, generator="cart", cart_depth=1)
+    assert front.solutions[0].info["train_errors"] <= greedy.solutions[0].info["train_errors"]
+    errs = [s.info["train_errors"] for s in front.solutions]
+    tests = [s.info["expected_tests"] for s in front.solutions]
+    assert errs == sorted(errs) and tests == sorted(tests, reverse=True)
+    for g in greedy.solutions:  # every greedy tree is on or above the returned hull
+        lo = [s for s in front.solutions if s.info["alpha_lo"] <= g.info["alpha_lo"] <= s.info["alpha_hi"]][0]
+        a = g.info["alpha_lo"]
+        assert (lo.info["train_errors"] / len(y) + a * lo.info["expected_tests"]
+                <= g.info["train_errors"] / len(y) + a * g.info["expected_tests"] + 1e-12)
 
 
 def test_alpha_and_n_alphas_select_trees_of_the_hull():
@@ -326,3 +338,14 @@ def test_siblings_sorted_in_one_pass_equal_each_sorted_alone():
     np.testing.assert_array_equal(a, _state_order(ranks, left, st, 1, spool_prev, False, loc))
     for f in range(4):
         assert np.all(np.diff(X[left[a[f]], f]) >= 0) and np.all(np.diff(X[right[b[f]], f]) >= 0)
+
+
+def test_row_pool_guard_gives_a_clear_message_and_a_pool_near_the_guard_still_builds():
+    X, y = load_wine(return_X_y=True)
+    kw = {"max_depth": 3, "generator": "cart", "cart_depth": 2}
+    free = dpdt(X, y, **kw)
+    with pytest.raises(MDPTooLarge, match="max_pool=500 .*lower cart_depth or max_depth"):
+        dpdt(X, y, max_pool=500, **kw)
+    # a guard just above the largest depth's rows: the pool grows up to the guard and the front is unchanged
+    capped = dpdt(X, y, max_pool=2000, **kw)
+    assert [s.info for s in capped.solutions] == [s.info for s in free.solutions]

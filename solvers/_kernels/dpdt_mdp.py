@@ -257,12 +257,12 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
             act_thr[n_act] = t
             n_new = 0
             if end + size > pcap:
-                pcap = max(2 * pcap, end + size)
-                if pcap > max_pool:
-                    pcap = end + size
-                if pcap > max_pool:
+                if end + size > max_pool:
                     status = STATUS_MAX_POOL
                     break
+                # doubling, capped at the guard (growing by only what is needed would copy the pool at
+                # every action once near the cap)
+                pcap = min(max(2 * pcap, end + size), max_pool)
                 nxt = _grow_i(nxt, pcap)
             # one pass splits the rows: the left side straight into the pool, the right side aside
             pl = end
