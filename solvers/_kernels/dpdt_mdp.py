@@ -136,6 +136,22 @@ def _sibling_next(st, states, j, use_parent):
 
 
 @njit(nogil=True, cache=True)
+def _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next):
+    """Positions of state ``states[j]``'s ``rows`` sorted by every feature, walking a state list in order:
+    a state whose sibling comes next is sorted together with it, and the sibling's order is handed back
+    (``pending``, ``srt_next``) for the next call.  Returns ``srt, pending, srt_next``."""
+    s = states[j]
+    if s == pending:
+        return srt_next, -1, srt_next
+    s2 = _sibling_next(st, states, j, use_parent)
+    if s2 >= 0:
+        rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
+        srt, srt2 = _pair_order(rows, rows2, st, s, spool_prev, loc)
+        return srt, s2, srt2
+    return _state_order(ranks, rows, st, s, spool_prev, use_parent, loc), pending, srt_next
+
+
+@njit(nogil=True, cache=True)
 def mdp_init(y, n_classes):
     """The root state (all rows, depth 0): state table, empty action tables and the depth-0 pool.
 
@@ -183,15 +199,8 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
         if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
             start = st[ST_START, s]
             rows = pool[start:start + size].astype(np.int64)
-            s2 = _sibling_next(st, states, j, use_parent)
-            if s == pending:
-                srt = srt_next
-            elif s2 >= 0:
-                rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
-                srt, srt_next = _pair_order(rows, rows2, st, s, spool_prev, loc)
-                pending = s2
-            else:
-                srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+            srt, pending, srt_next = _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc,
+                                                  pending, srt_next)
             if store:
                 for g in range(srt.shape[0]):
                     for i in range(size):
@@ -401,15 +410,8 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         if gen == GEN_EXHAUSTIVE:
             bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
         elif sorted_gen:
-            s2 = _sibling_next(st, states, j, use_parent)
-            if s == pending:
-                srt = srt_next
-            elif s2 >= 0:
-                rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
-                srt, srt_next = _pair_order(rows, rows2, st, s, spool_prev, loc)
-                pending = s2
-            else:
-                srt = _state_order(ranks, rows, st, s, spool_prev, use_parent, loc)
+            srt, pending, srt_next = _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc,
+                                                  pending, srt_next)
             bf, bt, bel, ber, grown = last_depth_split_sorted(X, y, rows, srt, n_classes, md, ml, greedy_only,
                                                               criterion, st[ST_ERR, s])
             if grown:
