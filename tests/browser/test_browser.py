@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -213,8 +214,12 @@ def test_valid_upload_loads_the_table(page):
     csv = (ROOT / "assets" / "iris.csv").read_bytes()
     page.locator("input[type=file]").first.set_input_files(
         files=[{"name": "my_flowers.csv", "mimeType": "text/csv", "buffer": csv}])
-    page.wait_for_selector("text=my_flowers", timeout=10_000)
+    page.wait_for_selector("text=/my_flowers.*150 rows/", timeout=10_000)
     assert page.get_by_text("needs at least one feature column").count() == 0  # the old alert is gone
+    # the sidebar shows what is loaded (the app sets these selects itself)
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(page.locator("select").nth(0)).to_have_value(re.compile("my_flowers"), timeout=10_000)
+    expect(page.locator("select").nth(1)).to_have_value("species", timeout=10_000)
     page.locator("select").nth(2).select_option("uigreedy")
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_selector("text=#4 uigreedy", timeout=30_000)
@@ -237,3 +242,53 @@ def test_closing_the_tab_stops_its_job(server, page):
     while time.time() < deadline and "session closed, cancelled its job" not in log_path.read_text(errors="replace"):
         time.sleep(0.3)
     assert "session closed, cancelled its job" in log_path.read_text(errors="replace")
+
+
+# Every text column of the tree view's sources: node tests / hover texts and edge labels.
+TREE_SOURCE_JS = """() => {
+  const out = {test: [], text: []};
+  const walk = v => {
+    const d = v.model && v.model.data_source && v.model.data_source.data;
+    if (d && d.test) out.test.push(...Array.from(d.test));
+    if (d && d.text) out.text.push(...Array.from(d.text));
+    if (v.child_views) for (const c of v.child_views) walk(c);
+    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
+  };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  return out;
+}"""
+
+
+def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(page):
+    # the real BRANCHES solver (compiled by the non-browser tests that ran before) on the bundled car table
+    page.locator("select").nth(0).select_option("car")
+    page.wait_for_selector("text=/car.*1,728 rows/", timeout=30_000)
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(page.locator("select").nth(1)).to_have_value("class", timeout=10_000)  # car's target, not iris's
+    page.locator("select").nth(2).select_option("branches")
+    page.wait_for_selector("text=multiway", timeout=10_000)
+    page.get_by_role("button", name="Run", exact=True).click()
+    label = page.wait_for_selector("text=/#\\d+ branches/", timeout=180_000).text_content()
+    run = int(re.search(r"#(\d+) branches", label).group(1))
+    deadline = time.time() + 30
+    while not (mine := [p for p in points(page) if p["run"] == run]) and time.time() < deadline:
+        time.sleep(0.2)
+    pt = min((p for p in mine if p["splits"]), key=lambda p: p["splits"])
+    page.mouse.click(pt["x"], pt["y"])
+    page.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=10_000)
+    page.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))",
+                           timeout=10_000)
+    drawn = page.evaluate(TREE_SOURCE_JS)
+    # a multiway node of car: every category of its column labels one edge
+    categories = {"buying": {"vhigh", "high", "med", "low"}, "maint": {"vhigh", "high", "med", "low"},
+                  "doors": {"2", "3", "4", "5more"}, "persons": {"2", "4", "more"},
+                  "lug_boot": {"small", "med", "big"}, "safety": {"low", "med", "high"}}
+    multi = [t.split(":")[0] for t in drawn["test"] if "one per category" in t]
+    assert multi and all(categories[col] <= set(drawn["text"]) for col in multi)
+    # hovering the point: the tooltip (with the solver's long info line) wraps inside the plot's width
+    page.mouse.move(pt["x"], pt["y"] + 1)
+    tip = page.locator(".bk-Tooltip, .bk-tooltip").first
+    tip.wait_for(timeout=10_000)
+    box = tip.bounding_box()
+    assert box is not None and box["width"] <= 420
+    shot(page, "08_multiway_tree_hover")

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
@@ -86,6 +87,7 @@ class Explorer(pn.viewable.Viewer):
         self.controller = c = Controller(test_size=self.test_size)
         self._poller = None
         self._run_rows: dict = {}
+        self._quiet = 0  # > 0 while the app itself sets widgets: their watchers must not act on it
         self._build_widgets()
         self._build_layout()
         c.param.watch(self._on_runs, ["runs"])
@@ -177,9 +179,9 @@ class Explorer(pn.viewable.Viewer):
             self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename="front", label=label,
                                                    color="default", embed=False, width=110, disabled=True)
 
-        self.dataset_w.param.watch(lambda e: self._load_bundled(e.new), "value")
+        self.dataset_w.param.watch(lambda e: self._quiet or self._load_bundled(e.new), "value")
         self.upload_w.param.watch(self._on_upload, "value")
-        self.target_w.param.watch(lambda e: e.new and self.controller.set_target(e.new), "value")
+        self.target_w.param.watch(lambda e: self._quiet or not e.new or self.controller.set_target(e.new), "value")
         self.test_size_w.param.watch(lambda e: setattr(self.controller, "test_size", e.new), "value")
         self.seed_w.param.watch(lambda e: setattr(self.controller, "seed", int(e.new or 0)), "value")
         self.test_upload_w.param.watch(self._on_test_upload, "value")
@@ -237,11 +239,22 @@ class Explorer(pn.viewable.Viewer):
             return  # the uploaded table is already loaded
         self.controller.load_bundled(name)
 
+    @contextlib.contextmanager
+    def _setting(self):
+        """Set widgets from the app's state: the browser is updated (``param.discard_events`` would
+        also drop Panel's own sync, leaving e.g. the old target column on screen) but our watchers
+        ignore the change."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
     def _on_upload(self, event) -> None:
         if event.new and self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv"):
             # Show the uploaded table in the dataset list so the sidebar says what is loaded.
             entry = f"{UPLOAD_PREFIX}{self.controller.dataset_name}"
-            with param.parameterized.discard_events(self.dataset_w):
+            with self._setting():
                 self.dataset_w.options = [entry, *self.controller.bundled()]
                 self.dataset_w.value = entry
 
@@ -253,7 +266,7 @@ class Explorer(pn.viewable.Viewer):
     def _on_data(self, *events) -> None:
         c = self.controller
         ds = c.dataset
-        with param.parameterized.discard_events(self.target_w):
+        with self._setting():
             self.target_w.options = list(c.columns)
             self.target_w.value = c.target
         using_file = bool(c.test_name)
@@ -404,7 +417,7 @@ class Explorer(pn.viewable.Viewer):
             self.tree_pane.visible = False
             self.rules_pane.object = ""
             self.metrics_pane.object = None
-            with param.parameterized.discard_events(self.compare_w):
+            with self._setting():
                 self.compare_w.options = {"—": -1}
                 self.compare_w.value = -1
             return
@@ -430,7 +443,7 @@ class Explorer(pn.viewable.Viewer):
         for t in run.front:
             if t.id != entry.id:
                 options[f"tree {t.id}: {t.metrics['splits']} splits, acc {t.metrics['train_accuracy']:.3f}"] = t.id
-        with param.parameterized.discard_events(self.compare_w):
+        with self._setting():
             self.compare_w.options = options
             other = c.compared()
             if other is None:
@@ -444,6 +457,8 @@ class Explorer(pn.viewable.Viewer):
             "Pick a second tree of the same run to see what changed."
 
     def _on_compare_w(self, event) -> None:
+        if self._quiet:
+            return
         self.controller.compare = None if event.new in (None, -1) else int(event.new)
 
     # -- exports -------------------------------------------------------------------------------------

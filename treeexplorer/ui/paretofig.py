@@ -17,10 +17,14 @@ from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
 
-TOOLTIPS = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"), ("depth", "@depth"),
-            ("tests/sample", "@avg_tests{0.000}"), ("train acc", "@train_accuracy{0.0000}"),
-            ("held-out acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"), ("status", "@proven"),
-            ("solver info", "@info")]
+# An HTML template rather than (label, value) rows: Bokeh's rows never wrap, and a solver's info line (λ
+# values, counters) made the tooltip wider than the plot, over the sidebar.
+_ROWS = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"), ("depth", "@depth"),
+         ("tests/sample", "@avg_tests{0.000}"), ("train acc", "@train_accuracy{0.0000}"),
+         ("held-out acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"), ("status", "@proven"),
+         ("solver info", "@info")]
+TOOLTIPS = ('<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
+            + "".join(f'<div><span style="color: #555">{k}:</span> {v}</div>' for k, v in _ROWS) + "</div>")
 COLUMNS = ["x", "y", "run", "run_id", "tree", "color", "marker", "fill_alpha", "splits", "leaves", "depth",
            "avg_tests", "train_accuracy", "test_accuracy", "train_errors", "proven", "info"]
 
