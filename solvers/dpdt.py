@@ -320,10 +320,14 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
         # stopped before the MDP was complete: the states left unexpanded are leaves, which can make the
         # trees poor; the greedy MDP (DPDT-1: CART's split at every state, about one CART fit of this
         # depth) completes them, and the front is the hull of both runs' trees
-        greedy = dpdt(X, y, max_depth=max_depth, generator="cart", cart_depth=1, criterion=criterion,
-                      n_classes=n_classes, n_jobs=1)
+        try:
+            greedy = dpdt(X, y, max_depth=max_depth, generator="cart", cart_depth=1, criterion=criterion,
+                          max_states=max_states, max_pool=max_pool, n_classes=n_classes, n_jobs=1).solutions
+        except MDPTooLarge:  # the greedy MDP of a very deep run: keep what the stopped run found
+            greedy = []
+            fallback = False
         cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree)
-                  for g in greedy.solutions]
+                  for g in greedy]
     verts = _lower_hull(cands)
     # α interval of vertex q: between the slopes of its two hull edges (in rows, divided by rows)
     lo = [0.0] * len(verts)
