@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solvers import Control, predict_raw  # noqa: E402
-from solvers.branches import fit_branches  # noqa: E402
+from treeexplorer.solvers import Control, predict_raw  # noqa: E402
+from treeexplorer.solvers.branches import fit_branches  # noqa: E402
 
 # λ of each experiment in the paper's src/experiments.py (one-hot files only).
 LAMBDA = {"monk1": 0.01, "monk1-l": 0.01, "monk1-f": 0.001, "monk2": 0.001, "monk2-f": 0.001, "monk3": 0.001,
@@ -121,7 +121,7 @@ def run_streed(X, y, lam, depth, time_limit):
 def run_murtree(X, y, k, lam, depth, time_limit):
     """MurTree's sparse objective (``solvers.murtree``) at the depth limit, or None when absent."""
     try:
-        from solvers.murtree import murtree
+        from treeexplorer.solvers.murtree import murtree
     except ImportError:
         return None
     control = Control(time_limit=time_limit)

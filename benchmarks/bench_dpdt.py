@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from solvers import Control, predict_raw
-from solvers.dpdt import MDPTooLarge, dpdt
+from treeexplorer.solvers import Control, predict_raw
+from treeexplorer.solvers.dpdt import MDPTooLarge, dpdt
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "quantbnb"
 if not DATA.exists():

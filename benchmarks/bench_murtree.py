@@ -68,7 +68,7 @@ def _child(path: str, depth: int, mode: str) -> None:
             clf.fit(X, y)
             return int((clf.predict(X) != y).sum()), None
     else:
-        from solvers.murtree import murtree
+        from treeexplorer.solvers.murtree import murtree
 
         kw = {"single": dict(front=False), "single-any": dict(front=False, fewest_splits=False),
               "front": dict(front=True)}[mode]

@@ -25,8 +25,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solvers import Control, predict_raw  # noqa: E402
-from solvers.sat import SAT_SOLVERS, sat_tree  # noqa: E402
+from treeexplorer.solvers import Control, predict_raw  # noqa: E402
+from treeexplorer.solvers.sat import SAT_SOLVERS, sat_tree  # noqa: E402
 
 # Verwer & Zhang's table as quoted by InferDT's README (averages over the five train<i> splits, DT_size):
 # depth k and nodes n (internal + leaves) of trees with no training error.

@@ -20,8 +20,7 @@ import time
 import numpy as np
 from bench_dpdt import load
 from sklearn.tree import DecisionTreeClassifier
-
-from solvers.dpdt import dpdt
+from treeexplorer.solvers.dpdt import dpdt
 
 
 def best_errors(X, y, max_depth, leaves, seed):

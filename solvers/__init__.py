@@ -4,7 +4,7 @@ Every public solver takes ``(X, y, ...)`` plus an optional :class:`solvers.Contr
 :class:`solvers.RawFront`.  See ``solvers._base`` for the tree-array convention.
 """
 
-from solvers._base import Cancelled, Control, RawFront, RawSolution, RawTree
+from ._base import Cancelled, Control, RawFront, RawSolution, RawTree
 
 __all__ = ["Cancelled", "Control", "RawFront", "RawSolution", "RawTree", "predict_raw"]
 
@@ -13,7 +13,7 @@ def predict_raw(tree: RawTree, X):
     """Predicted class index of every row of ``X`` (float matrix or 0/1 matrix)."""
     import numpy as np
 
-    from solvers._kernels.predict import apply_tree
+    from ._kernels.predict import apply_tree
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)

@@ -33,9 +33,9 @@ import math
 
 import numpy as np
 
-from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
-from solvers._kernels.branches import branches_search
-from solvers._kernels.predict import node_counts
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._kernels.branches import branches_search
+from ._kernels.predict import node_counts
 
 __all__ = ["fit_branches", "branches_front", "check_groups", "DEFAULT_LAMBDAS", "OBJECTIVE"]
 

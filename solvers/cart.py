@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
-from solvers._kernels.cart import cart_build
-from solvers._kernels.cart_prune import extract_subtree, prune_path
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._kernels.cart import cart_build
+from ._kernels.cart_prune import extract_subtree, prune_path
 
 __all__ = ["fit_cart", "cart_path", "CRITERIA"]
 

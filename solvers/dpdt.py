@@ -34,11 +34,11 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
-from solvers._kernels.cart import feature_ranks
-from solvers._kernels.dpdt_gen import GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
-from solvers._kernels.dpdt_hull import backward_hulls, extract_tree
-from solvers._kernels.dpdt_mdp import (
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._kernels.cart import feature_ranks
+from ._kernels.dpdt_gen import GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
+from ._kernels.dpdt_hull import backward_hulls, extract_tree
+from ._kernels.dpdt_mdp import (
     A_ERRL,
     A_ERRR,
     A_FEAT,
@@ -56,8 +56,8 @@ from solvers._kernels.dpdt_mdp import (
     level_tests,
     mdp_init,
 )
-from solvers._kernels.predict import node_counts
-from solvers.cart import CRITERIA
+from ._kernels.predict import node_counts
+from .cart import CRITERIA
 
 __all__ = ["dpdt", "GENERATORS", "MDPTooLarge"]
 

@@ -24,9 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
-from solvers._kernels.murtree_cache import cache_rehash
-from solvers._kernels.murtree_search import build_tree, solve_root
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._kernels.murtree_cache import cache_rehash
+from ._kernels.murtree_search import build_tree, solve_root
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
 

@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from solvers._base import Control, RawFront, RawSolution, RawTree, check_xy
-from solvers._sat_encoding import PerfectTreeEncoding, SatRunner
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._sat_encoding import PerfectTreeEncoding, SatRunner
 
 __all__ = ["sat_tree", "find_conflicts", "ContradictoryExamples", "SAT_SOLVERS", "DEFAULT_SAT_SOLVER"]
 
@@ -165,7 +165,7 @@ def _finish_tree(feat, left, right, pred, X, y_true, n_classes) -> RawTree:
     left = np.array(left, dtype=np.int64)
     right = np.array(right, dtype=np.int64)
     thr = np.where(feat >= 0, 0.5, 0.0)
-    from solvers._kernels.predict import node_counts
+    from ._kernels.predict import node_counts
 
     value = node_counts(feat, thr, left, right, np.ascontiguousarray(X, dtype=np.float64), y_true, n_classes)
     return RawTree(feat, thr, left, right, value, np.array(pred, dtype=np.int64))

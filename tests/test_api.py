@@ -34,8 +34,7 @@ def test_contradictory_rows_are_named_as_in_the_file(tmp_path):
     # and held-out rows must not shift the numbering either
     import pandas as pd
     import pytest
-
-    from solvers.sat import ContradictoryExamples
+    from treeexplorer.solvers.sat import ContradictoryExamples
 
     df = pd.DataFrame({"x": [0, 1, None, 0, 1, 0, 0, 1, 0, 1], "y": list("abaabababa")})
     df.loc[9, "x"], df.loc[9, "y"] = 1, "b"

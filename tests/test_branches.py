@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from solvers import Control, predict_raw
-from solvers.branches import DEFAULT_LAMBDAS, branches_front, fit_branches, parse_lambdas
+from treeexplorer.solvers import Control, predict_raw
+from treeexplorer.solvers.branches import DEFAULT_LAMBDAS, branches_front, fit_branches, parse_lambdas
 
 
 # -- oracle: every tree up to a depth, by exhaustive recursion ----------------------------------------

@@ -4,8 +4,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-
-from solvers.branches import branches_front, check_groups, fit_branches
+from treeexplorer.solvers.branches import branches_front, check_groups, fit_branches
 
 
 def oracle(X, y, n_classes, lam, groups, max_depth=None, group_only=()):
@@ -230,7 +229,7 @@ def test_cli_car_gives_multiway_trees(tmp_path, capsys):
 
 
 def test_stopped_multiway_search_returns_a_consistent_tree():
-    from solvers import Control
+    from treeexplorer.solvers import Control
 
     rng = np.random.default_rng(3)
     n = 3000

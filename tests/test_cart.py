@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.tree import DecisionTreeClassifier
-
-from solvers import Control, predict_raw
-from solvers._kernels.cart import node_impurity
-from solvers.cart import CRITERIA, cart_path, fit_cart
+from treeexplorer.solvers import Control, predict_raw
+from treeexplorer.solvers._kernels.cart import node_impurity
+from treeexplorer.solvers.cart import CRITERIA, cart_path, fit_cart
 
 LOADERS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer}
 
@@ -199,7 +198,7 @@ def test_adapter_registered_and_runs_through_solve():
 @pytest.mark.parametrize("size", [5, 40, 150, 600])
 def test_ranked_build_equals_argsort_build(size):
     """DPDT's fits sort subsets by global ranks (radix or one pass over the global order): same trees."""
-    from solvers._kernels.cart import cart_build, cart_build_ranked, feature_ranks
+    from treeexplorer.solvers._kernels.cart import cart_build, cart_build_ranked, feature_ranks
 
     rng = np.random.default_rng(size)
     X = np.round(rng.normal(size=(600, 4)), 1)

@@ -5,9 +5,8 @@ import time
 import numpy as np
 import pytest
 from numba import njit
-
-from solvers import Control
-from solvers._base import FLAG_TIMEOUT, check_binary, check_xy
+from treeexplorer.solvers import Control
+from treeexplorer.solvers._base import FLAG_TIMEOUT, check_binary, check_xy
 
 
 @njit(nogil=True, cache=True)

@@ -8,11 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-
-from solvers import Control
-from solvers._kernels.predict import count_conditions
-from solvers.cart import cart_path
-from solvers.dpdt import GENERATORS, MDPTooLarge, dpdt
+from treeexplorer.solvers import Control
+from treeexplorer.solvers._kernels.predict import count_conditions
+from treeexplorer.solvers.cart import cart_path
+from treeexplorer.solvers.dpdt import GENERATORS, MDPTooLarge, dpdt
 
 
 def walk_metrics(tree, X, y):
@@ -242,8 +241,8 @@ def test_adapter_runs_through_solve():
 def test_last_depth_split_is_the_best_of_the_generated_tests(criterion):
     """The early-stopping CART at the last depth picks a test with the fewest errors among all the
     tests the full CART proposes (depth-first: the very first such test), never a worse one."""
-    from solvers._kernels.cart import feature_ranks
-    from solvers._kernels.dpdt_gen import (
+    from treeexplorer.solvers._kernels.cart import feature_ranks
+    from treeexplorer.solvers._kernels.dpdt_gen import (
         GEN_CART,
         GEN_CART_LEAVES,
         best_exhaustive_leaf_split,
@@ -303,7 +302,7 @@ def test_threads_at_the_last_depth_give_the_same_front():
 
 
 def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_same_front(monkeypatch):
-    import solvers.dpdt as mod
+    import treeexplorer.solvers.dpdt as mod
 
     rng = np.random.default_rng(3)
     X = np.round(rng.normal(size=(400, 5)), 1)
@@ -317,8 +316,8 @@ def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_sam
 
 
 def test_siblings_sorted_in_one_pass_equal_each_sorted_alone():
-    from solvers._kernels.cart import feature_ranks
-    from solvers._kernels.dpdt_mdp import ST_PARENT, ST_SIZE, ST_START, _pair_order, _state_order
+    from treeexplorer.solvers._kernels.cart import feature_ranks
+    from treeexplorer.solvers._kernels.dpdt_mdp import ST_PARENT, ST_SIZE, ST_START, _pair_order, _state_order
 
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(300, 4)), 1)  # ties inside features

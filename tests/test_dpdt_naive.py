@@ -36,9 +36,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
-
-from solvers import predict_raw
-from solvers.dpdt import dpdt
+from treeexplorer.solvers import predict_raw
+from treeexplorer.solvers.dpdt import dpdt
 
 # ---------------------------------------------------------------------------------------------------
 # Reference: the tests-generating function (CART on a state's rows, Gini)

@@ -1,6 +1,6 @@
 """Numba cache files are dropped when any kernel source changes (numba checks only the caller's file)."""
 
-from solvers._kernels import _drop_stale_cache
+from treeexplorer.solvers._kernels import _drop_stale_cache
 
 
 def test_cache_files_are_dropped_when_any_kernel_source_changes(tmp_path, monkeypatch):

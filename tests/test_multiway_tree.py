@@ -4,9 +4,9 @@ import json
 
 import numpy as np
 import pytest
+from treeexplorer.solvers import RawTree
 
 import treeexplorer as tx
-from solvers import RawTree
 from treeexplorer.export import rules_lines, tree_from_json, tree_json
 from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Column, Condition, Schema
 

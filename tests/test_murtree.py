@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from solvers import Control
-from solvers._kernels.predict import node_counts
-from solvers.murtree import hull_flags, murtree
+from treeexplorer.solvers import Control
+from treeexplorer.solvers._kernels.predict import node_counts
+from treeexplorer.solvers.murtree import hull_flags, murtree
 
 
 # --------------------------------------------------------------------------------------------- oracle
@@ -281,7 +280,7 @@ def test_stopped_before_the_search_returns_the_proven_leaf():
 
 def test_small_cache_grows_without_changing_results():
     # start from a tiny table: the search unwinds, the wrapper grows it and resumes
-    from solvers import murtree as mod
+    from treeexplorer.solvers import murtree as mod
 
     rng = np.random.default_rng(9)
     X = rng.integers(0, 2, size=(60, 8), dtype=np.uint8)

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from solvers import Control, predict_raw
-from solvers.sat import SAT_SOLVERS, ContradictoryExamples, find_conflicts, sat_tree
+from treeexplorer.solvers import Control, predict_raw
+from treeexplorer.solvers.sat import SAT_SOLVERS, ContradictoryExamples, find_conflicts, sat_tree
 
 
 # -- oracle: every tree over <= 4 binary tests, by exhaustive recursion ------------------------------

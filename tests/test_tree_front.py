@@ -4,9 +4,9 @@ import json
 
 import numpy as np
 import pytest
+from treeexplorer.solvers import RawFront, RawSolution, RawTree
 
 import treeexplorer as tx
-from solvers import RawFront, RawSolution, RawTree
 from treeexplorer.export import front_csv, rules_lines, rules_text
 from treeexplorer.front import pareto_mask
 from treeexplorer.registry import Param, SolverSpec, register

@@ -5,13 +5,13 @@
 >>> print(tx.rules_text(front.best().tree))                        # doctest: +SKIP
 """
 
-from solvers import Control
 from treeexplorer.api import prepare, solve
 from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset
 from treeexplorer.export import rules_text, tree_from_json, tree_json
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import available_solvers, get_solver
 from treeexplorer.schema import Binarization, Column, Condition, Schema
+from treeexplorer.solvers import Control
 from treeexplorer.tree import Tree
 
 __version__ = "0.1.0"

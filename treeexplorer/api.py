@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers import Control, RawFront
 from treeexplorer.data import DataError, Dataset, load_dataset
 from treeexplorer.front import Front, FrontTree, compute_metrics
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
+from treeexplorer.solvers import Control, RawFront
 from treeexplorer.tree import Tree
 
 __all__ = ["solve", "prepare", "Prepared", "numeric_features", "run_prepared"]

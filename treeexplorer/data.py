@@ -20,7 +20,10 @@ from treeexplorer.schema import Column, Schema
 
 __all__ = ["DataError", "Dataset", "load_dataset", "bundled_datasets", "ASSETS_DIR"]
 
-ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
+# Installed from a wheel the bundled datasets are package data (``treeexplorer/datasets``); in a checkout
+# (editable install) they stay in the top-level ``assets/`` folder.
+_HERE = Path(__file__).resolve().parent
+ASSETS_DIR = _HERE / "datasets" if (_HERE / "datasets" / "iris.csv").is_file() else _HERE.parent / "assets"
 SKLEARN_DATASETS = ("iris", "wine", "breast_cancer")
 MAX_SHOWN = 5
 

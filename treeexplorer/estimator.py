@@ -115,7 +115,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         params = self._solver_params()
         use_val = self.select == "validation" and ds.n_rows >= 20
         prep = prepare(ds, test_size=self.validation_fraction if use_val else None, seed=self.random_state)
-        from solvers import Control
+        from treeexplorer.solvers import Control
 
         front = run_prepared(prep, get_solver(self.solver), params, discretizer=self.discretizer,
                              n_bins=self.n_bins, control=Control(self.time_limit))

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solvers import RawTree
-from solvers._kernels.predict import apply_nodes, count_nodes
 from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema, format_number
+from treeexplorer.solvers import RawTree
+from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes
 
 __all__ = ["Tree"]
 

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from solvers._kernels.branches_store import (
+from .branches_store import (
     BEST_ATTR,
     BEST_C0,
     BEST_C1,

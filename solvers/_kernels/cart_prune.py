@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from solvers._kernels.cart import node_impurity
+from .cart import node_impurity
 
 
 @njit(nogil=True, cache=True)

@@ -8,7 +8,7 @@ least one row each way.
 import numpy as np
 from numba import njit
 
-from solvers._kernels.cart import (
+from .cart import (
     GINI,
     _capacity,
     _gather,

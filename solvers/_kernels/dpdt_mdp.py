@@ -18,8 +18,8 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from solvers._kernels.cart import positions_from_sorted, sort_positions, sorter
-from solvers._kernels.dpdt_gen import (
+from .cart import positions_from_sorted, sort_positions, sorter
+from .dpdt_gen import (
     GEN_CART,
     GEN_CART_LEAVES,
     GEN_EXHAUSTIVE,

@@ -13,7 +13,7 @@ larger budget falls back to the smaller budget's tree when it is not strictly be
 import numpy as np
 from numba import njit, uint64
 
-from solvers._kernels.murtree_cache import archive_put, cache_put, popcount64
+from .murtree_cache import archive_put, cache_put, popcount64
 
 _BIG = np.int64(1) << 62
 

@@ -15,8 +15,8 @@ row 0; the children of a node at level ``l`` are written to rows ``2l+1`` and ``
 import numpy as np
 from numba import njit, uint64
 
-from solvers._kernels.murtree_cache import archive_lb, archive_put, cache_find, cache_put
-from solvers._kernels.murtree_d2 import depth2_store
+from .murtree_cache import archive_lb, archive_put, cache_find, cache_put
+from .murtree_d2 import depth2_store
 
 INF = np.int64(1) << 60
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from treeexplorer.solvers import RawFront, RawSolution, RawTree
 
-from solvers import RawFront, RawSolution, RawTree
 from treeexplorer.registry import Param, SolverSpec, register
 
 

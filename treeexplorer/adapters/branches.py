@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front, parse_lambdas
 from treeexplorer.registry import Param, SolverSpec, register
 from treeexplorer.schema import OP_EQ, Condition
+from treeexplorer.solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front, parse_lambdas
 
 __all__ = ["run", "SPEC", "multiway_groups"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solvers.cart import cart_path
 from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.solvers.cart import cart_path
 
 PARAMS = (
     Param("max_depth", "int", 5, "maximum depth of the CART tree (-1 = no limit)", bounds=(-1, None)),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solvers.dpdt import GENERATORS, dpdt
 from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.solvers.dpdt import GENERATORS, dpdt
 
 PARAMS = (
     Param("max_depth", "int", 3, "maximum depth of the trees (the MDP's horizon)", bounds=(0, 30)),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solvers.murtree import murtree
 from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.solvers.murtree import murtree
 
 __all__ = ["run", "SPEC"]
 

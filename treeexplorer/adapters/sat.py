@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solvers.sat import DEFAULT_SAT_SOLVER, SAT_SOLVERS, sat_tree
 from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.solvers.sat import DEFAULT_SAT_SOLVER, SAT_SOLVERS, sat_tree
 
 __all__ = ["run"]
 

@@ -14,8 +14,8 @@ import time
 import traceback
 from collections.abc import Callable
 
-from solvers import Cancelled, Control
 from treeexplorer.data import DataError
+from treeexplorer.solvers import Cancelled, Control
 
 __all__ = ["Job", "readable_error"]
 

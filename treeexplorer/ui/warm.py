@@ -8,8 +8,8 @@ import time
 
 import numpy as np
 
-from solvers import Control
 from treeexplorer.registry import SOLVER_NAMES
+from treeexplorer.solvers import Control
 
 __all__ = ["warm_up", "warm_up_once", "warm_up_in_background"]
 
