@@ -22,5 +22,6 @@ pn.extension(sizing_mode="stretch_width")
 for _mod in filter(None, os.environ.get("TREEEXPLORER_PLUGINS", "").split(",")):
     importlib.import_module(_mod.strip())
 warm_up_in_background()
-Explorer(dataset=os.environ.get("TREEEXPLORER_DATASET", "iris"),
-         solver=os.environ.get("TREEEXPLORER_SOLVER") or None).app().servable()
+Explorer(
+    dataset=os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None
+).app().servable()

@@ -36,14 +36,44 @@ from treeexplorer.solvers import Control, predict_raw  # noqa: E402
 from treeexplorer.solvers.branches import fit_branches  # noqa: E402
 
 # λ of each experiment in the paper's src/experiments.py (one-hot files only).
-LAMBDA = {"monk1": 0.01, "monk1-l": 0.01, "monk1-f": 0.001, "monk2": 0.001, "monk2-f": 0.001, "monk3": 0.001,
-          "monk3-f": 0.001, "tictactoe": 0.005, "tictactoe-f": 0.005, "careval": 0.005, "careval-f": 0.005,
-          "nursery": 0.01, "nursery-f": 0.01, "mushroom": 0.01, "mushroom-f": 0.01, "krvskp": 0.01,
-          "zoo": 0.001, "zoo-f": 0.001, "lymph": 0.01, "lymph-f": 0.01, "balance": 0.005, "balance-f": 0.005}
+LAMBDA = {
+    "monk1": 0.01,
+    "monk1-l": 0.01,
+    "monk1-f": 0.001,
+    "monk2": 0.001,
+    "monk2-f": 0.001,
+    "monk3": 0.001,
+    "monk3-f": 0.001,
+    "tictactoe": 0.005,
+    "tictactoe-f": 0.005,
+    "careval": 0.005,
+    "careval-f": 0.005,
+    "nursery": 0.01,
+    "nursery-f": 0.01,
+    "mushroom": 0.01,
+    "mushroom-f": 0.01,
+    "krvskp": 0.01,
+    "zoo": 0.001,
+    "zoo-f": 0.001,
+    "lymph": 0.01,
+    "lymph-f": 0.01,
+    "balance": 0.005,
+    "balance-f": 0.005,
+}
 
 
-ORDINAL = ["monk1-o", "monk2-o", "monk3-o", "tictactoe-o", "careval-o", "balance-o", "zoo-o", "lymph-o",
-           "mushroom-o", "nursery-o"]
+ORDINAL = [
+    "monk1-o",
+    "monk2-o",
+    "monk3-o",
+    "tictactoe-o",
+    "careval-o",
+    "balance-o",
+    "zoo-o",
+    "lymph-o",
+    "mushroom-o",
+    "nursery-o",
+]
 
 
 def data_dir() -> Path:
@@ -70,8 +100,7 @@ def load_ordinal(path: Path):
         groups.append(list(range(len(cols), len(cols) + len(values))))
         cols.extend(data[:, j] == v for v in values)
     classes, y = np.unique(data[:, -1], return_inverse=True)
-    return np.column_stack(cols).astype(np.uint8), [g for g in groups if len(g) >= 3], y.astype(np.int64), \
-        len(classes)
+    return np.column_stack(cols).astype(np.uint8), [g for g in groups if len(g) >= 3], y.astype(np.int64), len(classes)
 
 
 def paper_results(folder: Path) -> dict:
@@ -88,7 +117,7 @@ def depth_of(tree) -> int:
     depth = np.zeros(tree.n_nodes, dtype=int)
     for k in range(tree.n_nodes):  # parents come before their children
         if tree.is_multi(k):
-            for c in tree.multi_children[tree.multi_offsets[k]:tree.multi_offsets[k + 1]]:
+            for c in tree.multi_children[tree.multi_offsets[k] : tree.multi_offsets[k + 1]]:
                 depth[c] = depth[k] + 1
         elif tree.feature[k] >= 0:
             depth[tree.left[k]] = depth[tree.right[k]] = depth[k] + 1
@@ -99,8 +128,9 @@ def run_branches(X, y, k, lam, max_depth, time_limit, memory_mb, groups=None):
     control = Control(time_limit=time_limit)
     t0 = time.perf_counter()
     with control:
-        sol = fit_branches(X, y, lam, max_depth=max_depth, n_classes=k, control=control, memory_mb=memory_mb,
-                           groups=groups)
+        sol = fit_branches(
+            X, y, lam, max_depth=max_depth, n_classes=k, control=control, memory_mb=memory_mb, groups=groups
+        )
     return sol, time.perf_counter() - t0
 
 
@@ -109,8 +139,7 @@ def run_streed(X, y, lam, depth, time_limit):
         from pystreed import STreeDClassifier
     except ImportError:
         return None
-    model = STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam,
-                             time_limit=time_limit)
+    model = STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam, time_limit=time_limit)
     t0 = time.perf_counter()
     model.fit(X.astype(np.int32), y)
     elapsed = time.perf_counter() - t0
@@ -135,12 +164,17 @@ def run_murtree(X, y, k, lam, depth, time_limit):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", nargs="*", default=list(LAMBDA) + ORDINAL,
-                    help="preprocessed file stems (one-hot, and -o files run with multiway splits)")
+    ap.add_argument(
+        "--sets",
+        nargs="*",
+        default=list(LAMBDA) + ORDINAL,
+        help="preprocessed file stems (one-hot, and -o files run with multiway splits)",
+    )
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per set (the paper used 300)")
     ap.add_argument("--memory-mb", type=int, default=2000, help="memory budget of each search")
-    ap.add_argument("--cross-depth", type=int, default=None,
-                    help="also compare with STreeD / MurTree at this depth limit")
+    ap.add_argument(
+        "--cross-depth", type=int, default=None, help="also compare with STreeD / MurTree at this depth limit"
+    )
     args = ap.parse_args(argv)
     folder = data_dir()
     if not folder.is_dir():
@@ -149,8 +183,10 @@ def main(argv=None) -> int:
     paper = paper_results(folder)
     if not paper:
         print("(the paper's results/experiments.csv is not in the data folder: reporting our figures only)")
-    head = f"{'set':<12} {'n':>6} {'p':>4} {'k':>2} {'lambda':>6} {'objective':>9} {'acc':>6} {'splits':>6} "\
-           f"{'depth':>5} {'iters':>8} {'expand':>8} {'branches':>9} {'time s':>7} proven"
+    head = (
+        f"{'set':<12} {'n':>6} {'p':>4} {'k':>2} {'lambda':>6} {'objective':>9} {'acc':>6} {'splits':>6} "
+        f"{'depth':>5} {'iters':>8} {'expand':>8} {'branches':>9} {'time s':>7} proven"
+    )
     if paper:
         head += "   paper: objective splits iters time"
     print(head)
@@ -166,18 +202,23 @@ def main(argv=None) -> int:
             binary, b_elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb)
             sol, elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb, groups)
             b = binary.info
-            print(f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {b['objective']:>9.4f} "
-                  f"{b['accuracy']:>6.4f} {b['splits']:>6} {depth_of(binary.tree):>5} {b['iterations']:>8} "
-                  f"{b['expansions']:>8} {b['branches']:>9} {b_elapsed:>7.2f} "
-                  f"{'yes' if binary.optimal else 'no'}  (binary splits only)", flush=True)
+            print(
+                f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {b['objective']:>9.4f} "
+                f"{b['accuracy']:>6.4f} {b['splits']:>6} {depth_of(binary.tree):>5} {b['iterations']:>8} "
+                f"{b['expansions']:>8} {b['branches']:>9} {b_elapsed:>7.2f} "
+                f"{'yes' if binary.optimal else 'no'}  (binary splits only)",
+                flush=True,
+            )
             name = name + "*"
         else:
             X, y, k = load(path)
             sol, elapsed = run_branches(X, y, k, lam, args.cross_depth, args.time_limit, args.memory_mb)
         i = sol.info
-        line = (f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {i['objective']:>9.4f} "
-                f"{i['accuracy']:>6.4f} {i['splits']:>6} {depth_of(sol.tree):>5} {i['iterations']:>8} "
-                f"{i['expansions']:>8} {i['branches']:>9} {elapsed:>7.2f} {'yes' if sol.optimal else 'no'}")
+        line = (
+            f"{name:<12} {X.shape[0]:>6} {X.shape[1]:>4} {k:>2} {lam:>6g} {i['objective']:>9.4f} "
+            f"{i['accuracy']:>6.4f} {i['splits']:>6} {depth_of(sol.tree):>5} {i['iterations']:>8} "
+            f"{i['expansions']:>8} {i['branches']:>9} {elapsed:>7.2f} {'yes' if sol.optimal else 'no'}"
+        )
         if not sol.optimal:
             line += f" (ub {i['upper_bound']:.4f}, {'memory' if 'stopped' in i else 'time'})"
         if name.endswith("*"):
@@ -187,15 +228,18 @@ def main(argv=None) -> int:
             line += f"   {r['Objective']:.4f} {int(r['Splits'])} {int(r['Iterations'])} {r['Runtime']:.1f}"
         print(line, flush=True)
         if args.cross_depth is not None and not name.endswith("*"):
-            for label, res in (("STreeD", run_streed(X, y, lam, args.cross_depth, args.time_limit)),
-                               ("MurTree", run_murtree(X, y, k, lam, args.cross_depth, args.time_limit))):
+            for label, res in (
+                ("STreeD", run_streed(X, y, lam, args.cross_depth, args.time_limit)),
+                ("MurTree", run_murtree(X, y, k, lam, args.cross_depth, args.time_limit)),
+            ):
                 if res is None:
                     print(f"{'':<12} {label}: not available")
                     continue
                 obj, t = res
                 same = "same" if abs(obj - i["objective"]) <= 1e-9 else "DIFFERENT"
-                print(f"{'':<12} {label} depth {args.cross_depth}: objective {obj:.4f} in {t:.2f} s "
-                      f"-> {same}", flush=True)
+                print(
+                    f"{'':<12} {label} depth {args.cross_depth}: objective {obj:.4f} in {t:.2f} s -> {same}", flush=True
+                )
     return 0
 
 

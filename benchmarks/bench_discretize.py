@@ -54,7 +54,11 @@ def row(name: str, X, y, C: int, repeat: int) -> dict:
     r = MIDRanking.fit(X, y, schema)
     n_sel = min(1024, r.n_available)
     return {
-        "data": name, "rows": X.shape[0], "features": X.shape[1], "classes": C, "ranked": r.n_available,
+        "data": name,
+        "rows": X.shape[0],
+        "features": X.shape[1],
+        "classes": C,
+        "ranked": r.n_available,
         "mid_entropy_s": best_time(lambda: MIDRanking.fit(X, y, schema), repeat),
         "mid_gini_s": best_time(lambda: MIDRanking.fit(X, y, schema, "gini"), repeat),
         f"select_{n_sel}_ms": 1e3 * best_time(lambda: r.select(n_sel), repeat),
@@ -77,14 +81,18 @@ def main(argv=None) -> int:
         rows.append(row(name, *data, a.repeat))
     keys = list(rows[0])
     sel_key = keys[7]
-    header = f"{'data':<10} {'rows':>6} {'feat':>4} {'C':>2} {'ranked':>7} {'MID ent s':>9} {'MID gini s':>10} " \
-             f"{sel_key:>16} {'MDLP s':>7}"
+    header = (
+        f"{'data':<10} {'rows':>6} {'feat':>4} {'C':>2} {'ranked':>7} {'MID ent s':>9} {'MID gini s':>10} "
+        f"{sel_key:>16} {'MDLP s':>7}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
         sel = next(v for k, v in r.items() if k.startswith("select_"))
-        print(f"{r['data']:<10} {r['rows']:>6} {r['features']:>4} {r['classes']:>2} {r['ranked']:>7} "
-              f"{r['mid_entropy_s']:>9.3f} {r['mid_gini_s']:>10.3f} {sel:>16.2f} {r['mdlp_s']:>7.3f}")
+        print(
+            f"{r['data']:<10} {r['rows']:>6} {r['features']:>4} {r['classes']:>2} {r['ranked']:>7} "
+            f"{r['mid_entropy_s']:>9.3f} {r['mid_gini_s']:>10.3f} {sel:>16.2f} {r['mdlp_s']:>7.3f}"
+        )
     if missing:
         print(f"skipped (not found under {DATA_ROOT}): {', '.join(missing)}")
     return 0

@@ -31,10 +31,29 @@ if not DATA.exists():
     DATA = Path("/work/shared/datasets/quantbnb")
 
 # issue 5: reference implementation, depth 3, 32 leaves per state, 1000 α, this 2-core machine
-REFERENCE = {"bank": (8.2, 0.980), "bidding": (5.4, 0.993), "wilt": (17, 0.995), "raisin": (52, 0.888),
-             "segment": (54, 0.879), "rice": (81, 0.937), "page": (93, 0.971)}
-ALL_SETS = ("bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
-            "segment", "wilt")
+REFERENCE = {
+    "bank": (8.2, 0.980),
+    "bidding": (5.4, 0.993),
+    "wilt": (17, 0.995),
+    "raisin": (52, 0.888),
+    "segment": (54, 0.879),
+    "rice": (81, 0.937),
+    "page": (93, 0.971),
+}
+ALL_SETS = (
+    "bank",
+    "bidding",
+    "fault",
+    "htru",
+    "magic",
+    "occupancy",
+    "page",
+    "raisin",
+    "rice",
+    "room",
+    "segment",
+    "wilt",
+)
 
 
 def load(name):
@@ -42,8 +61,12 @@ def load(name):
     if not path.exists():
         return None
     d = json.loads(path.read_text())
-    return (np.asarray(d["Xtrain"], dtype=np.float64), np.asarray(d["Ytrain"]).astype(np.int64),
-            np.asarray(d["Xtest"], dtype=np.float64), np.asarray(d["Ytest"]).astype(np.int64))
+    return (
+        np.asarray(d["Xtrain"], dtype=np.float64),
+        np.asarray(d["Ytrain"]).astype(np.int64),
+        np.asarray(d["Xtest"], dtype=np.float64),
+        np.asarray(d["Ytest"]).astype(np.int64),
+    )
 
 
 def timed(X, y, time_limit=None, **kw):
@@ -63,12 +86,16 @@ def best_tree(front, Xt, yt, n):
 
 def part_ref(sets, repeat=3):
     print("\n## Reference setting: depth 3, cart_leaves=32 at every state, n_alphas=1000")
-    print(f"median of {repeat} runs.  wall_s: default threads (the machine's cores); cpu_s: CPU seconds of that "
-          "run, all threads;\n1-thr: wall with n_jobs=1.  x_* = reference seconds (single-threaded Python, wall) "
-          "/ ours.")
+    print(
+        f"median of {repeat} runs.  wall_s: default threads (the machine's cores); cpu_s: CPU seconds of that "
+        "run, all threads;\n1-thr: wall with n_jobs=1.  x_* = reference seconds (single-threaded Python, wall) "
+        "/ ours."
+    )
     print("ok = wall speed-up >= 50 and train accuracy >= the reference's (quoted to 3 decimals)")
-    print(f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>8} {'cpu_s':>7} {'1-thr':>7} {'ref_s':>6} {'x_wall':>7} "
-          f"{'x_1thr':>6} {'states':>7} {'train':>7} {'ref':>6} {'test':>6} {'trees':>5}  ok")
+    print(
+        f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>8} {'cpu_s':>7} {'1-thr':>7} {'ref_s':>6} {'x_wall':>7} "
+        f"{'x_1thr':>6} {'states':>7} {'train':>7} {'ref':>6} {'test':>6} {'trees':>5}  ok"
+    )
     for name in sets:
         data = load(name)
         if data is None or name not in REFERENCE:
@@ -83,15 +110,20 @@ def part_ref(sets, repeat=3):
         acc, test, _ = best_tree(front, Xt, yt, len(y))
         ref_s, ref_acc = REFERENCE[name]
         ok = ref_s / wall >= 50 and acc >= ref_acc - 5e-4 - 1e-9
-        print(f"{name:9} {len(y):6d} {X.shape[1]:3d} {wall:8.3f} {cpu:7.3f} {one:7.3f} {ref_s:6.1f} "
-              f"{ref_s / wall:6.0f}x {ref_s / one:5.0f}x {front.stats['states']:7d} {acc:7.4f} {ref_acc:6.3f} "
-              f"{test:6.3f} {len(front.solutions):5d}  {'yes' if ok else 'NO'}", flush=True)
+        print(
+            f"{name:9} {len(y):6d} {X.shape[1]:3d} {wall:8.3f} {cpu:7.3f} {one:7.3f} {ref_s:6.1f} "
+            f"{ref_s / wall:6.0f}x {ref_s / one:5.0f}x {front.stats['states']:7d} {acc:7.4f} {ref_acc:6.3f} "
+            f"{test:6.3f} {len(front.solutions):5d}  {'yes' if ok else 'NO'}",
+            flush=True,
+        )
 
 
 def part_grid(sets, time_limit, depths=(4, 5), ks=(2, 3, 4, 5), max_states=10**6):
     print(f"\n## DPDT-K grid (generator=cart), per-run time limit {time_limit:g} s")
-    print(f"{'set':9} {'n':>6} {'depth':>5} {'K':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
-          f"{'test':>6} {'splits':>6} {'trees':>5} status")
+    print(
+        f"{'set':9} {'n':>6} {'depth':>5} {'K':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
+        f"{'test':>6} {'splits':>6} {'trees':>5} status"
+    )
     for name in sets:
         data = load(name)
         if data is None:
@@ -102,22 +134,29 @@ def part_grid(sets, time_limit, depths=(4, 5), ks=(2, 3, 4, 5), max_states=10**6
             for k in ks:
                 dpdt(X[:64], y[:64], max_depth=depth, cart_depth=k)
                 try:
-                    front, wall, cpu = timed(X, y, time_limit, max_depth=depth, generator="cart", cart_depth=k,
-                                             max_states=max_states)
+                    front, wall, cpu = timed(
+                        X, y, time_limit, max_depth=depth, generator="cart", cart_depth=k, max_states=max_states
+                    )
                 except MDPTooLarge:
-                    print(f"{name:9} {len(y):6d} {depth:5d} {k:2d}  memory guard: more than {max_states} states",
-                          flush=True)
+                    print(
+                        f"{name:9} {len(y):6d} {depth:5d} {k:2d}  memory guard: more than {max_states} states",
+                        flush=True,
+                    )
                     continue
                 acc, test, splits = best_tree(front, Xt, yt, len(y))
-                print(f"{name:9} {len(y):6d} {depth:5d} {k:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
-                      f"{acc:6.3f} {test:6.3f} {splits:6d} {len(front.solutions):5d} {front.status}",
-                      flush=True)
+                print(
+                    f"{name:9} {len(y):6d} {depth:5d} {k:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
+                    f"{acc:6.3f} {test:6.3f} {splits:6d} {len(front.solutions):5d} {front.status}",
+                    flush=True,
+                )
 
 
 def part_big(sets, time_limit):
     print("\n## Depth-5 fronts on the larger sets (hybrid: DPDT-K above depth d0, greedy below)")
-    print(f"{'set':9} {'n':>6} {'K':>2} {'d0':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
-          f"{'test':>6} {'trees':>5} status")
+    print(
+        f"{'set':9} {'n':>6} {'K':>2} {'d0':>2} {'wall_s':>8} {'cpu_s':>7} {'states':>9} {'train':>6} "
+        f"{'test':>6} {'trees':>5} status"
+    )
     for name in sets:
         data = load(name)
         if data is None:
@@ -133,8 +172,11 @@ def part_big(sets, time_limit):
                 print(f"{name:9} {len(y):6d} {k:2d} {d0:2d}  {exc}", flush=True)
                 continue
             acc, test, _ = best_tree(front, Xt, yt, len(y))
-            print(f"{name:9} {len(y):6d} {k:2d} {d0:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
-                  f"{acc:6.3f} {test:6.3f} {len(front.solutions):5d} {front.status}", flush=True)
+            print(
+                f"{name:9} {len(y):6d} {k:2d} {d0:2d} {wall:8.2f} {cpu:7.2f} {front.stats['states']:9d} "
+                f"{acc:6.3f} {test:6.3f} {len(front.solutions):5d} {front.status}",
+                flush=True,
+            )
 
 
 def main(argv=None):

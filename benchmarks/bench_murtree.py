@@ -31,8 +31,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = ROOT.parent / "shared" / "datasets" / "murtree-dl"
-DATASETS = ["anneal", "australian-credit", "diabetes", "german-credit", "hypothyroid", "kr-vs-kp", "mushroom",
-            "yeast", "vote", "tic-tac-toe"]
+DATASETS = [
+    "anneal",
+    "australian-credit",
+    "diabetes",
+    "german-credit",
+    "hypothyroid",
+    "kr-vs-kp",
+    "mushroom",
+    "yeast",
+    "vote",
+    "tic-tac-toe",
+]
 
 
 def _status_mb(key: str) -> float:
@@ -70,13 +80,17 @@ def _child(path: str, depth: int, mode: str) -> None:
     else:
         from treeexplorer.solvers.murtree import murtree
 
-        kw = {"single": dict(front=False), "single-any": dict(front=False, fewest_splits=False),
-              "front": dict(front=True)}[mode]
+        kw = {
+            "single": dict(front=False),
+            "single-any": dict(front=False, fewest_splits=False),
+            "front": dict(front=True),
+        }[mode]
 
         def run():
             fr = murtree(X, y, max_depth=depth, **kw)
             best = fr.solutions[-1]
             return best.info["errors"], len(fr.solutions)
+
     # warm up on 60 rows of both classes (numba loads its cached machine code: what a fresh process pays
     # once), then measure one solve: its time, and its peak memory above the warmed-up process
     full = X, y
@@ -93,15 +107,15 @@ def _child(path: str, depth: int, mode: str) -> None:
     errors, n_trees = run()
     secs = time.perf_counter() - t
     peak = _status_mb("VmHWM")
-    print(json.dumps({"errors": errors, "time": secs, "first": first, "mem": max(0.0, peak - base),
-                      "trees": n_trees}))
+    print(json.dumps({"errors": errors, "time": secs, "first": first, "mem": max(0.0, peak - base), "trees": n_trees}))
 
 
 def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
     cmd = [sys.executable, __file__, "--child", str(path), str(depth), mode]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+        )
     except subprocess.TimeoutExpired:
         return None
     if out.returncode != 0:
@@ -114,13 +128,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--depth", type=int, nargs="+", default=[3, 4])
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
-    ap.add_argument("--modes", nargs="+", default=["single", "single-any", "front"],
-                    choices=["single", "single-any", "front"])
+    ap.add_argument(
+        "--modes", nargs="+", default=["single", "single-any", "front"], choices=["single", "single-any", "front"]
+    )
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args(argv)
     try:
         import pystreed  # noqa: F401
+
         have_streed = True
     except ImportError:
         have_streed = False
@@ -172,8 +188,12 @@ def main(argv=None) -> int:
 
 # Published optima at depth 4 with 15 splits (SOURCES.md of the data folder): pymurtree's test fixture
 # (labels 1..5, 5 classes) and the MurTree README.
-KNOWN = {"pymurtree-fixture/test_dataset.txt": 129, "anneal.txt": 91, "australian-credit.txt": 56,
-         "german-credit.txt": 204}
+KNOWN = {
+    "pymurtree-fixture/test_dataset.txt": 129,
+    "anneal.txt": 91,
+    "australian-credit.txt": 56,
+    "german-credit.txt": 204,
+}
 
 
 def _known_optima(data_dir: Path, timeout: float) -> bool:

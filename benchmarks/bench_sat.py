@@ -30,8 +30,14 @@ from treeexplorer.solvers.sat import SAT_SOLVERS, sat_tree  # noqa: E402
 
 # Verwer & Zhang's table as quoted by InferDT's README (averages over the five train<i> splits, DT_size):
 # depth k and nodes n (internal + leaves) of trees with no training error.
-REFERENCE = {"iris": (3, 10.6), "monk1": (4.4, 17), "monk2": (5.8, 47.8), "monk3": (4.8, 23.4),
-             "wine": (3, 7.8), "balance-scale": (8, 268)}
+REFERENCE = {
+    "iris": (3, 10.6),
+    "monk1": (4.4, 17),
+    "monk2": (5.8, 47.8),
+    "monk3": (4.8, 23.4),
+    "wine": (3, 7.8),
+    "balance-scale": (8, 268),
+}
 SETS = ("iris", "wine", "monk1", "monk2", "monk3", "balance-scale")
 
 
@@ -86,8 +92,9 @@ def crosscheck(B: np.ndarray, y: np.ndarray, depth: int, splits: int, time_limit
     return "ok" if all(opt for _, opt in checks) else "?"
 
 
-def run_fold(train: Path, test: Path | None, time_limit: float, sat_solver: str, front: bool,
-             check: bool = False) -> dict:
+def run_fold(
+    train: Path, test: Path | None, time_limit: float, sat_solver: str, front: bool, check: bool = False
+) -> dict:
     Xtr, ytr = read(train)
     classes, y = np.unique(ytr.astype(str).to_numpy(), return_inverse=True)
     transform, n_tests = binarizer(Xtr)
@@ -95,14 +102,22 @@ def run_fold(train: Path, test: Path | None, time_limit: float, sat_solver: str,
     control = Control(time_limit=time_limit)
     t0 = time.perf_counter()
     with control:
-        fr = sat_tree(B, y, len(classes), sat_solver=sat_solver, front=front, conflicts="majority",
-                      control=control)
+        fr = sat_tree(B, y, len(classes), sat_solver=sat_solver, front=front, conflicts="majority", control=control)
     elapsed = time.perf_counter() - t0
     first = fr.solutions[0]
-    row = {"rows": len(y), "tests": n_tests, "depth": fr.stats["min_depth"], "nodes": first.tree.n_nodes,
-           "proven": first.optimal, "time": elapsed, "sat_time": fr.stats.get("sat_time", 0.0),
-           "calls": fr.stats.get("sat_calls", 0), "encoded": fr.stats.get("examples_encoded", 0),
-           "status": fr.status, "conflicts": bool(fr.stats["notices"])}
+    row = {
+        "rows": len(y),
+        "tests": n_tests,
+        "depth": fr.stats["min_depth"],
+        "nodes": first.tree.n_nodes,
+        "proven": first.optimal,
+        "time": elapsed,
+        "sat_time": fr.stats.get("sat_time", 0.0),
+        "calls": fr.stats.get("sat_calls", 0),
+        "encoded": fr.stats.get("examples_encoded", 0),
+        "status": fr.status,
+        "conflicts": bool(fr.stats["notices"]),
+    }
     if test is not None and test.exists():
         Xte, yte = read(test)
         lookup = {c: i for i, c in enumerate(classes)}
@@ -122,10 +137,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sat-solver", default="glucose4", choices=SAT_SOLVERS)
     ap.add_argument("--compare-solvers", action="store_true", help="time every offered SAT solver")
     ap.add_argument("--solvers", nargs="+", default=list(SAT_SOLVERS), help="with --compare-solvers")
-    ap.add_argument("--crosscheck", action="store_true",
-                    help="confirm minimum depth and size with STreeD (pystreed), slow on deep folds")
-    ap.add_argument("--mouse", action="store_true",
-                    help="also the whole mouse set (README: depth 4, 15 nodes)")
+    ap.add_argument(
+        "--crosscheck",
+        action="store_true",
+        help="confirm minimum depth and size with STreeD (pystreed), slow on deep folds",
+    )
+    ap.add_argument("--mouse", action="store_true", help="also the whole mouse set (README: depth 4, 15 nodes)")
     args = ap.parse_args(argv)
     folder = data_dir()
     if not folder.is_dir():
@@ -145,13 +162,18 @@ def main(argv=None) -> int:
             test = folder / f"{name}.csv.test{i}.csv"
             r = run_fold(train, test, args.time_limit, args.sat_solver, front=False, check=args.crosscheck)
             rows.append({"set": name, "fold": i, **r})
-            print(f"{name:14s} fold {i}: rows {r['rows']:4d} tests {r['tests']:4d}  depth {r['depth']}  "
-                  f"nodes {r['nodes']:4d}  proven {r['proven']!s:5s}  {r['time']:7.2f} s  "
-                  f"test acc {r.get('test_acc', float('nan')):.3f}  {r.get('streed', '')}", flush=True)
+            print(
+                f"{name:14s} fold {i}: rows {r['rows']:4d} tests {r['tests']:4d}  depth {r['depth']}  "
+                f"nodes {r['nodes']:4d}  proven {r['proven']!s:5s}  {r['time']:7.2f} s  "
+                f"test acc {r.get('test_acc', float('nan')):.3f}  {r.get('streed', '')}",
+                flush=True,
+            )
     if args.mouse and (folder / "mouse.csv").exists():
         r = run_fold(folder / "mouse.csv", None, args.time_limit, args.sat_solver, front=False)
-        print(f"mouse (whole): depth {r['depth']} nodes {r['nodes']} proven {r['proven']} {r['time']:.2f} s "
-              "(README: depth 4, 15 nodes)")
+        print(
+            f"mouse (whole): depth {r['depth']} nodes {r['nodes']} proven {r['proven']} {r['time']:.2f} s "
+            "(README: depth 4, 15 nodes)"
+        )
     if not rows:
         return 0
     df = pd.DataFrame(rows)
@@ -161,11 +183,20 @@ def main(argv=None) -> int:
     summary = []
     for name, g in df.groupby("set", sort=False):
         ref = REFERENCE.get(name, (float("nan"), float("nan")))
-        summary.append({"set": name, "folds": len(g), "depth": g["depth"].mean(), "ref_depth": ref[0],
-                        "nodes": g["nodes"].mean(), "ref_nodes": ref[1],
-                        "all_proven": bool(g["proven"].all()),
-                        "time_mean": g["time"].mean(), "time_max": g["time"].max(),
-                        "test_acc": g.get("test_acc", pd.Series(dtype=float)).mean()})
+        summary.append(
+            {
+                "set": name,
+                "folds": len(g),
+                "depth": g["depth"].mean(),
+                "ref_depth": ref[0],
+                "nodes": g["nodes"].mean(),
+                "ref_nodes": ref[1],
+                "all_proven": bool(g["proven"].all()),
+                "time_mean": g["time"].mean(),
+                "time_max": g["time"].max(),
+                "test_acc": g.get("test_acc", pd.Series(dtype=float)).mean(),
+            }
+        )
     print(pd.DataFrame(summary).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 0
 
@@ -180,8 +211,11 @@ def compare(folder: Path, args) -> int:
                     continue
                 r = run_fold(train, None, args.time_limit, solver, front=False)
                 table[(f"{name}/{i}", solver)] = f"{r['time']:.2f}{'' if r['proven'] else '*'}"
-                print(f"{solver:12s} {name}/{i}: {r['time']:.2f} s  depth {r['depth']} nodes {r['nodes']} "
-                      f"proven {r['proven']}", flush=True)
+                print(
+                    f"{solver:12s} {name}/{i}: {r['time']:.2f} s  depth {r['depth']} nodes {r['nodes']} "
+                    f"proven {r['proven']}",
+                    flush=True,
+                )
     df = pd.Series(table).unstack()
     print("\nSeconds per fold (* = time limit, not proven):")
     print(df.to_string())

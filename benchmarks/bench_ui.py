@@ -42,8 +42,10 @@ LONG = {"solver": "branches", "params": {"sparsity": 0.0005}, "time_limit": 6.0}
 def _stats(xs: list[float]) -> str:
     xs = sorted(xs)
     p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
-    return f"median {1000 * statistics.median(xs):7.1f} ms  p95 {1000 * p95:7.1f} ms  max {1000 * xs[-1]:7.1f} ms" \
-           f"  (n={len(xs)})"
+    return (
+        f"median {1000 * statistics.median(xs):7.1f} ms  p95 {1000 * p95:7.1f} ms  max {1000 * xs[-1]:7.1f} ms"
+        f"  (n={len(xs)})"
+    )
 
 
 def in_process(repeats: int = 3) -> dict:
@@ -114,15 +116,21 @@ def in_process(repeats: int = 3) -> dict:
     job.wait()
     e.poll()
     front = e.controller.runs[-1].front
-    print(f"UI event (select a tree), during a {LONG['solver']} solve: {_stats(during)}   target <= 100 ms "
-          f"(solve: {front.status}, {len(front)} trees)")
+    print(
+        f"UI event (select a tree), during a {LONG['solver']} solve: {_stats(during)}   target <= 100 ms "
+        f"(solve: {front.status}, {len(front)} trees)"
+    )
     out.update(idle=idle, during=during)
     e.close()
     return out
 
 
-POINTS_JS = (Path(__file__).resolve().parents[1] / "tests" / "browser" / "test_browser.py").read_text().split(
-    'POINTS_JS = """')[1].split('"""')[0]
+POINTS_JS = (
+    (Path(__file__).resolve().parents[1] / "tests" / "browser" / "test_browser.py")
+    .read_text()
+    .split('POINTS_JS = """')[1]
+    .split('"""')[0]
+)
 
 
 def in_browser(repeats: int = 3) -> dict:
@@ -136,9 +144,24 @@ def in_browser(repeats: int = 3) -> dict:
     ARTIFACTS.mkdir(exist_ok=True)
     env = {**os.environ, "TREEEXPLORER_DATASET": DATASET, "TREEEXPLORER_SOLVER": "cart"}
     log = open(ARTIFACTS / "bench_ui_serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port",
-                             str(port), "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "panel",
+            "serve",
+            str(ROOT / "apps" / "explorer.py"),
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            f"--allow-websocket-origin=127.0.0.1:{port}",
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
     out = {}
     try:
         with sync_playwright() as p:
@@ -197,8 +220,10 @@ def in_browser(repeats: int = 3) -> dict:
             page.get_by_role("button", name="Run", exact=True).click()
             page.wait_for_timeout(1500)
             out["click_busy"] = click_latency(6)
-            print(f"browser: click point -> tree shown, during a {LONG['solver']} solve: {_stats(out['click_busy'])}"
-                  "   target <= 100 ms server-side")
+            print(
+                f"browser: click point -> tree shown, during a {LONG['solver']} solve: {_stats(out['click_busy'])}"
+                "   target <= 100 ms server-side"
+            )
             browser.close()
     finally:
         proc.terminate()

@@ -59,8 +59,12 @@ def main():
         ours = dpdt(X, y, max_depth=args.depth, generator="cart_leaves", cart_leaves=args.leaves, alpha=0.0)
         t0 = time.perf_counter()
         sk = [best_errors(X, y, args.depth, args.leaves, s) for s in args.seeds]
-        print(f"{name:9} {len(y):6d} {ours.solutions[0].info['train_errors']:6d} "
-              + " ".join(f"{e:7d}" for e in sk) + f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+        print(
+            f"{name:9} {len(y):6d} {ours.solutions[0].info['train_errors']:6d} "
+            + " ".join(f"{e:7d}" for e in sk)
+            + f"  ({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

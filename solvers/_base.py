@@ -31,8 +31,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["RawTree", "RawSolution", "RawFront", "Control", "Cancelled", "FLAG_RUN", "FLAG_CANCEL",
-           "FLAG_TIMEOUT", "check_xy", "check_binary"]
+__all__ = [
+    "RawTree",
+    "RawSolution",
+    "RawFront",
+    "Control",
+    "Cancelled",
+    "FLAG_RUN",
+    "FLAG_CANCEL",
+    "FLAG_TIMEOUT",
+    "check_xy",
+    "check_binary",
+]
 
 FLAG_RUN = 0
 FLAG_CANCEL = 1
@@ -147,8 +157,12 @@ class Control:
 
     N_COUNTERS = 8
 
-    def __init__(self, time_limit: float | None = None, progress: Callable[[dict], None] | None = None,
-                 poll_interval: float = 0.25):
+    def __init__(
+        self,
+        time_limit: float | None = None,
+        progress: Callable[[dict], None] | None = None,
+        poll_interval: float = 0.25,
+    ):
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
         self.time_limit = time_limit
@@ -295,6 +309,7 @@ def check_binary(X) -> np.ndarray:
     if bad.any():
         col = int(np.argmax(bad.any(axis=0)))
         row = int(np.argmax(bad[:, col]))
-        raise ValueError(f"binary solver needs 0/1 features: column {col} row {row} holds {X[row, col].item()!r}; "
-                         "use a discretizer")
+        raise ValueError(
+            f"binary solver needs 0/1 features: column {col} row {row} holds {X[row, col].item()!r}; use a discretizer"
+        )
     return np.ascontiguousarray(X, dtype=np.uint8)

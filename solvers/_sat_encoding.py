@@ -131,18 +131,20 @@ class PerfectTreeEncoding:
         if n_classes > 1:
             for leaf in range(self.n_leaves):  # clause 6
                 c = self.C[leaf]
-                self._add([[-int(c[a]), -int(c[b])]
-                           for a in range(n_classes) for b in range(a + 1, n_classes)])
+                self._add([[-int(c[a]), -int(c[b])] for a in range(n_classes) for b in range(a + 1, n_classes)])
         self.U = None
         self._tot = None
         if count_leaves:
             self.U = self._new((self.n_leaves,))
-            self._add([[-int(self.C[leaf, c]), int(self.U[leaf])]
-                       for leaf in range(self.n_leaves) for c in range(n_classes)])
+            self._add(
+                [[-int(self.C[leaf, c]), int(self.U[leaf])] for leaf in range(self.n_leaves) for c in range(n_classes)]
+            )
         self.n_examples = 0
         # Sign pattern of the path to every node of each level: bits[l][t, m] = direction at level m.
-        self._bits = [((np.arange(2**lv)[:, None] >> np.arange(lv - 1, -1, -1)[None, :]) & 1).astype(np.int64)
-                      for lv in range(k + 1)]
+        self._bits = [
+            ((np.arange(2**lv)[:, None] >> np.arange(lv - 1, -1, -1)[None, :]) & 1).astype(np.int64)
+            for lv in range(k + 1)
+        ]
 
     def _new(self, shape) -> np.ndarray:
         n = int(np.prod(shape))

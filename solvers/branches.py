@@ -159,17 +159,20 @@ def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_
             on = X[:, feature[k]] == 1
             stack.append((left[k], rows & ~on))
             stack.append((right[k], rows & on))
-    return RawTree(feature, threshold, left, right, value, multi_offsets=offsets, multi_children=children,
-                   multi_tests=tests)
+    return RawTree(
+        feature, threshold, left, right, value, multi_offsets=offsets, multi_children=children, multi_tests=tests
+    )
 
 
 def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
-        (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp,
-         n_br) = branches_search(X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters,
-                                 gstart, gtests, only)
+        (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp, n_br) = (
+            branches_search(
+                X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters, gstart, gtests, only
+            )
+        )
     finally:
         control.unwatch()
     tree = _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test)
@@ -178,14 +181,23 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
     correct = int(value[leaves].max(axis=1).sum())
     splits = tree.n_splits
     objective = correct / n - lam * splits
-    info = {"lambda": lam, "objective": objective, "accuracy": correct / n, "splits": splits,
-            "iterations": int(iters), "expansions": int(n_exp), "branches": int(n_br),
-            "multiway_splits": int(np.count_nonzero(m_len))}
+    info = {
+        "lambda": lam,
+        "objective": objective,
+        "accuracy": correct / n,
+        "splits": splits,
+        "iterations": int(iters),
+        "expansions": int(n_exp),
+        "branches": int(n_br),
+        "multiway_splits": int(np.count_nonzero(m_len)),
+    }
     if not complete:
         info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
     if oom:
-        info["stopped"] = (f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
-                           "(raise memory_mb, sparsity or give a max_depth)")
+        info["stopped"] = (
+            f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
+            "(raise memory_mb, sparsity or give a max_depth)"
+        )
     # The returned tree is worth at least the root's lb (its subtrees may have improved since the root last
     # looked) and exactly lb once proven; anything else would be a bookkeeping bug.
     if objective < lb / n - 1e-7 or (complete and objective > lb / n + 1e-7):
@@ -193,9 +205,17 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
     return RawSolution(tree, bool(complete), info)
 
 
-def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_classes: int | None = None,
-                 control: Control | None = None, memory_mb: float = DEFAULT_MEMORY_MB,
-                 groups=None, group_only=None) -> RawSolution:
+def fit_branches(
+    X,
+    y,
+    sparsity: float = 0.01,
+    max_depth: int | None = None,
+    n_classes: int | None = None,
+    control: Control | None = None,
+    memory_mb: float = DEFAULT_MEMORY_MB,
+    groups=None,
+    group_only=None,
+) -> RawSolution:
     """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
 
     Parameters
@@ -245,9 +265,19 @@ def fit_branches(X, y, sparsity: float = 0.01, max_depth: int | None = None, n_c
             control.stop()
 
 
-def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, front: bool = True,
-                   lambdas=None, n_classes: int | None = None, control: Control | None = None,
-                   memory_mb: float = DEFAULT_MEMORY_MB, groups=None, group_only=None) -> RawFront:
+def branches_front(
+    X,
+    y,
+    sparsity: float = 0.01,
+    max_depth: int | None = None,
+    front: bool = True,
+    lambdas=None,
+    n_classes: int | None = None,
+    control: Control | None = None,
+    memory_mb: float = DEFAULT_MEMORY_MB,
+    groups=None,
+    group_only=None,
+) -> RawFront:
     """BRANCHES over a λ sweep: each distinct optimal tree once.
 
     Parameters
@@ -298,8 +328,12 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
             sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only)
             iterations += sol.info["iterations"]
             t = sol.tree
-            key = (t.feature.tobytes(), t.left.tobytes(), t.right.tobytes(),
-                   None if t.multi_offsets is None else (t.multi_offsets.tobytes(), t.multi_children.tobytes()))
+            key = (
+                t.feature.tobytes(),
+                t.left.tobytes(),
+                t.right.tobytes(),
+                None if t.multi_offsets is None else (t.multi_offsets.tobytes(), t.multi_children.tobytes()),
+            )
             if sol.optimal and key not in found:
                 # Ties: credit λ to a tree already in the front when it is just as good, so the front does
                 # not fill with equally scored look-alikes.
@@ -319,8 +353,10 @@ def branches_front(X, y, sparsity: float = 0.01, max_depth: int | None = None, f
                 sol.info.update(lambdas=[lam_k], lambda_lo=lam_k, lambda_hi=lam_k)
                 found[key] = sol
             if "stopped" in sol.info:  # smaller λ only need more memory: stop the sweep here
-                notices.append(f"BRANCHES stopped at lambda={lam_k:g}: {sol.info['stopped']}; that tree is "
-                               "the best found, not proven optimal")
+                notices.append(
+                    f"BRANCHES stopped at lambda={lam_k:g}: {sol.info['stopped']}; that tree is "
+                    "the best found, not proven optimal"
+                )
                 break
     finally:
         if own:

@@ -40,8 +40,15 @@ def _check_params(max_depth, criterion, min_samples_leaf, max_leaves) -> tuple[i
     return depth, CRITERIA[criterion], int(min_samples_leaf), leaves
 
 
-def fit_cart(X, y, max_depth: int | None = None, criterion: str = "gini", min_samples_leaf: int = 1,
-             max_leaves: int | None = None, n_classes: int | None = None) -> RawTree:
+def fit_cart(
+    X,
+    y,
+    max_depth: int | None = None,
+    criterion: str = "gini",
+    min_samples_leaf: int = 1,
+    max_leaves: int | None = None,
+    n_classes: int | None = None,
+) -> RawTree:
     """Fit one greedy CART tree.
 
     Parameters
@@ -73,9 +80,17 @@ def fit_cart(X, y, max_depth: int | None = None, criterion: str = "gini", min_sa
     return RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
 
 
-def cart_path(X, y, max_depth: int | None = None, criterion: str = "gini", min_samples_leaf: int = 1,
-              max_leaves: int | None = None, n_classes: int | None = None,
-              control: Control | None = None, front: bool = True) -> RawFront:
+def cart_path(
+    X,
+    y,
+    max_depth: int | None = None,
+    criterion: str = "gini",
+    min_samples_leaf: int = 1,
+    max_leaves: int | None = None,
+    n_classes: int | None = None,
+    control: Control | None = None,
+    front: bool = True,
+) -> RawFront:
     """CART tree and its minimal cost-complexity pruning path, one solution per subtree.
 
     Parameters

@@ -61,8 +61,13 @@ from .cart import CRITERIA
 
 __all__ = ["dpdt", "GENERATORS", "MDPTooLarge"]
 
-GENERATORS = {"cart": GEN_CART, "cart_leaves": GEN_CART_LEAVES, "topb": GEN_TOPB,
-              "exhaustive": GEN_EXHAUSTIVE, "hybrid": GEN_HYBRID}
+GENERATORS = {
+    "cart": GEN_CART,
+    "cart_leaves": GEN_CART_LEAVES,
+    "topb": GEN_TOPB,
+    "exhaustive": GEN_EXHAUSTIVE,
+    "hybrid": GEN_HYBRID,
+}
 _COUNTER_NAMES = ("depth", "states", "expanded_at_depth", "states_at_depth", "full_cart_fits")
 _MIN_STATES_PER_THREAD = 16  # fewer: a thread costs more than it saves
 _MAX_SORTED_POOL = 3 * 10**7  # int32 entries (120 MB) kept for one depth's per-feature sorted rows
@@ -76,6 +81,7 @@ def _check_int(name, value, low):
     if isinstance(value, bool) or int(value) != value or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
+
 
 def _chunks(states, weights, jobs):
     """Contiguous runs of ``states`` of about equal total weight: several per thread, so threads that
@@ -122,18 +128,59 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
         chunks = _chunks(states, st[ST_SIZE, a:b], n_jobs)
         store = p * pool.shape[0] <= _MAX_SORTED_POOL
         spool = np.empty((p, pool.shape[0] if store else 0), dtype=np.int32)
-        found = _on_threads(lambda c, pr, d=d, pool=pool, st=st, spool_prev=spool_prev, use_parent=use_parent,
-                            spool=spool, store=store: level_tests(
-            X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, spool_prev, use_parent, spool, store,
-            control.flag, pr), chunks, n_jobs, control)
+        found = _on_threads(
+            lambda c, pr, d=d, pool=pool, st=st, spool_prev=spool_prev, use_parent=use_parent, spool=spool, store=store: (
+                level_tests(
+                    X,
+                    y,
+                    ranks,
+                    n_classes,
+                    gen,
+                    k,
+                    d,
+                    d0,
+                    criterion,
+                    pool,
+                    st,
+                    c,
+                    spool_prev,
+                    use_parent,
+                    spool,
+                    store,
+                    control.flag,
+                    pr,
+                )
+            ),
+            chunks,
+            n_jobs,
+            control,
+        )
         spool_prev, use_parent = spool, store
         t_feat = np.concatenate([f for f, _, _ in found])
         t_thr = np.concatenate([t for _, t, _ in found])
         sizes = np.concatenate([np.diff(o) for _, _, o in found])
         t_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         st, act, act_thr, n_states, n_act, pool, status, stopped = expand_level(
-            X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_states, n_act, t_feat, t_thr, t_off,
-            max_states, max_pool, control.flag, control.counters)
+            X,
+            y,
+            n_classes,
+            zobrist,
+            a,
+            b,
+            pool,
+            st,
+            act,
+            act_thr,
+            n_states,
+            n_act,
+            t_feat,
+            t_thr,
+            t_off,
+            max_states,
+            max_pool,
+            control.flag,
+            control.counters,
+        )
         level_start.append(n_states)
         if status != STATUS_OK or stopped or control.stopped:
             break
@@ -142,25 +189,41 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
         level_start.append(n_states)
     st = st[:, :n_states]
     st_act0, st_nact = st[ST_ACT0].copy(), st[ST_NACT].copy()
-    act_feat, act_left, act_right, act_errl, act_errr = (act[r, :n_act].copy() for r in
-                                                         (A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR))
+    act_feat, act_left, act_right, act_errl, act_errr = (
+        act[r, :n_act].copy() for r in (A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR)
+    )
     act_thr = act_thr[:n_act].copy()
     if status == STATUS_OK and max_depth >= 1 and not control.stopped:
         d = max_depth - 1
         a, b = level_start[d], level_start[d + 1]
         control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
         chunks = _chunks(np.arange(a, b, dtype=np.int64), st[ST_SIZE, a:b], n_jobs)
-        found = _on_threads(lambda c, pr: last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool,
-                                                             st, c, spool_prev, use_parent, control.flag, pr),
-                            chunks, n_jobs, control)
+        found = _on_threads(
+            lambda c, pr: last_level_actions(
+                X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, spool_prev, use_parent, control.flag, pr
+            ),
+            chunks,
+            n_jobs,
+            control,
+        )
         control.counters[4] = sum(int(r[4]) for r in found)
         last = tuple(np.concatenate([r[i] for r in found]) for i in range(4))
-        (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl,
-         act_errr) = _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right,
-                                          act_errl, act_errr)
+        (st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr) = _append_last_actions(
+            last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr
+        )
     control.counters[2] = control.counters[3]
-    tables = (st[ST_SIZE].copy(), st[ST_ERR].copy(), st_act0, st_nact, act_feat, act_thr, act_left, act_right,
-              act_errl, act_errr)
+    tables = (
+        st[ST_SIZE].copy(),
+        st[ST_ERR].copy(),
+        st_act0,
+        st_nact,
+        act_feat,
+        act_thr,
+        act_left,
+        act_right,
+        act_errl,
+        act_errr,
+    )
     return tables, np.array(level_start, dtype=np.int64), status, t_upper
 
 
@@ -190,21 +253,40 @@ def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left,
     n_act = act_feat.shape[0]
     st_act0 = st_act0.copy()
     st_nact = st_nact.copy()
-    st_act0[a:a + keep.shape[0]] = n_act + np.cumsum(keep) - keep
-    st_nact[a:a + keep.shape[0]] = keep
+    st_act0[a : a + keep.shape[0]] = n_act + np.cumsum(keep) - keep
+    st_nact[a : a + keep.shape[0]] = keep
     m = int(keep.sum())
-    return (st_act0, st_nact, np.concatenate([act_feat, out_f[keep]]), np.concatenate([act_thr, out_t[keep]]),
-            np.concatenate([act_left, np.full(m, -1, dtype=np.int64)]),
-            np.concatenate([act_right, np.full(m, -1, dtype=np.int64)]),
-            np.concatenate([act_errl, out_el[keep]]), np.concatenate([act_errr, out_er[keep]]))
+    return (
+        st_act0,
+        st_nact,
+        np.concatenate([act_feat, out_f[keep]]),
+        np.concatenate([act_thr, out_t[keep]]),
+        np.concatenate([act_left, np.full(m, -1, dtype=np.int64)]),
+        np.concatenate([act_right, np.full(m, -1, dtype=np.int64)]),
+        np.concatenate([act_errl, out_el[keep]]),
+        np.concatenate([act_errr, out_er[keep]]),
+    )
 
 
-
-def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3, cart_leaves: int = 32,
-         top_b: int = 8, hybrid_depth: int = 2, criterion: str = "gini", max_states: int = 10**6,
-         max_pool: int = 5 * 10**7, n_alphas: int | None = None, alpha: float | None = None,
-         n_classes: int | None = None, control: Control | None = None, seed: int = 0,
-         n_jobs: int | None = None) -> RawFront:
+def dpdt(
+    X,
+    y,
+    max_depth: int = 3,
+    generator: str = "cart",
+    cart_depth: int = 3,
+    cart_leaves: int = 32,
+    top_b: int = 8,
+    hybrid_depth: int = 2,
+    criterion: str = "gini",
+    max_states: int = 10**6,
+    max_pool: int = 5 * 10**7,
+    n_alphas: int | None = None,
+    alpha: float | None = None,
+    n_classes: int | None = None,
+    control: Control | None = None,
+    seed: int = 0,
+    n_jobs: int | None = None,
+) -> RawFront:
     """Build DPDT's MDP on ``(X, y)`` and return every tree of the lower convex hull of (tests, error).
 
     Parameters
@@ -284,50 +366,87 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
 
     own = control is None
     control = control or Control()
-    zobrist = np.random.default_rng(seed).integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
-                                                   size=X.shape[0], dtype=np.int64)
+    zobrist = np.random.default_rng(seed).integers(
+        np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=X.shape[0], dtype=np.int64
+    )
     t0 = time.perf_counter()
     control.watch("dpdt: building the MDP", _COUNTER_NAMES)
     try:
-        ((st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr),
-         level_start, status, t_upper) = _build(X, y, n_classes, max_depth, gen, k, hybrid_depth,
-                                                CRITERIA[criterion], zobrist, max_states, max_pool, control, n_jobs)
+        (
+            (st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr),
+            level_start,
+            status,
+            t_upper,
+        ) = _build(
+            X,
+            y,
+            n_classes,
+            max_depth,
+            gen,
+            k,
+            hybrid_depth,
+            CRITERIA[criterion],
+            zobrist,
+            max_states,
+            max_pool,
+            control,
+            n_jobs,
+        )
     finally:
         control.unwatch()
     t_build = time.perf_counter() - t0
     full_fits = int(control.counters[4])
     if status == STATUS_MAX_STATES:
-        raise MDPTooLarge(f"DPDT's MDP needs more than max_states={max_states} states at depth "
-                          f"{int(control.counters[0]) + 1}; lower cart_depth or max_depth, or use "
-                          "generator='hybrid' (DPDT-K near the root, greedy below)")
+        raise MDPTooLarge(
+            f"DPDT's MDP needs more than max_states={max_states} states at depth "
+            f"{int(control.counters[0]) + 1}; lower cart_depth or max_depth, or use "
+            "generator='hybrid' (DPDT-K near the root, greedy below)"
+        )
     if status == STATUS_MAX_POOL:
-        raise MDPTooLarge(f"DPDT's MDP needs more than max_pool={max_pool} stored rows at depth "
-                          f"{int(control.counters[0]) + 1}; lower cart_depth or max_depth, or use "
-                          "generator='hybrid'")
-    h_start, h_count, h_T, h_E, h_act, h_li, h_ri = backward_hulls(st_size, st_err, st_act0, st_nact,
-                                                                   act_left, act_right, act_errl, act_errr)
+        raise MDPTooLarge(
+            f"DPDT's MDP needs more than max_pool={max_pool} stored rows at depth "
+            f"{int(control.counters[0]) + 1}; lower cart_depth or max_depth, or use "
+            "generator='hybrid'"
+        )
+    h_start, h_count, h_T, h_E, h_act, h_li, h_ri = backward_hulls(
+        st_size, st_err, st_act0, st_nact, act_left, act_right, act_errl, act_errr
+    )
     t_solve = time.perf_counter() - t0 - t_build
     run_status = "done" if own else control.status()
 
     n = X.shape[0]
     max_nodes = min(2 ** (max_depth + 1) - 1, 2 * n + 1)
     # candidates (tests in rows, errors, tree maker): the hull of the root, increasing tests
-    cands = [(int(h_T[v]), int(h_E[v]), lambda v=v: extract_tree(v, act_feat, act_thr, act_left, act_right, h_act,
-                                                                h_li, h_ri, max_nodes))
-             for v in range(int(h_start[0]), int(h_start[0] + h_count[0]))]
+    cands = [
+        (
+            int(h_T[v]),
+            int(h_E[v]),
+            lambda v=v: extract_tree(v, act_feat, act_thr, act_left, act_right, h_act, h_li, h_ri, max_nodes),
+        )
+        for v in range(int(h_start[0]), int(h_start[0] + h_count[0]))
+    ]
     fallback = run_status == "time_limit" and not (gen == GEN_CART and k == 1) and max_depth > 1
     if fallback:
         # stopped before the MDP was complete: the states left unexpanded are leaves, which can make the
         # trees poor; the greedy MDP (DPDT-1: CART's split at every state, about one CART fit of this
         # depth) completes them, and the front is the hull of both runs' trees
         try:
-            greedy = dpdt(X, y, max_depth=max_depth, generator="cart", cart_depth=1, criterion=criterion,
-                          max_states=max_states, max_pool=max_pool, n_classes=n_classes, n_jobs=1).solutions
+            greedy = dpdt(
+                X,
+                y,
+                max_depth=max_depth,
+                generator="cart",
+                cart_depth=1,
+                criterion=criterion,
+                max_states=max_states,
+                max_pool=max_pool,
+                n_classes=n_classes,
+                n_jobs=1,
+            ).solutions
         except MDPTooLarge:  # the greedy MDP of a very deep run: keep what the stopped run found
             greedy = []
             fallback = False
-        cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree)
-                  for g in greedy]
+        cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree) for g in greedy]
     verts = _lower_hull(cands)
     # α interval of vertex q: between the slopes of its two hull edges (in rows, divided by rows)
     lo = [0.0] * len(verts)
@@ -351,18 +470,32 @@ def dpdt(X, y, max_depth: int = 3, generator: str = "cart", cart_depth: int = 3,
         if isinstance(tree, tuple):
             f, t, left, right = tree
             tree = RawTree(f, t, left, right, node_counts(f, t, left, right, X, y, n_classes))
-        info = {"alpha_lo": lo[q], "alpha_hi": hi[q], "expected_tests": t_rows / n,
-                "train_errors": e_rows, "objective_at_alpha_lo": (e_rows + lo[q] * t_rows) / n,
-                "on_hull": True, "optimal_in_mdp": run_status == "done"}
+        info = {
+            "alpha_lo": lo[q],
+            "alpha_hi": hi[q],
+            "expected_tests": t_rows / n,
+            "train_errors": e_rows,
+            "objective_at_alpha_lo": (e_rows + lo[q] * t_rows) / n,
+            "on_hull": True,
+            "optimal_in_mdp": run_status == "done",
+        }
         sols.append(RawSolution(tree, exhaustive_done, info))
 
     per_depth = np.diff(level_start).tolist()
     while per_depth and per_depth[-1] == 0:
         per_depth.pop()
-    stats = {"states": int(st_size.shape[0]), "states_per_depth": [int(c) for c in per_depth],
-             "actions": int(act_feat.shape[0]), "hull_vertices": int(h_T.shape[0]),
-             "full_cart_fits_last_depth": full_fits, "build_s": t_build, "upper_levels_s": t_upper,
-             "n_jobs": n_jobs, "solve_s": t_solve, "generator": generator, "greedy_completion": fallback}
-    objective = ("train error rate + α · expected tests per sample, every α (convex hull); "
-                 f"tests from {generator}")
+    stats = {
+        "states": int(st_size.shape[0]),
+        "states_per_depth": [int(c) for c in per_depth],
+        "actions": int(act_feat.shape[0]),
+        "hull_vertices": int(h_T.shape[0]),
+        "full_cart_fits_last_depth": full_fits,
+        "build_s": t_build,
+        "upper_levels_s": t_upper,
+        "n_jobs": n_jobs,
+        "solve_s": t_solve,
+        "generator": generator,
+        "greedy_completion": fallback,
+    }
+    objective = f"train error rate + α · expected tests per sample, every α (convex hull); tests from {generator}"
     return RawFront(sols, objective, run_status, stats)

@@ -75,9 +75,33 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     tmp = np.zeros((4, n_classes), dtype=np.int64)
     h1 = np.uint64(z1.sum(dtype=np.uint64))
     h2 = np.uint64(z2.sum(dtype=np.uint64))
-    ws = [XT, ys, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-          bits, S, P, act, prm, control.flag, control.counters, status, XR, bitsA, tmp,
-          np.zeros((depth + 2, f), dtype=np.int64)]
+    ws = [
+        XT,
+        ys,
+        z1,
+        z2,
+        bufs,
+        cnts,
+        keys,
+        vals,
+        meta,
+        arch_inst,
+        arch_m,
+        arch_h,
+        arch_lb,
+        bits,
+        S,
+        P,
+        act,
+        prm,
+        control.flag,
+        control.counters,
+        status,
+        XR,
+        bitsA,
+        tmp,
+        np.zeros((depth + 2, f), dtype=np.int64),
+    ]
     return ws, h1, h2
 
 
@@ -155,9 +179,19 @@ def _alpha_choice(errors, splits, n_rows, alpha):
     return next(i for i, o in enumerate(obj) if o == best)  # fewest splits among ties
 
 
-def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes: int | None = None,
-            sparsity: float | None = None, front: bool = True, min_leaf_support: int = 1,
-            fewest_splits: bool = True, control: Control | None = None) -> RawFront:
+def murtree(
+    X,
+    y,
+    n_classes: int | None = None,
+    *,
+    max_depth: int = 3,
+    max_nodes: int | None = None,
+    sparsity: float | None = None,
+    front: bool = True,
+    min_leaf_support: int = 1,
+    fewest_splits: bool = True,
+    control: Control | None = None,
+) -> RawFront:
     """Optimal classification trees on 0/1 tests: the whole error-vs-splits front or one tree.
 
     Parameters
@@ -216,8 +250,9 @@ def murtree(X, y, n_classes: int | None = None, *, max_depth: int = 3, max_nodes
     if own:
         control = Control().start()
     try:
-        return _run(X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits),
-                    control)
+        return _run(
+            X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits), control
+        )
     finally:
         if own:
             control.stop()
@@ -239,8 +274,13 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
     sols = _solutions(found, n, upto, sparsity, front)
     if sparsity is not None and control.stopped:
         sols[0].optimal = False  # a budget that could still win was not searched
-    stats = {"cache_entries": int(ws[8][0]), "depth2_calls": int(control.counters[2]),
-             "nodes_searched": int(control.counters[3]), "max_depth": depth, "max_nodes": budget}
+    stats = {
+        "cache_entries": int(ws[8][0]),
+        "depth2_calls": int(control.counters[2]),
+        "nodes_searched": int(control.counters[3]),
+        "max_depth": depth,
+        "max_nodes": budget,
+    }
     return RawFront(sols, "misclassifications", control.status(), stats)
 
 

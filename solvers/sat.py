@@ -84,8 +84,10 @@ def _conflict_message(groups: list[np.ndarray], n_rows: int, how: str = "0-based
     rows = np.sort(np.concatenate(groups))
     shown = ", ".join(map(str, rows[:_MAX_LISTED].tolist()))
     more = f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else ""
-    return (f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but "
-            f"different labels, so no tree classifies them all correctly: rows {shown}{more} ({how})"), rows
+    return (
+        f"{len(rows)} of {n_rows} training rows ({len(groups)} groups) have identical tests but "
+        f"different labels, so no tree classifies them all correctly: rows {shown}{more} ({how})"
+    ), rows
 
 
 def _relabel_majority(y, groups, n_classes) -> np.ndarray:
@@ -149,7 +151,7 @@ def _to_raw(feature, leaf_class, k, Xs, cols, X, y_fit, y_true, n_classes) -> Ra
         hi = build(2 * q + 1, rows[ones])
         if feat[lo] == -1 and feat[hi] == -1 and pred[lo] == pred[hi]:  # equal leaves: one leaf
             label = pred[lo]
-            del feat[node + 1:], left[node + 1:], right[node + 1:], pred[node + 1:]
+            del feat[node + 1 :], left[node + 1 :], right[node + 1 :], pred[node + 1 :]
             feat[node] = -1
             pred[node] = label
             return node
@@ -272,9 +274,18 @@ class _Search:
                 enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
 
 
-def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None, minimize_size: bool = True,
-             front: bool = True, sat_solver: str = DEFAULT_SAT_SOLVER, conflicts: str = "error",
-             control: Control | None = None) -> RawFront:
+def sat_tree(
+    X,
+    y,
+    n_classes: int | None = None,
+    *,
+    max_depth: int | None = None,
+    minimize_size: bool = True,
+    front: bool = True,
+    sat_solver: str = DEFAULT_SAT_SOLVER,
+    conflicts: str = "error",
+    control: Control | None = None,
+) -> RawFront:
     """Minimum-depth and minimum-size decision trees that classify every training row correctly.
 
     Parameters
@@ -328,15 +339,23 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
             raise ContradictoryExamples(msg + _CONFLICT_ADVICE, rows, groups)
         y_fit = _relabel_majority(y, groups, n_classes)
         changed = int(np.count_nonzero(y_fit != y))
-        notices.append(f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
-                       "the trees are perfect on the relabelled data only")
+        notices.append(
+            f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
+            "the trees are perfect on the relabelled data only"
+        )
 
     Xu, first = np.unique(X, axis=0, return_index=True)
     yu = y_fit[first]
     Xr, cols = _reduce_features(Xu)
     Xs = np.ascontiguousarray(np.hstack([Xr, np.zeros((Xr.shape[0], 1), dtype=np.uint8)]))
-    stats = {"sat_solver": sat_solver, "rows": int(len(y)), "distinct_rows": int(len(yu)),
-             "tests": int(X.shape[1]), "distinct_tests": int(len(cols)), "notices": notices}
+    stats = {
+        "sat_solver": sat_solver,
+        "rows": int(len(y)),
+        "distinct_rows": int(len(yu)),
+        "tests": int(X.shape[1]),
+        "distinct_tests": int(len(cols)),
+        "notices": notices,
+    }
     objective = "minimum size (nodes) of a tree classifying every training row correctly, per depth"
     present = int(np.unique(yu).size)
 
@@ -367,9 +386,11 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     def too_big(k):
         if (2**k - 1) * (Xs.shape[1]) <= _MAX_CLAUSES_PER_EXAMPLE:
             return False
-        notices.append(f"SAT: depth {k} with {Xs.shape[1] - 1} tests needs about "
-                       f"{(2**k - 1) * Xs.shape[1]:,} clauses per example; search stopped there "
-                       "(use fewer tests, e.g. another discretizer)")
+        notices.append(
+            f"SAT: depth {k} with {Xs.shape[1] - 1} tests needs about "
+            f"{(2**k - 1) * Xs.shape[1]:,} clauses per example; search stopped there "
+            "(use fewer tests, e.g. another discretizer)"
+        )
         return True
 
     # -- DT_depth: k = 1, 2, ... until a perfect tree exists -----------------------------------------
@@ -380,8 +401,10 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
         if max_depth is not None and k > max_depth:
             if control.stopped:
                 break
-            raise ValueError(f"no tree of depth <= {max_depth} classifies every training row correctly (the "
-                             f"minimum depth is {k} or more); raise max_depth")
+            raise ValueError(
+                f"no tree of depth <= {max_depth} classifies every training row correctly (the "
+                f"minimum depth is {k} or more); raise max_depth"
+            )
         if k >= g_depth:  # every smaller depth is infeasible and the greedy tree has depth k
             found = (greedy, None)
             break
@@ -400,8 +423,10 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
     stats["min_depth"] = k if found is not None else None
     stats["min_depth_lower_bound"] = k
     if found is None:  # stopped before any SAT tree: fall back on the greedy tree
-        notices.append(f"SAT: stopped while trying depth {k}, so the minimum depth is between {k} and "
-                       f"{g_depth}; the tree shown is a greedy perfect tree of depth {g_depth}, not minimal")
+        notices.append(
+            f"SAT: stopped while trying depth {k}, so the minimum depth is between {k} and "
+            f"{g_depth}; the tree shown is a greedy perfect tree of depth {g_depth}, not minimal"
+        )
         stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
         return finish([sol(greedy, _depth_of(greedy), False, greedy=True)])
 
@@ -410,8 +435,13 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
         if runner is not None:
             search.close(runner, enc)
         stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
-        return finish([RawSolution(best, True, {"depth": k, "size_proven": False, "nodes": best.n_nodes,
-                                                "leaves": n_leaves(best)})])
+        return finish(
+            [
+                RawSolution(
+                    best, True, {"depth": k, "size_proven": False, "nodes": best.n_nodes, "leaves": n_leaves(best)}
+                )
+            ]
+        )
 
     # -- DT_size: binary search on the number of used leaves, for depth k and (front) the next ones -----
     top = k if not front else (max_depth if max_depth is not None else k + 2)
@@ -445,6 +475,11 @@ def sat_tree(X, y, n_classes: int | None = None, *, max_depth: int | None = None
             solutions.append(sol(hi_tree, d, proven))
         if not proven:
             break
-    stats.update(sizes_by_depth=sizes, sat_calls=search.calls, sat_time=search.sat_time,
-                 examples_encoded=len(search.subset), max_clauses=search.max_clauses)
+    stats.update(
+        sizes_by_depth=sizes,
+        sat_calls=search.calls,
+        sat_time=search.sat_time,
+        examples_encoded=len(search.subset),
+        max_clauses=search.max_clauses,
+    )
     return finish(solutions)

@@ -9,12 +9,13 @@ from treeexplorer.schema import format_number
 
 def test_mid_anytime_streams_growing_partial_fronts():
     events = []
-    front = treeexplorer.solve("iris", solver="murtree", discretizer="mid", mid_budget=60, max_depth=2,
-                               progress=events.append)
+    front = treeexplorer.solve(
+        "iris", solver="murtree", discretizer="mid", mid_budget=60, max_depth=2, progress=events.append
+    )
     steps = [e for e in events if e["phase"] == "anytime"]
     ns = [e["mid_n"] for e in steps]  # 1, 2, 4, ... doubling, the last one capped at all ranked tests
     assert len(ns) >= 4 and front.status == "done"
-    assert ns[:-1] == [2 ** i for i in range(len(ns) - 1)] and ns[-2] < ns[-1] <= 2 * ns[-2]
+    assert ns[:-1] == [2**i for i in range(len(ns) - 1)] and ns[-2] < ns[-1] <= 2 * ns[-2]
     partials = [e["partial_front"] for e in steps]
     assert all(isinstance(p, Front) and p.status == "running" for p in partials)
     # more tests never hurt the best depth-2 tree; the final front is the last partial one, proven
@@ -25,8 +26,7 @@ def test_mid_anytime_streams_growing_partial_fronts():
 
 
 def test_format_number_handles_infinities():
-    assert [format_number(v) for v in (np.inf, -np.inf, np.nan, 2.45, 42.0)] == ["inf", "-inf", "nan", "2.45",
-                                                                                    "42"]
+    assert [format_number(v) for v in (np.inf, -np.inf, np.nan, 2.45, 42.0)] == ["inf", "-inf", "nan", "2.45", "42"]
 
 
 def test_contradictory_rows_are_named_as_in_the_file(tmp_path):

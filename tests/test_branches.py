@@ -61,8 +61,14 @@ def _compiled():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 24), p=st.integers(1, 5), n_classes=st.integers(2, 3),
-       lam=st.sampled_from([0.0, 0.01, 0.03, 0.08, 0.2]), max_depth=st.integers(0, 3))
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(1, 24),
+    p=st.integers(1, 5),
+    n_classes=st.integers(2, 3),
+    lam=st.sampled_from([0.0, 0.01, 0.03, 0.08, 0.2]),
+    max_depth=st.integers(0, 3),
+)
 def test_matches_oracle_with_depth_limit(seed, n, p, n_classes, lam, max_depth):
     X, y = random_problem(seed, n, p, n_classes)
     sol = fit_branches(X, y, lam, max_depth=max_depth, n_classes=n_classes)
@@ -76,8 +82,9 @@ def test_matches_oracle_with_depth_limit(seed, n, p, n_classes, lam, max_depth):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), p=st.integers(1, 4),
-       lam=st.sampled_from([0.0, 0.005, 0.02, 0.05]))
+@given(
+    seed=st.integers(0, 10**6), n=st.integers(2, 30), p=st.integers(1, 4), lam=st.sampled_from([0.0, 0.005, 0.02, 0.05])
+)
 def test_matches_oracle_without_depth_limit(seed, n, p, lam):
     # Without a limit a useful tree never tests the same column twice, so depth p bounds the oracle.
     X, y = random_problem(seed, n, p, 2)
@@ -94,8 +101,7 @@ def test_same_optimum_as_streed_at_a_depth_limit(seed):
     pystreed = pytest.importorskip("pystreed")
     X, y = random_problem(seed, 300, 10, 2 + seed % 2, noise=0.3)
     lam, depth = (0.005, 0.01, 0.02)[seed % 3], 3
-    model = pystreed.STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam,
-                                      time_limit=30)
+    model = pystreed.STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam, time_limit=30)
     model.fit(X.astype(np.int32), y)
     theirs = float(np.mean(model.predict(X.astype(np.int32)) == y)) - lam * (model.get_n_leaves() - 1)
     sol = fit_branches(X, y, lam, max_depth=depth)

@@ -74,7 +74,8 @@ def test_multiway_matches_exhaustive_oracle(seed):
     part = fit_branches(X, y, lam, max_depth=depth, n_classes=n_classes, groups=groups, group_only=only)
     assert part.optimal
     assert part.info["objective"] == pytest.approx(
-        oracle(X, y, n_classes, lam, groups, depth, group_only=set(only)), abs=1e-9)
+        oracle(X, y, n_classes, lam, groups, depth, group_only=set(only)), abs=1e-9
+    )
     assert sol.info["objective"] >= flat.info["objective"] - 1e-9
     assert flat.tree.multi_offsets is None and flat.info["multiway_splits"] == 0
     # the returned tree really scores its objective, a multiway node counting as one split
@@ -86,7 +87,7 @@ def test_multiway_matches_exhaustive_oracle(seed):
     if t.multi_offsets is not None:
         for k in range(t.n_nodes):
             if t.is_multi(k):
-                kids = t.multi_children[t.multi_offsets[k]:t.multi_offsets[k + 1]]
+                kids = t.multi_children[t.multi_offsets[k] : t.multi_offsets[k + 1]]
                 assert len(kids) >= 3 and t.value[kids].sum() == t.value[k].sum()
 
 
@@ -152,13 +153,18 @@ def test_multiway_groups_found_and_completed():
     from treeexplorer.adapters.branches import multiway_groups
     from treeexplorer.schema import OP_EQ, OP_LE, Column, Condition, Schema
 
-    schema = Schema((Column("c", "categorical", ("a", "b", "c", "d")), Column("x", "numeric"),
-                     Column("z", "numeric")), "y", (0, 1))
+    schema = Schema(
+        (Column("c", "categorical", ("a", "b", "c", "d")), Column("x", "numeric"), Column("z", "numeric")), "y", (0, 1)
+    )
     enc = np.array([[0, 1, 0], [1, 5, 1], [2, 3, 0], [3, 1, 1], [0, 2, 0.0]])
-    X = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1], [1, 0, 0, 1, 0]],
-                 dtype=np.uint8)
-    feats = [Condition(0, OP_EQ, 0.0), Condition(0, OP_EQ, 1.0), Condition(0, OP_EQ, 2.0),
-             Condition(1, OP_LE, 3.0), Condition(2, OP_EQ, 1.0)]
+    X = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1], [1, 0, 0, 1, 0]], dtype=np.uint8)
+    feats = [
+        Condition(0, OP_EQ, 0.0),
+        Condition(0, OP_EQ, 1.0),
+        Condition(0, OP_EQ, 2.0),
+        Condition(1, OP_LE, 3.0),
+        Condition(2, OP_EQ, 1.0),
+    ]
     # category d (code 3) was left out: a multiway-only test is appended for it
     X2, f2, groups, only = multiway_groups(feats, X, enc, schema)
     assert groups == [[0, 1, 2, 5]] and only == [5] and f2[5] == Condition(0, OP_EQ, 3.0)
@@ -176,8 +182,7 @@ def test_api_completes_mid_groups():
     import treeexplorer as tx
 
     car = Path(__file__).resolve().parents[1] / "assets" / "car.csv"
-    front = tx.solve(str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01",
-                     test_size=0)
+    front = tx.solve(str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01", test_size=0)
     multi = [t for t in front if t.tree.has_multiway]
     assert multi and all(t.optimal for t in front)
     tree = multi[-1].tree
@@ -185,8 +190,9 @@ def test_api_completes_mid_groups():
     cats = tree.schema.columns[tree.column[k]].categories
     assert len(tree.child_list(k)) >= 3 and {tree.edge_label(k, c) for c in tree.child_list(k)} <= set(cats)
     assert multi[-1].metrics["train_errors"] == tree.train_errors
-    off = tx.solve(str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01",
-                   test_size=0, multiway=False)
+    off = tx.solve(
+        str(car), solver="branches", discretizer="mid", n_bins=4, lambdas="0.05,0.02,0.01", test_size=0, multiway=False
+    )
     assert not any(t.tree.has_multiway for t in off)
 
 
@@ -199,8 +205,20 @@ def test_cli_car_gives_multiway_trees(tmp_path, capsys):
     from treeexplorer.schema import Schema
 
     car = Path(__file__).resolve().parents[1] / "assets" / "car.csv"
-    common = ["solve", str(car), "--solver", "branches", "--discretizer", "none", "--sparsity", "0.01",
-              "--no-front", "--test-size", "0", "--rules"]
+    common = [
+        "solve",
+        str(car),
+        "--solver",
+        "branches",
+        "--discretizer",
+        "none",
+        "--sparsity",
+        "0.01",
+        "--no-front",
+        "--test-size",
+        "0",
+        "--rules",
+    ]
     fronts = {}
     for multiway in ("true", "false"):
         out = tmp_path / f"front_{multiway}.json"

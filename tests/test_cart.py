@@ -19,8 +19,12 @@ def as_f32(X):
 def sk_arrays(tree):
     """(feature, threshold, left, right) of a fitted sklearn tree_ in our convention (-1 for leaves)."""
     leaf = tree.children_left < 0
-    return (np.where(leaf, -1, tree.feature), np.where(leaf, 0.0, tree.threshold),
-            np.where(leaf, -1, tree.children_left), np.where(leaf, -1, tree.children_right))
+    return (
+        np.where(leaf, -1, tree.feature),
+        np.where(leaf, 0.0, tree.threshold),
+        np.where(leaf, -1, tree.children_left),
+        np.where(leaf, -1, tree.children_right),
+    )
 
 
 def decrease(rows, X, y, f, t, n_classes, crit):
@@ -29,8 +33,9 @@ def decrease(rows, X, y, f, t, n_classes, crit):
     go = X[rows, f] <= t
     cl = np.bincount(y[rows[go]], minlength=n_classes)
     n, nl = len(rows), int(go.sum())
-    return (node_impurity(counts, crit) - nl / n * node_impurity(cl, crit)
-            - (n - nl) / n * node_impurity(counts - cl, crit))
+    return (
+        node_impurity(counts, crit) - nl / n * node_impurity(cl, crit) - (n - nl) / n * node_impurity(counts - cl, crit)
+    )
 
 
 def compare_up_to_ties(ours, sk, X, y, n_classes, crit):
@@ -93,8 +98,10 @@ def test_bundled_datasets_match_sklearn_up_to_ties(name, criterion, max_depth):
 def test_identical_to_sklearn_without_ties(seed, criterion):
     # shallow trees with large nodes: no two candidate splits have the same impurity on these seeds
     X, y = random_continuous(seed, n=1000)
-    for kw, skw in [({"max_depth": 3}, {"max_depth": 3}),
-                    ({"max_leaves": 8, "min_samples_leaf": 20}, {"max_leaf_nodes": 8, "min_samples_leaf": 20})]:
+    for kw, skw in [
+        ({"max_depth": 3}, {"max_depth": 3}),
+        ({"max_leaves": 8, "min_samples_leaf": 20}, {"max_leaf_nodes": 8, "min_samples_leaf": 20}),
+    ]:
         ours = fit_cart(X, y, criterion=criterion, **kw)
         clf = DecisionTreeClassifier(criterion=criterion, random_state=seed, **skw).fit(X, y)
         assert_same_tree(ours, clf.tree_)
@@ -169,12 +176,15 @@ def _stopped():
     return c
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"criterion": "log_loss"}, "criterion must be one of gini, entropy"),
-    ({"max_depth": -2}, "max_depth must be a non-negative integer"),
-    ({"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1"),
-    ({"max_leaves": 1}, "max_leaves must be an integer >= 2"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"criterion": "log_loss"}, "criterion must be one of gini, entropy"),
+        ({"max_depth": -2}, "max_depth must be a non-negative integer"),
+        ({"min_samples_leaf": 0}, "min_samples_leaf must be an integer >= 1"),
+        ({"max_leaves": 1}, "max_leaves must be an integer >= 2"),
+    ],
+)
 def test_bad_parameters_are_explained(kw, message):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match=message):

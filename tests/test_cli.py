@@ -10,8 +10,9 @@ from treeexplorer.cli import EXIT_BAD_INPUT, main
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "treeexplorer.cli", *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "treeexplorer.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cart_on_iris_prints_front_with_monotone_accuracy(tmp_path, capsys):
@@ -44,14 +45,17 @@ def test_export_rules_and_json(tmp_path, capsys):
     assert "no tree with id 999" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["solve", "does-not-exist.csv"], "no such file"),
-    (["solve", "iris", "--target", "nope"], "unknown target column 'nope'"),
-    (["solve", "iris", "--solver", "cart", "--sparsity", "0.1"], "does not use sparsity"),
-    (["solve", "iris", "--solver", "cart", "--cart-depth", "2"], "does not use cart_depth"),
-    (["solve", "iris", "--n-bins", "3"], "n_bins needs a discretizer"),
-    (["export", "missing.json", "--tree", "0", "--format", "rules", "-o", "x.txt"], "no such front file"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "does-not-exist.csv"], "no such file"),
+        (["solve", "iris", "--target", "nope"], "unknown target column 'nope'"),
+        (["solve", "iris", "--solver", "cart", "--sparsity", "0.1"], "does not use sparsity"),
+        (["solve", "iris", "--solver", "cart", "--cart-depth", "2"], "does not use cart_depth"),
+        (["solve", "iris", "--n-bins", "3"], "n_bins needs a discretizer"),
+        (["export", "missing.json", "--tree", "0", "--format", "rules", "-o", "x.txt"], "no such front file"),
+    ],
+)
 def test_bad_input_exits_non_zero_with_one_line(args, message, capsys):
     assert main(args) == EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip()

@@ -29,8 +29,11 @@ def test_bundled_datasets_load_with_original_labels():
 
 @pytest.mark.parametrize("sep", [",", "\t", ";"])
 def test_delimiter_is_sniffed(tmp_path, sep):
-    text = sep.join(["a", "colour", "y"]) + "\n" + "\n".join(
-        sep.join([str(i), ["red", "blue"][i % 2], ["no", "yes"][i % 3 == 0]]) for i in range(10))
+    text = (
+        sep.join(["a", "colour", "y"])
+        + "\n"
+        + "\n".join(sep.join([str(i), ["red", "blue"][i % 2], ["no", "yes"][i % 3 == 0]]) for i in range(10))
+    )
     ds = load_dataset(write(tmp_path, "t.csv", text))
     assert ds.schema.feature_names == ["a", "colour"]
     assert ds.schema.columns[1].categories == ("blue", "red")
@@ -39,8 +42,9 @@ def test_delimiter_is_sniffed(tmp_path, sep):
 
 
 def test_parquet_and_dataframe_and_target_choice(tmp_path):
-    df = pd.DataFrame({"y": [True, False, True, False], "x": [1.0, 2.0, 3.0, 4.0],
-                       "c": pd.Categorical(["u", "v", "u", "v"])})
+    df = pd.DataFrame(
+        {"y": [True, False, True, False], "x": [1.0, 2.0, 3.0, 4.0], "c": pd.Categorical(["u", "v", "u", "v"])}
+    )
     path = tmp_path / "t.parquet"
     df.to_parquet(path)
     for src in (path, df):
@@ -57,16 +61,19 @@ def test_numeric_class_labels_keep_their_values():
     assert ds.schema.classes == (10, 20)
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ("", "empty"),
-    ("a,b\n", "no data rows"),
-    ("a,b\n1,x\n", "at least 2 rows"),
-    ("a,b\n1,x\n2,x\n3,x\n", "single class"),
-    ("a,a,y\n1,2,p\n3,4,q\n", "duplicate column name"),
-    ("a,y\n1,p\n,q\n3,p\n", r"missing values in 'a' \(1 row\)"),
-    ("a,y\n1,p\ninf,q\n3,p\n", "infinite values in column 'a' at row"),
-    ("a,y\n1,p\n2,q\n3,p\n4,q\n5,p\nabc,q\n", r"non-numeric text in numeric column 'a': row 6 \('abc'\)"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "empty"),
+        ("a,b\n", "no data rows"),
+        ("a,b\n1,x\n", "at least 2 rows"),
+        ("a,b\n1,x\n2,x\n3,x\n", "single class"),
+        ("a,a,y\n1,2,p\n3,4,q\n", "duplicate column name"),
+        ("a,y\n1,p\n,q\n3,p\n", r"missing values in 'a' \(1 row\)"),
+        ("a,y\n1,p\ninf,q\n3,p\n", "infinite values in column 'a' at row"),
+        ("a,y\n1,p\n2,q\n3,p\n4,q\n5,p\nabc,q\n", r"non-numeric text in numeric column 'a': row 6 \('abc'\)"),
+    ],
+)
 def test_bad_files_get_specific_errors(tmp_path, text, match):
     with pytest.raises(DataError, match=match):
         load_dataset(write(tmp_path, "bad.csv", text))

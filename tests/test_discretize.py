@@ -20,18 +20,28 @@ def numeric_schema(p: int, n_classes: int = 2) -> Schema:
 
 def mixed_table():
     """age (numeric), colour (3 categories), smoker (numeric 0/1), sex (2 categories), const (constant)."""
-    schema = Schema((Column("age", "numeric"), Column("colour", "categorical", ("blue", "green", "red")),
-                     Column("smoker", "numeric"), Column("sex", "categorical", ("f", "m")),
-                     Column("const", "numeric")), "sick", ("no", "yes"))
+    schema = Schema(
+        (
+            Column("age", "numeric"),
+            Column("colour", "categorical", ("blue", "green", "red")),
+            Column("smoker", "numeric"),
+            Column("sex", "categorical", ("f", "m")),
+            Column("const", "numeric"),
+        ),
+        "sick",
+        ("no", "yes"),
+    )
     rng = np.random.default_rng(7)
     n = 80
-    X = np.column_stack([rng.integers(20, 70, n), rng.integers(0, 3, n), rng.integers(0, 2, n),
-                         rng.integers(0, 2, n), np.full(n, 5.0)]).astype(float)
+    X = np.column_stack(
+        [rng.integers(20, 70, n), rng.integers(0, 3, n), rng.integers(0, 2, n), rng.integers(0, 2, n), np.full(n, 5.0)]
+    ).astype(float)
     y = ((X[:, 0] > 45) ^ (X[:, 2] == 1)).astype(np.int64)
     return X, y, schema
 
 
 # -- MDLP ------------------------------------------------------------------------------------------------
+
 
 def test_mdlp_finds_the_known_cut_and_nothing_else():
     x = np.arange(100, dtype=float)
@@ -49,8 +59,12 @@ def test_mdlp_stopping_rule_by_hand():
     #   bound (log2 7 + log2 7 - 2 * 0.544) / 8 = (2.807 + 2.807 - 1.087) / 8 = 0.566 -> rejected.
     ok = fit_discretizer("mdlp", np.arange(1.0, 5.0)[:, None], np.array([0, 0, 0, 1]), numeric_schema(1))
     assert ok.conditions == [Condition(0, OP_LE, 3.5)]
-    no = fit_discretizer("mdlp", np.column_stack([np.arange(1.0, 9.0), np.arange(1.0, 9.0) % 2]),
-                         np.array([0] * 7 + [1]), numeric_schema(2))
+    no = fit_discretizer(
+        "mdlp",
+        np.column_stack([np.arange(1.0, 9.0), np.arange(1.0, 9.0) % 2]),
+        np.array([0] * 7 + [1]),
+        numeric_schema(2),
+    )
     # column 0 gives no cut; column 1 is a 0/1 column, which always passes through as one test
     assert no.conditions == [Condition(1, OP_EQ, 1.0)]
     assert any("no cut passes the MDL test" in n and "'x0'" in n for n in no.notices)
@@ -66,6 +80,7 @@ def test_mdlp_on_iris_matches_the_published_cuts():
 
 
 # -- quantile / uniform / exact ----------------------------------------------------------------------------
+
 
 def test_quantile_thresholds_and_dedup():
     x = np.arange(1.0, 101.0)
@@ -115,6 +130,7 @@ def test_too_many_bins_says_how_many_exist():
 
 # -- column handling (every method) -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("method", METHODS_WITH_NUMERIC)
 def test_binary_categorical_and_constant_columns(method):
     X, y, schema = mixed_table()
@@ -144,6 +160,7 @@ def test_none_passes_binary_columns_and_names_the_others():
 
 
 # -- readable text, transform of unseen rows ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("method", METHODS_WITH_NUMERIC)
 def test_text_round_trip_gives_the_same_split(method):
@@ -183,6 +200,7 @@ def test_transform_of_unseen_rows(method):
 
 
 # -- errors ----------------------------------------------------------------------------------------------------
+
 
 def test_errors_are_clear():
     X, y, schema = mixed_table()

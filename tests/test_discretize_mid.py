@@ -33,8 +33,12 @@ def test_hand_checked_gini_ranking():
     X = np.column_stack([a, b, b])
     r = MIDRanking.fit(X, y, numeric_schema(3), criterion="gini")
     assert r.n_available == 4
-    assert r.select(4).conditions == [Condition(1, OP_LE, 4.5), Condition(2, OP_LE, 4.5),
-                                      Condition(0, OP_LE, 2.5), Condition(0, OP_LE, 4.5)]
+    assert r.select(4).conditions == [
+        Condition(1, OP_LE, 4.5),
+        Condition(2, OP_LE, 4.5),
+        Condition(0, OP_LE, 2.5),
+        Condition(0, OP_LE, 4.5),
+    ]
     np.testing.assert_allclose(r.gains, [4 / 9, 4 / 9, 1 / 9, 1 / 3], rtol=1e-12)
 
 
@@ -47,8 +51,7 @@ def test_hand_checked_entropy_gains():
     y = np.array([0, 0, 1, 1])
     X = np.column_stack([[1.0, 2, 3, 4], [1.0, 4, 2, 3]])
     r = MIDRanking.fit(X, y, numeric_schema(2))
-    assert r.select(3).conditions == [Condition(0, OP_LE, 2.5), Condition(1, OP_LE, 1.5),
-                                      Condition(1, OP_LE, 3.5)]
+    assert r.select(3).conditions == [Condition(0, OP_LE, 2.5), Condition(1, OP_LE, 1.5), Condition(1, OP_LE, 3.5)]
     np.testing.assert_allclose(r.gains, [1.0, 1 - 0.75 * h13, 0.75 * h13], rtol=1e-12)
 
 
@@ -68,6 +71,7 @@ def test_hand_checked_categorical_ranking():
 
 
 # -- brute-force oracle of the definition --------------------------------------------------------------
+
 
 def _imp(counts: np.ndarray, gini: bool) -> float:
     n = counts.sum()
@@ -121,8 +125,9 @@ def small_tables(draw):
     p = draw(st.integers(1, 3))
     C = draw(st.integers(2, 3))
     hi = draw(st.sampled_from([1, 2, 6]))  # 1: 0/1 columns, which MID takes as the single test "x = 1"
-    X = np.array(draw(st.lists(st.lists(st.integers(0, hi), min_size=p, max_size=p), min_size=n, max_size=n)),
-                 dtype=float)
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, hi), min_size=p, max_size=p), min_size=n, max_size=n)), dtype=float
+    )
     y = np.array(draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)))
     return X, y, C
 
@@ -153,7 +158,6 @@ def test_selections_are_nested(table):
     if r.n_available:
         k = (r.n_available + 1) // 2
         assert fit_discretizer("mid", X, y, schema, n_bins=k).conditions == r.select(k).conditions
-
 
 
 def test_ranking_matches_oracle_on_continuous_values():
@@ -190,8 +194,10 @@ def oracle_onehot(codes, y, C, gini):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=2, max_size=30),
-       st.sampled_from(["entropy", "gini"]))
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=2, max_size=30),
+    st.sampled_from(["entropy", "gini"]),
+)
 def test_onehot_ranking_matches_oracle(rows, criterion):
     codes = np.array([r[0] for r in rows], dtype=float)
     y = np.array([r[1] for r in rows])
@@ -201,10 +207,14 @@ def test_onehot_ranking_matches_oracle(rows, criterion):
     assert [c.value for c in r.conditions()] == [v for v, _ in expected]
     np.testing.assert_allclose(r.gains, [g for _, g in expected], atol=1e-9)
 
+
 def test_binary_and_categorical_columns_join_the_ranking():
     # bit = y exactly (gain 1 bit, one test "bit = 1"); pet has two categories -> one test on code 1.
-    schema = Schema((Column("bit", "numeric"), Column("pet", "categorical", ("cat", "dog")),
-                     Column("z", "numeric")), "y", ("no", "yes"))
+    schema = Schema(
+        (Column("bit", "numeric"), Column("pet", "categorical", ("cat", "dog")), Column("z", "numeric")),
+        "y",
+        ("no", "yes"),
+    )
     X = np.array([[0, 0, 1.0], [0, 1, 2.0], [1, 0, 3.0], [1, 1, 4.0]])
     y = np.array([0, 0, 1, 1])
     r = MIDRanking.fit(X, y, schema)

@@ -17,8 +17,16 @@ from treeexplorer.solvers.dpdt import GENERATORS, MDPTooLarge, dpdt
 def walk_metrics(tree, X, y):
     """(total tests over rows, misclassified rows) recomputed by walking the tree."""
     op = np.zeros(tree.n_nodes, dtype=np.int64)
-    counts, n_tests = count_conditions(tree.feature, op, tree.threshold, tree.left, tree.right,
-                                       np.ascontiguousarray(X, dtype=np.float64), y, tree.value.shape[1])
+    counts, n_tests = count_conditions(
+        tree.feature,
+        op,
+        tree.threshold,
+        tree.left,
+        tree.right,
+        np.ascontiguousarray(X, dtype=np.float64),
+        y,
+        tree.value.shape[1],
+    )
     leaves = tree.feature < 0
     errors = int((counts[leaves].sum(axis=1) - counts[leaves].max(axis=1)).sum())
     assert np.array_equal(counts, tree.value)
@@ -79,8 +87,9 @@ def above_hull(point, hull):
 def tiny_data(draw):
     n = draw(st.integers(4, 10))
     p = draw(st.integers(1, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p), min_size=n, max_size=n)),
-                 dtype=np.float64)
+    X = np.array(
+        draw(st.lists(st.lists(st.integers(0, 3), min_size=p, max_size=p), min_size=n, max_size=n)), dtype=np.float64
+    )
     y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=np.int64)
     return X, y
 
@@ -112,8 +121,7 @@ def test_reported_metrics_equal_recomputed_ones_and_alpha_intervals_tile(generat
     X, y = load_wine(return_X_y=True)
     if generator == "exhaustive":  # every threshold: keep it small
         X, y = X[::3, :4], y[::3]
-    front = dpdt(X, y, max_depth=3, generator=generator, cart_depth=2, cart_leaves=6, top_b=4,
-                 hybrid_depth=1)
+    front = dpdt(X, y, max_depth=3, generator=generator, cart_depth=2, cart_leaves=6, top_b=4, hybrid_depth=1)
     sols = front.solutions
     assert front.status == "done" and len(sols) >= 2
     points = []
@@ -193,8 +201,10 @@ def test_time_limit_returns_best_so_far():
     for g in greedy.solutions:  # every greedy tree is on or above the returned hull
         lo = [s for s in front.solutions if s.info["alpha_lo"] <= g.info["alpha_lo"] <= s.info["alpha_hi"]][0]
         a = g.info["alpha_lo"]
-        assert (lo.info["train_errors"] / len(y) + a * lo.info["expected_tests"]
-                <= g.info["train_errors"] / len(y) + a * g.info["expected_tests"] + 1e-12)
+        assert (
+            lo.info["train_errors"] / len(y) + a * lo.info["expected_tests"]
+            <= g.info["train_errors"] / len(y) + a * g.info["expected_tests"] + 1e-12
+        )
 
 
 def test_alpha_and_n_alphas_select_trees_of_the_hull():
@@ -207,16 +217,20 @@ def test_alpha_and_n_alphas_select_trees_of_the_hull():
     assert len(pick) == 1 and pick[0].info == mid
     coarse = dpdt(X, y, max_depth=3, n_alphas=3).solutions  # α in {0, 0.5, 1}
     assert 1 <= len(coarse) <= 3 and {s.info["train_errors"] for s in coarse} <= {
-        s.info["train_errors"] for s in full.solutions}
+        s.info["train_errors"] for s in full.solutions
+    }
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"generator": "random"}, "generator must be one of"),
-    ({"max_depth": -1}, "max_depth must be an integer >= 0"),
-    ({"cart_depth": 0}, "cart_depth must be an integer >= 1"),
-    ({"criterion": "mse"}, "criterion must be one of"),
-    ({"alpha": -0.5}, "alpha must be >= 0"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"generator": "random"}, "generator must be one of"),
+        ({"max_depth": -1}, "max_depth must be an integer >= 0"),
+        ({"cart_depth": 0}, "cart_depth must be an integer >= 1"),
+        ({"criterion": "mse"}, "criterion must be one of"),
+        ({"alpha": -0.5}, "alpha must be >= 0"),
+    ],
+)
 def test_bad_parameters_are_explained(kw, message):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match=message):
@@ -234,7 +248,8 @@ def test_adapter_runs_through_solve():
     assert all("alpha_lo" in t.info for t in front.trees)
     single = solve("iris", solver="dpdt", max_depth=3, front=False)
     assert len(single.trees) == 1 and single.trees[0].metrics["train_errors"] == min(
-        t.metrics["train_errors"] for t in solve("iris", solver="dpdt", max_depth=3).trees)
+        t.metrics["train_errors"] for t in solve("iris", solver="dpdt", max_depth=3).trees
+    )
 
 
 @pytest.mark.parametrize("criterion", [0, 1])
@@ -257,14 +272,22 @@ def test_last_depth_split_is_the_best_of_the_generated_tests(criterion):
 
     def errors(idx, f, t):
         go = X[idx, f] <= t
-        return (go.sum() - np.bincount(y[idx[go]], minlength=3).max(),
-                (~go).sum() - np.bincount(y[idx[~go]], minlength=3).max())
+        return (
+            go.sum() - np.bincount(y[idx[go]], minlength=3).max(),
+            (~go).sum() - np.bincount(y[idx[~go]], minlength=3).max(),
+        )
 
     grown = 0
     for _ in range(60):
         idx = np.sort(rng.choice(300, size=rng.integers(2, 300), replace=False)).astype(np.int64)
-        for gen, k in [(GEN_CART, 1), (GEN_CART, 2), (GEN_CART, 4), (GEN_CART_LEAVES, 2), (GEN_CART_LEAVES, 8),
-                       (GEN_CART_LEAVES, 32)]:
+        for gen, k in [
+            (GEN_CART, 1),
+            (GEN_CART, 2),
+            (GEN_CART, 4),
+            (GEN_CART_LEAVES, 2),
+            (GEN_CART_LEAVES, 8),
+            (GEN_CART_LEAVES, 32),
+        ]:
             md, ml = (k, 0) if gen == GEN_CART else (2**31, k)
             f, t, el, er, g = last_depth_split(X, y, rank, idx, 3, md, ml, False, criterion)
             grown += g
@@ -296,9 +319,13 @@ def test_threads_at_the_last_depth_give_the_same_front():
     assert one.stats["states_per_depth"][-1] >= 128  # enough last-depth states for two threads
     assert [s.info for s in one.solutions] == [s.info for s in two.solutions]
     for a, b in zip(one.solutions, two.solutions):
-        assert all(np.array_equal(u, v) for u, v in zip(
-            (a.tree.feature, a.tree.threshold, a.tree.left, a.tree.right, a.tree.value),
-            (b.tree.feature, b.tree.threshold, b.tree.left, b.tree.right, b.tree.value)))
+        assert all(
+            np.array_equal(u, v)
+            for u, v in zip(
+                (a.tree.feature, a.tree.threshold, a.tree.left, a.tree.right, a.tree.value),
+                (b.tree.feature, b.tree.threshold, b.tree.left, b.tree.right, b.tree.value),
+            )
+        )
 
 
 def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_same_front(monkeypatch):

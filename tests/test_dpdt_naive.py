@@ -215,8 +215,12 @@ class ReferenceMDP:
             best = Fraction(leaf_errors(self.y[list(rows)]))
             for test in self.actions(rows, depth):
                 left, right = self.children(rows, test)
-                best = min(best, alpha * len(rows) + self.value(alpha, left, depth + 1, memo)
-                           + self.value(alpha, right, depth + 1, memo))
+                best = min(
+                    best,
+                    alpha * len(rows)
+                    + self.value(alpha, left, depth + 1, memo)
+                    + self.value(alpha, right, depth + 1, memo),
+                )
             memo[rows, depth] = best
         return memo[rows, depth]
 
@@ -277,8 +281,12 @@ GENERATORS = [("cart", 1), ("cart", 2), ("cart", 3), ("cart_leaves", 2), ("cart_
 # point, so equal proxies could round apart and the later threshold won (seed 7, cart_leaves 8, depth 3
 # of the grid below; minimal case: test_split_tie_minimal).  Ties are now decided exactly.
 
-CASES = [pytest.param(seed, max_depth, generator, k, id=f"{generator}{k}-depth{max_depth}-seed{seed}")
-         for generator, k in GENERATORS for max_depth in (2, 3) for seed in range(8)]
+CASES = [
+    pytest.param(seed, max_depth, generator, k, id=f"{generator}{k}-depth{max_depth}-seed{seed}")
+    for generator, k in GENERATORS
+    for max_depth in (2, 3)
+    for seed in range(8)
+]
 
 
 def generator_kw(generator, k):
@@ -347,8 +355,10 @@ def sklearn_splits(X, y, rows, generator, k):
     clf = DecisionTreeClassifier(random_state=0, **limit).fit(X[rows], y[rows])
     tree = clf.tree_
     reach = clf.decision_path(X[rows]).toarray().astype(bool)
-    return [((int(tree.feature[j]), float(tree.threshold[j])), rows[reach[:, j]])
-            for j in np.flatnonzero(tree.children_left >= 0)]
+    return [
+        ((int(tree.feature[j]), float(tree.threshold[j])), rows[reach[:, j]])
+        for j in np.flatnonzero(tree.children_left >= 0)
+    ]
 
 
 def sklearn_tests(X, y, rows, generator, k):

@@ -19,7 +19,8 @@ def test_fit_selects_a_tree_from_the_front():
     clf = TreeExplorerClassifier(max_depth=4, select="train", max_splits=2).fit(X, y)
     assert clf.tree_.n_splits <= 2
     assert clf.selected_.metrics["train_accuracy"] == max(
-        t.metrics["train_accuracy"] for t in clf.front_ if t.metrics["splits"] <= 2)
+        t.metrics["train_accuracy"] for t in clf.front_ if t.metrics["splits"] <= 2
+    )
     assert clf.score(X, y) == pytest.approx(clf.selected_.metrics["train_accuracy"])
     proba = clf.predict_proba(X)
     assert proba.shape == (150, 3) and np.allclose(proba.sum(axis=1), 1)

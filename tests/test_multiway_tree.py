@@ -10,8 +10,9 @@ import treeexplorer as tx
 from treeexplorer.export import rules_lines, tree_from_json, tree_json
 from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Column, Condition, Schema
 
-SCHEMA = Schema((Column("age", "numeric"), Column("colour", "categorical", ("blue", "green", "red", "pink"))),
-                "y", ("no", "yes"))
+SCHEMA = Schema(
+    (Column("age", "numeric"), Column("colour", "categorical", ("blue", "green", "red", "pink"))), "y", ("no", "yes")
+)
 # age, colour code (pink = 3 never appears in training)
 X = np.array([[20, 0], [30, 1], [40, 2], [50, 0], [60, 1], [70, 2], [25, 2]], dtype=float)
 Y = np.array([0, 1, 1, 0, 0, 1, 1])
@@ -25,8 +26,19 @@ def multi_tree():
     t = [-1, -1, 3, -1, -1, -1]
     f = [5, -1, 4, -1, -1, -1]
     pred = [1, 0, 1, 1, 0, 1]
-    tree = tx.Tree(column, op, value, t, f, np.zeros((6, 2)), pred, SCHEMA,
-                   child_offsets=[0, 3, 3, 3, 3, 3, 3], children=[1, 2, 5], child_values=[0, 1, 2])
+    tree = tx.Tree(
+        column,
+        op,
+        value,
+        t,
+        f,
+        np.zeros((6, 2)),
+        pred,
+        SCHEMA,
+        child_offsets=[0, 3, 3, 3, 3, 3, 3],
+        children=[1, 2, 5],
+        child_values=[0, 1, 2],
+    )
     return tree.with_counts(X, Y)
 
 
@@ -61,12 +73,20 @@ def test_multiway_json_round_trip_and_structure_key():
     assert back.to_dict() == tree.to_dict()
     assert back.apply(X).tolist() == tree.apply(X).tolist()
     node = json.loads(tree_json(tree))["nodes"][0]
-    assert node["multiway"]["fallback"] == 5 and node["branches"] == ["colour = blue", "colour = green",
-                                                                       "colour = red"]
+    assert node["multiway"]["fallback"] == 5 and node["branches"] == ["colour = blue", "colour = green", "colour = red"]
     assert "true" not in node and "test" not in node
     # the same partition with another fallback is another tree
-    other = tx.Tree(tree.column, tree.op, tree.value, tree.true_child, np.where(np.arange(6) == 0, 1,
-                    tree.false_child), tree.counts, tree.prediction, SCHEMA, *tree._csr())
+    other = tx.Tree(
+        tree.column,
+        tree.op,
+        tree.value,
+        tree.true_child,
+        np.where(np.arange(6) == 0, 1, tree.false_child),
+        tree.counts,
+        tree.prediction,
+        SCHEMA,
+        *tree._csr(),
+    )
     assert other.structure_key() != tree.structure_key()
 
 
@@ -74,8 +94,17 @@ def test_binary_json_unchanged_has_no_multiway_fields():
     raw = RawTree([0, -1, -1], [0.5, 0, 0], [1, -1, -1], [2, -1, -1], [[3, 3], [1, 2], [2, 1]], [1, 1, 0])
     tree = tx.Tree.from_raw(raw, [Condition(1, OP_EQ, 1.0)], SCHEMA)
     d = tree.to_dict(with_schema=False)
-    assert set(d["nodes"][0]) == {"id", "counts", "prediction", "prediction_code", "test", "text", "feature",
-                                  "true", "false"}
+    assert set(d["nodes"][0]) == {
+        "id",
+        "counts",
+        "prediction",
+        "prediction_code",
+        "test",
+        "text",
+        "feature",
+        "true",
+        "false",
+    }
     assert not tree.has_multiway and tree.n_leaves == 2
 
 
@@ -90,8 +119,16 @@ def test_rules_read_each_multiway_branch():
 def test_from_raw_multiway_node():
     # one-hot tests: 0 = colour red, 1 = colour blue, 2 = colour green; the root splits on all three
     feats = [Condition(1, OP_EQ, 2.0), Condition(1, OP_EQ, 0.0), Condition(1, OP_EQ, 1.0)]
-    raw = RawTree([0, -1, -1, -1], [0.5, 0, 0, 0], [-1] * 4, [-1] * 4, [[3, 4], [0, 3], [2, 0], [1, 1]],
-                  multi_offsets=[0, 3, 3, 3, 3], multi_children=[1, 2, 3], multi_tests=[0, 1, 2])
+    raw = RawTree(
+        [0, -1, -1, -1],
+        [0.5, 0, 0, 0],
+        [-1] * 4,
+        [-1] * 4,
+        [[3, 4], [0, 3], [2, 0], [1, 1]],
+        multi_offsets=[0, 3, 3, 3, 3],
+        multi_children=[1, 2, 3],
+        multi_tests=[0, 1, 2],
+    )
     assert raw.n_splits == 1 and raw.is_multi(0)
     tree = tx.Tree.from_raw(raw, feats, SCHEMA).with_counts(X, Y)
     assert tree.child_list(0) == [2, 3, 1]  # blue, green, red

@@ -13,11 +13,15 @@ from treeexplorer.api import solve
 def front():
     rng = np.random.default_rng(5)
     n = 120
-    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue", "black"], n),
-                       "size": rng.choice(["S", "M", "L"], n), "age": rng.integers(20, 60, n)})
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue", "black"], n),
+            "size": rng.choice(["S", "M", "L"], n),
+            "age": rng.integers(20, 60, n),
+        }
+    )
     df["y"] = np.where(df["colour"].isin(["red", "blue"]) ^ (df["size"] == "L") ^ (df["age"] > 50), "p", "q")
-    return solve(df, "y", solver="branches", discretizer="quantile", n_bins=3, lambdas="0.05,0.02,0.01",
-                 test_size=0)
+    return solve(df, "y", solver="branches", discretizer="quantile", n_bins=3, lambdas="0.05,0.02,0.01", test_size=0)
 
 
 def multi_entries(front):

@@ -127,15 +127,19 @@ def test_single_tree_fewest_errors_then_fewest_splits(data, depth, max_nodes, mi
     assert check_tree(sol.tree, X, y, C, depth, min_leaf) == expected[K] == sol.info["errors"]
     assert sol.tree.n_splits == int(np.argmax(expected == expected[K]))
     # without the tie-break: same error, within the budget
-    fast = murtree(X, y, C, max_depth=depth, max_nodes=max_nodes, front=False, min_leaf_support=min_leaf,
-                   fewest_splits=False).solutions[0]
+    fast = murtree(
+        X, y, C, max_depth=depth, max_nodes=max_nodes, front=False, min_leaf_support=min_leaf, fewest_splits=False
+    ).solutions[0]
     assert check_tree(fast.tree, X, y, C, depth, min_leaf) == expected[K]
     assert fast.tree.n_splits <= K
 
 
 @SETTINGS
-@given(data=datasets(max_features=6), depth=st.integers(1, 3),
-       alpha=st.one_of(st.floats(0, 0.3), st.sampled_from([0.0, 1e-9, 1e-3])))
+@given(
+    data=datasets(max_features=6),
+    depth=st.integers(1, 3),
+    alpha=st.one_of(st.floats(0, 0.3), st.sampled_from([0.0, 1e-9, 1e-3])),
+)
 def test_sparsity_is_exact_and_real_valued(data, depth, alpha):
     X, y, C = data
     n = X.shape[0]
@@ -343,8 +347,7 @@ def test_cli_on_a_binary_csv(tmp_path, capsys):
     lines += [",".join(map(str, [*row, int(lab)])) for row, lab in zip(X, y)]
     csv.write_text("\n".join(lines) + "\n")
     E = oracle(X, y.astype(np.int64), 2, 3)
-    common = ["solve", str(csv), "--solver", "murtree", "--discretizer", "none", "--max-depth", "3",
-              "--test-size", "0"]
+    common = ["solve", str(csv), "--solver", "murtree", "--discretizer", "none", "--max-depth", "3", "--test-size", "0"]
     out = tmp_path / "front.json"
     assert main([*common, "--out", str(out)]) == 0
     trees = json.loads(out.read_text())["trees"]

@@ -93,8 +93,13 @@ def multiway_tree(seed: int) -> Tree:
     """A BRANCHES tree with multiway splits on random categorical data (long category names)."""
     rng = np.random.default_rng(seed)
     n = 80
-    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue", "a rather long category"], n),
-                       "size": rng.choice(["S", "M", "L"], n), "flag": rng.integers(0, 2, n)})
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue", "a rather long category"], n),
+            "size": rng.choice(["S", "M", "L"], n),
+            "flag": rng.integers(0, 2, n),
+        }
+    )
     df["y"] = np.where(df["colour"].isin(["red", "blue"]) ^ (df["size"] == "L"), "p", "q")
     front = solve(df, "y", solver="branches", discretizer="none", sparsity=0.01, front=False, test_size=0)
     return front.trees[0].tree
@@ -138,7 +143,7 @@ def test_colours_follow_majority_class_and_purity():
         by_class.setdefault(b.stroke, []).append(b)
     for boxes in by_class.values():
         boxes.sort(key=lambda b: b.purity)
-        whiteness = [sum(int(b.fill[i:i + 2], 16) for i in (1, 3, 5)) for b in boxes]
+        whiteness = [sum(int(b.fill[i : i + 2], 16) for i in (1, 3, 5)) for b in boxes]
         assert all(w1 >= w2 for w1, w2 in zip(whiteness, whiteness[1:]))
     assert len(PALETTE) == len(class_colors(len(PALETTE)))
     assert class_colors(10)[8] == PALETTE[0]  # cycles beyond the palette

@@ -76,12 +76,18 @@ def test_pareto_mask_keeps_non_dominated_points():
 @pytest.fixture
 def toy_solver():
     """A registered solver returning three fixed stumps so the pipeline is tested without a real solver."""
+
     def run(X, y, n_classes, control, depth=1):
         counts = np.bincount(y, minlength=n_classes)
         sols = [RawSolution(RawTree.leaf(counts), True)]
         for thr in (2.45, 4.75):
-            sols.append(RawSolution(RawTree([2, -1, -1], [thr, 0, 0], [1, -1, -1], [2, -1, -1],
-                                            np.zeros((3, n_classes)), [0, 0, 1]), False, {"thr": thr}))
+            sols.append(
+                RawSolution(
+                    RawTree([2, -1, -1], [thr, 0, 0], [1, -1, -1], [2, -1, -1], np.zeros((3, n_classes)), [0, 0, 1]),
+                    False,
+                    {"thr": thr},
+                )
+            )
         sols.append(sols[1])  # duplicates are merged
         return RawFront(sols, "toy objective")
 
@@ -118,8 +124,18 @@ def test_front_json_round_trip_predicts_identically(toy_solver, tmp_path):
     d = json.loads(path.read_text())
     for key in ("solver", "discretizer", "runtime_s", "n_train", "n_test", "trees"):
         assert key in d
-    assert set(d["trees"][1]) >= {"id", "splits", "leaves", "depth", "avg_tests", "train_accuracy",
-                                  "test_accuracy", "train_errors", "optimal", "rules"}
+    assert set(d["trees"][1]) >= {
+        "id",
+        "splits",
+        "leaves",
+        "depth",
+        "avg_tests",
+        "train_accuracy",
+        "test_accuracy",
+        "train_errors",
+        "optimal",
+        "rules",
+    }
     back = tx.Front.from_json(path)
     data = tx.load_dataset("iris")
     for a, b in zip(front, back):

@@ -45,6 +45,7 @@ def ctrl():
 
 # -- data ------------------------------------------------------------------------------------------------
 
+
 def test_bundled_load_lists_columns_and_target(ctrl):
     assert ctrl.target == "species"
     assert ctrl.columns[-1] == "species" and "petal_length" in ctrl.columns
@@ -75,13 +76,16 @@ def test_upload_csv_and_parquet(ctrl):
     assert ctrl.dataset.schema.target == "species" and not ctrl.error
 
 
-@pytest.mark.parametrize("content,name,expected", [
-    (b"", "x.csv", "empty"),
-    (b"a,b\n1,2\n", "x.xlsx", "unsupported file type"),
-    (b"\x00\x01\x02binary", "x.csv", "binary file"),
-    (b"not parquet at all", "x.parquet", "not a readable Parquet file"),
-    (b"a,b\n1,x\n2,x\n", "x.csv", "single class"),
-])
+@pytest.mark.parametrize(
+    "content,name,expected",
+    [
+        (b"", "x.csv", "empty"),
+        (b"a,b\n1,2\n", "x.xlsx", "unsupported file type"),
+        (b"\x00\x01\x02binary", "x.csv", "binary file"),
+        (b"not parquet at all", "x.parquet", "not a readable Parquet file"),
+        (b"a,b\n1,x\n2,x\n", "x.csv", "single class"),
+    ],
+)
 def test_invalid_uploads_give_messages(ctrl, content, name, expected):
     before = ctrl.dataset_name
     assert not ctrl.load_upload(content, name)
@@ -105,6 +109,7 @@ def test_test_file_upload_replaces_split(ctrl):
 
 
 # -- runs ------------------------------------------------------------------------------------------------
+
 
 def test_run_adds_a_front_and_selects_the_best_tree(ctrl):
     run = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 2}), timeout=20)
@@ -227,6 +232,7 @@ def test_pareto_plot_has_a_curve_per_run_and_one_point_per_tree(ctrl):
 
 
 # -- the Explorer component ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def explorer():

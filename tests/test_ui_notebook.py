@@ -17,8 +17,9 @@ def test_quickstart_notebook_executes(tmp_path):
     if "cart" not in available_solvers():
         pytest.skip("the quickstart uses CART, not installed")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path":
-                                                                                                      str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
     outputs = {i: cell.get("outputs", []) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"}
     errors = [o for outs in outputs.values() for o in outs if o.get("output_type") == "error"]

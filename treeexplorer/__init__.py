@@ -16,6 +16,25 @@ from treeexplorer.tree import Tree
 
 __version__ = "0.1.0"
 
-__all__ = ["Binarization", "Column", "Condition", "Control", "DataError", "Dataset", "Front", "FrontTree",
-           "Schema", "Tree", "available_solvers", "bundled_datasets", "get_solver", "load_dataset", "prepare",
-           "rules_text", "solve", "tree_from_json", "tree_json", "__version__"]
+__all__ = [
+    "Binarization",
+    "Column",
+    "Condition",
+    "Control",
+    "DataError",
+    "Dataset",
+    "Front",
+    "FrontTree",
+    "Schema",
+    "Tree",
+    "available_solvers",
+    "bundled_datasets",
+    "get_solver",
+    "load_dataset",
+    "prepare",
+    "rules_text",
+    "solve",
+    "tree_from_json",
+    "tree_json",
+    "__version__",
+]

@@ -59,11 +59,23 @@ class Prepared:
         return self.dataset.schema
 
 
-def prepare(data, target=None, *, test_size: float | None = None, test=None, seed: int = 0,
-            drop_missing: bool = False, categorical=(), max_rows: int | None = None) -> Prepared:
+def prepare(
+    data,
+    target=None,
+    *,
+    test_size: float | None = None,
+    test=None,
+    seed: int = 0,
+    drop_missing: bool = False,
+    categorical=(),
+    max_rows: int | None = None,
+) -> Prepared:
     """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table)."""
-    dataset = data if isinstance(data, Dataset) else load_dataset(
-        data, target, drop_missing=drop_missing, categorical=categorical, max_rows=max_rows)
+    dataset = (
+        data
+        if isinstance(data, Dataset)
+        else load_dataset(data, target, drop_missing=drop_missing, categorical=categorical, max_rows=max_rows)
+    )
     notices = list(dataset.notices)
     if test is not None and test_size is not None:
         raise DataError("give either a test file or a test size, not both")
@@ -79,10 +91,25 @@ def prepare(data, target=None, *, test_size: float | None = None, test=None, see
     return Prepared(dataset, dataset.X, dataset.y, None, None, notices)
 
 
-def solve(data, target=None, *, solver: str = "cart", discretizer: str | None = None, n_bins: int | None = None,
-          test_size: float | None = None, test=None, seed: int = 0, time_limit: float | None = None,
-          progress=None, control: Control | None = None, drop_missing: bool = False, categorical=(),
-          mid_budget: float | None = None, criterion: str = "entropy", **params) -> Front:
+def solve(
+    data,
+    target=None,
+    *,
+    solver: str = "cart",
+    discretizer: str | None = None,
+    n_bins: int | None = None,
+    test_size: float | None = None,
+    test=None,
+    seed: int = 0,
+    time_limit: float | None = None,
+    progress=None,
+    control: Control | None = None,
+    drop_missing: bool = False,
+    categorical=(),
+    mid_budget: float | None = None,
+    criterion: str = "entropy",
+    **params,
+) -> Front:
     """Find a front of decision trees.
 
     Parameters
@@ -129,15 +156,32 @@ def solve(data, target=None, *, solver: str = "cart", discretizer: str | None = 
     if progress is not None and control.progress is None:
         control.progress = progress
     control.report("loading")
-    prep = prepare(data, target, test_size=test_size, test=test, seed=seed, drop_missing=drop_missing,
-                   categorical=categorical)
-    return run_prepared(prep, spec, resolved, discretizer=discretizer, n_bins=n_bins, control=control,
-                        mid_budget=mid_budget, criterion=criterion)
+    prep = prepare(
+        data, target, test_size=test_size, test=test, seed=seed, drop_missing=drop_missing, categorical=categorical
+    )
+    return run_prepared(
+        prep,
+        spec,
+        resolved,
+        discretizer=discretizer,
+        n_bins=n_bins,
+        control=control,
+        mid_budget=mid_budget,
+        criterion=criterion,
+    )
 
 
-def run_prepared(prep: Prepared, spec: SolverSpec | str, resolved: dict, *, discretizer: str | None = None,
-                 n_bins: int | None = None, control: Control | None = None,
-                 mid_budget: float | None = None, criterion: str = "entropy") -> Front:
+def run_prepared(
+    prep: Prepared,
+    spec: SolverSpec | str,
+    resolved: dict,
+    *,
+    discretizer: str | None = None,
+    n_bins: int | None = None,
+    control: Control | None = None,
+    mid_budget: float | None = None,
+    criterion: str = "entropy",
+) -> Front:
     """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params."""
     if isinstance(spec, str):
         spec = get_solver(spec)
@@ -159,8 +203,9 @@ def run_prepared(prep: Prepared, spec: SolverSpec | str, resolved: dict, *, disc
     control.report("discretizing", method=disc_name)
     if disc_name == "mid" and mid_budget is not None:
         return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
-    binz: Binarization = fit_discretizer(disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins,
-                                         criterion=criterion)
+    binz: Binarization = fit_discretizer(
+        disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion
+    )
     notices += binz.notices
     matrix = binz.transform(prep.X_train)
     if spec.input == "numeric":
@@ -193,14 +238,18 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         parts.append((binz.conditions, raw, {"mid_n": n}))
         values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
-            values["partial_front"] = _assemble(prep, spec, resolved, parts, "mid", list(notices),
-                                                time.perf_counter() - start, "running")
+            values["partial_front"] = _assemble(
+                prep, spec, resolved, parts, "mid", list(notices), time.perf_counter() - start, "running"
+            )
         outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
             break
         n = min(2 * n, limit)
-    status = "cancelled" if outer.cancelled else ("time_limit" if parts and parts[-1][1].status != "done"
-                                                 or n < limit else "done")
+    status = (
+        "cancelled"
+        if outer.cancelled
+        else ("time_limit" if parts and parts[-1][1].status != "done" or n < limit else "done")
+    )
     front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status)
     front.params["mid_budget"] = budget
     return front
@@ -209,8 +258,9 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
 def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
     try:
-        return spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep),
-                        **resolved)
+        return spec.run(
+            matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep), **resolved
+        )
     except ValueError as exc:
         if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
             raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
@@ -271,11 +321,24 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) 
                 continue
             metrics = compute_metrics(tree, prep.X_train, prep.y_train, prep.X_test, prep.y_test)
             seen[key] = FrontTree(0, tree, optimal, metrics, {**sol.info, **extra})
-    trees = sorted(seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"],
-                                                 t.metrics["avg_tests"]))
+    trees = sorted(
+        seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
+    )
     for i, t in enumerate(trees):
         t.id = i
     stats.pop("notices", None)
-    return Front(trees, spec.name, disc_name, objective, status, runtime, len(prep.y_train),
-                 0 if prep.y_test is None else len(prep.y_test), prep.dataset.name, schema, dict(resolved),
-                 notices, stats)
+    return Front(
+        trees,
+        spec.name,
+        disc_name,
+        objective,
+        status,
+        runtime,
+        len(prep.y_train),
+        0 if prep.y_test is None else len(prep.y_test),
+        prep.dataset.name,
+        schema,
+        dict(resolved),
+        notices,
+        stats,
+    )

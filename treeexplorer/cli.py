@@ -23,14 +23,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("solve", help="solve a dataset and print the front of trees",
-                       description="Solve DATA (a CSV/TSV/Parquet file or a bundled dataset name) and print the "
-                                   "front of trees: complexity vs accuracy.")
+    s = sub.add_parser(
+        "solve",
+        help="solve a dataset and print the front of trees",
+        description="Solve DATA (a CSV/TSV/Parquet file or a bundled dataset name) and print the "
+        "front of trees: complexity vs accuracy.",
+    )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help="target column (default: the last column)")
     s.add_argument("--solver", default="cart", choices=SOLVER_NAMES)
-    s.add_argument("--discretizer", choices=DISCRETIZERS,
-                   help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)")
+    s.add_argument(
+        "--discretizer",
+        choices=DISCRETIZERS,
+        help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)",
+    )
     s.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
     s.add_argument("--max-depth", type=int)
     s.add_argument("--max-nodes", type=int, help="node budget (number of splits)")
@@ -44,13 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-front", action="store_true", help="only the single optimal tree")
     s.add_argument("--out", help="write the front as JSON")
     s.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
-    s.add_argument("--categorical", nargs="+", default=[], metavar="COL",
-                   help="treat these numeric-looking columns as categorical")
+    s.add_argument(
+        "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
+    )
     s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
-    s.add_argument("--criterion", choices=("entropy", "gini"), default="entropy",
-                   help="impurity MID ranks thresholds by")
-    s.add_argument("-P", "--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="other solver parameter (see `treeexplorer solvers`)")
+    s.add_argument(
+        "--criterion", choices=("entropy", "gini"), default="entropy", help="impurity MID ranks thresholds by"
+    )
+    s.add_argument(
+        "-P",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="other solver parameter (see `treeexplorer solvers`)",
+    )
     s.add_argument("--rules", action="store_true", help="also print the rules of every tree")
 
     e = sub.add_parser("export", help="export one tree of a saved front")
@@ -98,9 +112,19 @@ def front_table(front) -> str:
     rows = []
     for t in front.trees:
         m = t.metrics
-        rows.append([str(t.id), str(m["splits"]), str(m["leaves"]), str(m["depth"]), _fmt(m["avg_tests"], 3),
-                     _fmt(m["train_accuracy"]), _fmt(m["test_accuracy"]), str(m["train_errors"]),
-                     "yes" if t.optimal else "no"])
+        rows.append(
+            [
+                str(t.id),
+                str(m["splits"]),
+                str(m["leaves"]),
+                str(m["depth"]),
+                _fmt(m["avg_tests"], 3),
+                _fmt(m["train_accuracy"]),
+                _fmt(m["test_accuracy"]),
+                str(m["train_errors"]),
+                "yes" if t.optimal else "no",
+            ]
+        )
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
     lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
     lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
@@ -111,20 +135,32 @@ def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
     from treeexplorer.export import rules_lines
 
-    params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity,
-              "cart_depth": a.cart_depth}
+    params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity, "cart_depth": a.cart_depth}
     if a.no_front:
         params["front"] = False
     params.update(_parse_params(a.param))
-    front = solve(a.data, a.target, solver=a.solver, discretizer=a.discretizer, n_bins=a.n_bins,
-                  test_size=a.test_size, test=a.test, seed=a.seed, time_limit=a.time_limit,
-                  drop_missing=a.drop_missing, categorical=a.categorical, mid_budget=a.mid_budget,
-                  criterion=a.criterion,
-                  **{k: v for k, v in params.items() if v is not None})
+    front = solve(
+        a.data,
+        a.target,
+        solver=a.solver,
+        discretizer=a.discretizer,
+        n_bins=a.n_bins,
+        test_size=a.test_size,
+        test=a.test,
+        seed=a.seed,
+        time_limit=a.time_limit,
+        drop_missing=a.drop_missing,
+        categorical=a.categorical,
+        mid_budget=a.mid_budget,
+        criterion=a.criterion,
+        **{k: v for k, v in params.items() if v is not None},
+    )
     status = {"done": "", "time_limit": " (time limit reached: not proven)", "cancelled": " (cancelled)"}
-    print(f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "
-          f"discretizer {front.discretizer}; {len(front)} trees in {front.runtime_s:.3f} s"
-          f"{status.get(front.status, '')}")
+    print(
+        f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "
+        f"discretizer {front.discretizer}; {len(front)} trees in {front.runtime_s:.3f} s"
+        f"{status.get(front.status, '')}"
+    )
     if front.objective:
         print(f"objective: {front.objective}")
     for n in front.notices:
@@ -178,9 +214,14 @@ def _cmd_discretize(a) -> int:
         gain = "" if r["gain"] is None else f"  gain={r['gain']:.6g}"
         print(f"{r['index']:>4}  {r['test']}{gain}")
     if a.out:
-        Path(a.out).write_text(json.dumps({"method": a.method, "dataset": ds.name, "tests": rows,
-                                           "notices": binz.notices}, indent=1, ensure_ascii=False),
-                               encoding="utf-8")
+        Path(a.out).write_text(
+            json.dumps(
+                {"method": a.method, "dataset": ds.name, "tests": rows, "notices": binz.notices},
+                indent=1,
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
         print(f"tests written to {a.out}")
     return 0
 
@@ -191,8 +232,10 @@ def _cmd_datasets(a) -> int:
     for name in bundled_datasets():
         ds = load_dataset(name)
         kinds = sorted({c.kind for c in ds.schema.columns})
-        print(f"{name:24s} {ds.n_rows:6d} rows  {ds.schema.n_features:3d} features ({'/'.join(kinds)})  "
-              f"{ds.schema.n_classes} classes, target {ds.schema.target!r}")
+        print(
+            f"{name:24s} {ds.n_rows:6d} rows  {ds.schema.n_features:3d} features ({'/'.join(kinds)})  "
+            f"{ds.schema.n_classes} classes, target {ds.schema.target!r}"
+        )
     return 0
 
 
@@ -216,8 +259,13 @@ def main(argv=None) -> int:
     from treeexplorer.data import DataError
 
     args = build_parser().parse_args(argv)
-    handler = {"solve": _cmd_solve, "export": _cmd_export, "discretize": _cmd_discretize,
-               "datasets": _cmd_datasets, "solvers": _cmd_solvers}[args.command]
+    handler = {
+        "solve": _cmd_solve,
+        "export": _cmd_export,
+        "discretize": _cmd_discretize,
+        "datasets": _cmd_datasets,
+        "solvers": _cmd_solvers,
+    }[args.command]
     try:
         return handler(args)
     except NotImplementedError as exc:

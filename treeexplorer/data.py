@@ -80,8 +80,9 @@ class Dataset:
             raise DataError(f"test size must be a fraction strictly between 0 and 1, got {test_size!r}")
         n_test = int(np.ceil(test_size * self.n_rows))
         if n_test < 1 or self.n_rows - n_test < 2:
-            raise DataError(f"cannot hold out {test_size:.0%} of {self.n_rows} rows: the training part would "
-                            "have fewer than 2 rows")
+            raise DataError(
+                f"cannot hold out {test_size:.0%} of {self.n_rows} rows: the training part would have fewer than 2 rows"
+            )
         idx = np.arange(self.n_rows)
         counts = np.bincount(self.y, minlength=self.schema.n_classes)
         stratify = self.y if counts[counts > 0].min() >= 2 and n_test >= np.count_nonzero(counts) else None
@@ -121,8 +122,15 @@ def bundled_datasets() -> list[str]:
     return files + [f"sklearn:{n}" for n in SKLEARN_DATASETS]
 
 
-def load_dataset(source, target=None, *, drop_missing: bool = False, categorical=(), name: str | None = None,
-                 max_rows: int | None = None) -> Dataset:
+def load_dataset(
+    source,
+    target=None,
+    *,
+    drop_missing: bool = False,
+    categorical=(),
+    name: str | None = None,
+    max_rows: int | None = None,
+) -> Dataset:
     """Load and validate a classification table.
 
     Parameters
@@ -155,12 +163,16 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
     name = name or default_name
     if df.columns.duplicated().any():
         dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
-        raise DataError(f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
-                        "column has its own name")
+        raise DataError(
+            f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
+            "column has its own name"
+        )
     df.columns = [str(c) for c in df.columns]
     if df.shape[1] < 2:
-        raise DataError(f"{name}: needs at least one feature column and a target column, found "
-                        f"{df.shape[1]} column(s) (is the delimiter right?)")
+        raise DataError(
+            f"{name}: needs at least one feature column and a target column, found "
+            f"{df.shape[1]} column(s) (is the delimiter right?)"
+        )
     target = _pick_target(df, target, name)
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"{name}: {len(df):,} rows exceed the limit of {max_rows:,} rows")
@@ -171,8 +183,10 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
             per_col = miss.sum()
             cols = ", ".join(f"{c!r} ({n} row{'s' if n > 1 else ''})" for c, n in per_col[per_col > 0].items())
             n_rows = int(miss.any(axis=1).sum())
-            raise DataError(f"{name}: missing values in {cols}; {n_rows} row(s) in all. Fill them, or drop "
-                            "those rows explicitly (drop_missing=True, CLI --drop-missing)")
+            raise DataError(
+                f"{name}: missing values in {cols}; {n_rows} row(s) in all. Fill them, or drop "
+                "those rows explicitly (drop_missing=True, CLI --drop-missing)"
+            )
         keep = ~miss.any(axis=1)
         notices.append(f"dropped {int((~keep).sum())} row(s) with missing values")
         df = df.loc[keep]
@@ -198,14 +212,17 @@ def load_dataset(source, target=None, *, drop_missing: bool = False, categorical
             X[:, j] = _numeric(s, c, name, strict=True)
     classes = _categories(df[target])
     if len(classes) < 2:
-        raise DataError(f"{name}: the target column {target!r} has a single class ({classes[0]!r}); "
-                        "a classifier needs at least 2 classes")
+        raise DataError(
+            f"{name}: the target column {target!r} has a single class ({classes[0]!r}); "
+            "a classifier needs at least 2 classes"
+        )
     y = _codes(df[target], classes, target, name, kind="class").astype(np.int64)
     schema = Schema(tuple(columns), target, classes)
     return Dataset(name, schema, X, y, notices, source_rows)
 
 
 # -- reading ---------------------------------------------------------------------------------------------
+
 
 def _resolve(source) -> tuple[pd.DataFrame, str]:
     if isinstance(source, pd.DataFrame):
@@ -223,8 +240,9 @@ def _resolve(source) -> tuple[pd.DataFrame, str]:
         return _read_any(bundled), text
     if path.exists():
         raise DataError(f"{text} is not a file")
-    raise DataError(f"no such file: {text!r} (and no bundled dataset of that name; bundled: "
-                    f"{', '.join(bundled_datasets())})")
+    raise DataError(
+        f"no such file: {text!r} (and no bundled dataset of that name; bundled: {', '.join(bundled_datasets())})"
+    )
 
 
 def _sklearn_frame(name: str) -> pd.DataFrame:
@@ -273,8 +291,10 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
     header = [h.strip() for h in header]
     dups = sorted({h for h in header if header.count(h) > 1})
     if dups:
-        raise DataError(f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
-                        "column has its own name")
+        raise DataError(
+            f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
+            "column has its own name"
+        )
     try:
         df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True)
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -307,6 +327,7 @@ def _pick_target(df: pd.DataFrame, target, name: str) -> str:
 
 # -- columns ---------------------------------------------------------------------------------------------
 
+
 def _looks_numeric(s: pd.Series) -> bool:
     """Numeric dtype, or text where most values parse as numbers (then stray text is an error, not a category)."""
     if pd.api.types.is_bool_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype):
@@ -323,17 +344,21 @@ def _numeric(s: pd.Series, col: str, where: str, strict: bool) -> np.ndarray:
     if bad.any():
         rows = np.flatnonzero(bad)
         shown = ", ".join(f"row {s.index[r] + 1} ({s.iloc[r]!r})" for r in rows[:MAX_SHOWN])
-        raise DataError(f"{where}: non-numeric text in numeric column {col!r}: {shown}"
-                        f"{' ...' if len(rows) > MAX_SHOWN else ''} ({len(rows)} row(s); rows counted from 1 "
-                        "after the header). Fix those values, or declare the column categorical")
+        raise DataError(
+            f"{where}: non-numeric text in numeric column {col!r}: {shown}"
+            f"{' ...' if len(rows) > MAX_SHOWN else ''} ({len(rows)} row(s); rows counted from 1 "
+            "after the header). Fix those values, or declare the column categorical"
+        )
     x = parsed.to_numpy(dtype=np.float64)
     inf = ~np.isfinite(x)
     if inf.any():
         rows = np.flatnonzero(inf)
-        raise DataError(f"{where}: infinite values in column {col!r} at row(s) "
-                        f"{', '.join(str(s.index[r] + 1) for r in rows[:MAX_SHOWN])}"
-                        f"{' ...' if len(rows) > MAX_SHOWN else ''}"
-                        f" ({len(rows)} in all); replace or drop them")
+        raise DataError(
+            f"{where}: infinite values in column {col!r} at row(s) "
+            f"{', '.join(str(s.index[r] + 1) for r in rows[:MAX_SHOWN])}"
+            f"{' ...' if len(rows) > MAX_SHOWN else ''}"
+            f" ({len(rows)} in all); replace or drop them"
+        )
     return x
 
 
@@ -362,8 +387,10 @@ def _codes(s: pd.Series, cats: tuple, col: str, where: str, kind: str = "categor
         if i is None:
             i = by_text.get(str(v))
         if i is None:
-            raise DataError(f"{where}: unknown {kind} {v!r} in column {col!r} at row {r + 1}; known: "
-                            f"{', '.join(map(str, cats[:10]))}{' ...' if len(cats) > 10 else ''}")
+            raise DataError(
+                f"{where}: unknown {kind} {v!r} in column {col!r} at row {r + 1}; known: "
+                f"{', '.join(map(str, cats[:10]))}{' ...' if len(cats) > 10 else ''}"
+            )
         out[r] = i
     return out
 

@@ -61,9 +61,21 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str, when fitted on a DataFrame.
     """
 
-    def __init__(self, solver="cart", discretizer=None, n_bins=None, max_depth=None, max_nodes=None,
-                 sparsity=None, cart_depth=None, select="validation", validation_fraction=0.25, max_splits=None,
-                 time_limit=None, random_state=0):
+    def __init__(
+        self,
+        solver="cart",
+        discretizer=None,
+        n_bins=None,
+        max_depth=None,
+        max_nodes=None,
+        sparsity=None,
+        cart_depth=None,
+        select="validation",
+        validation_fraction=0.25,
+        max_splits=None,
+        time_limit=None,
+        random_state=0,
+    ):
         self.solver = solver
         self.discretizer = discretizer
         self.n_bins = n_bins
@@ -93,8 +105,12 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
 
     def _solver_params(self) -> dict:
         spec = get_solver(self.solver)
-        given = {"max_depth": self.max_depth, "max_nodes": self.max_nodes, "sparsity": self.sparsity,
-                 "cart_depth": self.cart_depth}
+        given = {
+            "max_depth": self.max_depth,
+            "max_nodes": self.max_nodes,
+            "sparsity": self.sparsity,
+            "cart_depth": self.cart_depth,
+        }
         return spec.resolve({k: v for k, v in given.items() if v is not None})
 
     # -- API -------------------------------------------------------------------------------------------
@@ -117,8 +133,14 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         prep = prepare(ds, test_size=self.validation_fraction if use_val else None, seed=self.random_state)
         from treeexplorer.solvers import Control
 
-        front = run_prepared(prep, get_solver(self.solver), params, discretizer=self.discretizer,
-                             n_bins=self.n_bins, control=Control(self.time_limit))
+        front = run_prepared(
+            prep,
+            get_solver(self.solver),
+            params,
+            discretizer=self.discretizer,
+            n_bins=self.n_bins,
+            control=Control(self.time_limit),
+        )
         self.front_ = front
         by = "test_accuracy" if use_val else "train_accuracy"
         self.selected_ = front.best(by=by, max_splits=self.max_splits)
@@ -129,8 +151,10 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         df = self._frame(X, fitting=False)
         if df.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input")
+            raise ValueError(
+                f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
         if not isinstance(X, pd.DataFrame):
             df.columns = list(self._dataset.schema.feature_names)
         Xe, _ = self._dataset.encode(df, what="X")

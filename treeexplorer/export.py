@@ -41,9 +41,11 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         acc = f"train accuracy {m['train_accuracy']:.4f} ({m['train_errors']} errors)"
         if m.get("test_accuracy") is not None:
             acc += f", test accuracy {m['test_accuracy']:.4f}"
-        out.append(f"tree {entry.id}: {m['splits']} splits, depth {m['depth']}, "
-                   f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
-                   f"{'proven optimal' if entry.optimal else 'not proven optimal'}")
+        out.append(
+            f"tree {entry.id}: {m['splits']} splits, depth {m['depth']}, "
+            f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
+            f"{'proven optimal' if entry.optimal else 'not proven optimal'}"
+        )
     return out
 
 
@@ -58,8 +60,13 @@ def tree_json(tree: Tree, front=None, entry=None) -> str:
     """A tree as JSON with its schema and provenance; :func:`tree_from_json` reads it back."""
     d = {"format": "treeexplorer-tree", "version": 1, **tree.to_dict(with_schema=True)}
     if front is not None:
-        d["provenance"] = {"dataset": front.dataset, "solver": front.solver, "discretizer": front.discretizer,
-                           "objective": front.objective, "params": front.to_dict(rules=False)["params"]}
+        d["provenance"] = {
+            "dataset": front.dataset,
+            "solver": front.solver,
+            "discretizer": front.discretizer,
+            "objective": front.objective,
+            "params": front.to_dict(rules=False)["params"],
+        }
     if entry is not None:
         d["metrics"] = entry.metrics
         d["optimal"] = entry.optimal

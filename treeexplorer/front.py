@@ -47,9 +47,17 @@ class FrontTree:
 def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
     """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""
     tr = tree.evaluate(X_train, y_train)
-    m = {"splits": tree.n_splits, "leaves": tree.n_leaves, "depth": tree.depth, "avg_tests": tr["avg_tests"],
-         "train_accuracy": tr["accuracy"], "train_errors": tr["errors"],
-         "test_accuracy": None, "test_errors": None, "test_avg_tests": None}
+    m = {
+        "splits": tree.n_splits,
+        "leaves": tree.n_leaves,
+        "depth": tree.depth,
+        "avg_tests": tr["avg_tests"],
+        "train_accuracy": tr["accuracy"],
+        "train_errors": tr["errors"],
+        "test_accuracy": None,
+        "test_errors": None,
+        "test_avg_tests": None,
+    }
     if X_test is not None and y_test is not None and len(y_test):
         te = tree.evaluate(X_test, y_test)
         m.update(test_accuracy=te["accuracy"], test_errors=te["errors"], test_avg_tests=te["avg_tests"])
@@ -150,8 +158,10 @@ class Front:
         """One row per tree: id, optimal flag, metrics and info (a pandas DataFrame)."""
         import pandas as pd
 
-        rows = [{"id": t.id, "optimal": t.optimal, **t.metrics,
-                 **{f"info_{k}": v for k, v in t.info.items()}} for t in self.trees]
+        rows = [
+            {"id": t.id, "optimal": t.optimal, **t.metrics, **{f"info_{k}": v for k, v in t.info.items()}}
+            for t in self.trees
+        ]
         return pd.DataFrame(rows)
 
     # -- JSON ------------------------------------------------------------------------------------------
@@ -159,14 +169,29 @@ class Front:
         """The CLI's JSON contract plus what is needed to rebuild every tree."""
         from treeexplorer.export import rules_lines
 
-        out = {"solver": self.solver, "discretizer": self.discretizer, "objective": self.objective,
-               "status": self.status, "optimal": self.optimal, "runtime_s": self.runtime_s,
-               "n_train": self.n_train, "n_test": self.n_test, "dataset": self.dataset,
-               "params": _jsonable(self.params), "notices": list(self.notices), "stats": _jsonable(self.stats),
-               "schema": self.schema.to_dict(), "trees": []}
+        out = {
+            "solver": self.solver,
+            "discretizer": self.discretizer,
+            "objective": self.objective,
+            "status": self.status,
+            "optimal": self.optimal,
+            "runtime_s": self.runtime_s,
+            "n_train": self.n_train,
+            "n_test": self.n_test,
+            "dataset": self.dataset,
+            "params": _jsonable(self.params),
+            "notices": list(self.notices),
+            "stats": _jsonable(self.stats),
+            "schema": self.schema.to_dict(),
+            "trees": [],
+        }
         for t in self.trees:
-            d = {"id": t.id, **{k: _jsonable(v) for k, v in t.metrics.items()}, "optimal": t.optimal,
-                 "info": _jsonable(t.info)}
+            d = {
+                "id": t.id,
+                **{k: _jsonable(v) for k, v in t.metrics.items()},
+                "optimal": t.optimal,
+                "info": _jsonable(t.info),
+            }
             if rules:
                 d["rules"] = rules_lines(t.tree)
             d["tree"] = t.tree.to_dict(with_schema=False)
@@ -185,13 +210,38 @@ class Front:
         schema = Schema.from_dict(d["schema"])
         trees = []
         for t in d["trees"]:
-            metrics = {k: t.get(k) for k in ("splits", "leaves", "depth", "avg_tests", "train_accuracy",
-                                             "train_errors", "test_accuracy", "test_errors", "test_avg_tests")}
-            trees.append(FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics,
-                                   t.get("info", {})))
-        return cls(trees, d["solver"], d["discretizer"], d.get("objective", ""), d.get("status", "done"),
-                   d.get("runtime_s", 0.0), d.get("n_train", 0), d.get("n_test", 0), d.get("dataset", ""),
-                   schema, d.get("params", {}), d.get("notices", []), d.get("stats", {}))
+            metrics = {
+                k: t.get(k)
+                for k in (
+                    "splits",
+                    "leaves",
+                    "depth",
+                    "avg_tests",
+                    "train_accuracy",
+                    "train_errors",
+                    "test_accuracy",
+                    "test_errors",
+                    "test_avg_tests",
+                )
+            }
+            trees.append(
+                FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics, t.get("info", {}))
+            )
+        return cls(
+            trees,
+            d["solver"],
+            d["discretizer"],
+            d.get("objective", ""),
+            d.get("status", "done"),
+            d.get("runtime_s", 0.0),
+            d.get("n_train", 0),
+            d.get("n_test", 0),
+            d.get("dataset", ""),
+            schema,
+            d.get("params", {}),
+            d.get("notices", []),
+            d.get("stats", {}),
+        )
 
     @classmethod
     def from_json(cls, path) -> Front:

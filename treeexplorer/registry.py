@@ -67,11 +67,12 @@ class Param:
         if self.bounds is not None:
             lo, hi = self.bounds
             if (lo is not None and value < lo) or (hi is not None and value > hi):
-                allowed = (f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]")
+                allowed = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"in [{lo}, {hi}]"
                 raise ValueError(f"parameter {self.name!r} must be {allowed}, got {value!r}")
         if self.choices is not None and value not in self.choices:
-            raise ValueError(f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; "
-                             f"got {value!r}")
+            raise ValueError(
+                f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; got {value!r}"
+            )
         return value
 
 
@@ -125,8 +126,7 @@ class SolverSpec:
         unknown = sorted(k for k, v in given.items() if k not in known and v is not None)
         if unknown:
             accepted = ", ".join(sorted(known)) or "none"
-            raise ValueError(f"solver {self.name!r} does not use {', '.join(unknown)} "
-                             f"(it accepts: {accepted})")
+            raise ValueError(f"solver {self.name!r} does not use {', '.join(unknown)} (it accepts: {accepted})")
         out = {}
         for name, p in known.items():
             out[name] = p.validate(given[name]) if given.get(name) is not None else p.default

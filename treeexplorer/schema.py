@@ -81,15 +81,21 @@ class Schema:
         return {
             "target": self.target,
             "classes": [_jsonable(c) for c in self.classes],
-            "columns": [{"name": c.name, "kind": c.kind,
-                         **({"categories": [_jsonable(v) for v in c.categories]} if c.categories else {})}
-                        for c in self.columns],
+            "columns": [
+                {
+                    "name": c.name,
+                    "kind": c.kind,
+                    **({"categories": [_jsonable(v) for v in c.categories]} if c.categories else {}),
+                }
+                for c in self.columns
+            ],
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> Schema:
-        cols = tuple(Column(c["name"], c["kind"], tuple(c["categories"]) if c.get("categories") else None)
-                     for c in d["columns"])
+        cols = tuple(
+            Column(c["name"], c["kind"], tuple(c["categories"]) if c.get("categories") else None) for c in d["columns"]
+        )
         return cls(cols, d["target"], tuple(d["classes"]))
 
 
@@ -173,6 +179,12 @@ class Binarization:
         """One dict per test: index, column name, readable text, gain (``None`` where undefined)."""
         rows = []
         for j, c in enumerate(self.conditions):
-            rows.append({"index": j, "feature": schema.columns[c.column].name, "test": c.text(schema),
-                         "gain": None if self.gains is None else float(self.gains[j])})
+            rows.append(
+                {
+                    "index": j,
+                    "feature": schema.columns[c.column].name,
+                    "test": c.text(schema),
+                    "gain": None if self.gains is None else float(self.gains[j]),
+                }
+            )
         return rows

@@ -50,8 +50,20 @@ class Tree:
         Child node and category code of every multiway branch (see module docstring).
     """
 
-    def __init__(self, column, op, value, true_child, false_child, counts, prediction, schema: Schema,
-                 child_offsets=None, children=None, child_values=None):
+    def __init__(
+        self,
+        column,
+        op,
+        value,
+        true_child,
+        false_child,
+        counts,
+        prediction,
+        schema: Schema,
+        child_offsets=None,
+        children=None,
+        child_values=None,
+    ):
         self.column = np.ascontiguousarray(column, dtype=np.int64)
         self.op = np.ascontiguousarray(op, dtype=np.int64)
         self.value = np.ascontiguousarray(value, dtype=np.float64)
@@ -74,8 +86,17 @@ class Tree:
         return self.child_offsets, self.children, self.child_values
 
     def _same_structure(self, counts) -> Tree:
-        return Tree(self.column, self.op, self.value, self.true_child, self.false_child, counts,
-                    self.prediction, self.schema, *self._csr())
+        return Tree(
+            self.column,
+            self.op,
+            self.value,
+            self.true_child,
+            self.false_child,
+            counts,
+            self.prediction,
+            self.schema,
+            *self._csr(),
+        )
 
     # -- construction ----------------------------------------------------------------------------------
     @classmethod
@@ -99,8 +120,7 @@ class Tree:
                 # A multiway node over one one-hot group: branch r is "column = code of test r".
                 rng = range(raw.multi_offsets[k], raw.multi_offsets[k + 1])
                 conds = [features[raw.multi_tests[r]] for r in rng]
-                if any(not isinstance(c, Condition) or c.op != OP_EQ or c.column != conds[0].column
-                       for c in conds):
+                if any(not isinstance(c, Condition) or c.op != OP_EQ or c.column != conds[0].column for c in conds):
                     raise ValueError(f"multiway node {k}: its tests are not one categorical column's")
                 order = sorted(range(len(conds)), key=lambda i: conds[i].value)  # category order
                 branch = [raw.multi_children[raw.multi_offsets[k] + i] for i in order]
@@ -156,7 +176,7 @@ class Tree:
         if self.column[k] < 0:
             return []
         if self.op[k] == OP_MULTI:
-            return [int(c) for c in self.children[self.child_offsets[k]:self.child_offsets[k + 1]]]
+            return [int(c) for c in self.children[self.child_offsets[k] : self.child_offsets[k + 1]]]
         return [int(self.true_child[k]), int(self.false_child[k])]
 
     def edge_condition(self, k: int, child: int) -> tuple[Condition, bool]:
@@ -276,8 +296,9 @@ class Tree:
     def _count(self, X, y):
         X = np.ascontiguousarray(X, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.int64)
-        return count_nodes(self.column, self.op, self.value, self.true_child, self.false_child, *self._csr(), X,
-                           y, self.n_classes)
+        return count_nodes(
+            self.column, self.op, self.value, self.true_child, self.false_child, *self._csr(), X, y, self.n_classes
+        )
 
     def evaluate(self, X: np.ndarray, y: np.ndarray) -> dict:
         """``errors``, ``accuracy`` and ``avg_tests`` (mean number of tests a row passes) on ``(X, y)``."""
@@ -309,8 +330,14 @@ class Tree:
             if self.is_multi(k):
                 kids = self.child_list(k)
                 lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
-                key.append((int(self.column[k]), OP_MULTI, tuple(self.child_values[lo:hi].tolist()),
-                            kids.index(int(self.false_child[k]))))
+                key.append(
+                    (
+                        int(self.column[k]),
+                        OP_MULTI,
+                        tuple(self.child_values[lo:hi].tolist()),
+                        kids.index(int(self.false_child[k])),
+                    )
+                )
             elif self.column[k] >= 0:
                 key.append((int(self.column[k]), int(self.op[k]), float(self.value[k])))
             else:
@@ -322,21 +349,39 @@ class Tree:
         """JSON-ready dict; nodes listed by index with their test in original units."""
         nodes = []
         for k in range(self.n_nodes):
-            node = {"id": k, "counts": self.counts[k].tolist(), "prediction": self.schema.class_name(
-                self.prediction[k]) if 0 <= self.prediction[k] < self.schema.n_classes else None,
-                "prediction_code": int(self.prediction[k])}
+            node = {
+                "id": k,
+                "counts": self.counts[k].tolist(),
+                "prediction": self.schema.class_name(self.prediction[k])
+                if 0 <= self.prediction[k] < self.schema.n_classes
+                else None,
+                "prediction_code": int(self.prediction[k]),
+            }
             if self.is_multi(k):
                 lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
-                node.update({"multiway": {"column": int(self.column[k]),
-                                          "children": self.children[lo:hi].tolist(),
-                                          "values": self.child_values[lo:hi].tolist(),
-                                          "fallback": int(self.false_child[k])},
-                             "text": self.node_text(k), "feature": self.node_text(k),
-                             "branches": [self.edge_text(k, c) for c in self.child_list(k)]})
+                node.update(
+                    {
+                        "multiway": {
+                            "column": int(self.column[k]),
+                            "children": self.children[lo:hi].tolist(),
+                            "values": self.child_values[lo:hi].tolist(),
+                            "fallback": int(self.false_child[k]),
+                        },
+                        "text": self.node_text(k),
+                        "feature": self.node_text(k),
+                        "branches": [self.edge_text(k, c) for c in self.child_list(k)],
+                    }
+                )
             elif self.column[k] >= 0:
-                node.update({"test": self.condition(k).to_list(), "text": self.node_text(k),
-                             "feature": self.schema.columns[self.column[k]].name,
-                             "true": int(self.true_child[k]), "false": int(self.false_child[k])})
+                node.update(
+                    {
+                        "test": self.condition(k).to_list(),
+                        "text": self.node_text(k),
+                        "feature": self.schema.columns[self.column[k]].name,
+                        "true": int(self.true_child[k]),
+                        "false": int(self.false_child[k]),
+                    }
+                )
             nodes.append(node)
         d = {"nodes": nodes}
         if with_schema:

@@ -115,8 +115,11 @@ def _entry_ub(nf, ei, e, n_rows, cost, mp, p):
         for r in range(ei[e, E_C0], ei[e, E_C0] + ei[e, E_N0]):
             total += _ref_ub(nf, mp[r, M_REF], mp[r, M_N], mp[r, M_T], cost)
         return total
-    return (_ref_ub(nf, ei[e, E_C0], ei[e, E_N0], ei[e, E_T0], cost)
-            + _ref_ub(nf, ei[e, E_C1], n_rows - ei[e, E_N0], ei[e, E_T1], cost) - cost)
+    return (
+        _ref_ub(nf, ei[e, E_C0], ei[e, E_N0], ei[e, E_T0], cost)
+        + _ref_ub(nf, ei[e, E_C1], n_rows - ei[e, E_N0], ei[e, E_T1], cost)
+        - cost
+    )
 
 
 @njit(nogil=True, cache=True)
@@ -166,8 +169,7 @@ def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, ca
     c, slot = lookup(hk, hv, ni, lits, h, cand, d + 1)
     if c >= 0:
         return c, n_nodes, n_lits
-    n_lits = _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost,
-                       max_depth, eps)
+    n_lits = _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost, max_depth, eps)
     return n_nodes, n_nodes + 1, n_lits
 
 
@@ -284,8 +286,32 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
-def _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent, rows, acc, cnt1, tot,
-            used, gstart, gtests, mp, n_mp, group_only):
+def _expand(
+    v,
+    X,
+    y,
+    bits,
+    cost,
+    max_depth,
+    eps,
+    ni,
+    nf,
+    lits,
+    eis,
+    eks,
+    shift,
+    n_ent,
+    rows,
+    acc,
+    cnt1,
+    tot,
+    used,
+    gstart,
+    gtests,
+    mp,
+    n_mp,
+    group_only,
+):
     """Add v's split entries (children lazy or final) for every test that splits its rows and every one-hot
     group with at least 3 categories among them (a multiway split); ``(entry count, pool size)``.
 
@@ -547,11 +573,18 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
                 n_ent = ((n_ent >> shift) + 1) << shift
         new_chunk = (n_ent >> shift) >= len(eis)
         need_mp = n_mp + p if n_groups > 0 else 0
-        held = (ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes + mp.nbytes
-                + len(eis) * chunk_bytes)
-        extra = (grown_bytes(ni, need) + grown_bytes(nh, need) + grown_bytes(nf, need)
-                 + grown_bytes(lits, n_new_lits) + rehash_bytes(hk, hv, need) + new_chunk * chunk_bytes
-                 + grown_bytes(mp, need_mp))
+        held = (
+            ni.nbytes + nh.nbytes + nf.nbytes + lits.nbytes + hk.nbytes + hv.nbytes + mp.nbytes + len(eis) * chunk_bytes
+        )
+        extra = (
+            grown_bytes(ni, need)
+            + grown_bytes(nh, need)
+            + grown_bytes(nf, need)
+            + grown_bytes(lits, n_new_lits)
+            + rehash_bytes(hk, hv, need)
+            + new_chunk * chunk_bytes
+            + grown_bytes(mp, need_mp)
+        )
         if held + extra > max_bytes:  # growing copies: old and new arrays coexist for a moment
             oom = True
             break
@@ -584,30 +617,66 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
                 # Multiway: enter the incomplete child with the lowest estimate, as for a binary split.
                 best_r = -1
                 for r in range(ei[e, E_C0], ei[e, E_C0] + ei[e, E_N0]):
-                    if _ref_open(ni, mp[r, M_REF]) and (best_r < 0 or _ref_lb(nf, mp[r, M_REF], mp[r, M_T])
-                                                        < _ref_lb(nf, mp[best_r, M_REF], mp[best_r, M_T])):
+                    if _ref_open(ni, mp[r, M_REF]) and (
+                        best_r < 0
+                        or _ref_lb(nf, mp[r, M_REF], mp[r, M_T]) < _ref_lb(nf, mp[best_r, M_REF], mp[best_r, M_T])
+                    ):
                         best_r = r
                 if best_r < 0:
                     best_r = ei[e, E_C0]
                 c = mp[best_r, M_REF]
                 if c == LAZY:
-                    c, n_nodes, n_lits = _child(v, 2 * mp[best_r, M_TEST] + 1, mp[best_r, M_N], mp[best_r, M_T],
-                                                ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, cand, cost,
-                                                max_depth, eps)
+                    c, n_nodes, n_lits = _child(
+                        v,
+                        2 * mp[best_r, M_TEST] + 1,
+                        mp[best_r, M_N],
+                        mp[best_r, M_T],
+                        ni,
+                        nh,
+                        nf,
+                        lits,
+                        n_lits,
+                        hk,
+                        hv,
+                        zob,
+                        n_nodes,
+                        cand,
+                        cost,
+                        max_depth,
+                        eps,
+                    )
                     mp[best_r, M_REF] = c
                 v = c
                 continue
             c0, c1 = ei[e, E_C0], ei[e, E_C1]
             side = 0
-            if not _ref_open(ni, c0) or (_ref_open(ni, c1)
-                                         and _ref_lb(nf, c1, ei[e, E_T1]) < _ref_lb(nf, c0, ei[e, E_T0])):
+            if not _ref_open(ni, c0) or (
+                _ref_open(ni, c1) and _ref_lb(nf, c1, ei[e, E_T1]) < _ref_lb(nf, c0, ei[e, E_T0])
+            ):
                 side = 1
             c = ei[e, E_C0 + side]
             if c == LAZY:
                 n_side = ei[e, E_N0] if side == 0 else ni[v, N] - ei[e, E_N0]
                 t_side = ei[e, E_T0] if side == 0 else ei[e, E_T1]
-                c, n_nodes, n_lits = _child(v, 2 * ei[e, E_ATTR] + side, n_side, t_side, ni, nh, nf, lits,
-                                            n_lits, hk, hv, zob, n_nodes, cand, cost, max_depth, eps)
+                c, n_nodes, n_lits = _child(
+                    v,
+                    2 * ei[e, E_ATTR] + side,
+                    n_side,
+                    t_side,
+                    ni,
+                    nh,
+                    nf,
+                    lits,
+                    n_lits,
+                    hk,
+                    hv,
+                    zob,
+                    n_nodes,
+                    cand,
+                    cost,
+                    max_depth,
+                    eps,
+                )
                 ei[e, E_C0 + side] = c
             step[plen - 1, 0] = ei[e, E_ATTR]
             step[plen - 1, 1] = ei[e, E_C0]
@@ -617,8 +686,32 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             v = c
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
-            n_ent, n_mp = _expand(v, X, y, bits, cost, max_depth, eps, ni, nf, lits, eis, eks, shift, n_ent,
-                                  rows, acc, cnt1, tot, used, gstart, gtests, mp, n_mp, group_only)
+            n_ent, n_mp = _expand(
+                v,
+                X,
+                y,
+                bits,
+                cost,
+                max_depth,
+                eps,
+                ni,
+                nf,
+                lits,
+                eis,
+                eks,
+                shift,
+                n_ent,
+                rows,
+                acc,
+                cnt1,
+                tot,
+                used,
+                gstart,
+                gtests,
+                mp,
+                n_mp,
+                group_only,
+            )
             n_exp += 1
         # Backpropagation along the selection path.
         for j in range(plen - 2, -1, -1):
@@ -631,5 +724,19 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         counters[1] = n_nodes
         counters[2] = n_exp
     feature, left, right, m_first, m_len, m_child, m_test = _best_tree(ni, mp, p)
-    return (feature, left, right, m_first, m_len, m_child, m_test, nf[0, UB], nf[0, LB], ni[0, COMPLETE] == 1,
-            oom, it, n_exp, n_nodes)
+    return (
+        feature,
+        left,
+        right,
+        m_first,
+        m_len,
+        m_child,
+        m_test,
+        nf[0, UB],
+        nf[0, LB],
+        ni[0, COMPLETE] == 1,
+        oom,
+        it,
+        n_exp,
+        n_nodes,
+    )

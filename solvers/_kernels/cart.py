@@ -463,8 +463,9 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
         n_start[0] = 0
         n_end[0] = m
         done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
-        _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf,
-                   criterion, max_depth, m)
+        _open_node(
+            0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
+        )
         open_ = np.zeros(cap, dtype=np.bool_)
         open_[0] = True
         splits_left = max_leaves - 1
@@ -476,8 +477,25 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
             if best < 0:
                 break
             if not done[best]:
-                _search_node(best, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes,
-                             min_leaf, criterion, m, cl, cr, xlogx)
+                _search_node(
+                    best,
+                    xs,
+                    ys,
+                    n_start,
+                    n_end,
+                    value,
+                    s_feat,
+                    s_pos,
+                    s_thr,
+                    s_gain,
+                    n_classes,
+                    min_leaf,
+                    criterion,
+                    m,
+                    cl,
+                    cr,
+                    xlogx,
+                )
                 done[best] = True
                 continue
             open_[best] = False
@@ -502,16 +520,30 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
                     n_start[c_id] = start + s_pos[k]
                     n_end[c_id] = end
                 n_depth[c_id] = n_depth[k] + 1
-                _open_node(c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes,
-                           min_leaf, criterion, max_depth, m)
+                _open_node(
+                    c_id,
+                    ys,
+                    n_start,
+                    n_end,
+                    n_depth,
+                    value,
+                    s_feat,
+                    s_gain,
+                    done,
+                    n_classes,
+                    min_leaf,
+                    criterion,
+                    max_depth,
+                    m,
+                )
                 open_[c_id] = True
-    return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes], value[:n_nodes],
-            n_nodes)
+    return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes], value[:n_nodes], n_nodes)
 
 
 @njit(nogil=True, cache=True)
-def _open_node(k, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion,
-               max_depth, m_total):
+def _open_node(
+    k, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m_total
+):
     """Class counts of a new node and the upper bound ``(n / m) * impurity`` of its gain (0: cannot split)."""
     start = n_start[k]
     end = n_end[k]
@@ -533,8 +565,25 @@ def _open_node(k, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_cl
 
 
 @njit(nogil=True, cache=True)
-def _search_node(k, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, min_leaf,
-                 criterion, m_total, cl, cr, xlogx):
+def _search_node(
+    k,
+    xs,
+    ys,
+    n_start,
+    n_end,
+    value,
+    s_feat,
+    s_pos,
+    s_thr,
+    s_gain,
+    n_classes,
+    min_leaf,
+    criterion,
+    m_total,
+    cl,
+    cr,
+    xlogx,
+):
     """Best split of node ``k`` and scikit-learn's weighted impurity improvement as its gain."""
     start = n_start[k]
     end = n_end[k]

@@ -126,8 +126,9 @@ def _all_tests(X, y, ranks, idx, n_classes, criterion, with_gain):
             thr[n] = t
             if with_gain:
                 nl = j + 1
-                gain[n] = (imp - nl / m * node_impurity(cl, criterion)
-                           - (m - nl) / m * node_impurity(total - cl, criterion))
+                gain[n] = (
+                    imp - nl / m * node_impurity(cl, criterion) - (m - nl) / m * node_impurity(total - cl, criterion)
+                )
             n += 1
     return feat[:n], thr[:n], gain[:n]
 
@@ -242,8 +243,7 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
     keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     for f in range(p):
         sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
-    return last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion,
-                                   m + 1)
+    return last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, m + 1)
 
 
 @njit(nogil=True, cache=True)
@@ -312,11 +312,11 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
     n_start[0] = 0
     n_end[0] = m
     n_nodes = 1
-    _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion,
-               max_depth, m)
+    _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion, max_depth, m)
     if not done[0]:
-        _search_node(0, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion,
-                     m, cl, cr, xlogx)
+        _search_node(
+            0, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion, m, cl, cr, xlogx
+        )
         done[0] = True
     best = m + 1
     bf = -1
@@ -347,8 +347,25 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
             if k < 0:
                 break
             if not done[k]:
-                _search_node(k, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1,
-                             criterion, m, cl, cr, xlogx)
+                _search_node(
+                    k,
+                    xs,
+                    ys,
+                    n_start,
+                    n_end,
+                    value,
+                    s_feat,
+                    s_pos,
+                    s_thr,
+                    s_gain,
+                    n_classes,
+                    1,
+                    criterion,
+                    m,
+                    cl,
+                    cr,
+                    xlogx,
+                )
                 done[k] = True
                 if max_leaves > 0:
                     continue
@@ -390,8 +407,22 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
                     n_start[c_id] = start + s_pos[k]
                     n_end[c_id] = end
                 n_depth[c_id] = n_depth[k] + 1
-                _open_node(c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1,
-                           criterion, max_depth, m)
+                _open_node(
+                    c_id,
+                    ys,
+                    n_start,
+                    n_end,
+                    n_depth,
+                    value,
+                    s_feat,
+                    s_gain,
+                    done,
+                    n_classes,
+                    1,
+                    criterion,
+                    max_depth,
+                    m,
+                )
                 open_[c_id] = True
     bel = 0
     ber = 0

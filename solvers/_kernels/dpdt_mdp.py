@@ -145,7 +145,7 @@ def _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, 
         return srt_next, -1, srt_next
     s2 = _sibling_next(st, states, j, use_parent)
     if s2 >= 0:
-        rows2 = pool[st[ST_START, s2]:st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
+        rows2 = pool[st[ST_START, s2] : st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
         srt, srt2 = _pair_order(rows, rows2, st, s, spool_prev, loc)
         return srt, s2, srt2
     return _state_order(ranks, rows, st, s, spool_prev, use_parent, loc), pending, srt_next
@@ -174,8 +174,26 @@ def mdp_init(y, n_classes):
 
 
 @njit(nogil=True, cache=True)
-def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent,
-                spool, store, flag, progress):
+def level_tests(
+    X,
+    y,
+    ranks,
+    n_classes,
+    gen,
+    k,
+    d,
+    d0,
+    criterion,
+    pool,
+    st,
+    states,
+    spool_prev,
+    use_parent,
+    spool,
+    store,
+    flag,
+    progress,
+):
     """Tests proposed at each listed state of depth ``d`` (none for pure states and single rows).
 
     Returns ``features, thresholds, offsets``: the tests of ``states[j]`` are ``offsets[j]:offsets[j+1]``.
@@ -198,9 +216,10 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
         size = st[ST_SIZE, s]
         if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
             start = st[ST_START, s]
-            rows = pool[start:start + size].astype(np.int64)
-            srt, pending, srt_next = _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc,
-                                                  pending, srt_next)
+            rows = pool[start : start + size].astype(np.int64)
+            srt, pending, srt_next = _sorted_rows(
+                ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next
+            )
             if store:
                 for g in range(srt.shape[0]):
                     for i in range(size):
@@ -210,8 +229,8 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
                 cap = max(2 * cap, n + f.shape[0])
                 feat = _grow_i(feat, cap)
                 thr = _grow_f(thr, cap)
-            feat[n:n + f.shape[0]] = f
-            thr[n:n + f.shape[0]] = t
+            feat[n : n + f.shape[0]] = f
+            thr[n : n + f.shape[0]] = t
             n += f.shape[0]
         off[j + 1] = n
     progress[0] = n_s
@@ -219,8 +238,27 @@ def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, stat
 
 
 @njit(nogil=True, cache=True)
-def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_states, n_act, t_feat, t_thr, t_off,
-                 max_states, max_pool, flag, counters):
+def expand_level(
+    X,
+    y,
+    n_classes,
+    zobrist,
+    a,
+    b,
+    pool,
+    st,
+    act,
+    act_thr,
+    n_states,
+    n_act,
+    t_feat,
+    t_thr,
+    t_off,
+    max_states,
+    max_pool,
+    flag,
+    counters,
+):
     """Create the children of the states ``a:b`` (one depth) from their tests (:func:`level_tests`).
 
     Every test becomes an action whose two children are new states, or existing ones when the same
@@ -298,7 +336,7 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
                     h = h_l
                     counts = cnt_l
                 else:
-                    nxt[end:end + n_r] = right_rows[:n_r]
+                    nxt[end : end + n_r] = right_rows[:n_r]
                     pos = end + n_r
                     h = h_r
                     counts = cnt_r
@@ -357,8 +395,9 @@ def expand_level(X, y, n_classes, zobrist, a, b, pool, st, act, act_thr, n_state
 
 
 @njit(nogil=True, cache=True)
-def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent,
-                       flag, progress):
+def last_level_actions(
+    X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent, flag, progress
+):
     """Best test of every state of the last depth listed in ``states`` (its children are leaves).
 
     Every test there costs the same, so a state needs only the test with the fewest leaf errors, and only
@@ -402,7 +441,7 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         n_done = j + 1
         if size < 2 or st[ST_ERR, s] == 0:
             continue
-        rows = pool[st[ST_START, s]:st[ST_START, s] + size].astype(np.int64)
+        rows = pool[st[ST_START, s] : st[ST_START, s] + size].astype(np.int64)
         bf = -1
         bt = 0.0
         bel = 0
@@ -410,10 +449,12 @@ def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, s
         if gen == GEN_EXHAUSTIVE:
             bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
         elif sorted_gen:
-            srt, pending, srt_next = _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc,
-                                                  pending, srt_next)
-            bf, bt, bel, ber, grown = last_depth_split_sorted(X, y, rows, srt, n_classes, md, ml, greedy_only,
-                                                              criterion, st[ST_ERR, s])
+            srt, pending, srt_next = _sorted_rows(
+                ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next
+            )
+            bf, bt, bel, ber, grown = last_depth_split_sorted(
+                X, y, rows, srt, n_classes, md, ml, greedy_only, criterion, st[ST_ERR, s]
+            )
             if grown:
                 n_grown += 1
         else:

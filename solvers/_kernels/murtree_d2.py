@@ -269,8 +269,30 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
 
 
 @njit(nogil=True, cache=True)
-def depth2_store(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp,
-                 keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, slot):
+def depth2_store(
+    XR,
+    inst,
+    m,
+    ccount,
+    min_leaf,
+    bits,
+    bitsA,
+    S,
+    P,
+    act,
+    tmp,
+    keys,
+    vals,
+    meta,
+    status,
+    h1,
+    h2,
+    arch_inst,
+    arch_m,
+    arch_h,
+    arch_lb,
+    slot,
+):
     """Run :func:`depth2` and store its three optima in the cache and the similarity archive."""
     res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp)
     for b in range(3):

@@ -126,8 +126,33 @@ def _full_lb(keys, vals, h1, h2, d, n):
 @njit(nogil=True, cache=True)
 def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     """Optimal cost of dataset ``row`` with depth ``d`` and ``n`` splits if it is <= ``ub`` (see module)."""
-    (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp, forder) = ws
+    (
+        XT,
+        y,
+        z1,
+        z2,
+        bufs,
+        cnts,
+        keys,
+        vals,
+        meta,
+        arch_inst,
+        arch_m,
+        arch_h,
+        arch_lb,
+        bits,
+        S,
+        P,
+        act,
+        prm,
+        flag,
+        counters,
+        status,
+        XR,
+        bitsA,
+        tmp,
+        forder,
+    ) = ws
     min_leaf = prm[0]
     C = cnts.shape[1]
     cnt = cnts[row]
@@ -159,8 +184,30 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         return leaf
     if d <= 2:
         counters[2] += 1
-        res = depth2_store(XR, inst, m, cnt, min_leaf, bits, bitsA, S, P, act, tmp,
-                           keys, vals, meta, status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, row)
+        res = depth2_store(
+            XR,
+            inst,
+            m,
+            cnt,
+            min_leaf,
+            bits,
+            bitsA,
+            S,
+            P,
+            act,
+            tmp,
+            keys,
+            vals,
+            meta,
+            status,
+            h1,
+            h2,
+            arch_inst,
+            arch_m,
+            arch_h,
+            arch_lb,
+            row,
+        )
         counters[1] = meta[0]
         return res[n - 1, 0]
     # general case (d >= 3): search over root tests and budget splits.  Kept in this function: numba
@@ -294,8 +341,33 @@ def solve_root(ws, m, h1, h2, d, n, ub):
 @njit(nogil=True, cache=True)
 def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, nxt):
     """Write the optimal tree of a cached subproblem into flat arrays; returns the next free node."""
-    (XT, y, z1, z2, bufs, cnts, keys, vals, meta, arch_inst, arch_m, arch_h, arch_lb,
-     bits, S, P, act, prm, flag, counters, status, XR, bitsA, tmp, forder) = ws
+    (
+        XT,
+        y,
+        z1,
+        z2,
+        bufs,
+        cnts,
+        keys,
+        vals,
+        meta,
+        arch_inst,
+        arch_m,
+        arch_h,
+        arch_lb,
+        bits,
+        S,
+        P,
+        act,
+        prm,
+        flag,
+        counters,
+        status,
+        XR,
+        bitsA,
+        tmp,
+        forder,
+    ) = ws
     me = nxt
     nxt += 1
     value[me, :] = cnts[row]
@@ -312,8 +384,30 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
             # not cached: the children of a depth-2 tree are solved on demand, by the depth-2 solver
             # even after a stop (it is bounded and needs no flag); deeper ones by an unbounded search
             if d <= 2:
-                depth2_store(XR, bufs[row], m, cnts[row], prm[0], bits, bitsA, S, P, act, tmp, keys, vals, meta,
-                             status, h1, h2, arch_inst, arch_m, arch_h, arch_lb, row)
+                depth2_store(
+                    XR,
+                    bufs[row],
+                    m,
+                    cnts[row],
+                    prm[0],
+                    bits,
+                    bitsA,
+                    S,
+                    P,
+                    act,
+                    tmp,
+                    keys,
+                    vals,
+                    meta,
+                    status,
+                    h1,
+                    h2,
+                    arch_inst,
+                    arch_m,
+                    arch_h,
+                    arch_lb,
+                    row,
+                )
             else:
                 solve(ws, lvl, row, m, h1, h2, d, n, INF)
             s = cache_find(keys, h1, h2, d, n)

@@ -93,8 +93,7 @@ def apply_nodes(column, op, value, true_child, false_child, offsets, children, c
     for i in range(n):
         k = 0
         while column[k] >= 0:
-            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children,
-                           child_values)
+            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children, child_values)
         out[i] = k
     return out
 
@@ -108,8 +107,7 @@ def count_nodes(column, op, value, true_child, false_child, offsets, children, c
         k = 0
         counts[0, y[i]] += 1
         while column[k] >= 0:
-            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children,
-                           child_values)
+            k = _next_node(k, X[i, column[k]], op, value, true_child, false_child, offsets, children, child_values)
             counts[k, y[i]] += 1
             n_tests[i] += 1
     return counts, n_tests

@@ -86,16 +86,39 @@ def _run_fail(X, y, n_classes, control, max_depth=2):
 
 def register_fakes() -> None:
     """Register ``uigreedy``, ``uislow`` and ``uifail`` (idempotent)."""
-    register(SolverSpec("uigreedy", "numeric", _run_greedy,
-                        (Param("max_depth", "int", 3, "deepest tree of the front", bounds=(0, 8)),),
-                        title="Greedy (test)", description="Greedy Gini trees, test stand-in."))
-    register(SolverSpec("uislow", "numeric", _run_slow,
-                        (Param("max_depth", "int", 6, "deepest tree", bounds=(0, 12)),
-                         Param("step", "float", 0.3, "seconds per tree", bounds=(0.0, 10.0))),
-                        title="Slow (test)", description="One tree per step, test stand-in."))
-    register(SolverSpec("uifail", "numeric", _run_fail,
-                        (Param("max_depth", "int", 2, "unused", bounds=(0, 4)),),
-                        title="Failing (test)", description="Always raises, test stand-in."))
+    register(
+        SolverSpec(
+            "uigreedy",
+            "numeric",
+            _run_greedy,
+            (Param("max_depth", "int", 3, "deepest tree of the front", bounds=(0, 8)),),
+            title="Greedy (test)",
+            description="Greedy Gini trees, test stand-in.",
+        )
+    )
+    register(
+        SolverSpec(
+            "uislow",
+            "numeric",
+            _run_slow,
+            (
+                Param("max_depth", "int", 6, "deepest tree", bounds=(0, 12)),
+                Param("step", "float", 0.3, "seconds per tree", bounds=(0.0, 10.0)),
+            ),
+            title="Slow (test)",
+            description="One tree per step, test stand-in.",
+        )
+    )
+    register(
+        SolverSpec(
+            "uifail",
+            "numeric",
+            _run_fail,
+            (Param("max_depth", "int", 2, "unused", bounds=(0, 4)),),
+            title="Failing (test)",
+            description="Always raises, test stand-in.",
+        )
+    )
 
 
 def unregister_fakes() -> None:

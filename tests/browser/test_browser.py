@@ -21,13 +21,22 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 # without the background-networking flags Chromium keeps dialling Google's hosts, which this closed network
 # refuses; --headless is Playwright's default
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
 
 # Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
 POINTS_JS = """() => {
@@ -75,13 +84,30 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
-           "TREEEXPLORER_PLUGINS": "fakes", "TREEEXPLORER_SOLVER": "uigreedy"}
-    cmd = [sys.executable, "-m", "panel", "serve", str(ROOT / "apps" / "explorer.py"), "--port", str(port),
-           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}",
-           # forget closed sessions within seconds (default: minutes); not shorter: a page still loading
-           # has no websocket yet and would be discarded too
-           "--check-unused-sessions", "500", "--unused-session-lifetime", "5000"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
+        "TREEEXPLORER_PLUGINS": "fakes",
+        "TREEEXPLORER_SOLVER": "uigreedy",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        str(ROOT / "apps" / "explorer.py"),
+        "--port",
+        str(port),
+        "--address",
+        "127.0.0.1",
+        f"--allow-websocket-origin=127.0.0.1:{port}",
+        # forget closed sessions within seconds (default: minutes); not shorter: a page still loading
+        # has no websocket yet and would be discarded too
+        "--check-unused-sessions",
+        "500",
+        "--unused-session-lifetime",
+        "5000",
+    ]
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / "panel-serve.log"
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
@@ -160,9 +186,11 @@ def test_clicking_a_point_shows_its_tree(page):
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector("text=tree 1: 1 splits", timeout=10_000)
     # the drawing itself, not only its caption: one test and two leaves in the tree view's glyphs
-    page.wait_for_function(f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 3 && "
-                           "t[0].includes('petal_length') && !t.slice(1).some(s => s.includes('≤')); }",
-                           timeout=10_000)
+    page.wait_for_function(
+        f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 3 && "
+        "t[0].includes('petal_length') && !t.slice(1).some(s => s.includes('≤')); }",
+        timeout=10_000,
+    )
     page.wait_for_timeout(300)  # let the canvas repaint before the screenshot
     shot(page, "03_point_selected")
 
@@ -205,7 +233,8 @@ def test_cancel_keeps_a_partial_front(page):
 
 def test_invalid_upload_shows_a_message(page):
     page.locator("input[type=file]").first.set_input_files(
-        files=[{"name": "broken.csv", "mimeType": "text/csv", "buffer": b"just_one_column\n1\n2\n"}])
+        files=[{"name": "broken.csv", "mimeType": "text/csv", "buffer": b"just_one_column\n1\n2\n"}]
+    )
     page.wait_for_selector("text=needs at least one feature column", timeout=10_000)
     shot(page, "06_invalid_upload")
 
@@ -213,7 +242,8 @@ def test_invalid_upload_shows_a_message(page):
 def test_valid_upload_loads_the_table(page):
     csv = (ROOT / "assets" / "iris.csv").read_bytes()
     page.locator("input[type=file]").first.set_input_files(
-        files=[{"name": "my_flowers.csv", "mimeType": "text/csv", "buffer": csv}])
+        files=[{"name": "my_flowers.csv", "mimeType": "text/csv", "buffer": csv}]
+    )
     page.wait_for_selector("text=/my_flowers.*150 rows/", timeout=10_000)
     assert page.get_by_text("needs at least one feature column").count() == 0  # the old alert is gone
     # the sidebar shows what is loaded (the app sets these selects itself)
@@ -276,13 +306,17 @@ def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(pag
     pt = min((p for p in mine if p["splits"]), key=lambda p: p["splits"])
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=10_000)
-    page.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))",
-                           timeout=10_000)
+    page.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))", timeout=10_000)
     drawn = page.evaluate(TREE_SOURCE_JS)
     # a multiway node of car: every category of its column labels one edge
-    categories = {"buying": {"vhigh", "high", "med", "low"}, "maint": {"vhigh", "high", "med", "low"},
-                  "doors": {"2", "3", "4", "5more"}, "persons": {"2", "4", "more"},
-                  "lug_boot": {"small", "med", "big"}, "safety": {"low", "med", "high"}}
+    categories = {
+        "buying": {"vhigh", "high", "med", "low"},
+        "maint": {"vhigh", "high", "med", "low"},
+        "doors": {"2", "3", "4", "5more"},
+        "persons": {"2", "4", "more"},
+        "lug_boot": {"small", "med", "big"},
+        "safety": {"low", "med", "high"},
+    }
     multi = [t.split(":")[0] for t in drawn["test"] if "one per category" in t]
     assert multi and all(categories[col] <= set(drawn["text"]) for col in multi)
     # hovering the point: the tooltip (with the solver's long info line) wraps inside the plot's width

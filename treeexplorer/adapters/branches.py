@@ -17,25 +17,46 @@ def _lambdas_doc() -> str:
 
 
 PARAMS = (
-    Param("sparsity", "float", 0.01,
-          "λ: accuracy given up per split (objective = accuracy - λ·splits). Larger gives smaller trees; "
-          "small values (below about 0.005) can take long without a depth limit.", bounds=(0.0, 1.0)),
-    Param("max_depth", "int", None, "Maximum depth of the tree (default: no limit, as in the paper).",
-          bounds=(0, None)),
-    Param("front", "bool", True,
-          f"Sweep λ over {_lambdas_doc()} down to the sparsity value and return each distinct optimal "
-          "tree once; off: only the optimal tree for the sparsity value."),
-    Param("lambdas", "str", None,
-          "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 "
-          "(used when front is on)."),
-    Param("memory_mb", "int", DEFAULT_MEMORY_MB,
-          "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is "
-          "full the search stops with the best tree so far, not proven optimal, and says so.",
-          bounds=(16, None)),
-    Param("multiway", "bool", True,
-          "Split a categorical column with 3 or more categories into one branch per category, counted as "
-          "ONE split (the paper's multiway splits); its one-vs-rest tests stay available. Categories a "
-          "discretizer left out (MID keeps the best tests) become branches of the multiway split only."),
+    Param(
+        "sparsity",
+        "float",
+        0.01,
+        "λ: accuracy given up per split (objective = accuracy - λ·splits). Larger gives smaller trees; "
+        "small values (below about 0.005) can take long without a depth limit.",
+        bounds=(0.0, 1.0),
+    ),
+    Param(
+        "max_depth", "int", None, "Maximum depth of the tree (default: no limit, as in the paper).", bounds=(0, None)
+    ),
+    Param(
+        "front",
+        "bool",
+        True,
+        f"Sweep λ over {_lambdas_doc()} down to the sparsity value and return each distinct optimal "
+        "tree once; off: only the optimal tree for the sparsity value.",
+    ),
+    Param(
+        "lambdas",
+        "str",
+        None,
+        "Comma-separated λ values to sweep instead of the default grid, e.g. 0.05,0.02,0.01 (used when front is on).",
+    ),
+    Param(
+        "memory_mb",
+        "int",
+        DEFAULT_MEMORY_MB,
+        "Memory for the search's store, in MB (about 32 bytes per test per branch explored). When it is "
+        "full the search stops with the best tree so far, not proven optimal, and says so.",
+        bounds=(16, None),
+    ),
+    Param(
+        "multiway",
+        "bool",
+        True,
+        "Split a categorical column with 3 or more categories into one branch per category, counted as "
+        "ONE split (the paper's multiway splits); its one-vs-rest tests stay available. Categories a "
+        "discretizer left out (MID keeps the best tests) become branches of the multiway split only.",
+    ),
 )
 
 
@@ -94,8 +115,22 @@ def multiway_groups(features, X: np.ndarray, encoded: np.ndarray | None = None, 
     return X, features, groups, only
 
 
-def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, lambdas=None,
-        memory_mb=DEFAULT_MEMORY_MB, multiway=True, features=None, encoded=None, schema=None):
+def run(
+    X,
+    y,
+    n_classes,
+    control,
+    *,
+    sparsity=0.01,
+    max_depth=None,
+    front=True,
+    lambdas=None,
+    memory_mb=DEFAULT_MEMORY_MB,
+    multiway=True,
+    features=None,
+    encoded=None,
+    schema=None,
+):
     """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`.
 
     ``features``, ``encoded`` and ``schema`` (given by the API) let multiway splits find and complete the
@@ -110,22 +145,34 @@ def run(X, y, n_classes, control, *, sparsity=0.01, max_depth=None, front=True, 
         X_run, feats, groups, only = multiway_groups(features, X, encoded, schema)
         if only:
             X, added = X_run, feats
-    raw = branches_front(X, y, sparsity=sparsity, max_depth=max_depth, front=front, lambdas=lambdas,
-                         n_classes=n_classes, control=control, memory_mb=memory_mb, groups=groups,
-                         group_only=only)
+    raw = branches_front(
+        X,
+        y,
+        sparsity=sparsity,
+        max_depth=max_depth,
+        front=front,
+        lambdas=lambdas,
+        n_classes=n_classes,
+        control=control,
+        memory_mb=memory_mb,
+        groups=groups,
+        group_only=only,
+    )
     raw.features = added
     return raw
 
 
-SPEC = register(SolverSpec(
-    name="branches",
-    input="binary",
-    run=run,
-    params=PARAMS,
-    title="BRANCHES (optimal sparse trees)",
-    description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "
-                "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed; "
-                "categorical columns split multiway (one branch per category, one split).",
-    default_discretizer="mid",
-    wants_features=True,
-))
+SPEC = register(
+    SolverSpec(
+        name="branches",
+        input="binary",
+        run=run,
+        params=PARAMS,
+        title="BRANCHES (optimal sparse trees)",
+        description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "
+        "accuracy - λ·splits, proven optimal, for a sweep of λ values; no depth limit needed; "
+        "categorical columns split multiway (one branch per category, one split).",
+        default_discretizer="mid",
+        wants_features=True,
+    )
+)

@@ -7,51 +7,121 @@ from treeexplorer.solvers.dpdt import GENERATORS, dpdt
 
 PARAMS = (
     Param("max_depth", "int", 3, "maximum depth of the trees (the MDP's horizon)", bounds=(0, 30)),
-    Param("generator", "str", "cart",
-          "which tests each state may use: cart = every split of a CART of depth cart_depth fitted on the "
-          "state's rows (the paper's DPDT-K); cart_leaves = CART with cart_leaves leaves (reference code); "
-          "topb = the top_b splits with the largest impurity decrease; exhaustive = every threshold (true "
-          "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below",
-          choices=tuple(GENERATORS)),
-    Param("cart_depth", "int", 3, "depth of the CART that proposes the tests at each state (cart, hybrid): "
-          "larger = more candidate trees, slower", bounds=(1, 12)),
-    Param("cart_leaves", "int", 32, "leaves of the CART that proposes the tests (generator cart_leaves)",
-          bounds=(2, 4096)),
+    Param(
+        "generator",
+        "str",
+        "cart",
+        "which tests each state may use: cart = every split of a CART of depth cart_depth fitted on the "
+        "state's rows (the paper's DPDT-K); cart_leaves = CART with cart_leaves leaves (reference code); "
+        "topb = the top_b splits with the largest impurity decrease; exhaustive = every threshold (true "
+        "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below",
+        choices=tuple(GENERATORS),
+    ),
+    Param(
+        "cart_depth",
+        "int",
+        3,
+        "depth of the CART that proposes the tests at each state (cart, hybrid): larger = more candidate trees, slower",
+        bounds=(1, 12),
+    ),
+    Param(
+        "cart_leaves", "int", 32, "leaves of the CART that proposes the tests (generator cart_leaves)", bounds=(2, 4096)
+    ),
     Param("top_b", "int", 8, "number of tests proposed at each state (generator topb)", bounds=(1, None)),
-    Param("hybrid_depth", "int", 2, "generator hybrid: depth from which only the greedy CART split is "
-          "proposed", bounds=(0, 30)),
-    Param("criterion", "str", "gini", "impurity used by the CART and topb test generators",
-          choices=("gini", "entropy")),
-    Param("n_alphas", "int", None, "keep only the trees optimal for one of this many α evenly spaced in "
-          "[0, 1], as the reference implementation (default: every tree of the convex hull)", bounds=(1, None)),
-    Param("max_states", "int", 10**6, "memory guard: stop with a message when the MDP needs more states",
-          bounds=(1, None)),
-    Param("n_jobs", "int", None, "threads solving the states of one depth (default: the machine's cores, at "
-          "most 4; the result does not depend on it)", bounds=(1, None)),
-    Param("sparsity", "float", None, "return only the tree minimising error rate + sparsity × average "
-          "number of tests per sample (implies no front)", bounds=(0, None)),
-    Param("front", "bool", True, "return every tree of the (average tests, error) convex hull; off: only the "
-          "most accurate tree (or the one for sparsity)"),
+    Param(
+        "hybrid_depth",
+        "int",
+        2,
+        "generator hybrid: depth from which only the greedy CART split is proposed",
+        bounds=(0, 30),
+    ),
+    Param(
+        "criterion", "str", "gini", "impurity used by the CART and topb test generators", choices=("gini", "entropy")
+    ),
+    Param(
+        "n_alphas",
+        "int",
+        None,
+        "keep only the trees optimal for one of this many α evenly spaced in "
+        "[0, 1], as the reference implementation (default: every tree of the convex hull)",
+        bounds=(1, None),
+    ),
+    Param(
+        "max_states", "int", 10**6, "memory guard: stop with a message when the MDP needs more states", bounds=(1, None)
+    ),
+    Param(
+        "n_jobs",
+        "int",
+        None,
+        "threads solving the states of one depth (default: the machine's cores, at "
+        "most 4; the result does not depend on it)",
+        bounds=(1, None),
+    ),
+    Param(
+        "sparsity",
+        "float",
+        None,
+        "return only the tree minimising error rate + sparsity × average number of tests per sample (implies no front)",
+        bounds=(0, None),
+    ),
+    Param(
+        "front",
+        "bool",
+        True,
+        "return every tree of the (average tests, error) convex hull; off: only the "
+        "most accurate tree (or the one for sparsity)",
+    ),
 )
 
 
-def run(X, y, n_classes, control, max_depth=3, generator="cart", cart_depth=3, cart_leaves=32, top_b=8,
-        hybrid_depth=2, criterion="gini", n_alphas=None, max_states=10**6, n_jobs=None, sparsity=None,
-        front=True):
+def run(
+    X,
+    y,
+    n_classes,
+    control,
+    max_depth=3,
+    generator="cart",
+    cart_depth=3,
+    cart_leaves=32,
+    top_b=8,
+    hybrid_depth=2,
+    criterion="gini",
+    n_alphas=None,
+    max_states=10**6,
+    n_jobs=None,
+    sparsity=None,
+    front=True,
+):
     """Solve with DPDT and return its convex-hull front (see :func:`solvers.dpdt.dpdt`)."""
     alpha = sparsity if sparsity is not None else (None if front else 0.0)
-    return dpdt(X, y, max_depth=max_depth, generator=generator, cart_depth=cart_depth, cart_leaves=cart_leaves,
-                top_b=top_b, hybrid_depth=hybrid_depth, criterion=criterion, max_states=max_states,
-                n_alphas=n_alphas, alpha=alpha, n_classes=n_classes, control=control, n_jobs=n_jobs)
+    return dpdt(
+        X,
+        y,
+        max_depth=max_depth,
+        generator=generator,
+        cart_depth=cart_depth,
+        cart_leaves=cart_leaves,
+        top_b=top_b,
+        hybrid_depth=hybrid_depth,
+        criterion=criterion,
+        max_states=max_states,
+        n_alphas=n_alphas,
+        alpha=alpha,
+        n_classes=n_classes,
+        control=control,
+        n_jobs=n_jobs,
+    )
 
 
-SPEC = register(SolverSpec(
-    name="dpdt",
-    input="numeric",
-    run=run,
-    params=PARAMS,
-    title="DPDT",
-    description="Dynamic-programming decision trees (Kohler et al.): an MDP over the tests CART proposes at "
-                "every node, solved for every trade-off at once; returns the (average tests, error) convex "
-                "hull, each tree with its exact α interval. Exhaustive tests give the true optimum.",
-))
+SPEC = register(
+    SolverSpec(
+        name="dpdt",
+        input="numeric",
+        run=run,
+        params=PARAMS,
+        title="DPDT",
+        description="Dynamic-programming decision trees (Kohler et al.): an MDP over the tests CART proposes at "
+        "every node, solved for every trade-off at once; returns the (average tests, error) convex "
+        "hull, each tree with its exact α interval. Exhaustive tests give the true optimum.",
+    )
+)

@@ -8,37 +8,83 @@ from treeexplorer.solvers.murtree import murtree
 __all__ = ["run", "SPEC"]
 
 
-def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None, front=True,
-        min_leaf_support=1, fewest_splits=True):
+def run(
+    X,
+    y,
+    n_classes,
+    control,
+    *,
+    max_depth=3,
+    max_nodes=None,
+    sparsity=None,
+    front=True,
+    min_leaf_support=1,
+    fewest_splits=True,
+):
     """Adapter entry point: ``X`` is the 0/1 test matrix, returns a :class:`solvers.RawFront`."""
-    return murtree(X, y, n_classes, max_depth=max_depth, max_nodes=max_nodes, sparsity=sparsity, front=front,
-                   min_leaf_support=min_leaf_support, fewest_splits=fewest_splits, control=control)
+    return murtree(
+        X,
+        y,
+        n_classes,
+        max_depth=max_depth,
+        max_nodes=max_nodes,
+        sparsity=sparsity,
+        front=front,
+        min_leaf_support=min_leaf_support,
+        fewest_splits=fewest_splits,
+        control=control,
+    )
 
 
-SPEC = register(SolverSpec(
-    name="murtree",
-    input="binary",
-    run=run,
-    params=(
-        Param("max_depth", "int", 3,
-              "Deepest tree searched. Depth 4 takes seconds on a thousand rows and a hundred tests; each "
-              "extra level multiplies the work by about the number of tests.", bounds=(0, 10)),
-        Param("max_nodes", "int", None,
-              "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
-              "(default: a full tree, 2^max_depth - 1).", bounds=(0, None)),
-        Param("sparsity", "float", None,
-              "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
-              "fix 1% of the rows to be worth it). Exact for any real value.", bounds=(0.0, None)),
-        Param("front", "bool", True,
-              "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
-              "off: only the most accurate tree, with the fewest splits among equally accurate ones."),
-        Param("min_leaf_support", "int", 1, "Minimum number of training rows in every leaf.", bounds=(1, None)),
-        Param("fewest_splits", "bool", True,
-              "Single tree: among the most accurate trees prove the one with the fewest splits. Off: "
-              "stop at the first most accurate tree (faster when many trees tie, e.g. perfect trees)."),
-    ),
-    title="MurTree (optimal, every size)",
-    description="Exact dynamic programming and search over trees on binary tests (Demirović et al., 2022): "
-                "the fewest training errors for every number of splits up to max_nodes, at depth max_depth.",
-    default_discretizer="mid",
-))
+SPEC = register(
+    SolverSpec(
+        name="murtree",
+        input="binary",
+        run=run,
+        params=(
+            Param(
+                "max_depth",
+                "int",
+                3,
+                "Deepest tree searched. Depth 4 takes seconds on a thousand rows and a hundred tests; each "
+                "extra level multiplies the work by about the number of tests.",
+                bounds=(0, 10),
+            ),
+            Param(
+                "max_nodes",
+                "int",
+                None,
+                "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
+                "(default: a full tree, 2^max_depth - 1).",
+                bounds=(0, None),
+            ),
+            Param(
+                "sparsity",
+                "float",
+                None,
+                "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
+                "fix 1% of the rows to be worth it). Exact for any real value.",
+                bounds=(0.0, None),
+            ),
+            Param(
+                "front",
+                "bool",
+                True,
+                "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
+                "off: only the most accurate tree, with the fewest splits among equally accurate ones.",
+            ),
+            Param("min_leaf_support", "int", 1, "Minimum number of training rows in every leaf.", bounds=(1, None)),
+            Param(
+                "fewest_splits",
+                "bool",
+                True,
+                "Single tree: among the most accurate trees prove the one with the fewest splits. Off: "
+                "stop at the first most accurate tree (faster when many trees tie, e.g. perfect trees).",
+            ),
+        ),
+        title="MurTree (optimal, every size)",
+        description="Exact dynamic programming and search over trees on binary tests (Demirović et al., 2022): "
+        "the fewest training errors for every number of splits up to max_nodes, at depth max_depth.",
+        default_discretizer="mid",
+    )
+)

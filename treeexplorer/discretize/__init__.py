@@ -43,8 +43,15 @@ DISCRETIZER_NAMES = ("none", "exact", "mid", "mdlp", "quantile", "uniform")
 DEFAULT_N_BINS = 4  # quantile/uniform thresholds per column; MID takes this many tests per usable column
 
 
-def fit_discretizer(method: str, X_enc, y, schema: Schema, n_bins: int | None = None,
-                    criterion: str = "entropy", notices: list[str] | None = None) -> Binarization:
+def fit_discretizer(
+    method: str,
+    X_enc,
+    y,
+    schema: Schema,
+    n_bins: int | None = None,
+    criterion: str = "entropy",
+    notices: list[str] | None = None,
+) -> Binarization:
     """Fit one discretizer on training rows.
 
     Parameters
@@ -83,16 +90,27 @@ def fit_discretizer(method: str, X_enc, y, schema: Schema, n_bins: int | None = 
     if criterion not in CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
     if criterion != "entropy" and method != "mid":
-        raise ValueError(f"criterion={criterion!r} applies to the 'mid' discretizer only ({method!r} "
-                         f"{'uses entropy' if method == 'mdlp' else 'is not impurity-based'})")
+        raise ValueError(
+            f"criterion={criterion!r} applies to the 'mid' discretizer only ({method!r} "
+            f"{'uses entropy' if method == 'mdlp' else 'is not impurity-based'})"
+        )
     if n_bins is not None:
         if method in ("none", "exact", "mdlp"):
-            what = {"none": "uses the 0/1 columns as they are", "exact": "uses every threshold",
-                    "mdlp": "chooses its own number of cuts (MDL stopping rule)"}[method]
-            raise ValueError(f"n_bins does not apply to the {method!r} discretizer, which {what}; "
-                             "leave it out, or use mid, quantile or uniform")
-        if isinstance(n_bins, bool) or not isinstance(n_bins, int) and not hasattr(n_bins, "__index__") \
-                or int(n_bins) < 1:
+            what = {
+                "none": "uses the 0/1 columns as they are",
+                "exact": "uses every threshold",
+                "mdlp": "chooses its own number of cuts (MDL stopping rule)",
+            }[method]
+            raise ValueError(
+                f"n_bins does not apply to the {method!r} discretizer, which {what}; "
+                "leave it out, or use mid, quantile or uniform"
+            )
+        if (
+            isinstance(n_bins, bool)
+            or not isinstance(n_bins, int)
+            and not hasattr(n_bins, "__index__")
+            or int(n_bins) < 1
+        ):
             raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
         n_bins = int(n_bins)
     if method == "mid":
@@ -107,13 +125,22 @@ def fit_discretizer(method: str, X_enc, y, schema: Schema, n_bins: int | None = 
         elif method == "exact":
             conds = []
             for s in summaries:
-                conds += fixed_conditions(s) if s.role != "numeric" else \
-                    [Condition(s.index, OP_LE, float(t)) for t in exact_thresholds(s)]
+                conds += (
+                    fixed_conditions(s)
+                    if s.role != "numeric"
+                    else [Condition(s.index, OP_LE, float(t)) for t in exact_thresholds(s)]
+                )
         elif method == "mdlp":
             conds, gains = _fit_mdlp(summaries, schema, own)
         else:
-            conds = binned_conditions(summaries, schema, method, DEFAULT_N_BINS if n_bins is None else n_bins, own,
-                                      explicit=n_bins is not None)
+            conds = binned_conditions(
+                summaries,
+                schema,
+                method,
+                DEFAULT_N_BINS if n_bins is None else n_bins,
+                own,
+                explicit=n_bins is not None,
+            )
         binz = Binarization(conds, method, None if gains is None else _as_array(gains), own)
     if len(binz) == 0:
         raise ValueError(f"the {method!r} discretizer found no test: " + _nothing_reason(binz.notices))
@@ -130,8 +157,10 @@ def _fit_mid(X_enc, y, schema, n_bins, criterion) -> Binarization:
         usable = len(np.unique(ranking.columns))
         n = min(DEFAULT_N_BINS * usable, ranking.n_available)
         binz = ranking.select(n)
-        binz.notices.append(f"mid: n_bins not given; using the top {n} of {ranking.n_available} ranked tests "
-                            f"({DEFAULT_N_BINS} per usable column)")
+        binz.notices.append(
+            f"mid: n_bins not given; using the top {n} of {ranking.n_available} ranked tests "
+            f"({DEFAULT_N_BINS} per usable column)"
+        )
         return binz
     return ranking.select(n_bins)
 
@@ -152,8 +181,10 @@ def _fit_mdlp(summaries, schema, notices) -> tuple[list[Condition], list[float]]
                 conds.append(cond)
                 gains.append(split_gain(s, cond.op, cond.value))
     if silent:
-        notices.append(f"mdlp: no cut passes the MDL test in {len(silent)} numeric column(s), which give no "
-                       f"test: {', '.join(map(repr, silent))}")
+        notices.append(
+            f"mdlp: no cut passes the MDL test in {len(silent)} numeric column(s), which give no "
+            f"test: {', '.join(map(repr, silent))}"
+        )
     return conds, gains
 
 

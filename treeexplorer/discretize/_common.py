@@ -18,8 +18,7 @@ import numpy as np
 
 from treeexplorer.schema import OP_EQ, Schema
 
-__all__ = ["ColumnSummary", "check_inputs", "summarise_columns", "value_counts", "boundary_mask",
-           "midpoints"]
+__all__ = ["ColumnSummary", "check_inputs", "summarise_columns", "value_counts", "boundary_mask", "midpoints"]
 
 
 @dataclass
@@ -75,17 +74,22 @@ def check_inputs(X_enc, y, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError("y must hold integer class codes 0..C-1")
     y = y.astype(np.int64)
     if y.min() < 0 or y.max() >= schema.n_classes:
-        raise ValueError(f"class codes must lie in 0..{schema.n_classes - 1} (the schema has "
-                         f"{schema.n_classes} classes), found {int(y.min())}..{int(y.max())}")
+        raise ValueError(
+            f"class codes must lie in 0..{schema.n_classes - 1} (the schema has "
+            f"{schema.n_classes} classes), found {int(y.min())}..{int(y.max())}"
+        )
     bad = ~np.isfinite(X)
     if bad.any():
         per_col = bad.sum(axis=0)
         cols = [j for j in range(X.shape[1]) if per_col[j]]
-        shown = ", ".join(f"{schema.columns[j].name!r} ({int(per_col[j])} row{'s' if per_col[j] > 1 else ''})"
-                          for j in cols)
+        shown = ", ".join(
+            f"{schema.columns[j].name!r} ({int(per_col[j])} row{'s' if per_col[j] > 1 else ''})" for j in cols
+        )
         kind = "missing (NaN)" if np.isnan(X).any() else "infinite"
-        raise ValueError(f"{kind} values in {shown}; fill them, or drop those rows when loading "
-                         "(drop_missing=True, CLI --drop-missing)")
+        raise ValueError(
+            f"{kind} values in {shown}; fill them, or drop those rows when loading "
+            "(drop_missing=True, CLI --drop-missing)"
+        )
     return X, y
 
 
@@ -118,8 +122,7 @@ def midpoints(values: np.ndarray) -> np.ndarray:
     return np.where(mid < values[1:], mid, values[:-1])
 
 
-def summarise_columns(X: np.ndarray, y: np.ndarray, schema: Schema,
-                      notices: list[str]) -> list[ColumnSummary]:
+def summarise_columns(X: np.ndarray, y: np.ndarray, schema: Schema, notices: list[str]) -> list[ColumnSummary]:
     """Classify every column (numeric / binary / one-hot / constant); constant ones get a notice."""
     out = []
     constant = []
@@ -136,6 +139,8 @@ def summarise_columns(X: np.ndarray, y: np.ndarray, schema: Schema,
             role = "numeric"
         out.append(ColumnSummary(j, role, values, counts))
     if constant:
-        notices.append(f"dropped {len(constant)} constant column(s) (a single value in the training rows): "
-                       + ", ".join(map(repr, constant)))
+        notices.append(
+            f"dropped {len(constant)} constant column(s) (a single value in the training rows): "
+            + ", ".join(map(repr, constant))
+        )
     return out

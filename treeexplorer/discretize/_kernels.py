@@ -15,7 +15,7 @@ import heapq
 import numpy as np
 from numba import njit
 
-QUANTUM = 2.0 ** 40
+QUANTUM = 2.0**40
 
 
 @njit(nogil=True, cache=True)
@@ -248,7 +248,7 @@ def mdlp_cuts(cnt, valid):
             k0 += tot[c] > 0
             k1 += left[c] > 0
             k2 += right[c] > 0
-        delta = np.log2(3.0 ** k0 - 2.0) - (k0 * ent - k1 * ent1 - k2 * ent2)
+        delta = np.log2(3.0**k0 - 2.0) - (k0 * ent - k1 * ent1 - k2 * ent2)
         if gain > (np.log2(N - 1.0) + delta) / N:
             cut_mark[k] = True
             cut_gain[k] = g / n_total

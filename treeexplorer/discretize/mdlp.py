@@ -25,6 +25,7 @@ def split_gain(s: ColumnSummary, op: int, value: float) -> float:
     counts = s.counts
     inside = counts[s.values == value].sum(axis=0)
     tot = counts.sum(axis=0)
-    g = (weighted_impurity(tot, False) - weighted_impurity(inside, False)
-         - weighted_impurity(tot - inside, False)) / tot.sum()
+    g = (
+        weighted_impurity(tot, False) - weighted_impurity(inside, False) - weighted_impurity(tot - inside, False)
+    ) / tot.sum()
     return float(max(g, 0.0))

@@ -48,8 +48,15 @@ class MIDRanking:
         Dropped constant columns and similar decisions.
     """
 
-    def __init__(self, columns: np.ndarray, ops: np.ndarray, values: np.ndarray, gains: np.ndarray,
-                 criterion: str, notices: list[str]):
+    def __init__(
+        self,
+        columns: np.ndarray,
+        ops: np.ndarray,
+        values: np.ndarray,
+        gains: np.ndarray,
+        criterion: str,
+        notices: list[str],
+    ):
         self._columns = columns
         self._ops = ops
         self._values = values
@@ -115,8 +122,14 @@ class MIDRanking:
         all_gains = np.concatenate(gains)
         q = _quantise_all(all_gains)
         order = merge_rankings(q, np.asarray(offsets, dtype=np.int64))
-        return cls(np.concatenate(cols)[order], np.concatenate(ops)[order], np.concatenate(vals)[order],
-                   all_gains[order], criterion, notices)
+        return cls(
+            np.concatenate(cols)[order],
+            np.concatenate(ops)[order],
+            np.concatenate(vals)[order],
+            all_gains[order],
+            criterion,
+            notices,
+        )
 
     def select(self, n: int) -> Binarization:
         """The top ``n`` tests of the ranking, in ranking order (cheap: no refitting).
@@ -130,10 +143,13 @@ class MIDRanking:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of MID tests must be a positive integer, got {n!r}")
         if n > self.n_available:
-            raise ValueError(f"asked for {n} MID tests but this data has only {self.n_available} candidate "
-                             f"test(s); use n_bins <= {self.n_available}")
-        conds = [Condition(int(c), int(o), float(v))
-                 for c, o, v in zip(self._columns[:n], self._ops[:n], self._values[:n])]
+            raise ValueError(
+                f"asked for {n} MID tests but this data has only {self.n_available} candidate "
+                f"test(s); use n_bins <= {self.n_available}"
+            )
+        conds = [
+            Condition(int(c), int(o), float(v)) for c, o, v in zip(self._columns[:n], self._ops[:n], self._values[:n])
+        ]
         return Binarization(conds, "mid", self.gains[:n].copy(), list(self.notices))
 
     def conditions(self) -> list[Condition]:
@@ -179,8 +195,11 @@ def _rank_categories(s: ColumnSummary, gini: bool, n_total: float) -> tuple[np.n
         sub = counts[pool]
         pool_counts = sub.sum(axis=0)
         # one vectorised pass over the pool: singling out each category in turn
-        g = (_nimp_rows(pool_counts[None, :], gini) - _nimp_rows(sub, gini)
-             - _nimp_rows(pool_counts[None, :] - sub, gini)) / n_total
+        g = (
+            _nimp_rows(pool_counts[None, :], gini)
+            - _nimp_rows(sub, gini)
+            - _nimp_rows(pool_counts[None, :] - sub, gini)
+        ) / n_total
         i = int(np.argmax(_quantise_all(g)))  # first maximum: lowest code among ties
         vals.append(float(s.values[pool[i]]))
         gains.append(max(float(g[i]), 0.0))

@@ -11,8 +11,14 @@ import numpy as np
 from treeexplorer.discretize._common import ColumnSummary, midpoints
 from treeexplorer.schema import OP_LE, Condition, Schema
 
-__all__ = ["fixed_conditions", "none_conditions", "exact_thresholds", "quantile_thresholds",
-           "uniform_thresholds", "binned_conditions"]
+__all__ = [
+    "fixed_conditions",
+    "none_conditions",
+    "exact_thresholds",
+    "quantile_thresholds",
+    "uniform_thresholds",
+    "binned_conditions",
+]
 
 MAX_SHOWN = 5  # columns named in an error message
 
@@ -27,11 +33,14 @@ def none_conditions(summaries: list[ColumnSummary], schema: Schema) -> list[Cond
     per category: what multiway splits need); a numeric column with other values is an error naming it."""
     bad = [s for s in summaries if s.role == "numeric"]
     if bad:
-        shown = ", ".join(f"{schema.columns[s.index].name!r} ({_why_not_binary(schema.columns[s.index], s)})"
-                          for s in bad[:MAX_SHOWN])
+        shown = ", ".join(
+            f"{schema.columns[s.index].name!r} ({_why_not_binary(schema.columns[s.index], s)})" for s in bad[:MAX_SHOWN]
+        )
         more = f" ... ({len(bad)} columns in all)" if len(bad) > MAX_SHOWN else ""
-        raise ValueError(f"discretizer 'none' needs 0/1 or categorical columns; not binary: "
-                         f"{shown}{more}. Pick a discretizer (mid, mdlp, quantile, uniform, exact)")
+        raise ValueError(
+            f"discretizer 'none' needs 0/1 or categorical columns; not binary: "
+            f"{shown}{more}. Pick a discretizer (mid, mdlp, quantile, uniform, exact)"
+        )
     out = []
     for s in summaries:
         out += fixed_conditions(s)
@@ -82,8 +91,9 @@ def uniform_thresholds(s: ColumnSummary, n_bins: int) -> np.ndarray:
     return t[(t >= lo) & (t < hi)]
 
 
-def binned_conditions(summaries: list[ColumnSummary], schema: Schema, method: str, n_bins: int,
-                      notices: list[str], explicit: bool = True) -> list[Condition]:
+def binned_conditions(
+    summaries: list[ColumnSummary], schema: Schema, method: str, n_bins: int, notices: list[str], explicit: bool = True
+) -> list[Condition]:
     """Quantile or uniform tests for every column; checks ``n_bins`` against the distinct thresholds.
 
     An ``n_bins`` the user asked for (``explicit``) that no column can give is an error; the default is
@@ -94,13 +104,17 @@ def binned_conditions(summaries: list[ColumnSummary], schema: Schema, method: st
         most = max(numeric, key=lambda s: s.values.shape[0])
         n_most = most.values.shape[0] - 1
         if n_bins > n_most and not explicit and n_most >= 1:
-            notices.append(f"{method}: default n_bins={n_bins} lowered to {n_most}, the most distinct thresholds "
-                           f"of any numeric column (column {schema.columns[most.index].name!r})")
+            notices.append(
+                f"{method}: default n_bins={n_bins} lowered to {n_most}, the most distinct thresholds "
+                f"of any numeric column (column {schema.columns[most.index].name!r})"
+            )
             n_bins = n_most
         if n_bins > n_most:
-            raise ValueError(f"n_bins={n_bins} thresholds per feature, but no numeric column has that many distinct "
-                             f"thresholds: the most is {n_most} (column {schema.columns[most.index].name!r}); "
-                             f"use n_bins <= {n_most}, or the 'exact' discretizer for every threshold")
+            raise ValueError(
+                f"n_bins={n_bins} thresholds per feature, but no numeric column has that many distinct "
+                f"thresholds: the most is {n_most} (column {schema.columns[most.index].name!r}); "
+                f"use n_bins <= {n_most}, or the 'exact' discretizer for every threshold"
+            )
     fn = quantile_thresholds if method == "quantile" else uniform_thresholds
     out, short = [], []
     for s in summaries:
@@ -112,6 +126,8 @@ def binned_conditions(summaries: list[ColumnSummary], schema: Schema, method: st
             short.append(f"{schema.columns[s.index].name!r} ({t.shape[0]})")
         out += [Condition(s.index, OP_LE, float(v)) for v in t]
     if short:
-        notices.append(f"{method}: {len(short)} column(s) gave fewer than {n_bins} distinct thresholds (few "
-                       f"distinct values or ties): {', '.join(short)}")
+        notices.append(
+            f"{method}: {len(short)} column(s) gave fewer than {n_bins} distinct thresholds (few "
+            f"distinct values or ties): {', '.join(short)}"
+        )
     return out

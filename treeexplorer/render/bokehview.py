@@ -26,23 +26,53 @@ def _scale(lay: TreeLayout, max_width: float, max_height: float) -> float:
 
 def tree_sources(lay: TreeLayout, s: float) -> dict[str, dict]:
     """Column data for every glyph of the view (y grows upwards in Bokeh, so the layout's y is negated)."""
-    boxes = {k: [] for k in ("left", "right", "top", "bottom", "fill", "stroke", "lw", "node", "test", "samples",
-                             "majority", "classes")}
+    boxes = {
+        k: []
+        for k in (
+            "left",
+            "right",
+            "top",
+            "bottom",
+            "fill",
+            "stroke",
+            "lw",
+            "node",
+            "test",
+            "samples",
+            "majority",
+            "classes",
+        )
+    }
     bars = {k: [] for k in ("left", "right", "top", "bottom", "color")}
     bold = {k: [] for k in ("x", "y", "text")}
     plain = {k: [] for k in ("x", "y", "text")}
     for b in lay.nodes:
         d = b.details
-        for key, v in (("left", b.x0), ("right", b.x1), ("top", -b.y), ("bottom", -b.bottom), ("fill", b.fill),
-                       ("stroke", b.stroke), ("lw", (2.5 if b.leaf else 1.5) * max(s, 0.6)), ("node", d["node"]),
-                       ("test", d.get("test", "(leaf)")), ("samples", d["samples"]), ("majority", d["majority"]),
-                       ("classes", d["classes"])):
+        for key, v in (
+            ("left", b.x0),
+            ("right", b.x1),
+            ("top", -b.y),
+            ("bottom", -b.bottom),
+            ("fill", b.fill),
+            ("stroke", b.stroke),
+            ("lw", (2.5 if b.leaf else 1.5) * max(s, 0.6)),
+            ("node", d["node"]),
+            ("test", d.get("test", "(leaf)")),
+            ("samples", d["samples"]),
+            ("majority", d["majority"]),
+            ("classes", d["classes"]),
+        ):
             boxes[key].append(v)
         bx, by, bw = b.x0 + 8, b.y + PAD_Y + 2 * LINE_H + 2, b.w - 16
         for frac, color in b.distribution:
             if frac > 0:
-                for key, v in (("left", bx), ("right", bx + bw * frac), ("top", -by), ("bottom", -(by + BAR_H)),
-                               ("color", color)):
+                for key, v in (
+                    ("left", bx),
+                    ("right", bx + bw * frac),
+                    ("top", -by),
+                    ("bottom", -(by + BAR_H)),
+                    ("color", color),
+                ):
                     bars[key].append(v)
                 bx += bw * frac
         for i, (t, is_bold) in enumerate(b.lines):
@@ -50,10 +80,18 @@ def tree_sources(lay: TreeLayout, s: float) -> dict[str, dict]:
             target["x"].append(b.x)
             target["y"].append(-(b.y + PAD_Y + LINE_H * i + LINE_H / 2))
             target["text"].append(t)
-    edges = {"x0": [e.x0 for e in lay.edges], "y0": [-e.y0 for e in lay.edges], "x1": [e.x1 for e in lay.edges],
-             "y1": [-e.y1 for e in lay.edges], "lw": [e.width * s for e in lay.edges]}
-    elabels = {"x": [(e.x0 + e.x1) / 2 for e in lay.edges], "y": [-(e.y0 + e.y1) / 2 for e in lay.edges],
-               "text": [e.label for e in lay.edges]}
+    edges = {
+        "x0": [e.x0 for e in lay.edges],
+        "y0": [-e.y0 for e in lay.edges],
+        "x1": [e.x1 for e in lay.edges],
+        "y1": [-e.y1 for e in lay.edges],
+        "lw": [e.width * s for e in lay.edges],
+    }
+    elabels = {
+        "x": [(e.x0 + e.x1) / 2 for e in lay.edges],
+        "y": [-(e.y0 + e.y1) / 2 for e in lay.edges],
+        "text": [e.label for e in lay.edges],
+    }
     return {"boxes": boxes, "bars": bars, "bold": bold, "plain": plain, "edges": edges, "elabels": elabels}
 
 
@@ -69,26 +107,71 @@ class TreeFigure:
     def __init__(self, max_width: int = 780, max_height: int = 560):
         self.max_width, self.max_height = max_width, max_height
         self.sources = {k: ColumnDataSource(v) for k, v in tree_sources(TreeLayout([], [], 0, 0, []), 1).items()}
-        fig = figure(x_range=Range1d(0, 1), y_range=Range1d(-1, 0), frame_width=200, frame_height=100,
-                     tools="pan,reset", toolbar_location=None, outline_line_color=None, min_border=0,
-                     background_fill_color=None, border_fill_color=None, sizing_mode="fixed")
+        fig = figure(
+            x_range=Range1d(0, 1),
+            y_range=Range1d(-1, 0),
+            frame_width=200,
+            frame_height=100,
+            tools="pan,reset",
+            toolbar_location=None,
+            outline_line_color=None,
+            min_border=0,
+            background_fill_color=None,
+            border_fill_color=None,
+            sizing_mode="fixed",
+        )
         fig.axis.visible = False
         fig.grid.visible = False
         src = self.sources
         fig.segment("x0", "y0", "x1", "y1", line_width="lw", line_color="#9aa0a6", source=src["edges"])
-        self._elabels = fig.text("x", "y", "text", source=src["elabels"], text_align="center",
-                                 text_baseline="middle", text_color="#555555", background_fill_color="white",
-                                 background_fill_alpha=0.9)
-        boxes = fig.quad("left", "right", "top", "bottom", fill_color="fill", line_color="stroke", line_width="lw",
-                         source=src["boxes"], border_radius=5)
+        self._elabels = fig.text(
+            "x",
+            "y",
+            "text",
+            source=src["elabels"],
+            text_align="center",
+            text_baseline="middle",
+            text_color="#555555",
+            background_fill_color="white",
+            background_fill_alpha=0.9,
+        )
+        boxes = fig.quad(
+            "left",
+            "right",
+            "top",
+            "bottom",
+            fill_color="fill",
+            line_color="stroke",
+            line_width="lw",
+            source=src["boxes"],
+            border_radius=5,
+        )
         fig.quad("left", "right", "top", "bottom", fill_color="color", line_alpha=0, source=src["bars"])
-        self._bold = fig.text("x", "y", "text", source=src["bold"], text_align="center", text_baseline="middle",
-                              text_font_style="bold", text_color="#111111")
-        self._plain = fig.text("x", "y", "text", source=src["plain"], text_align="center", text_baseline="middle",
-                               text_color="#111111")
-        fig.add_tools(HoverTool(renderers=[boxes], tooltips=[
-            ("node", "@node"), ("test", "@test"), ("samples", "@samples"), ("majority", "@majority"),
-            ("classes", "@classes")]))
+        self._bold = fig.text(
+            "x",
+            "y",
+            "text",
+            source=src["bold"],
+            text_align="center",
+            text_baseline="middle",
+            text_font_style="bold",
+            text_color="#111111",
+        )
+        self._plain = fig.text(
+            "x", "y", "text", source=src["plain"], text_align="center", text_baseline="middle", text_color="#111111"
+        )
+        fig.add_tools(
+            HoverTool(
+                renderers=[boxes],
+                tooltips=[
+                    ("node", "@node"),
+                    ("test", "@test"),
+                    ("samples", "@samples"),
+                    ("majority", "@majority"),
+                    ("classes", "@classes"),
+                ],
+            )
+        )
         fig.toolbar.active_drag = fig.select_one({"type": PanTool})
         self.figure = fig
         self.tree: Tree | None = None

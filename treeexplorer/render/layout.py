@@ -16,8 +16,17 @@ from pathlib import Path
 from treeexplorer.schema import format_number
 from treeexplorer.tree import Tree
 
-__all__ = ["NodeBox", "Edge", "TreeLayout", "layout_tree", "class_colors", "PALETTE", "FONT_PATH",
-           "BOLD_FONT_PATH", "text_width"]
+__all__ = [
+    "NodeBox",
+    "Edge",
+    "TreeLayout",
+    "layout_tree",
+    "class_colors",
+    "PALETTE",
+    "FONT_PATH",
+    "BOLD_FONT_PATH",
+    "text_width",
+]
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
 FONT_PATH = FONTS_DIR / "DejaVuSans.ttf"
@@ -209,18 +218,36 @@ def layout_tree(tree: Tree) -> TreeLayout:
         rel = (d["purity"] - 1.0 / k_cls) / (1.0 - 1.0 / k_cls) if n else 0.0
         fill = shade(color, 0.12 + 0.43 * max(rel, 0.0))
         dist = [(float(c / n) if n else 0.0, colors[i]) for i, c in enumerate(counts)]
-        details = {"node": str(k), "samples": str(n),
-                   "classes": ", ".join(f"{tree.schema.class_name(i)}: {int(c)}" for i, c in enumerate(counts)),
-                   "majority": f"{tree.leaf_label(k)} ({_percent(d['purity'])})"}
+        details = {
+            "node": str(k),
+            "samples": str(n),
+            "classes": ", ".join(f"{tree.schema.class_name(i)}: {int(c)}" for i, c in enumerate(counts)),
+            "majority": f"{tree.leaf_label(k)} ({_percent(d['purity'])})",
+        }
         if tree.is_multi(k):
             details["test"] = f"{tree.node_text(k)}: {len(tree.child_list(k))} branches, one per category"
         elif not tree.is_leaf(k):
             details["test"] = tree.node_text(k)
         else:
             details["prediction"] = tree.leaf_label(k)
-        nodes.append(NodeBox(k, xs[k] + 0.0, float(depth[k] * (box_h + LEVEL_GAP)) + 0.0, d["w"], box_h,
-                             tree.is_leaf(k), d["lines"], fill, color, n, d["purity"], tree.leaf_label(k), dist,
-                             details))
+        nodes.append(
+            NodeBox(
+                k,
+                xs[k] + 0.0,
+                float(depth[k] * (box_h + LEVEL_GAP)) + 0.0,
+                d["w"],
+                box_h,
+                tree.is_leaf(k),
+                d["lines"],
+                fill,
+                color,
+                n,
+                d["purity"],
+                tree.leaf_label(k),
+                dist,
+                details,
+            )
+        )
 
     by_id = {b.id: b for b in nodes}
     edges = []
@@ -248,4 +275,3 @@ def summary_line(entry) -> str:
     parts.append(f"{format_number(round(float(m['avg_tests']), 3))} tests/sample")
     parts.append("proven optimal" if entry.optimal else "not proven optimal")
     return " · ".join(parts)
-

@@ -50,10 +50,14 @@ def make_page(tree: Tree, front=None, entry=None, title: str | None = None) -> P
         title = f"{src} · {what}"
     subtitle = summary_line(entry) if entry is not None else f"{tree.n_splits} splits · depth {tree.depth}"
     footer = provenance_lines(front, None) if front is not None else []
-    multi = ("; a multiway node has one branch per category (an unseen category takes its largest branch)"
-             if tree.has_multiway else "")
-    footer.append(f"target: {tree.schema.target}; 'yes' branches (left) satisfy the test{multi}; "
-                  "made with treeexplorer")
+    multi = (
+        "; a multiway node has one branch per category (an unseen category takes its largest branch)"
+        if tree.has_multiway
+        else ""
+    )
+    footer.append(
+        f"target: {tree.schema.target}; 'yes' branches (left) satisfy the test{multi}; made with treeexplorer"
+    )
     y = MARGIN
     y += TITLE_SIZE + 8 + SUB_SIZE + 12
     legend_y = y

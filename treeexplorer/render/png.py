@@ -61,21 +61,29 @@ def to_png(tree: Tree, front=None, entry=None, *, scale: float = 2.0, title: str
     ox, oy = page.tree_x, page.tree_y
     lay = page.layout
     for e in lay.edges:
-        d.line([((e.x0 + ox) * s, (e.y0 + oy) * s), ((e.x1 + ox) * s, (e.y1 + oy) * s)], fill="#9aa0a6",
-               width=max(1, round(e.width * s)))
+        d.line(
+            [((e.x0 + ox) * s, (e.y0 + oy) * s), ((e.x1 + ox) * s, (e.y1 + oy) * s)],
+            fill="#9aa0a6",
+            width=max(1, round(e.width * s)),
+        )
     for e in lay.edges:  # labels on top of every edge
         mx, my = (e.x0 + e.x1) / 2 + ox, (e.y0 + e.y1) / 2 + oy
         w = text_width(e.label, EDGE_FONT) + 6
-        d.rounded_rectangle([(mx - w / 2) * s, (my - 8) * s, (mx + w / 2) * s, (my + 8) * s], radius=4 * s,
-                            fill="white")
+        d.rounded_rectangle(
+            [(mx - w / 2) * s, (my - 8) * s, (mx + w / 2) * s, (my + 8) * s], radius=4 * s, fill="white"
+        )
         text(mx, my, e.label, 11, fill="#555555", anchor="mm")
     for b in lay.nodes:
         x0, y0, x1, y1 = (b.x0 + ox) * s, (b.y + oy) * s, (b.x1 + ox) * s, (b.bottom + oy) * s
-        d.rounded_rectangle([x0, y0, x1, y1], radius=6 * s, fill=b.fill, outline=b.stroke,
-                            width=max(1, round((2.5 if b.leaf else 1.5) * s)))
+        d.rounded_rectangle(
+            [x0, y0, x1, y1],
+            radius=6 * s,
+            fill=b.fill,
+            outline=b.stroke,
+            width=max(1, round((2.5 if b.leaf else 1.5) * s)),
+        )
         for i, (t, bold) in enumerate(b.lines):
-            text(b.x + ox, b.y + oy + PAD_Y + LINE_H * i + LINE_H / 2, t, FONT_SIZE, bold, fill="#111111",
-                 anchor="mm")
+            text(b.x + ox, b.y + oy + PAD_Y + LINE_H * i + LINE_H / 2, t, FONT_SIZE, bold, fill="#111111", anchor="mm")
         bx, by, bw = b.x0 + ox + 8, b.y + oy + PAD_Y + 2 * LINE_H + 2, b.w - 16
         for frac, color in b.distribution:
             if frac > 0:

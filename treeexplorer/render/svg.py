@@ -37,52 +37,65 @@ def to_svg(tree: Tree, front=None, entry=None, *, title: str | None = None) -> s
     """
     page = make_page(tree, front, entry, title)
     w, h = page.width, page.height
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w)}" height="{_n(h)}" '
-           f'viewBox="0 0 {_n(w)} {_n(h)}" font-family="{FONT_FAMILY}">',
-           f"<title>{escape(page.title)}</title>",
-           f"<desc>{escape(chr(10).join([page.subtitle, *page.footer]))}</desc>",
-           f'<rect width="{_n(w)}" height="{_n(h)}" fill="white"/>',
-           f'<text x="{MARGIN}" y="{MARGIN}" font-size="{TITLE_SIZE}" font-weight="bold" '
-           f'dominant-baseline="hanging" fill="#222">{escape(page.title)}</text>',
-           f'<text x="{MARGIN}" y="{MARGIN + TITLE_SIZE + 8}" font-size="{SUB_SIZE}" dominant-baseline="hanging" '
-           f'fill="#444">{escape(page.subtitle)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(w)}" height="{_n(h)}" '
+        f'viewBox="0 0 {_n(w)} {_n(h)}" font-family="{FONT_FAMILY}">',
+        f"<title>{escape(page.title)}</title>",
+        f"<desc>{escape(chr(10).join([page.subtitle, *page.footer]))}</desc>",
+        f'<rect width="{_n(w)}" height="{_n(h)}" fill="white"/>',
+        f'<text x="{MARGIN}" y="{MARGIN}" font-size="{TITLE_SIZE}" font-weight="bold" '
+        f'dominant-baseline="hanging" fill="#222">{escape(page.title)}</text>',
+        f'<text x="{MARGIN}" y="{MARGIN + TITLE_SIZE + 8}" font-size="{SUB_SIZE}" dominant-baseline="hanging" '
+        f'fill="#444">{escape(page.subtitle)}</text>',
+    ]
     for x, name, color in page.legend_items():
         y = page.legend_y
         out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{SWATCH}" height="{SWATCH}" fill="{color}"/>')
-        out.append(f'<text x="{_n(x + SWATCH + 6)}" y="{_n(y + SWATCH / 2)}" font-size="{LEGEND_SIZE}" '
-                   f'dominant-baseline="central">{escape(name)}</text>')
+        out.append(
+            f'<text x="{_n(x + SWATCH + 6)}" y="{_n(y + SWATCH / 2)}" font-size="{LEGEND_SIZE}" '
+            f'dominant-baseline="central">{escape(name)}</text>'
+        )
     ox, oy = page.tree_x, page.tree_y
     lay = page.layout
     out.append(f'<g transform="translate({_n(ox)},{_n(oy)})">')
     for e in lay.edges:
-        out.append(f'<line x1="{_n(e.x0)}" y1="{_n(e.y0)}" x2="{_n(e.x1)}" y2="{_n(e.y1)}" stroke="#9aa0a6" '
-                   f'stroke-width="{_n(e.width)}" stroke-linecap="round"><title>{e.n} samples</title></line>')
+        out.append(
+            f'<line x1="{_n(e.x0)}" y1="{_n(e.y0)}" x2="{_n(e.x1)}" y2="{_n(e.y1)}" stroke="#9aa0a6" '
+            f'stroke-width="{_n(e.width)}" stroke-linecap="round"><title>{e.n} samples</title></line>'
+        )
     for e in lay.edges:
         mx, my = (e.x0 + e.x1) / 2, (e.y0 + e.y1) / 2
         lw = text_width(e.label, EDGE_FONT) + 6
-        out.append(f'<rect x="{_n(mx - lw / 2)}" y="{_n(my - 8)}" width="{_n(lw)}" height="16" rx="4" '
-                   f'fill="white"/><text x="{_n(mx)}" y="{_n(my)}" font-size="11" text-anchor="middle" '
-                   f'dominant-baseline="central" fill="#555">{e.label}</text>')
+        out.append(
+            f'<rect x="{_n(mx - lw / 2)}" y="{_n(my - 8)}" width="{_n(lw)}" height="16" rx="4" '
+            f'fill="white"/><text x="{_n(mx)}" y="{_n(my)}" font-size="11" text-anchor="middle" '
+            f'dominant-baseline="central" fill="#555">{e.label}</text>'
+        )
     for b in lay.nodes:
         tip = "\n".join(f"{k}: {v}" for k, v in b.details.items())
         out.append(f'<g class="node" data-node="{b.id}"><title>{escape(tip)}</title>')
-        out.append(f'<rect x="{_n(b.x0)}" y="{_n(b.y)}" width="{_n(b.w)}" height="{_n(b.h)}" rx="6" '
-                   f'fill="{b.fill}" stroke="{b.stroke}" stroke-width="{2.5 if b.leaf else 1.5}"/>')
+        out.append(
+            f'<rect x="{_n(b.x0)}" y="{_n(b.y)}" width="{_n(b.w)}" height="{_n(b.h)}" rx="6" '
+            f'fill="{b.fill}" stroke="{b.stroke}" stroke-width="{2.5 if b.leaf else 1.5}"/>'
+        )
         for i, (t, bold) in enumerate(b.lines):
             weight = ' font-weight="bold"' if bold else ""
-            out.append(f'<text x="{_n(b.x)}" y="{_n(b.y + PAD_Y + LINE_H * i + LINE_H / 2)}" '
-                       f'font-size="{FONT_SIZE}"{weight} text-anchor="middle" dominant-baseline="central" '
-                       f'fill="#111">{escape(t)}</text>')
+            out.append(
+                f'<text x="{_n(b.x)}" y="{_n(b.y + PAD_Y + LINE_H * i + LINE_H / 2)}" '
+                f'font-size="{FONT_SIZE}"{weight} text-anchor="middle" dominant-baseline="central" '
+                f'fill="#111">{escape(t)}</text>'
+            )
         bx, by, bw = b.x0 + 8, b.y + PAD_Y + 2 * LINE_H + 2, b.w - 16
         for frac, color in b.distribution:
             if frac > 0:
-                out.append(f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(bw * frac)}" height="{BAR_H}" '
-                           f'fill="{color}"/>')
+                out.append(f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(bw * frac)}" height="{BAR_H}" fill="{color}"/>')
                 bx += bw * frac
         out.append("</g>")
     out.append("</g>")
     for i, line in enumerate(page.footer):
-        out.append(f'<text x="{MARGIN}" y="{_n(page.footer_y + i * (FOOT_SIZE + 5))}" font-size="{FOOT_SIZE}" '
-                   f'dominant-baseline="hanging" fill="#666">{escape(line)}</text>')
+        out.append(
+            f'<text x="{MARGIN}" y="{_n(page.footer_y + i * (FOOT_SIZE + 5))}" font-size="{FOOT_SIZE}" '
+            f'dominant-baseline="hanging" fill="#666">{escape(line)}</text>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"

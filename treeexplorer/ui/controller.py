@@ -21,8 +21,18 @@ from treeexplorer.registry import SolverSpec, available_solvers, get_solver
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.jobs import Job, readable_error
 
-__all__ = ["Controller", "Run", "RunSettings", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_ROWS", "discretizer_names",
-           "parse_upload", "list_solvers", "solver_spec", "broken_solvers"]
+__all__ = [
+    "Controller",
+    "Run",
+    "RunSettings",
+    "MAX_UPLOAD_BYTES",
+    "MAX_UPLOAD_ROWS",
+    "discretizer_names",
+    "parse_upload",
+    "list_solvers",
+    "solver_spec",
+    "broken_solvers",
+]
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_UPLOAD_ROWS = 200_000
@@ -89,12 +99,15 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
     if not content:
         raise DataError(f"{name}: the file is empty")
     if len(content) > cap:
-        raise DataError(f"{name}: {len(content) / 1e6:.1f} MB is over the {cap / 1e6:.0f} MB upload limit; "
-                        "use the Python API or the CLI for larger tables")
+        raise DataError(
+            f"{name}: {len(content) / 1e6:.1f} MB is over the {cap / 1e6:.0f} MB upload limit; "
+            "use the Python API or the CLI for larger tables"
+        )
     suffix = Path(name).suffix.lower()
     if suffix not in UPLOAD_SUFFIXES:
-        raise DataError(f"{name}: unsupported file type {suffix or '(none)'}; upload a .csv, .tsv, .txt or "
-                        ".parquet file")
+        raise DataError(
+            f"{name}: unsupported file type {suffix or '(none)'}; upload a .csv, .tsv, .txt or .parquet file"
+        )
     if suffix in (".parquet", ".pq"):
         with tempfile.TemporaryDirectory(prefix="treeexplorer-upload-") as tmp:
             path = Path(tmp) / "upload.parquet"
@@ -126,8 +139,11 @@ class RunSettings:
     def label(self) -> str:
         bits = [self.solver]
         if self.discretizer not in (None, "raw"):
-            bits.append(self.discretizer + (f"/{self.n_bins}" if self.n_bins else "")
-                        + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else ""))
+            bits.append(
+                self.discretizer
+                + (f"/{self.n_bins}" if self.n_bins else "")
+                + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else "")
+            )
         for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
@@ -149,7 +165,8 @@ class Run:
         n = len(self.front)
         proven = sum(t.optimal for t in self.front)
         status = {"done": "done", "time_limit": "time limit reached", "cancelled": "cancelled"}.get(
-            self.front.status, self.front.status)
+            self.front.status, self.front.status
+        )
         return f"{n} trees ({proven} proven optimal), {status} in {self.front.runtime_s:.2f} s"
 
 
@@ -200,8 +217,9 @@ class Controller(param.Parameterized):
             self.error = str(exc)
             return False
         stem = Path(filename).stem or "upload"
-        return self._load(lambda t: load_dataset(frame, t, name=stem, max_rows=MAX_UPLOAD_ROWS), target,
-                          bundled=None, frame=frame)
+        return self._load(
+            lambda t: load_dataset(frame, t, name=stem, max_rows=MAX_UPLOAD_ROWS), target, bundled=None, frame=frame
+        )
 
     def _load(self, loader, target, bundled, frame) -> bool:
         try:
@@ -235,8 +253,9 @@ class Controller(param.Parameterized):
         if self._bundled is not None:
             return self.load_bundled(self._bundled, target)
         frame, name = self._frame, self._dataset.name
-        return self._load(lambda t: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS), target,
-                          bundled=None, frame=frame)
+        return self._load(
+            lambda t: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS), target, bundled=None, frame=frame
+        )
 
     def load_test_upload(self, content: bytes, filename: str) -> bool:
         """Use an uploaded table as the held-out set (instead of a split)."""
@@ -320,8 +339,9 @@ class Controller(param.Parameterized):
             return None
 
         def work(control):
-            return run_prepared(prep, spec, resolved, discretizer=disc, n_bins=n_bins, control=control,
-                                mid_budget=mid_budget)
+            return run_prepared(
+                prep, spec, resolved, discretizer=disc, n_bins=n_bins, control=control, mid_budget=mid_budget
+            )
 
         self.error = ""
         self.job = Job(work, settings.time_limit, label=settings.label())
@@ -384,8 +404,7 @@ class Controller(param.Parameterized):
         if front.status == "cancelled":
             notices.insert(0, f"run #{rid} cancelled: kept the {len(front)} tree(s) found so far (not proven)")
         elif front.status == "time_limit":
-            notices.insert(0, f"run #{rid} hit the time limit: kept the {len(front)} tree(s) found so far "
-                              "(not proven)")
+            notices.insert(0, f"run #{rid} hit the time limit: kept the {len(front)} tree(s) found so far (not proven)")
         with param.parameterized.batch_call_watchers(self):
             self.runs = [*self.runs, run]
             self.notice = "; ".join(notices)
@@ -453,4 +472,3 @@ class Controller(param.Parameterized):
         self._closed = True
         if self.job is not None and self.job.running:
             self.job.cancel()
-

@@ -48,6 +48,7 @@ SIDEBAR_W = 310
 
 def _safe(method):
     """Run a view callback; a failure becomes an alert (and a log traceback) instead of breaking the page."""
+
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
@@ -55,6 +56,7 @@ def _safe(method):
         except Exception as exc:
             traceback.print_exc()
             self.controller.error = f"display error in {method.__name__.strip('_')}: {readable_error(exc)}"
+
     return wrapper
 
 
@@ -115,42 +117,64 @@ class Explorer(pn.viewable.Viewer):
         self.dataset_w = pn.widgets.Select(label="Dataset", options=c.bundled(), value=self.dataset, **sw)
         self.upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", multiple=False, **sw)
         self.target_w = pn.widgets.Select(label="Target column", options=[], **sw)
-        self.test_size_w = pn.widgets.FloatSlider(label="Held-out fraction", start=0.0, end=0.5, step=0.05,
-                                                  value=self.test_size, **sw)
+        self.test_size_w = pn.widgets.FloatSlider(
+            label="Held-out fraction", start=0.0, end=0.5, step=0.05, value=self.test_size, **sw
+        )
         self.seed_w = pn.widgets.IntInput(label="Split seed", value=0, start=0, **sw)
         self.test_upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", **sw)
-        self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False,
-                                              **sw)
+        self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **sw)
         self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
 
         solvers = c.solvers()
-        default = self.solver if self.solver in solvers else ("cart" if "cart" in solvers else
-                                                              (solvers[0] if solvers else None))
+        default = (
+            self.solver
+            if self.solver in solvers
+            else ("cart" if "cart" in solvers else (solvers[0] if solvers else None))
+        )
         self.solver_w = pn.widgets.Select(label="Solver", options=solvers, value=default, **sw)
         self.solver_doc = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
         self.disc_w = pn.widgets.Select(label="Discretizer", options=[], **sw)
-        self.bins_w = pn.widgets.IntInput(label="N bins (tests)", value=None, start=1, end=1000,
-                                          placeholder="method default",
-                                          description="Thresholds per feature (quantile/uniform) or number of "
-                                                      "tests (MID)", **sw)
-        self.mid_w = pn.widgets.FloatInput(label="MID anytime budget (s)", value=None, start=0.1, end=3600,
-                                           placeholder="off", description="Solve on the top 1, 2, 4, ... MID tests"
-                                           " for this many seconds", **sw)
+        self.bins_w = pn.widgets.IntInput(
+            label="N bins (tests)",
+            value=None,
+            start=1,
+            end=1000,
+            placeholder="method default",
+            description="Thresholds per feature (quantile/uniform) or number of tests (MID)",
+            **sw,
+        )
+        self.mid_w = pn.widgets.FloatInput(
+            label="MID anytime budget (s)",
+            value=None,
+            start=0.1,
+            end=3600,
+            placeholder="off",
+            description="Solve on the top 1, 2, 4, ... MID tests for this many seconds",
+            **sw,
+        )
         self.params_box = pn.Column(sizing_mode="stretch_width", margin=0)
         self.param_widgets: dict = {}
-        self.time_w = pn.widgets.FloatInput(label="Time limit (s)", value=30.0, start=0.5, end=86400, step=5,
-                                            description="Best trees so far are kept, marked not proven", **sw)
+        self.time_w = pn.widgets.FloatInput(
+            label="Time limit (s)",
+            value=30.0,
+            start=0.5,
+            end=86400,
+            step=5,
+            description="Best trees so far are kept, marked not proven",
+            **sw,
+        )
         self.run_w = pn.widgets.Button(label="Run", color="primary", icon="player-play", **sw)
-        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon="player-stop",
-                                          disabled=True, **sw)
-        self.progress_w = pn.indicators.Progress(active=False, value=0, max=100, visible=False, bar_color="primary",
-                                                 **sw)
+        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon="player-stop", disabled=True, **sw)
+        self.progress_w = pn.indicators.Progress(
+            active=False, value=0, max=100, visible=False, bar_color="primary", **sw
+        )
         self.status_w = pn.pane.Markdown("", styles={"font-size": "0.85em"}, margin=(0, 10))
 
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
-        self.x_w = pn.widgets.RadioButtonGroup(options={v: k for k, v in X_MEASURES.items()}, value="splits",
-                                               color="primary", variant="outline", width=440)
+        self.x_w = pn.widgets.RadioButtonGroup(
+            options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
+        )
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
         self.pareto = ParetoFigure(on_select=self._on_point)
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
@@ -158,26 +182,42 @@ class Explorer(pn.viewable.Viewer):
         self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
         self.legend_note = pn.pane.HTML(
             "<span style='font-size:0.85em;color:#555'>● proven optimal &nbsp; ◇ not proven &nbsp; "
-            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>")
+            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>"
+        )
 
         self.tree_fig = TreeFigure()
         self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, visible=False, sizing_mode="fixed")
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.metrics_pane = pn.pane.DataFrame(None, index=False, header=False, sizing_mode="stretch_width",
-                                              stylesheets=[TABLE_CSS])
+        self.metrics_pane = pn.pane.DataFrame(
+            None, index=False, header=False, sizing_mode="stretch_width", stylesheets=[TABLE_CSS]
+        )
         self.compare_w = pn.widgets.Select(label="Compare with", options={"—": -1}, value=-1, width=260)
-        self.compare_pane = pn.pane.Markdown("Pick a second tree of the same run to see what changed.",
-                                             sizing_mode="stretch_width")
+        self.compare_pane = pn.pane.Markdown(
+            "Pick a second tree of the same run to see what changed.", sizing_mode="stretch_width"
+        )
 
         self.dl = {}
         for key, label in (("png", "PNG"), ("svg", "SVG"), ("txt", "Rules"), ("json", "Tree JSON")):
-            self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename=f"tree.{key}",
-                                                   label=label, color="default", embed=False, width=110,
-                                                   disabled=True)
+            self.dl[key] = pn.widgets.FileDownload(
+                callback=self._export_cb(key),
+                filename=f"tree.{key}",
+                label=label,
+                color="default",
+                embed=False,
+                width=110,
+                disabled=True,
+            )
         for key, label in (("front_json", "Front JSON"), ("front_csv", "Front CSV")):
-            self.dl[key] = pn.widgets.FileDownload(callback=self._export_cb(key), filename="front", label=label,
-                                                   color="default", embed=False, width=110, disabled=True)
+            self.dl[key] = pn.widgets.FileDownload(
+                callback=self._export_cb(key),
+                filename="front",
+                label=label,
+                color="default",
+                embed=False,
+                width=110,
+                disabled=True,
+            )
 
         self.dataset_w.param.watch(lambda e: self._quiet or self._load_bundled(e.new), "value")
         self.upload_w.param.watch(self._on_upload, "value")
@@ -197,31 +237,78 @@ class Explorer(pn.viewable.Viewer):
         self._on_solver()
 
     def _build_layout(self) -> None:
-        data_card = pn.Card(self.dataset_w, pn.pane.Markdown("**or upload** CSV / TSV / Parquet "
-                                                             f"(≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
-                            self.upload_w, self.target_w, self.test_size_w, self.seed_w,
-                            pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)), self.test_upload_w,
-                            self.test_clear_w, self.data_info, title="Data", collapsible=False,
-                            sizing_mode="stretch_width")
-        solver_card = pn.Card(self.solver_w, self.solver_doc, self.disc_w, self.bins_w, self.mid_w,
-                              self.params_box, self.time_w, title="Solver", collapsible=False,
-                              sizing_mode="stretch_width")
-        self.sidebar = pn.Column(data_card, solver_card, pn.Row(self.run_w, self.cancel_w), self.progress_w,
-                                 self.status_w, sizing_mode="stretch_width")
-        plot_card = pn.Card(pn.Row(pn.pane.Markdown("**Complexity axis**", margin=(8, 5), width=130), self.x_w,
-                                   self.show_test_w, sizing_mode="stretch_width"),
-                            self.plot_pane, self.legend_note, pn.Row(self.runs_box, self.clear_w),
-                            title="Pareto front", collapsible=False, sizing_mode="stretch_width")
-        exports = pn.Column(pn.pane.Markdown("**Export tree**", margin=(0, 5)),
-                            pn.Row(self.dl["png"], self.dl["svg"]), pn.Row(self.dl["txt"], self.dl["json"]),
-                            pn.pane.Markdown("**Export run**", margin=(0, 5)),
-                            pn.Row(self.dl["front_json"], self.dl["front_csv"]), width=250)
-        details = pn.Tabs(("Metrics", self.metrics_pane), ("Rules", self.rules_pane),
-                          ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
-                          sizing_mode="stretch_width", dynamic=False)
-        tree_card = pn.Card(self.tree_title, self.tree_pane,
-                            pn.Row(details, exports, sizing_mode="stretch_width"),
-                            title="Selected tree", collapsible=False, sizing_mode="stretch_width")
+        data_card = pn.Card(
+            self.dataset_w,
+            pn.pane.Markdown(f"**or upload** CSV / TSV / Parquet (≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
+            self.upload_w,
+            self.target_w,
+            self.test_size_w,
+            self.seed_w,
+            pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)),
+            self.test_upload_w,
+            self.test_clear_w,
+            self.data_info,
+            title="Data",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+        solver_card = pn.Card(
+            self.solver_w,
+            self.solver_doc,
+            self.disc_w,
+            self.bins_w,
+            self.mid_w,
+            self.params_box,
+            self.time_w,
+            title="Solver",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+        self.sidebar = pn.Column(
+            data_card,
+            solver_card,
+            pn.Row(self.run_w, self.cancel_w),
+            self.progress_w,
+            self.status_w,
+            sizing_mode="stretch_width",
+        )
+        plot_card = pn.Card(
+            pn.Row(
+                pn.pane.Markdown("**Complexity axis**", margin=(8, 5), width=130),
+                self.x_w,
+                self.show_test_w,
+                sizing_mode="stretch_width",
+            ),
+            self.plot_pane,
+            self.legend_note,
+            pn.Row(self.runs_box, self.clear_w),
+            title="Pareto front",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+        exports = pn.Column(
+            pn.pane.Markdown("**Export tree**", margin=(0, 5)),
+            pn.Row(self.dl["png"], self.dl["svg"]),
+            pn.Row(self.dl["txt"], self.dl["json"]),
+            pn.pane.Markdown("**Export run**", margin=(0, 5)),
+            pn.Row(self.dl["front_json"], self.dl["front_csv"]),
+            width=250,
+        )
+        details = pn.Tabs(
+            ("Metrics", self.metrics_pane),
+            ("Rules", self.rules_pane),
+            ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
+            sizing_mode="stretch_width",
+            dynamic=False,
+        )
+        tree_card = pn.Card(
+            self.tree_title,
+            self.tree_pane,
+            pn.Row(details, exports, sizing_mode="stretch_width"),
+            title="Selected tree",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
         self.main = pn.Column(self.error_w, self.notice_w, plot_card, tree_card, sizing_mode="stretch_width")
 
     def __panel__(self):
@@ -229,9 +316,14 @@ class Explorer(pn.viewable.Viewer):
 
     def app(self, title: str = "treeexplorer · optimal decision trees"):
         """The full-page version for ``panel serve`` (same widgets in a template)."""
-        return pn.template.FastListTemplate(title=title, sidebar=[self.sidebar], main=[self.main],
-                                            sidebar_width=SIDEBAR_W + 20, accent="#0072B2",
-                                            header_background="#0b3d63")
+        return pn.template.FastListTemplate(
+            title=title,
+            sidebar=[self.sidebar],
+            main=[self.main],
+            sidebar_width=SIDEBAR_W + 20,
+            accent="#0072B2",
+            header_background="#0b3d63",
+        )
 
     # -- data ----------------------------------------------------------------------------------------
     def _load_bundled(self, name: str) -> None:
@@ -275,10 +367,15 @@ class Explorer(pn.viewable.Viewer):
         self.test_clear_w.visible = using_file
         if ds is not None:
             n_cat = sum(col.is_categorical for col in ds.schema.columns)
-            held = f"held-out file {c.test_name}" if using_file else (
-                f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
-            self.data_info.object = (f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
-                                     f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}")
+            held = (
+                f"held-out file {c.test_name}"
+                if using_file
+                else (f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
+            )
+            self.data_info.object = (
+                f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
+                f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
+            )
 
     # -- solver settings -----------------------------------------------------------------------------
     @_safe
@@ -307,8 +404,14 @@ class Explorer(pn.viewable.Viewer):
         """The run the sidebar currently describes."""
         spec = solver_spec(self.solver_w.value)
         params = read_values(spec.params, self.param_widgets)
-        return RunSettings(spec.name, params, self.disc_w.value, self.bins_w.value if self.bins_w.visible else None,
-                           self.mid_w.value if self.mid_w.visible else None, self.time_w.value)
+        return RunSettings(
+            spec.name,
+            params,
+            self.disc_w.value,
+            self.bins_w.value if self.bins_w.visible else None,
+            self.mid_w.value if self.mid_w.visible else None,
+            self.time_w.value,
+        )
 
     # -- running -------------------------------------------------------------------------------------
     def run_now(self, wait: bool = False):
@@ -380,12 +483,18 @@ class Explorer(pn.viewable.Viewer):
         rows = []
         for run in c.runs:
             if run.id not in self._run_rows:  # rows are reused: new widgets cost a model round trip
-                btn = pn.widgets.Button(label="✕", color="light", width=34, height=30, margin=(0, 4),
-                                        description=f"Remove run {run.label}")
+                btn = pn.widgets.Button(
+                    label="✕", color="light", width=34, height=30, margin=(0, 4), description=f"Remove run {run.label}"
+                )
                 btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
-                self._run_rows[run.id] = pn.Row(pn.pane.HTML(
-                    f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
-                    f"<span style='color:#666;font-size:0.85em'>{run.status_text}</span>", margin=(4, 5)), btn)
+                self._run_rows[run.id] = pn.Row(
+                    pn.pane.HTML(
+                        f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
+                        f"<span style='color:#666;font-size:0.85em'>{run.status_text}</span>",
+                        margin=(4, 5),
+                    ),
+                    btn,
+                )
             rows.append(self._run_rows[run.id])
         live = {run.id for run in c.runs}
         self._run_rows = {k: v for k, v in self._run_rows.items() if k in live}
@@ -411,8 +520,9 @@ class Explorer(pn.viewable.Viewer):
         for key in ("png", "svg", "txt", "json"):
             self.dl[key].disabled = entry is None
         if entry is None:
-            self.tree_title.object = "Click a point of the front to see its tree." if c.runs else \
-                "Run a solver to get a front of trees."
+            self.tree_title.object = (
+                "Click a point of the front to see its tree." if c.runs else "Run a solver to get a front of trees."
+            )
             self.tree_fig.show(None)
             self.tree_pane.visible = False
             self.rules_pane.object = ""
@@ -421,10 +531,12 @@ class Explorer(pn.viewable.Viewer):
                 self.compare_w.options = {"—": -1}
                 self.compare_w.value = -1
             return
-        self.tree_title.object = (f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
-                                  f"{entry.metrics['splits']} splits, train accuracy "
-                                  f"{entry.metrics['train_accuracy']:.3f}"
-                                  f"{', proven optimal' if entry.optimal else ', not proven optimal'}")
+        self.tree_title.object = (
+            f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
+            f"{entry.metrics['splits']} splits, train accuracy "
+            f"{entry.metrics['train_accuracy']:.3f}"
+            f"{', proven optimal' if entry.optimal else ', not proven optimal'}"
+        )
         self.tree_fig.show(entry.tree)
         if self.tree_fig.clipped:
             self.tree_title.object += " · *large tree: drag it to see the rest*"
@@ -450,11 +562,13 @@ class Explorer(pn.viewable.Viewer):
                 # Until the user picks one, compare with the next simpler tree of the front: "what changed"
                 # is then visible at a glance.
                 simpler = [t for t in run.front if t.metrics["splits"] < entry.metrics["splits"]]
-                other = max(simpler, key=lambda t: (t.metrics["splits"], t.metrics["train_accuracy"]),
-                            default=None)
+                other = max(simpler, key=lambda t: (t.metrics["splits"], t.metrics["train_accuracy"]), default=None)
             self.compare_w.value = other.id if other is not None else -1
-        self.compare_pane.object = compare_markdown(entry, other) if other is not None else \
-            "Pick a second tree of the same run to see what changed."
+        self.compare_pane.object = (
+            compare_markdown(entry, other)
+            if other is not None
+            else "Pick a second tree of the same run to see what changed."
+        )
 
     def _on_compare_w(self, event) -> None:
         if self._quiet:
@@ -491,6 +605,7 @@ class Explorer(pn.viewable.Viewer):
             except Exception as exc:  # shown as an alert, never a traceback
                 self.controller.error = f"export failed: {exc}"
                 return io.BytesIO(b"")
+
         return cb
 
     # -- lifecycle -----------------------------------------------------------------------------------

@@ -28,12 +28,14 @@ def widget_for(p: Param):
         options = list(p.choices)
         return pn.widgets.Select(options=options, value=p.default if p.default in options else options[0], **common)
     if p.kind == "int":
-        return pn.widgets.IntInput(value=p.default, start=lo, end=hi, placeholder="no limit" if p.default is None
-                                   else "", **common)
+        return pn.widgets.IntInput(
+            value=p.default, start=lo, end=hi, placeholder="no limit" if p.default is None else "", **common
+        )
     if p.kind == "float":
         step = 0.1 if hi is None or hi - (lo or 0) > 1 else 0.01
-        return pn.widgets.FloatInput(value=p.default, start=lo, end=hi, step=step,
-                                     placeholder="no limit" if p.default is None else "", **common)
+        return pn.widgets.FloatInput(
+            value=p.default, start=lo, end=hi, step=step, placeholder="no limit" if p.default is None else "", **common
+        )
     return pn.widgets.TextInput(value="" if p.default is None else str(p.default), **common)
 
 

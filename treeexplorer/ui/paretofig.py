@@ -19,14 +19,43 @@ __all__ = ["ParetoFigure"]
 
 # An HTML template rather than (label, value) rows: Bokeh's rows never wrap, and a solver's info line (λ
 # values, counters) made the tooltip wider than the plot, over the sidebar.
-_ROWS = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"), ("depth", "@depth"),
-         ("tests/sample", "@avg_tests{0.000}"), ("train acc", "@train_accuracy{0.0000}"),
-         ("held-out acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"), ("status", "@proven"),
-         ("solver info", "@info")]
-TOOLTIPS = ('<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
-            + "".join(f'<div><span style="color: #555">{k}:</span> {v}</div>' for k, v in _ROWS) + "</div>")
-COLUMNS = ["x", "y", "run", "run_id", "tree", "color", "marker", "fill_alpha", "splits", "leaves", "depth",
-           "avg_tests", "train_accuracy", "test_accuracy", "train_errors", "proven", "info"]
+_ROWS = [
+    ("run", "@run"),
+    ("tree", "@tree"),
+    ("splits", "@splits"),
+    ("leaves", "@leaves"),
+    ("depth", "@depth"),
+    ("tests/sample", "@avg_tests{0.000}"),
+    ("train acc", "@train_accuracy{0.0000}"),
+    ("held-out acc", "@test_accuracy{0.0000}"),
+    ("train errors", "@train_errors"),
+    ("status", "@proven"),
+    ("solver info", "@info"),
+]
+TOOLTIPS = (
+    '<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
+    + "".join(f'<div><span style="color: #555">{k}:</span> {v}</div>' for k, v in _ROWS)
+    + "</div>"
+)
+COLUMNS = [
+    "x",
+    "y",
+    "run",
+    "run_id",
+    "tree",
+    "color",
+    "marker",
+    "fill_alpha",
+    "splits",
+    "leaves",
+    "depth",
+    "avg_tests",
+    "train_accuracy",
+    "test_accuracy",
+    "train_errors",
+    "proven",
+    "info",
+]
 
 
 class ParetoFigure:
@@ -44,21 +73,42 @@ class ParetoFigure:
         self.points = ColumnDataSource({c: [] for c in COLUMNS})
         # run_id only on the train points: it marks the tappable series (the browser tests rely on it)
         self.tests = ColumnDataSource({c: [] for c in COLUMNS if c != "run_id"})
-        fig = figure(height=height, sizing_mode="stretch_width", tools="pan,wheel_zoom,box_zoom,reset,save",
-                     toolbar_location="above", x_axis_label=X_MEASURES["splits"], y_axis_label="Accuracy")
+        fig = figure(
+            height=height,
+            sizing_mode="stretch_width",
+            tools="pan,wheel_zoom,box_zoom,reset,save",
+            toolbar_location="above",
+            x_axis_label=X_MEASURES["splits"],
+            y_axis_label="Accuracy",
+        )
         fig.x_range.range_padding = fig.y_range.range_padding = 0.08
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
-        self._tests = fig.scatter("x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color",
-                                  alpha=0.75)
-        self._train = fig.scatter("x", "y", source=self.points, marker="marker", size=13, line_width=2,
-                                  color="color", fill_alpha="fill_alpha", selection_line_color="black",
-                                  selection_line_width=3.5, nonselection_alpha=0.45)
+        self._tests = fig.scatter(
+            "x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color", alpha=0.75
+        )
+        self._train = fig.scatter(
+            "x",
+            "y",
+            source=self.points,
+            marker="marker",
+            size=13,
+            line_width=2,
+            color="color",
+            fill_alpha="fill_alpha",
+            selection_line_color="black",
+            selection_line_width=3.5,
+            nonselection_alpha=0.45,
+        )
         # Hover on the train points only: each already lists the held-out accuracy, and identical trees of
         # overlaid runs would otherwise stack twice as many tooltips.
-        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS),
-                      TapTool(renderers=[self._train]))
-        self.legend = Legend(items=[], location="bottom_right", background_fill_alpha=0.85,
-                             label_text_font_size="9pt", click_policy="hide")
+        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS), TapTool(renderers=[self._train]))
+        self.legend = Legend(
+            items=[],
+            location="bottom_right",
+            background_fill_alpha=0.85,
+            label_text_font_size="9pt",
+            click_policy="hide",
+        )
         fig.add_layout(self.legend)
         self.figure = fig
         self._lines: list = []
@@ -69,8 +119,9 @@ class ParetoFigure:
     def _line(self, i: int):
         while len(self._lines) <= i:
             src = ColumnDataSource({"x": [], "y": []})
-            self._lines.append(self.figure.step("x", "y", source=src, mode="after", line_width=2, alpha=0.8,
-                                                level="underlay"))
+            self._lines.append(
+                self.figure.step("x", "y", source=src, mode="after", line_width=2, alpha=0.8, level="underlay")
+            )
         return self._lines[i]
 
     def update(self, runs, x: str = "splits", show_test: bool = True, selected: tuple | None = None) -> None:
@@ -79,9 +130,12 @@ class ParetoFigure:
         self.frame = df
         if len(df):
             proven = df.proven == "proven optimal"
-            data = {"x": df[x].tolist(), "y": df.train_accuracy.tolist(),
-                    "marker": ["circle" if p else "diamond" for p in proven],
-                    "fill_alpha": [0.95 if p else 0.15 for p in proven]}
+            data = {
+                "x": df[x].tolist(),
+                "y": df.train_accuracy.tolist(),
+                "marker": ["circle" if p else "diamond" for p in proven],
+                "fill_alpha": [0.95 if p else 0.15 for p in proven],
+            }
             for c in COLUMNS[2:]:
                 if c not in data:
                     data[c] = df[c].tolist()
@@ -109,12 +163,14 @@ class ParetoFigure:
             line = self._line(i)
             sub = df[df.run_id == run.id]
             stair = _staircase(sub, x, "train_accuracy") if len(sub) else sub
-            line.data_source.data = {"x": stair[x].tolist() if len(sub) else [],
-                                     "y": stair["train_accuracy"].tolist() if len(sub) else []}
+            line.data_source.data = {
+                "x": stair[x].tolist() if len(sub) else [],
+                "y": stair["train_accuracy"].tolist() if len(sub) else [],
+            }
             line.glyph.line_color = run.color
             line.visible = True
             items.append(LegendItem(label=run.label, renderers=[line]))
-        for line in self._lines[len(runs):]:
+        for line in self._lines[len(runs) :]:
             line.visible = False
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))

@@ -15,12 +15,33 @@ from treeexplorer.schema import format_number
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
     hv.Store.set_current_backend("bokeh")
 
-__all__ = ["X_MEASURES", "points_frame", "pareto_plot", "metrics_frame", "rules_markdown", "compare_markdown",
-           "progress_text", "style_pareto", "front_plot"]
+__all__ = [
+    "X_MEASURES",
+    "points_frame",
+    "pareto_plot",
+    "metrics_frame",
+    "rules_markdown",
+    "compare_markdown",
+    "progress_text",
+    "style_pareto",
+    "front_plot",
+]
 
 X_MEASURES = {"splits": "Splits", "leaves": "Leaves", "depth": "Depth", "avg_tests": "Expected tests per sample"}
-HOVER_COLS = ["run", "tree", "splits", "leaves", "depth", "avg_tests", "train_accuracy", "test_accuracy",
-              "train_errors", "test_errors", "proven", "info"]
+HOVER_COLS = [
+    "run",
+    "tree",
+    "splits",
+    "leaves",
+    "depth",
+    "avg_tests",
+    "train_accuracy",
+    "test_accuracy",
+    "train_errors",
+    "test_errors",
+    "proven",
+    "info",
+]
 
 
 def _info_text(info: dict) -> str:
@@ -38,15 +59,24 @@ def points_frame(runs) -> pd.DataFrame:
     for run in runs:
         for t in run.front:
             m = t.metrics
-            rows.append({"run": run.label, "run_id": run.id, "tree": t.id, "color": run.color,
-                         "splits": m["splits"], "leaves": m["leaves"], "depth": m["depth"],
-                         "avg_tests": round(float(m["avg_tests"]), 4),
-                         "train_accuracy": m["train_accuracy"],
-                         "test_accuracy": m["test_accuracy"] if m["test_accuracy"] is not None else float("nan"),
-                         "train_errors": m["train_errors"],
-                         "test_errors": m["test_errors"] if m["test_errors"] is not None else -1,
-                         "proven": "proven optimal" if t.optimal else "not proven",
-                         "info": _info_text(t.info)})
+            rows.append(
+                {
+                    "run": run.label,
+                    "run_id": run.id,
+                    "tree": t.id,
+                    "color": run.color,
+                    "splits": m["splits"],
+                    "leaves": m["leaves"],
+                    "depth": m["depth"],
+                    "avg_tests": round(float(m["avg_tests"]), 4),
+                    "train_accuracy": m["train_accuracy"],
+                    "test_accuracy": m["test_accuracy"] if m["test_accuracy"] is not None else float("nan"),
+                    "train_errors": m["train_errors"],
+                    "test_errors": m["test_errors"] if m["test_errors"] is not None else -1,
+                    "proven": "proven optimal" if t.optimal else "not proven",
+                    "info": _info_text(t.info),
+                }
+            )
     cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:]]
     return pd.DataFrame(rows, columns=cols)
 
@@ -72,32 +102,58 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     df = points_frame(runs)
     # run_id only on the train series: it identifies the clickable points (browser tests rely on it)
     vd = ["train_accuracy", *[c for c in HOVER_COLS if c not in (x, "train_accuracy")], "color", "run_id"]
-    tooltips = [("run", "@run"), ("tree", "@tree"), ("splits", "@splits"), ("leaves", "@leaves"),
-                ("depth", "@depth"), ("tests/sample", "@avg_tests"), ("train acc", "@train_accuracy{0.0000}"),
-                ("test acc", "@test_accuracy{0.0000}"), ("train errors", "@train_errors"),
-                ("status", "@proven"), ("solver info", "@info")]
+    tooltips = [
+        ("run", "@run"),
+        ("tree", "@tree"),
+        ("splits", "@splits"),
+        ("leaves", "@leaves"),
+        ("depth", "@depth"),
+        ("tests/sample", "@avg_tests"),
+        ("train acc", "@train_accuracy{0.0000}"),
+        ("test acc", "@test_accuracy{0.0000}"),
+        ("train errors", "@train_errors"),
+        ("status", "@proven"),
+        ("solver info", "@info"),
+    ]
     layers = []
     for run in runs:
         sub = df[df.run_id == run.id]
         if len(sub):
             stair = _staircase(sub, x, "train_accuracy")
-            layers.append(hv.Curve(stair, x, "train_accuracy", label=run.label).opts(
-                interpolation="steps-post", color=run.color, line_width=2, alpha=0.8))
+            layers.append(
+                hv.Curve(stair, x, "train_accuracy", label=run.label).opts(
+                    interpolation="steps-post", color=run.color, line_width=2, alpha=0.8
+                )
+            )
     empty = len(df) == 0
     if empty:
         df = pd.DataFrame({c: pd.Series(dtype=float) for c in df.columns})
     is_proven = hv.dim("proven") == "proven optimal"
     train = hv.Scatter(df, x, vd).opts(
-        color="color", size=13, marker=is_proven.categorize({True: "circle", False: "diamond"}, "diamond"),
-        fill_alpha=is_proven.categorize({True: 0.95, False: 0.15}, 0.15), line_width=2,
-        tools=["hover", "tap"], hover_tooltips=tooltips, nonselection_alpha=0.45, selection_line_color="black",
-        selection_line_width=3, show_legend=False)
+        color="color",
+        size=13,
+        marker=is_proven.categorize({True: "circle", False: "diamond"}, "diamond"),
+        fill_alpha=is_proven.categorize({True: 0.95, False: 0.15}, 0.15),
+        line_width=2,
+        tools=["hover", "tap"],
+        hover_tooltips=tooltips,
+        nonselection_alpha=0.45,
+        selection_line_color="black",
+        selection_line_width=3,
+        show_legend=False,
+    )
     layers.append(train)
     if show_test and not empty and df["test_accuracy"].notna().any():
         vt = ["test_accuracy", *[c for c in HOVER_COLS if c not in (x, "test_accuracy")], "color"]
         test = hv.Scatter(df.dropna(subset=["test_accuracy"]), x, vt, label="held-out").opts(
-            color="color", marker="x", size=10, line_width=2, alpha=0.75, tools=["hover"],
-            hover_tooltips=[(n.replace("@", ""), v) for n, v in tooltips])
+            color="color",
+            marker="x",
+            size=10,
+            line_width=2,
+            alpha=0.75,
+            tools=["hover"],
+            hover_tooltips=[(n.replace("@", ""), v) for n, v in tooltips],
+        )
         layers.append(test)
     overlay = style_pareto(hv.Overlay(layers), x, height)
     return overlay, train, df
@@ -130,25 +186,39 @@ def front_plot(*fronts, x: str = "splits", show_test: bool = True, labels=None, 
 
 def style_pareto(obj, x: str, height: int = 380):
     """Axis labels, size and legend of the Pareto plot (apply after composing extra layers)."""
-    return obj.opts(**dict(responsive=True, height=height, xlabel=X_MEASURES[x], ylabel="Accuracy",
-                           show_grid=True, padding=0.08, legend_position="bottom_right", toolbar="above",
-                           legend_opts={"background_fill_alpha": 0.85, "label_text_font_size": "9pt"}))
+    return obj.opts(
+        **dict(
+            responsive=True,
+            height=height,
+            xlabel=X_MEASURES[x],
+            ylabel="Accuracy",
+            show_grid=True,
+            padding=0.08,
+            legend_position="bottom_right",
+            toolbar="above",
+            legend_opts={"background_fill_alpha": 0.85, "label_text_font_size": "9pt"},
+        )
+    )
 
 
 def metrics_frame(entry: FrontTree, front) -> pd.DataFrame:
     """The selected tree's metrics as a two-column table."""
     m = entry.metrics
-    rows = [("tree", f"{entry.id} of {len(front)}"),
-            ("status", "proven optimal" if entry.optimal else "not proven optimal"),
-            ("splits / leaves / depth", f"{m['splits']} / {m['leaves']} / {m['depth']}"),
-            ("expected tests per sample", format_number(round(float(m["avg_tests"]), 3))),
-            ("train accuracy", f"{m['train_accuracy']:.4f} ({m['train_errors']} errors / {front.n_train})")]
+    rows = [
+        ("tree", f"{entry.id} of {len(front)}"),
+        ("status", "proven optimal" if entry.optimal else "not proven optimal"),
+        ("splits / leaves / depth", f"{m['splits']} / {m['leaves']} / {m['depth']}"),
+        ("expected tests per sample", format_number(round(float(m["avg_tests"]), 3))),
+        ("train accuracy", f"{m['train_accuracy']:.4f} ({m['train_errors']} errors / {front.n_train})"),
+    ]
     if m.get("test_accuracy") is not None:
-        rows.append(("held-out accuracy", f"{m['test_accuracy']:.4f} ({m['test_errors']} errors / "
-                                          f"{front.n_test})"))
-    rows += [("solver", f"{front.solver} ({front.objective})" if front.objective else front.solver),
-             ("discretizer", front.discretizer), ("run status", front.status),
-             ("runtime", f"{front.runtime_s:.2f} s")]
+        rows.append(("held-out accuracy", f"{m['test_accuracy']:.4f} ({m['test_errors']} errors / {front.n_test})"))
+    rows += [
+        ("solver", f"{front.solver} ({front.objective})" if front.objective else front.solver),
+        ("discretizer", front.discretizer),
+        ("run status", front.status),
+        ("runtime", f"{front.runtime_s:.2f} s"),
+    ]
     if entry.info:
         rows.append(("solver info", _info_text(entry.info)))
     return pd.DataFrame(rows, columns=["metric", "value"])
@@ -169,10 +239,13 @@ def compare_markdown(a: FrontTree, b: FrontTree) -> str:
         d = mb[key] - ma[key]
         return f"{fmt(ma[key])} → {fmt(mb[key])} ({'+' if d >= 0 else ''}{fmt(d)})"
 
-    for key, name, fmt in (("splits", "splits", str), ("depth", "depth", str),
-                           ("avg_tests", "tests/sample", lambda v: f"{v:.3f}"),
-                           ("train_accuracy", "train accuracy", lambda v: f"{v:.4f}"),
-                           ("test_accuracy", "held-out accuracy", lambda v: f"{v:.4f}")):
+    for key, name, fmt in (
+        ("splits", "splits", str),
+        ("depth", "depth", str),
+        ("avg_tests", "tests/sample", lambda v: f"{v:.3f}"),
+        ("train_accuracy", "train accuracy", lambda v: f"{v:.4f}"),
+        ("test_accuracy", "held-out accuracy", lambda v: f"{v:.4f}"),
+    ):
         text = delta(key, fmt)
         if text:
             lines.append(f"- {name}: {text}")

@@ -26,7 +26,7 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     """
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(12, 3)).astype(np.float64)
-    y = (X[:, 0].astype(np.int64) ^ X[:, 1].astype(np.int64))
+    y = X[:, 0].astype(np.int64) ^ X[:, 1].astype(np.int64)
     out = {}
     from treeexplorer.ui.controller import list_solvers, solver_spec
 
