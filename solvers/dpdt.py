@@ -128,32 +128,10 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
         chunks = _chunks(states, st[ST_SIZE, a:b], n_jobs)
         store = p * pool.shape[0] <= _MAX_SORTED_POOL
         spool = np.empty((p, pool.shape[0] if store else 0), dtype=np.int32)
+        args = (X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st)
+        tail = (spool_prev, use_parent, spool, store, control.flag)
         found = _on_threads(
-            lambda c, pr, d=d, pool=pool, st=st, spool_prev=spool_prev, use_parent=use_parent, spool=spool, store=store: (
-                level_tests(
-                    X,
-                    y,
-                    ranks,
-                    n_classes,
-                    gen,
-                    k,
-                    d,
-                    d0,
-                    criterion,
-                    pool,
-                    st,
-                    c,
-                    spool_prev,
-                    use_parent,
-                    spool,
-                    store,
-                    control.flag,
-                    pr,
-                )
-            ),
-            chunks,
-            n_jobs,
-            control,
+            lambda c, pr, args=args, tail=tail: level_tests(*args, c, *tail, pr), chunks, n_jobs, control
         )
         spool_prev, use_parent = spool, store
         t_feat = np.concatenate([f for f, _, _ in found])
