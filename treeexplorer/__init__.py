@@ -6,7 +6,7 @@
 """
 
 from treeexplorer.api import prepare, solve
-from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset
+from treeexplorer.data import DataError, Dataset, ManyClassesError, bundled_datasets, load_dataset
 from treeexplorer.export import rules_text, tree_from_json, tree_json
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import available_solvers, get_solver
@@ -22,6 +22,7 @@ __all__ = [
     "Condition",
     "Control",
     "DataError",
+    "ManyClassesError",
     "Dataset",
     "Front",
     "FrontTree",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from treeexplorer.data import DataError, Dataset, load_dataset
-from treeexplorer.front import Front, FrontTree, compute_metrics
+from treeexplorer.front import Front, FrontTree, compute_metrics, make_search_space
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
@@ -69,12 +69,20 @@ def prepare(
     drop_missing: bool = False,
     categorical=(),
     max_rows: int | None = None,
+    allow_many_classes: bool = False,
 ) -> Prepared:
     """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table)."""
     dataset = (
         data
         if isinstance(data, Dataset)
-        else load_dataset(data, target, drop_missing=drop_missing, categorical=categorical, max_rows=max_rows)
+        else load_dataset(
+            data,
+            target,
+            drop_missing=drop_missing,
+            categorical=categorical,
+            max_rows=max_rows,
+            allow_many_classes=allow_many_classes,
+        )
     )
     notices = list(dataset.notices)
     if test is not None and test_size is not None:
@@ -105,6 +113,7 @@ def solve(
     progress=None,
     control: Control | None = None,
     drop_missing: bool = False,
+    allow_many_classes: bool = False,
     categorical=(),
     mid_budget: float | None = None,
     criterion: str = "entropy",
@@ -134,6 +143,8 @@ def solve(
         ``progress(dict)`` with ``phase``, ``elapsed`` and solver counters.
     control : solvers.Control, optional
         Pass one to cancel from another thread (``control.cancel()``).
+    allow_many_classes : bool
+        Accept a target that looks continuous (see :class:`treeexplorer.data.ManyClassesError`).
     mid_budget : float, optional
         With ``discretizer="mid"``: the anytime loop over the top 1, 2, 4, ... MID tests for this many
         seconds, keeping the best tree per complexity.
@@ -157,7 +168,14 @@ def solve(
         control.progress = progress
     control.report("loading")
     prep = prepare(
-        data, target, test_size=test_size, test=test, seed=seed, drop_missing=drop_missing, categorical=categorical
+        data,
+        target,
+        test_size=test_size,
+        test=test,
+        seed=seed,
+        drop_missing=drop_missing,
+        categorical=categorical,
+        allow_many_classes=allow_many_classes,
     )
     return run_prepared(
         prep,
@@ -327,6 +345,8 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) 
     for i, t in enumerate(trees):
         t.id = i
     stats.pop("notices", None)
+    n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
+    search_space = make_search_space(spec.input, disc_name, n_tests)
     return Front(
         trees,
         spec.name,
@@ -341,4 +361,5 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) 
         dict(resolved),
         notices,
         stats,
+        search_space,
     )

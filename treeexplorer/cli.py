@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="write the front as JSON")
     s.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
     s.add_argument(
+        "--allow-many-classes", action="store_true", help="accept a target with many distinct values (looks continuous)"
+    )
+    s.add_argument(
         "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
     )
     s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
@@ -150,6 +153,7 @@ def _cmd_solve(a) -> int:
         seed=a.seed,
         time_limit=a.time_limit,
         drop_missing=a.drop_missing,
+        allow_many_classes=a.allow_many_classes,
         categorical=a.categorical,
         mid_budget=a.mid_budget,
         criterion=a.criterion,

@@ -18,7 +18,7 @@ import pandas as pd
 
 from treeexplorer.schema import Column, Schema
 
-__all__ = ["DataError", "Dataset", "load_dataset", "bundled_datasets", "ASSETS_DIR"]
+__all__ = ["DataError", "ManyClassesError", "Dataset", "load_dataset", "bundled_datasets", "ASSETS_DIR"]
 
 # Installed from a wheel the bundled datasets are package data (``treeexplorer/datasets``); in a checkout
 # (editable install) they stay in the top-level ``assets/`` folder.
@@ -30,6 +30,38 @@ MAX_SHOWN = 5
 
 class DataError(ValueError):
     """Bad input data; the message says what is wrong, where, and what to do."""
+
+
+class ManyClassesError(DataError):
+    """The target column looks continuous (too many classes); pass ``allow_many_classes=True`` to use it.
+
+    Attributes
+    ----------
+    column : str
+        The target column.
+    n_classes : int
+        Its number of distinct values.
+    """
+
+    def __init__(self, message: str, column: str, n_classes: int):
+        super().__init__(message)
+        self.column = column
+        self.n_classes = n_classes
+
+
+def many_classes_limit(n_rows: int) -> int:
+    """Most distinct target values accepted without ``allow_many_classes``: max(20, 5 % of rows)."""
+    return max(20, int(0.05 * n_rows))
+
+
+def _looks_categorical_target(s: pd.Series) -> bool:
+    """A plausible class column: few distinct values, and not non-integer floats."""
+    v = s.dropna()
+    if v.nunique() > many_classes_limit(len(s)):
+        return False
+    if pd.api.types.is_float_dtype(v) and not np.all(np.mod(v.to_numpy(dtype=float), 1) == 0):
+        return False
+    return True
 
 
 @dataclass
@@ -130,6 +162,7 @@ def load_dataset(
     categorical=(),
     name: str | None = None,
     max_rows: int | None = None,
+    allow_many_classes: bool = False,
 ) -> Dataset:
     """Load and validate a classification table.
 
@@ -139,7 +172,7 @@ def load_dataset(
         A CSV/TSV/TXT file (delimiter sniffed, header expected), a Parquet file, a DataFrame, or the name
         of a bundled dataset (see :func:`bundled_datasets`).
     target : str or int, optional
-        Target column name (or position); default: the last column.
+        Target column name (or position); default: the last column that looks categorical.
     drop_missing : bool
         Drop rows with missing values instead of refusing them.
     categorical : sequence of str
@@ -148,6 +181,9 @@ def load_dataset(
         Name used in provenance.
     max_rows : int, optional
         Refuse larger tables (the app's upload cap).
+    allow_many_classes : bool
+        Accept a target with more than max(20, 5 % of rows) distinct values or non-integer floats
+        (otherwise :class:`ManyClassesError`).
 
     Returns
     -------
@@ -174,6 +210,16 @@ def load_dataset(
             f"{df.shape[1]} column(s) (is the delimiter right?)"
         )
     target = _pick_target(df, target, name)
+    if not allow_many_classes and not _looks_categorical_target(df[target]):
+        n = int(df[target].nunique())
+        kind = "non-integer numbers" if pd.api.types.is_float_dtype(df[target]) else "values"
+        raise ManyClassesError(
+            f"{name}: the target column {target!r} has {n:,} distinct {kind} (more than "
+            f"{many_classes_limit(len(df))} classes): it looks continuous. Choose another target column "
+            "(--target), or confirm it (allow_many_classes=True, CLI --allow-many-classes)",
+            target,
+            n,
+        )
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"{name}: {len(df):,} rows exceed the limit of {max_rows:,} rows")
     notices = []
@@ -313,8 +359,8 @@ def _sep_name(sep: str) -> str:
 
 def _pick_target(df: pd.DataFrame, target, name: str) -> str:
     cols = list(df.columns)
-    if target is None:
-        return cols[-1]
+    if target is None:  # the last column that looks like classes (else the last: the check then says why)
+        return next((c for c in reversed(cols) if _looks_categorical_target(df[c])), cols[-1])
     if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
         if not -len(cols) <= target < len(cols):
             raise DataError(f"{name}: target column index {target} out of range (0..{len(cols) - 1})")

@@ -10,7 +10,7 @@ import numpy as np
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
 
-__all__ = ["FrontTree", "Front", "COMPLEXITY_MEASURES", "pareto_mask"]
+__all__ = ["FrontTree", "Front", "COMPLEXITY_MEASURES", "pareto_mask", "make_search_space", "optimality_text"]
 
 # Complexity measures a front can be drawn and filtered along (all "smaller is simpler").
 COMPLEXITY_MEASURES = ("splits", "leaves", "depth", "avg_tests")
@@ -64,6 +64,38 @@ def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> d
     return m
 
 
+def make_search_space(solver_input: str, discretizer: str, n_tests: int | None) -> dict:
+    """What a run's optimality claims range over (the front JSON's ``search_space``).
+
+    ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
+    on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
+    only over the ``n_tests`` binary tests of ``discretizer``.
+    """
+    raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
+    return {
+        "kind": "raw" if raw else "tests",
+        "discretizer": discretizer,
+        "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
+    }
+
+
+def optimality_text(search_space: dict | None, short: bool = False) -> str:
+    """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
+
+    Long form: "optimal over the 16 tests of MID" or "optimal on the raw features (every threshold)";
+    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
+    """
+    ss = search_space or {}
+    if ss.get("kind") == "raw":
+        return "on the raw features" if short else "optimal on the raw features (every threshold)"
+    disc = str(ss.get("discretizer") or "?")
+    disc = disc.upper() if disc in ("mid", "mdlp") else disc
+    n = ss.get("n_tests")
+    if short:
+        return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
+    return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
+
+
 def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Points not dominated when ``x`` is minimised and ``y`` maximised (ties: first kept once)."""
     x = np.asarray(x, dtype=float)
@@ -103,6 +135,9 @@ class Front:
         What the pipeline decided on its own (dropped columns, relabelled rows, ...).
     stats : dict
         Solver counters (states, cache entries, ...).
+    search_space : dict
+        What "optimal" ranges over: ``{"kind": "tests"|"raw", "discretizer": str, "n_tests": int|None}``
+        (see :func:`make_search_space`; :func:`optimality_text` words it).
     """
 
     trees: list[FrontTree]
@@ -118,6 +153,12 @@ class Front:
     params: dict = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
+    search_space: dict = field(default_factory=dict)
+
+    @property
+    def optimality(self) -> str:
+        """The optimality claim of this run's proven trees, in words (e.g. "optimal over the 16 tests of MID")."""
+        return optimality_text(self.search_space)
 
     def __len__(self) -> int:
         return len(self.trees)
@@ -182,6 +223,7 @@ class Front:
             "params": _jsonable(self.params),
             "notices": list(self.notices),
             "stats": _jsonable(self.stats),
+            "search_space": _jsonable(self.search_space),
             "schema": self.schema.to_dict(),
             "trees": [],
         }
@@ -241,6 +283,7 @@ class Front:
             d.get("params", {}),
             d.get("notices", []),
             d.get("stats", {}),
+            d.get("search_space") or {"kind": "tests", "discretizer": d["discretizer"], "n_tests": None},
         )
 
     @classmethod
