@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from treeexplorer.data import DataError, Dataset, load_dataset
-from treeexplorer.front import Front, FrontTree, compute_metrics, make_search_space
+from treeexplorer.evaluate import count_trees, metrics_from_counts
+from treeexplorer.front import Front, FrontTree, make_search_space, metrics_dict
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
@@ -268,7 +269,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         if outer.cancelled
         else ("time_limit" if parts and parts[-1][1].status != "done" or n < limit else "done")
     )
-    front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status)
+    front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status, outer)
     front.params["mid_budget"] = budget
     return front
 
@@ -315,12 +316,33 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
             parts.append((features, raw, info))
     runtime = time.perf_counter() - t0
     status = parts[-1][1].status if parts[-1][1].status != "done" else control.status()
-    front = _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status)
+    front = _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control)
     control.report("done", trees=len(front))
     return front
 
 
-def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) -> Front:
+def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> None:
+    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows."""
+    n_classes = prep.schema.n_classes
+    trees = [e.tree for e in entries]
+
+    def progress(what):
+        if control is None or control.progress is None:
+            return None
+        return lambda done, total: control.report("assembling", data=what, rows=done, of=total, trees=len(trees))
+
+    tr_counts, tr_tests = count_trees(trees, prep.X_train, prep.y_train, n_classes, progress("train"))
+    has_test = prep.y_test is not None and len(prep.y_test) > 0
+    if has_test:
+        te_counts, te_tests = count_trees(trees, prep.X_test, prep.y_test, n_classes, progress("test"))
+    for i, e in enumerate(entries):
+        e.tree = e.tree.with_counts(counts=tr_counts[i])
+        tr = metrics_from_counts(e.tree, tr_counts[i], tr_tests[i], len(prep.y_train))
+        te = metrics_from_counts(e.tree, te_counts[i], te_tests[i], len(prep.y_test)) if has_test else None
+        e.metrics = metrics_dict(e.tree, tr, te)
+
+
+def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control=None) -> Front:
     schema = prep.schema
     seen: dict = {}
     stats: dict = {}
@@ -331,14 +353,14 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status) 
         notices += [n for n in raw.stats.get("notices", []) if n not in notices]
         features = raw.features if raw.features is not None else features
         for sol in raw.solutions:
-            tree = Tree.from_raw(sol.tree, features, schema).with_counts(prep.X_train, prep.y_train)
+            tree = Tree.from_raw(sol.tree, features, schema)
             key = tree.structure_key()
             optimal = bool(sol.optimal) and status == "done"
             if key in seen:
                 seen[key].optimal = seen[key].optimal or optimal
                 continue
-            metrics = compute_metrics(tree, prep.X_train, prep.y_train, prep.X_test, prep.y_test)
-            seen[key] = FrontTree(0, tree, optimal, metrics, {**sol.info, **extra})
+            seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
+    _fill_metrics(list(seen.values()), prep, control)
     trees = sorted(
         seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
     )

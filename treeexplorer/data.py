@@ -426,18 +426,23 @@ def _py(v):
 def _codes(s: pd.Series, cats: tuple, col: str, where: str, kind: str = "category") -> np.ndarray:
     index = {c: i for i, c in enumerate(cats)}
     by_text = {str(c): i for i, c in enumerate(cats)}
-    out = np.empty(len(s), dtype=np.float64)
-    for r, v in enumerate(s.to_numpy()):
+    # Look each distinct value up once (a million-row target has a handful), then broadcast by position.
+    inverse, uniques = pd.factorize(s, use_na_sentinel=True)
+    mapped = np.empty(len(uniques) + 1, dtype=np.float64)
+    mapped[-1] = -1.0  # factorize's sentinel for a missing value: never a known category
+    for u, v in enumerate(uniques):
         v = _py(v)
         i = index.get(v)
-        if i is None:
-            i = by_text.get(str(v))
-        if i is None:
-            raise DataError(
-                f"{where}: unknown {kind} {v!r} in column {col!r} at row {r + 1}; known: "
-                f"{', '.join(map(str, cats[:10]))}{' ...' if len(cats) > 10 else ''}"
-            )
-        out[r] = i
+        mapped[u] = by_text.get(str(v), -1) if i is None else i
+    out = mapped[inverse]
+    bad = np.flatnonzero(out < 0)
+    if len(bad):
+        r = int(bad[0])
+        v = _py(s.iloc[r])
+        raise DataError(
+            f"{where}: unknown {kind} {v!r} in column {col!r} at row {r + 1}; known: "
+            f"{', '.join(map(str, cats[:10]))}{' ...' if len(cats) > 10 else ''}"
+        )
     return out
 
 

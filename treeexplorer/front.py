@@ -46,22 +46,23 @@ class FrontTree:
 
 def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
     """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""
-    tr = tree.evaluate(X_train, y_train)
-    m = {
+    te = tree.evaluate(X_test, y_test) if X_test is not None and y_test is not None and len(y_test) else None
+    return metrics_dict(tree, tree.evaluate(X_train, y_train), te)
+
+
+def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
+    """A front tree's metrics from its structure and its ``evaluate``-style train (and test) results."""
+    return {
         "splits": tree.n_splits,
         "leaves": tree.n_leaves,
         "depth": tree.depth,
-        "avg_tests": tr["avg_tests"],
-        "train_accuracy": tr["accuracy"],
-        "train_errors": tr["errors"],
-        "test_accuracy": None,
-        "test_errors": None,
-        "test_avg_tests": None,
+        "avg_tests": train["avg_tests"],
+        "train_accuracy": train["accuracy"],
+        "train_errors": train["errors"],
+        "test_accuracy": None if test is None else test["accuracy"],
+        "test_errors": None if test is None else test["errors"],
+        "test_avg_tests": None if test is None else test["avg_tests"],
     }
-    if X_test is not None and y_test is not None and len(y_test):
-        te = tree.evaluate(X_test, y_test)
-        m.update(test_accuracy=te["accuracy"], test_errors=te["errors"], test_avg_tests=te["avg_tests"])
-    return m
 
 
 def make_search_space(solver_input: str, discretizer: str, n_tests: int | None) -> dict:

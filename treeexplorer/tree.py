@@ -144,9 +144,11 @@ class Tree:
                 t_child[k], f_child[k] = raw.left[k], raw.right[k]
         return cls(column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes)
 
-    def with_counts(self, X: np.ndarray, y: np.ndarray) -> Tree:
-        """Same tree with ``counts`` recomputed on ``(X, y)`` (predictions and fallbacks unchanged)."""
-        counts, _ = self._count(X, y)
+    def with_counts(self, X: np.ndarray | None = None, y: np.ndarray | None = None, *, counts=None) -> Tree:
+        """Same tree with ``counts`` recomputed on ``(X, y)``, or the given node ``counts`` (predictions and
+        fallbacks unchanged)."""
+        if counts is None:
+            counts, _ = self._count(X, y)
         return self._same_structure(counts)
 
     # -- structure -------------------------------------------------------------------------------------

@@ -111,3 +111,41 @@ def count_nodes(column, op, value, true_child, false_child, offsets, children, c
             counts[k, y[i]] += 1
             n_tests[i] += 1
     return counts, n_tests
+
+
+@njit(nogil=True, cache=True)
+def count_forest(roots, column, op, value, true_child, false_child, offsets, children, child_values, X, y, n_classes):
+    """:func:`count_nodes` for many trees in ONE pass over the rows (rows outer, trees inner).
+
+    The trees' node arrays are concatenated (child indices global, ``roots[t]`` is tree ``t``'s root);
+    a row is read from memory once for all trees, which is what makes a 60-tree front on a million rows
+    cost about one pass instead of 60.  Returns the class counts at every node and each tree's total
+    number of tests over the rows (divide by the row count for the mean).
+    """
+    counts = np.zeros((column.shape[0], n_classes), dtype=np.int64)
+    tests = np.zeros(roots.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        c = y[i]
+        for t in range(roots.shape[0]):
+            k = roots[t]
+            counts[k, c] += 1
+            d = 0
+            while column[k] >= 0:
+                # The step of _next_node written out: here, in the hottest loop, the call cost 7x the time.
+                x = X[i, column[k]]
+                o = op[k]
+                if o == 0:
+                    k = true_child[k] if x <= value[k] else false_child[k]
+                elif o == 1:
+                    k = true_child[k] if x == value[k] else false_child[k]
+                else:
+                    nxt = false_child[k]
+                    for r in range(offsets[k], offsets[k + 1]):
+                        if child_values[r] == x:
+                            nxt = children[r]
+                            break
+                    k = nxt
+                counts[k, c] += 1
+                d += 1
+            tests[t] += d
+    return counts, tests
