@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._incumbent import GreedyIncumbent
 from ._kernels.branches import branches_search
 from ._kernels.predict import node_counts
 
@@ -164,7 +165,7 @@ def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_
     )
 
 
-def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only) -> RawSolution:
+def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only, greedy=None) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
@@ -193,6 +194,13 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
     }
     if not complete:
         info["upper_bound"] = float(ub) / n  # no tree can beat this objective (a proven gap)
+        if greedy is not None:  # a stopped search is never worse than the greedy tree
+            g_tree, g_obj = greedy.for_lambda(lam)
+            if g_obj > objective + 1e-12:
+                tree, objective = g_tree, g_obj
+                correct, splits = int(g_tree.value[g_tree.feature < 0].max(axis=1).sum()), g_tree.n_splits
+                info.update(objective=objective, accuracy=correct / n, splits=splits, multiway_splits=0)
+                info["incumbent"] = "greedy (CART on the tests, pruned for lambda): the search had not beaten it"
     if oom:
         info["stopped"] = (
             f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
@@ -203,6 +211,13 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
     if objective < lb / n - 1e-7 or (complete and objective > lb / n + 1e-7):
         raise AssertionError(f"BRANCHES tree value {objective} does not match its bound {lb / n}")
     return RawSolution(tree, bool(complete), info)
+
+
+def _greedy(X, y, n_classes, depth) -> GreedyIncumbent:
+    return GreedyIncumbent(X, y, n_classes, min(depth, _GREEDY_DEPTH))
+
+
+_GREEDY_DEPTH = 6  # deeper greedy trees rarely survive the λ pruning and cost more to grow
 
 
 def fit_branches(
@@ -259,7 +274,10 @@ def fit_branches(
     if own:
         control.start()
     try:
-        return _solve(X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only)
+        greedy = _greedy(X, y, n_classes, depth)
+        return _solve(
+            X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only, greedy
+        )
     finally:
         if own:
             control.stop()
@@ -317,6 +335,7 @@ def branches_front(
     if own:
         control.start()
     zob = _zobrist(X.shape[1])
+    greedy = _greedy(X, y, n_classes, depth)
     found: dict = {}
     iterations = 0
     notices = []
@@ -325,7 +344,7 @@ def branches_front(
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
             control.report("branches", lam=lam_k, done=len(found))
-            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only)
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only, greedy)
             iterations += sol.info["iterations"]
             t = sol.tree
             key = (
