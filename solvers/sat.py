@@ -380,7 +380,14 @@ def sat_tree(
         return int(np.count_nonzero(t.feature < 0))
 
     def sol(t, d, proven, depth_proven=True, **extra):
-        info = {"depth": d, "size_proven": bool(proven), "nodes": t.n_nodes, "leaves": n_leaves(t), **extra}
+        info = {
+            "depth": d,
+            "min_depth_proven": bool(depth_proven),  # the minimum depth of a perfect tree is proven
+            "size_proven": bool(proven),  # no smaller perfect tree of depth <= d exists
+            "nodes": t.n_nodes,
+            "leaves": n_leaves(t),
+            **extra,
+        }
         return RawSolution(t, bool(proven and depth_proven), info)
 
     def too_big(k):
@@ -428,7 +435,7 @@ def sat_tree(
             f"{g_depth}; the tree shown is a greedy perfect tree of depth {g_depth}, not minimal"
         )
         stats.update(sat_calls=search.calls, sat_time=search.sat_time, examples_encoded=len(search.subset))
-        return finish([sol(greedy, _depth_of(greedy), False, greedy=True)])
+        return finish([sol(greedy, _depth_of(greedy), False, depth_proven=False, greedy=True)])
 
     best, enc = found
     if not minimize_size:

@@ -225,3 +225,15 @@ def test_adapter_is_registered_and_runs_through_the_api():
     front = solve(df, "target", solver="sat", discretizer="none", front=False)
     assert len(front.trees) == 1 and front.trees[0].optimal
     assert front.trees[0].metrics["train_accuracy"] == 1.0
+
+
+def test_depth_and_size_proofs_are_reported_apart():
+    rng = np.random.default_rng(5)
+    X = (rng.random((60, 6)) < 0.5).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] | X[:, 2]).astype(np.int64)
+    front = sat_tree(X, y, 2)
+    assert all(s.info["min_depth_proven"] and s.info["size_proven"] for s in front.solutions)
+    stopped = Control()
+    stopped.cancel()
+    first = sat_tree(X, y, 2, control=stopped).solutions[0]  # stopped at once: the greedy fallback
+    assert not first.optimal and not first.info["min_depth_proven"] and not first.info["size_proven"]
