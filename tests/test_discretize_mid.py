@@ -249,3 +249,18 @@ def test_default_size_and_gains_reported():
     # the top test separates the classes perfectly: a threshold on column 0 between the two classes
     top = binz.conditions[0]
     assert top.column == 0 and X[y == 0, 0].max() <= top.value < X[y == 1, 0].min()
+
+
+def test_default_mid_test_count_is_capped_and_says_so():
+    from treeexplorer.discretize import MID_DEFAULT_MAX_TESTS, fit_discretizer
+    from treeexplorer.schema import Column, Schema
+
+    rng = np.random.default_rng(0)
+    p = 60  # 4 per column would be 240 tests
+    X = rng.normal(size=(400, p))
+    y = (X[:, :p].sum(axis=1) > 0).astype(np.int64)
+    schema = Schema(tuple(Column(f"f{j}", "numeric") for j in range(p)), "y", (0, 1))
+    binz = fit_discretizer("mid", X, y, schema)
+    assert len(binz) == MID_DEFAULT_MAX_TESTS
+    assert any(f"capped at {MID_DEFAULT_MAX_TESTS}" in n for n in binz.notices)
+    assert len(fit_discretizer("mid", X, y, schema, n_bins=200)) == 200  # an explicit n_bins is not capped
