@@ -241,6 +241,35 @@ class SweepResult:
             .reset_index(drop=True)
         )
 
+    def save(self, path) -> str:
+        """Write :attr:`table` to ``path``: ``.parquet``, ``.csv`` or ``.json`` (with the sweep's facts)."""
+        import json
+        from pathlib import Path
+
+        from treeexplorer.front import _jsonable
+
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            self.table.to_parquet(path, index=False)
+        elif suffix == ".csv":
+            self.table.to_csv(path, index=False)
+        elif suffix == ".json":
+            rows = json.loads(self.table.to_json(orient="records"))
+            doc = {
+                "format": "treeexplorer-sweep",
+                "by": self.by,
+                "status": self.status,
+                "wall_s": self.wall_s,
+                "notices": list(self.notices),
+                "settings": _jsonable(self.settings),
+                "rows": rows,
+            }
+            path.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+        else:
+            raise ValueError(f"cannot write {path.name}: the sweep table is written as .parquet, .csv or .json")
+        return str(path)
+
 
 def _table(settings, fronts, errors, param_keys, by):
     import pandas as pd
