@@ -138,8 +138,8 @@ def connect(scheduler=None, n_workers: int | None = None):
     if isinstance(scheduler, Client):
         return scheduler, lambda: None
     if isinstance(scheduler, str):
-        try:
-            client = Client(scheduler, timeout="10s")
+        try:  # waits up to dask's distributed.comm.timeouts.connect (30 s unless configured)
+            client = Client(scheduler)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
         return client, client.close
