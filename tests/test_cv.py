@@ -139,3 +139,31 @@ def test_bad_input_is_one_clear_error():
         cross_validate("iris", solver="cart", n_bins=4)
     with pytest.raises(ValueError, match="rule must be one of"):
         cross_validate("iris", cv=2, max_depth=1).select("median")
+
+
+def test_folds_as_parallel_tasks_equal_the_serial_run():
+    from distributed import Client
+
+    serial = cross_validate("iris", solver="cart", cv=3, seed=2, max_depth=3)
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        dist = cross_validate("iris", solver="cart", cv=3, seed=2, max_depth=3, scheduler=client)
+    pd.testing.assert_frame_equal(serial.to_frame(), dist.to_frame())
+
+
+def test_estimator_selects_by_cross_validation():
+    from sklearn.datasets import load_iris
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from treeexplorer.estimator import TreeExplorerCV
+
+    check_estimator(TreeExplorerCV(max_depth=2, cv=2))
+    X, y = load_iris(return_X_y=True)
+    one_se = TreeExplorerCV(max_depth=4, cv=5, random_state=0).fit(X, y)
+    best = TreeExplorerCV(max_depth=4, cv=5, random_state=0, rule="best").fit(X, y)
+    cvf = cross_validate("iris", solver="cart", cv=5, seed=0, max_depth=4)
+    assert one_se.level_ == cvf.select("1se")["level"] and best.level_ == cvf.select("best")["level"]
+    assert one_se.tree_.n_splits <= one_se.level_ <= best.level_
+    assert one_se.cv_results_["one_se"].sum() == 1 and one_se.front_ is one_se.cv_front_.refit
+    assert one_se.score(X, y) == pytest.approx(one_se.selected_.metrics["train_accuracy"])
+    with pytest.raises(ValueError, match="rule must be one of 1se, best"):
+        TreeExplorerCV(rule="mean").fit(X, y)

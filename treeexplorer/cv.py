@@ -445,6 +445,7 @@ def cross_validate(
     drop_missing: bool = False,
     categorical=(),
     criterion: str = "entropy",
+    scheduler="serial",
     **params,
 ) -> CVFront:
     """Cross-validate a solver's front: held-out accuracy per complexity level, stratified folds.
@@ -469,6 +470,9 @@ def cross_validate(
         ``progress({"phase": "fold", "done": k, "total": n, "elapsed": s})`` after each fold.
     control : solvers.Control, optional
         ``control.cancel()`` from another thread stops the running fold and skips the rest.
+    scheduler : "serial", None, str or distributed.Client, default="serial"
+        ``"serial"``: the folds run here one after another; anything else runs them as parallel tasks, as
+        :func:`treeexplorer.sweep` does (``None``: a LocalCluster; an address or a Client: that cluster).
 
     Returns
     -------
@@ -481,6 +485,26 @@ def cross_validate(
     """
     spec = get_solver(solver)
     spec.resolve(params)  # bad parameters fail here, before any fold runs
+    if scheduler != "serial":
+        return _distributed(
+            data,
+            target,
+            solver,
+            discretizer,
+            n_bins,
+            cv,
+            repeats,
+            seed,
+            time_limit,
+            refit,
+            progress,
+            control,
+            drop_missing,
+            categorical,
+            criterion,
+            scheduler,
+            params,
+        )
     ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
     folds = None
     if not isinstance(cv, (int, np.integer)):
@@ -514,6 +538,61 @@ def cross_validate(
     finally:
         stop()
     return assemble(results, base, ds, notices)
+
+
+def _distributed(
+    data,
+    target,
+    solver,
+    discretizer,
+    n_bins,
+    cv,
+    repeats,
+    seed,
+    time_limit,
+    refit,
+    progress,
+    control,
+    drop_missing,
+    categorical,
+    criterion,
+    scheduler,
+    params,
+) -> CVFront:
+    """One setting's folds as parallel tasks (the sweep machinery with a one-setting grid)."""
+    from treeexplorer.sweep import sweep
+
+    if not isinstance(cv, (int, np.integer)):
+        raise ValueError("explicit folds run serially only (scheduler='serial')")
+    grid = {"solver": [solver], **{k: [v] for k, v in params.items()}}
+    if discretizer is not None:
+        grid["discretizer"] = [discretizer]
+    if n_bins is not None:
+        grid["n_bins"] = [n_bins]
+    res = sweep(
+        data,
+        grid,
+        target=target,
+        cv=cv,
+        repeats=repeats,
+        seed=seed,
+        scheduler=scheduler,
+        time_limit=time_limit,
+        refit=refit,
+        progress=progress,
+        control=control,
+        drop_missing=drop_missing,
+        categorical=categorical,
+        criterion=criterion,
+        show_progress=False,
+    )
+    front = res.fronts[0]
+    if front is None:  # cancelled before the last fold came in
+        folds = [FoldResult(i, "cancelled", 0.0, 0, 0) for i in range(cv * repeats)]
+        return CVFront(folds, None, solver, discretizer, dict(params), n_bins, cv, repeats, seed, notices=res.notices)
+    if front.error:
+        raise ValueError(front.error)
+    return front
 
 
 def _forward_cancel(outer: Control, current: list):
