@@ -6,12 +6,14 @@
 """
 
 from treeexplorer.api import prepare, solve
+from treeexplorer.cv import CVFront, cross_validate
 from treeexplorer.data import DataError, Dataset, ManyClassesError, bundled_datasets, load_dataset
 from treeexplorer.export import rules_text, tree_from_json, tree_json
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import available_solvers, get_solver
 from treeexplorer.schema import Binarization, Column, Condition, Schema
 from treeexplorer.solvers import Control
+from treeexplorer.sweep import SweepResult, sweep
 from treeexplorer.tree import Tree
 
 __version__ = "0.1.0"
@@ -21,20 +23,24 @@ __all__ = [
     "Column",
     "Condition",
     "Control",
+    "CVFront",
     "DataError",
     "ManyClassesError",
     "Dataset",
     "Front",
     "FrontTree",
     "Schema",
+    "SweepResult",
     "Tree",
     "available_solvers",
     "bundled_datasets",
+    "cross_validate",
     "get_solver",
     "load_dataset",
     "prepare",
     "rules_text",
     "solve",
+    "sweep",
     "tree_from_json",
     "tree_json",
     "__version__",

@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("datasets", help="list the bundled datasets")
     sub.add_parser("solvers", help="list the solvers and their parameters")
+    from treeexplorer.cli_sweep import add_sweep_parser  # `sweep` lives in its own module
+
+    add_sweep_parser(sub, DISCRETIZERS)
     return p
 
 
@@ -260,6 +263,7 @@ def _cmd_solvers(a) -> int:
 
 def main(argv=None) -> int:
     """Entry point of the ``treeexplorer`` console script; returns the exit code."""
+    from treeexplorer.cli_sweep import run_sweep
     from treeexplorer.data import DataError
 
     args = build_parser().parse_args(argv)
@@ -269,6 +273,7 @@ def main(argv=None) -> int:
         "discretize": _cmd_discretize,
         "datasets": _cmd_datasets,
         "solvers": _cmd_solvers,
+        "sweep": run_sweep,
     }[args.command]
     try:
         return handler(args)

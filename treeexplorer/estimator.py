@@ -12,7 +12,7 @@ from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import Dataset, load_dataset
 from treeexplorer.registry import get_solver
 
-__all__ = ["TreeExplorerClassifier"]
+__all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
 
 TARGET = "__target__"
 
@@ -182,3 +182,136 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+class TreeExplorerCV(TreeExplorerClassifier):
+    """Decision-tree classifier whose complexity is chosen by cross-validation.
+
+    ``fit`` cross-validates the solver's front (:func:`treeexplorer.cross_validate`, stratified folds) and keeps
+    the tree refitted on all rows at the complexity level ``rule`` picks: ``"1se"``, the simplest level whose
+    mean held-out accuracy is within one standard error of the best (as in cost-complexity pruning), or
+    ``"best"``, the best mean.
+
+    Parameters
+    ----------
+    solver, discretizer, n_bins, max_depth, max_nodes, sparsity, cart_depth, time_limit
+        As for :class:`TreeExplorerClassifier` (``time_limit`` is per fold).
+    cv : int, default=5
+        Stratified folds (fewer when the data has fewer than ``2 * cv`` rows; below 4 rows the most accurate
+        training tree is kept, as no fold split is possible).
+    repeats : int, default=1
+        Repetitions of the fold split.
+    rule : {"1se", "best"}, default="1se"
+    by : {"splits", "leaves", "depth", "avg_tests"}, default="splits"
+        Complexity measure the levels are taken along.
+    scheduler : None, "serial", str or distributed.Client, default="serial"
+        Where the folds run (see :func:`treeexplorer.sweep`); ``"serial"``: in this process.
+    random_state : int, default=0
+        Seed of the folds.
+
+    Attributes
+    ----------
+    cv_front_ : CVFront
+        The cross-validated front (``cv_front_.to_frame()``: mean and std of held-out accuracy per level).
+    cv_results_ : pandas.DataFrame
+        ``cv_front_.to_frame(by)``.
+    level_ : int or float
+        The chosen complexity level.
+    front_ : Front
+        The front refitted on all rows; ``selected_`` is the chosen tree in it and ``tree_`` its tree.
+    classes_, n_features_in_, feature_names_in_
+        As for :class:`TreeExplorerClassifier`.
+    """
+
+    def __init__(
+        self,
+        solver="cart",
+        discretizer=None,
+        n_bins=None,
+        max_depth=None,
+        max_nodes=None,
+        sparsity=None,
+        cart_depth=None,
+        cv=5,
+        repeats=1,
+        rule="1se",
+        by="splits",
+        time_limit=None,
+        scheduler="serial",
+        random_state=0,
+    ):
+        self.solver = solver
+        self.discretizer = discretizer
+        self.n_bins = n_bins
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
+        self.sparsity = sparsity
+        self.cart_depth = cart_depth
+        self.cv = cv
+        self.repeats = repeats
+        self.rule = rule
+        self.by = by
+        self.time_limit = time_limit
+        self.scheduler = scheduler
+        self.random_state = random_state
+
+    def _given_params(self) -> dict:
+        # only what the user set: the solver's defaults (e.g. CART's own "criterion") stay the solver's
+        given = {"max_depth": self.max_depth, "max_nodes": self.max_nodes, "sparsity": self.sparsity}
+        given["cart_depth"] = self.cart_depth
+        return {k: v for k, v in given.items() if v is not None}
+
+    def fit(self, X, y):
+        """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""
+        from treeexplorer.cv import RULES, cross_validate
+        from treeexplorer.front import COMPLEXITY_MEASURES
+        from treeexplorer.solvers import Control
+
+        if self.rule not in RULES:
+            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {self.rule!r}")
+        if self.by not in COMPLEXITY_MEASURES:
+            raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {self.by!r}")
+        df = self._frame(X, fitting=True)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if len(y) != len(df):
+            raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
+        df[TARGET] = y
+        ds: Dataset = load_dataset(df, TARGET, name="X")
+        self.n_features_in_ = df.shape[1] - 1
+        self.classes_ = np.asarray(ds.schema.classes)
+        self._dataset = ds
+        params = self._solver_params()
+        k = min(int(self.cv), ds.n_rows // 2)
+        if k < 2:  # too few rows for two folds of two: the most accurate training tree, as select="train"
+            front = run_prepared(
+                prepare(ds),
+                get_solver(self.solver),
+                params,
+                discretizer=self.discretizer,
+                n_bins=self.n_bins,
+                control=Control(self.time_limit),
+            )
+            self.cv_front_, self.cv_results_, self.front_ = None, None, front
+            self.selected_ = front.best(by="train_accuracy")
+            self.level_ = self.selected_.metrics[self.by]
+            self.tree_ = self.selected_.tree
+            return self
+        cvf = cross_validate(
+            ds,
+            solver=self.solver,
+            discretizer=self.discretizer,
+            n_bins=self.n_bins,
+            cv=k,
+            repeats=self.repeats,
+            seed=self.random_state,
+            time_limit=self.time_limit,
+            scheduler=self.scheduler,
+            **self._given_params(),
+        )
+        row = cvf.select(self.rule, self.by)
+        self.cv_front_, self.cv_results_, self.front_ = cvf, cvf.to_frame(self.by), cvf.refit
+        self.level_ = row["level"]
+        self.selected_ = row["tree"]
+        self.tree_ = self.selected_.tree
+        return self

@@ -1,0 +1,164 @@
+"""Sweep benchmark: a 3 x 2 x 2 x 2 grid with 5-fold CV, serial vs a dask LocalCluster on this machine.
+
+Usage::
+
+    python benchmarks/bench_sweep.py [--dataset raisin] [--cv 5] [--workers N] [--rows N]
+
+Grid: solver (cart, dpdt, murtree) x discretizer (mid, quantile) x n_bins (8, 16) x max_depth (2, 3), 5 folds
+plus one refit per setting: 24 settings, 144 tasks.  Data: the training part of a Quant-BnB set from
+``/work/shared/datasets/quantbnb`` (or ``$TREEEXPLORER_DATASETS/quantbnb``); skipped when absent.
+
+Reported, warm and cold apart (numba loads its cached kernels once per process, seconds each):
+
+* ``serial warm``: the sweep in this process with ``scheduler="serial"`` after a warm-up sweep on 60 rows;
+* ``cluster cold``: a new LocalCluster (one single-threaded worker process per core): start + first sweep;
+* ``cluster warm``: the same sweep again on that cluster (its workers have loaded the kernels);
+* speed-up: serial warm / cluster warm (target >= 1.7x on 2 cores);
+* scheduling overhead per task: ``(wall x workers - sum of task solver times) / tasks`` of the warm cluster run
+  (everything a task costs besides the solve: scheduling, transfer, result assembly, idle tails), and the
+  same for a sweep of near-empty tasks (CART, depth 1, 60 rows) (target <= 20 ms);
+* peak memory per worker: each worker process's peak resident set (``ru_maxrss``) after the sweeps.
+
+The distributed table is checked equal to the serial one (runtimes aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_ROOT = Path(os.environ.get("TREEEXPLORER_DATASETS", "/work/shared/datasets")) / "quantbnb"
+GRID = {
+    "solver": ["cart", "dpdt", "murtree"],
+    "discretizer": ["mid", "quantile"],
+    "n_bins": [8, 16],
+    "max_depth": [2, 3],
+}
+
+
+def load(name: str, rows: int | None):
+    path = DATA_ROOT / f"{name}.json"
+    if not path.is_file():
+        return None
+    d = json.loads(path.read_text())
+    X = np.asarray(d["Xtrain"], dtype=np.float64)
+    y = np.asarray(d["Ytrain"], dtype=np.float64).astype(np.int64)
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    df["y"] = y
+    return df.iloc[:rows] if rows else df
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def overhead_ms(res, workers: int) -> float:
+    return 1000 * (res.wall_s * workers - sum(res.task_times)) / len(res.task_times)
+
+
+def _same(a, b) -> bool:
+    try:
+        pd.testing.assert_frame_equal(a.table.drop(columns=["runtime_s"]), b.table.drop(columns=["runtime_s"]))
+        return True
+    except AssertionError as exc:
+        print(f"TABLES DIFFER: {exc}", file=sys.stderr)
+        return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dataset", default="raisin")
+    ap.add_argument("--cv", type=int, default=5)
+    ap.add_argument("--workers", type=int, help="worker processes (default: the cores available)")
+    ap.add_argument("--rows", type=int, help="use only the first ROWS training rows")
+    a = ap.parse_args()
+    df = load(a.dataset, a.rows)
+    if df is None:
+        print(f"skipped: {DATA_ROOT / (a.dataset + '.json')} not found")
+        return 0
+    from distributed import Client, LocalCluster
+
+    from treeexplorer.sweep import _cores, sweep
+
+    workers = a.workers or _cores()
+    n_settings = int(np.prod([len(v) for v in GRID.values()]))
+    print(
+        f"{a.dataset}: {len(df)} rows, {df.shape[1] - 1} features; "
+        f"grid {' x '.join(str(len(v)) for v in GRID.values())}"
+        f" = {n_settings} settings, {a.cv} folds + refit = {n_settings * (a.cv + 1)} tasks; {workers} workers; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    tiny = df.groupby("y", group_keys=False).head(30)
+    t = time.perf_counter()
+    sweep(tiny, GRID, target="y", cv=a.cv, scheduler="serial")
+    load_s = time.perf_counter() - t
+    serial = sweep(df, GRID, target="y", cv=a.cv, scheduler="serial")
+    serial_mb = _peak_mb()
+
+    t = time.perf_counter()
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+    )
+    client = Client(cluster)
+    start_s = time.perf_counter() - t
+    try:
+        cold = sweep(df, GRID, target="y", cv=a.cv, scheduler=client)
+        cold_s = time.perf_counter() - t
+        warm = sweep(df, GRID, target="y", cv=a.cv, scheduler=client)
+        empty = sweep(
+            tiny,
+            {"solver": ["cart"], "max_depth": [1], "min_samples_leaf": list(range(1, 25))},
+            target="y",
+            cv=a.cv,
+            scheduler=client,
+        )
+        worker_mb = client.run(_peak_mb)
+    finally:
+        client.close()
+        cluster.close()
+
+    equal = _same(serial, cold) and _same(serial, warm)
+    failed = int((warm.table["status"] == "error").sum())
+    rows = [
+        ("serial, cold kernel load (warm-up sweep on 60 rows)", f"{load_s:.1f} s", ""),
+        ("serial warm", f"{serial.wall_s:.1f} s", f"peak RSS {serial_mb:.0f} MB"),
+        ("cluster start", f"{start_s:.1f} s", f"{workers} worker processes"),
+        ("cluster cold (start + first sweep)", f"{cold_s:.1f} s", ""),
+        ("cluster warm", f"{warm.wall_s:.1f} s", f"speed-up {serial.wall_s / warm.wall_s:.2f}x (target >= 1.7x)"),
+        ("overhead per task, this grid (warm)", f"{overhead_ms(warm, workers):.1f} ms", "target <= 20 ms"),
+        (
+            "overhead per task, empty tasks",
+            f"{overhead_ms(empty, workers):.1f} ms",
+            f"{len(empty.task_times)} tasks in {empty.wall_s:.2f} s",
+        ),
+        ("peak memory per worker", " / ".join(f"{v:.0f} MB" for v in worker_mb.values()), "ru_maxrss"),
+        ("sum of task solver times (warm)", f"{sum(warm.task_times):.1f} s", f"{len(warm.task_times)} tasks"),
+        ("tables equal serial = cold = warm", "yes" if equal else "NO", f"{failed} failed settings"),
+    ]
+    w = max(len(r[0]) for r in rows)
+    print()
+    print(f"| {'measure'.ljust(w)} | value | note |")
+    print(f"|{'-' * (w + 2)}|-------|------|")
+    for r in rows:
+        print(f"| {r[0].ljust(w)} | {r[1]} | {r[2]} |")
+    best = warm.choice("1se")
+    if not best.empty:
+        b = best.iloc[0]
+        print(
+            f"\n1-SE choice: {b['solver']} / {b['discretizer']} / n_bins {b['n_bins']} / depth {b['max_depth']} "
+            f"at {b['splits']} splits: {b['cv_mean']:.4f} ± {b['cv_std']:.4f}"
+        )
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":  # required: LocalCluster's worker processes re-import this module
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""``treeexplorer sweep``: cross-validate a grid of settings (locally, on a LocalCluster or a dask scheduler)."""
+
+from __future__ import annotations
+
+import argparse
+
+from treeexplorer.front import COMPLEXITY_MEASURES
+
+__all__ = ["add_sweep_parser", "run_sweep"]
+
+# Grid flags: (flag, grid key, type, help); each takes one or more values.
+GRID_FLAGS = (
+    ("--n-bins", "n_bins", int, "thresholds per feature (quantile/uniform) or tests in all (mid)"),
+    ("--max-depth", "max_depth", int, "maximum depth"),
+    ("--max-nodes", "max_nodes", int, "node budget (number of splits)"),
+    ("--sparsity", "sparsity", float, "cost per split (α or λ)"),
+    ("--cart-depth", "cart_depth", int, "DPDT: depth of the CART test generator"),
+)
+
+
+def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
+    """Add the ``sweep`` subcommand to the CLI's subparsers."""
+    from treeexplorer.registry import SOLVER_NAMES
+
+    s = sub.add_parser(
+        "sweep",
+        help="cross-validate a grid of solvers and settings, on dask",
+        description="Cross-validate every combination of the values given (solver x discretizer x bins x "
+        "parameters), each (setting x fold) one task on dask.distributed, and print the best settings.",
+    )
+    s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
+    s.add_argument("--target", help="target column (default: the last column)")
+    s.add_argument("--solver", nargs="+", default=["cart"], choices=SOLVER_NAMES, metavar="SOLVER")
+    s.add_argument(
+        "--discretizer",
+        nargs="+",
+        choices=("raw", *discretizers),
+        metavar="NAME",
+        help=f"binary tests ({', '.join(('raw', *discretizers))}; default: each solver's own)",
+    )
+    for flag, _, kind, text in GRID_FLAGS:
+        s.add_argument(flag, nargs="+", type=kind, metavar="V", help=text)
+    s.add_argument(
+        "-P",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="other solver parameter and its values (see `treeexplorer solvers`)",
+    )
+    s.add_argument("--cv", type=int, default=5, help="stratified folds (default 5)")
+    s.add_argument("--repeats", type=int, default=1, help="repetitions of the fold split")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="dask scheduler address tcp://host:port, or 'serial' to run here task by task "
+        "(default: a local cluster, one worker process per core)",
+    )
+    s.add_argument("--workers", type=int, help="worker processes of the local cluster")
+    s.add_argument("--time-limit", type=float, help="seconds per task; best trees so far, marked not proven")
+    s.add_argument("--by", choices=COMPLEXITY_MEASURES, default="splits", help="complexity of the table's levels")
+    s.add_argument("--out", help="write the table: .parquet, .csv or .json")
+    s.add_argument("--top", type=int, default=10, help="settings shown in the per-setting table")
+    s.add_argument("--drop-missing", action="store_true")
+    s.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    return s
+
+
+def _grid(a) -> dict:
+    grid: dict = {"solver": list(dict.fromkeys(a.solver))}
+    if a.discretizer:
+        grid["discretizer"] = list(dict.fromkeys(a.discretizer))
+    for _, key, _, _ in GRID_FLAGS:
+        if getattr(a, key):
+            grid[key] = list(dict.fromkeys(getattr(a, key)))
+    for pair in a.param:
+        if "=" not in pair:
+            raise ValueError(f"-P expects NAME=V1,V2,..., got {pair!r}")
+        k, v = pair.split("=", 1)
+        grid[k.strip().replace("-", "_")] = [x.strip() for x in v.split(",") if x.strip()]
+    return grid
+
+
+def _fmt(v) -> str:
+    if v is None or v != v:  # None or NaN
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def _show(df, by: str, params: list[str]) -> str:
+    cols = ["setting", "solver", "discretizer", "n_bins", *params, by, "cv_mean", "cv_std", "train_mean", "tree_id"]
+    heads = [c.replace("cv_mean", "cv_acc").replace("train_mean", "train_acc") for c in cols]
+    rows = [[_fmt(r[c]) for c in cols] for _, r in df.iterrows()]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(heads, widths))]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def run_sweep(a) -> int:
+    """Run ``treeexplorer sweep`` from parsed arguments; returns the exit code."""
+    from treeexplorer.sweep import SERIAL, sweep
+
+    if a.out and not a.out.lower().endswith((".parquet", ".csv", ".json")):
+        raise ValueError(f"--out {a.out}: the sweep table is written as .parquet, .csv or .json")
+    res = sweep(
+        a.data,
+        _grid(a),
+        target=a.target,
+        cv=a.cv,
+        repeats=a.repeats,
+        seed=a.seed,
+        scheduler=a.scheduler,
+        n_workers=a.workers,
+        time_limit=a.time_limit,
+        by=a.by,
+        drop_missing=a.drop_missing,
+        categorical=a.categorical,
+    )
+    t = res.table
+    n_tasks = len(res.task_times)
+    where = "here, serially" if a.scheduler == SERIAL else f"on dask ({res.dashboard or 'no dashboard'})"
+    print(
+        f"{len(res.settings)} settings x {a.cv * a.repeats} folds (+ refit): {n_tasks} tasks "
+        f"in {res.wall_s:.1f} s {where}"
+    )
+    if res.status != "done":
+        print(f"sweep {res.status}: the table holds the settings that finished")
+    for n in res.notices:
+        print(f"note: {n}")
+    failed = t[t["status"] == "error"]
+    for _, r in failed.iterrows():
+        print(f"failed: setting {r['setting']} ({r['solver']}, {r['discretizer']}): {r['error']}")
+    params = sorted({k for s in res.settings for k in s["params"]})
+    for rule, title in (
+        ("best", "best mean held-out accuracy"),
+        ("1se", "1-SE rule: the simplest tree within one standard error of the best"),
+    ):
+        choice = res.choice(rule)
+        if not choice.empty:
+            print(f"\n{title}:")
+            print(_show(choice, a.by, params))
+    best = res.best("1se")
+    if not best.empty:
+        print(f"\nper setting, at its own 1-SE level (top {min(a.top, len(best))} of {len(best)}):")
+        print(_show(best.head(a.top), a.by, params))
+    if a.out:
+        res.save(a.out)
+        print(f"\nsweep table written to {a.out}")
+    return 0 if failed.empty or len(failed) < len(res.settings) else 1

@@ -1,0 +1,611 @@
+"""Cross-validated fronts: how well each complexity level of a front generalizes, and which tree to choose.
+
+One *fold task* (:func:`run_fold`) solves a front on a fold's training rows and measures every tree of that
+front on the fold's held-out rows; :class:`CVFront` aggregates the folds per complexity level.  The same task
+function runs in-process (:func:`cross_validate`) and on dask workers (:mod:`treeexplorer.sweep`), so both give
+the same numbers for the same seed.
+
+The procedure a level ``L`` stands for is "solve the front, keep the tree with the best *training* accuracy among
+those with complexity <= ``L``" (ties: the simplest).  Each fold's held-out accuracy at ``L`` is that tree's,
+measured on the fold's held-out rows; the refitted tree at ``L`` is the same choice made in the front solved on
+all rows.  Cross-validation thus estimates the accuracy of exactly the tree the analyst gets at that level.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.data import DataError, Dataset
+from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
+from treeexplorer.registry import get_solver
+from treeexplorer.solvers import Control
+
+__all__ = ["cross_validate", "CVFront", "FoldTask", "FoldResult", "fold_splits", "run_fold", "RULES"]
+
+RULES = ("1se", "best")
+# Metrics kept per tree of a fold's front (the trees themselves stay on the worker).
+_KEPT = ("splits", "leaves", "depth", "avg_tests", "train_accuracy", "test_accuracy")
+_EPS = 1e-9  # avg_tests levels are floats: "<= level" tolerates rounding
+
+
+def fold_splits(y: np.ndarray, cv: int, repeats: int = 1, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified ``(train, test)`` row indices: ``repeats`` times ``cv`` folds, shuffled with ``seed``.
+
+    Deterministic in ``(y, cv, repeats, seed)``: workers recompute them instead of receiving them.
+    """
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    n = len(y)
+    _check_cv(cv, repeats, n)
+    splitter = RepeatedStratifiedKFold(n_splits=cv, n_repeats=repeats, random_state=seed)
+    with warnings.catch_warnings():  # a class smaller than cv: told once as a notice (see cv_notices)
+        warnings.simplefilter("ignore", UserWarning)
+        return [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(np.zeros((n, 1)), y)]
+
+
+def _check_cv(cv, repeats, n_rows) -> None:
+    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise ValueError(f"cv must be a number of folds >= 2, got {cv!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    if cv > n_rows:
+        raise DataError(f"cv={cv} folds need at least {cv} rows; the data has {n_rows}: use fewer folds")
+
+
+def explicit_folds(cv, n_rows: int) -> tuple:
+    """Validate user-given ``(train, test)`` row-index pairs; returns them as tuples (picklable, hashable)."""
+    out = []
+    for k, pair in enumerate(cv):
+        try:
+            tr, te = (np.asarray(rows) for rows in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"fold {k + 1}: expected a (train rows, test rows) pair") from None
+        for what, rows in (("train", tr), ("test", te)):
+            if rows.ndim != 1 or not len(rows) or not np.issubdtype(rows.dtype, np.integer):
+                raise ValueError(f"fold {k + 1}: {what} rows must be a non-empty list of row numbers")
+            if rows.min() < 0 or rows.max() >= n_rows:
+                raise ValueError(f"fold {k + 1}: {what} row {int(rows.max())} is outside 0..{n_rows - 1}")
+        if np.intersect1d(tr, te).size:
+            raise ValueError(f"fold {k + 1}: row {int(np.intersect1d(tr, te)[0])} is in both train and test")
+        out.append((tuple(int(i) for i in tr), tuple(int(i) for i in te)))
+    if not out:
+        raise ValueError("cv: no folds given")
+    return tuple(out)
+
+
+def cv_notices(ds: Dataset, cv: int) -> list[str]:
+    """What the fold split cannot do well on this data (a class with fewer rows than folds)."""
+    counts = np.bincount(ds.y, minlength=ds.schema.n_classes)
+    small = [f"{ds.schema.classes[c]!r} ({counts[c]})" for c in range(len(counts)) if 0 < counts[c] < cv]
+    if not small:
+        return []
+    return [f"class(es) {', '.join(small)} have fewer rows than the {cv} folds: some held-out folds lack them"]
+
+
+@dataclass(frozen=True)
+class FoldTask:
+    """One unit of work: a setting on one fold (``index >= 0``) or refitted on all rows (``index == -1``).
+
+    Small and picklable: the dataset travels separately (scattered once) and the fold rows are recomputed
+    from ``(cv, repeats, seed)`` by :func:`fold_splits`.
+    """
+
+    solver: str
+    params: dict
+    discretizer: str | None
+    n_bins: int | None
+    criterion: str
+    cv: int
+    repeats: int
+    seed: int
+    index: int
+    time_limit: float | None = None
+    cancel_event: str | None = None  # name of a distributed.Event that cancels the run (sweeps only)
+    folds: tuple | None = None  # explicit ((train rows), (test rows)) pairs instead of (cv, repeats, seed)
+
+    @property
+    def is_refit(self) -> bool:
+        return self.index < 0
+
+
+@dataclass
+class FoldResult:
+    """What a fold task sends back.
+
+    Attributes
+    ----------
+    index : int
+        Fold number ``repeat * cv + fold`` (``-1``: the refit on all rows).
+    status : str
+        ``done``, ``time_limit``, ``cancelled`` or ``error``.
+    trees : list of dict
+        Per tree of the fold's front: splits, leaves, depth, avg_tests, train_accuracy and test_accuracy
+        (held-out rows of the fold; ``None`` for the refit).
+    front : Front or None
+        The whole front, for the refit only.
+    error : str or None
+        The message of a failed run (the sweep reports it instead of stopping).
+    """
+
+    index: int
+    status: str
+    runtime_s: float
+    n_train: int
+    n_test: int
+    trees: list[dict] = field(default_factory=list)
+    front: Front | None = None
+    error: str | None = None
+    notices: list[str] = field(default_factory=list)
+
+
+def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> FoldResult:
+    """Solve ``task`` on ``ds``; a solver or data error becomes ``FoldResult.error`` (never raised)."""
+    t0 = time.perf_counter()
+    control = control or Control(task.time_limit)
+    if task.time_limit is not None and control.time_limit is None:
+        control.time_limit = task.time_limit
+    stop_watch = _watch_cancel_event(task.cancel_event, control) if task.cancel_event else None
+    try:
+        if task.is_refit:
+            prep = prepare(ds)
+        else:
+            if task.folds is not None:
+                train, test = (np.asarray(rows, dtype=np.int64) for rows in task.folds[task.index])
+            else:
+                train, test = fold_splits(ds.y, task.cv, task.repeats, task.seed)[task.index]
+            sub = ds.subset(train)
+            prep = Prepared(sub, sub.X, sub.y, ds.X[test], ds.y[test], list(ds.notices))
+        spec = get_solver(task.solver)
+        front = run_prepared(
+            prep,
+            spec,
+            spec.resolve(task.params),
+            discretizer=task.discretizer,
+            n_bins=task.n_bins,
+            control=control,
+            criterion=task.criterion,
+        )
+    except (ValueError, RuntimeError, MemoryError, NotImplementedError, TypeError) as exc:
+        # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
+        return FoldResult(task.index, "error", time.perf_counter() - t0, 0, 0, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        if stop_watch is not None:
+            stop_watch()
+    trees = [{k: t.metrics[k] for k in _KEPT} for t in front.trees]
+    return FoldResult(
+        task.index,
+        front.status,
+        time.perf_counter() - t0,
+        front.n_train,
+        front.n_test,
+        trees,
+        front if task.is_refit else None,
+        None,
+        list(front.notices),
+    )
+
+
+def _watch_cancel_event(name: str, control: Control):
+    """Poll the sweep's distributed cancel event from a thread and cancel ``control`` when it is set."""
+    import threading
+
+    from distributed import Event, get_client
+
+    done = threading.Event()
+    try:
+        event = Event(name, client=get_client())
+    except ValueError:  # not on a worker (serial run of a distributed task): nothing to watch
+        return None
+
+    def loop():
+        while not done.wait(0.2):
+            try:
+                if event.is_set():
+                    control.cancel()
+                    return
+            except Exception:  # scheduler gone: the task will be cancelled or lost anyway
+                return
+
+    threading.Thread(target=loop, daemon=True).start()
+    return done.set
+
+
+# -- aggregation -------------------------------------------------------------------------------------------------
+def _best_at(trees, measure: str, level: float):
+    """The best train-accuracy tree with ``measure <= level``; ties: the simplest (then fewest splits, first)."""
+    best, best_key = None, None
+    for t in trees:
+        m = t.metrics if isinstance(t, FrontTree) else t
+        if m[measure] > level + _EPS:
+            continue
+        key = (m["train_accuracy"], -m[measure], -m["splits"], -m["avg_tests"])
+        if best_key is None or key > best_key:
+            best, best_key = t, key
+    return best
+
+
+def _levels(fronts: list[list[dict]], measure: str) -> list:
+    """Every distinct complexity value of any tree of any fold or of the refit (rounded for floats)."""
+    vals = {round(float(t[measure]), 9) if measure == "avg_tests" else int(t[measure]) for f in fronts for t in f}
+    return sorted(vals)
+
+
+@dataclass
+class CVFront:
+    """A cross-validated front: held-out accuracy per complexity level, and the tree refitted at each level.
+
+    Built by :func:`cross_validate` (or a sweep).  ``table(by)`` / ``to_frame(by)`` give one row per level of
+    complexity ``by`` (``splits``, ``leaves``, ``depth`` or ``avg_tests``); ``select(rule)`` picks a level.
+
+    Attributes
+    ----------
+    folds : list of FoldResult
+        One per fold (``cv * repeats``), in fold order.
+    refit : Front or None
+        The front solved on all rows (``None`` when ``refit=False`` or it failed).
+    solver, discretizer : str
+    params : dict
+        The solver parameters as given (validated values are in ``refit.params``).
+    n_bins : int or None
+    cv, repeats, seed : int
+    dataset : str
+    n_rows : int
+    notices : list of str
+    """
+
+    folds: list[FoldResult]
+    refit: Front | None
+    solver: str
+    discretizer: str | None
+    params: dict
+    n_bins: int | None
+    cv: int
+    repeats: int
+    seed: int
+    dataset: str = ""
+    n_rows: int = 0
+    notices: list[str] = field(default_factory=list)
+    refit_error: str | None = None
+
+    # -- state -----------------------------------------------------------------------------------------------
+    @property
+    def error(self) -> str | None:
+        """The first fold's (or the refit's) error message, ``None`` when every run succeeded."""
+        for f in self.folds:
+            if f.error:
+                return f"fold {f.index + 1}: {f.error}"
+        return self.refit_error
+
+    @property
+    def status(self) -> str:
+        """``error``, ``cancelled``, ``time_limit`` or ``done``: the worst over folds and refit."""
+        statuses = {f.status for f in self.folds}
+        if self.refit is not None:
+            statuses.add(self.refit.status)
+        for s in ("error", "cancelled", "time_limit"):
+            if s in statuses:
+                return s
+        return "done" if self.refit_error is None else "error"
+
+    @property
+    def runtime_s(self) -> float:
+        """Solver time summed over folds and refit (wall time is less when they run in parallel)."""
+        return sum(f.runtime_s for f in self.folds) + (self.refit.runtime_s if self.refit is not None else 0.0)
+
+    # -- levels ----------------------------------------------------------------------------------------------
+    def table(self, by: str = "splits") -> list[dict]:
+        """One dict per complexity level of ``by``, simplest first.
+
+        Keys: ``level``; ``cv_mean``, ``cv_std`` (sample std, ``ddof=1``; 0 with one fold), ``cv_se``
+        (``cv_std / sqrt(n_folds)``) of held-out accuracy; ``train_mean``; ``n_folds`` (folds with a tree at or
+        below the level, the ones averaged); ``n_reached`` (folds whose front reaches the level: a tree of
+        complexity >= level; above it a fold's choice stays its largest tree); ``tree`` (the refitted
+        :class:`FrontTree` at the level, or ``None``); ``best`` and ``one_se`` (the levels the two rules pick).
+        """
+        if by not in COMPLEXITY_MEASURES:
+            raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {by!r}")
+        if self.error:
+            return []
+        fold_trees = [f.trees for f in self.folds]
+        refit_trees = self.refit.trees if self.refit is not None else []
+        levels = _levels(fold_trees + [[t.metrics for t in refit_trees]], by)
+        rows = []
+        for level in levels:
+            test, train, reached = [], [], 0
+            for trees in fold_trees:
+                t = _best_at(trees, by, level)
+                if t is not None:
+                    test.append(t["test_accuracy"])
+                    train.append(t["train_accuracy"])
+                if any(m[by] >= level - _EPS for m in trees):
+                    reached += 1
+            n = len(test)
+            std = float(np.std(test, ddof=1)) if n > 1 else 0.0
+            rows.append(
+                {
+                    "level": level,
+                    "cv_mean": float(np.mean(test)) if n else math.nan,
+                    "cv_std": std,
+                    "cv_se": std / math.sqrt(n) if n else math.nan,
+                    "train_mean": float(np.mean(train)) if n else math.nan,
+                    "n_folds": n,
+                    "n_reached": reached,
+                    "tree": _best_at(refit_trees, by, level),
+                    "best": False,
+                    "one_se": False,
+                }
+            )
+        b, s = _pick(rows, len(self.folds))
+        if b is not None:
+            rows[b]["best"] = True
+            rows[s]["one_se"] = True
+        return rows
+
+    def select(self, rule: str = "1se", by: str = "splits") -> dict:
+        """The level chosen by ``rule``.
+
+        ``best``: the highest mean held-out accuracy (simplest on ties); ``1se``: the simplest level whose mean
+        is within one standard error (``cv_se``) of the best.  Only levels every fold contributes to are
+        candidates.  Returns the row of :meth:`table` (its ``tree`` is the refitted tree).
+        """
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+        if self.error:
+            raise ValueError(f"cross-validation failed: {self.error}")
+        rows = self.table(by)
+        flag = "best" if rule == "best" else "one_se"
+        for r in rows:
+            if r[flag]:
+                return r
+        raise ValueError("no complexity level has a tree in every fold")
+
+    def to_frame(self, by: str = "splits"):
+        """:meth:`table` as a pandas DataFrame; the refitted tree becomes ``tree_id`` and its metrics."""
+        import pandas as pd
+
+        cols = ["level", "cv_mean", "cv_std", "cv_se", "train_mean", "n_folds", "n_reached", "best", "one_se"]
+        rows = []
+        for r in self.table(by):
+            t = r["tree"]
+            m = t.metrics if t is not None else {}
+            rows.append(
+                {
+                    **{k: r[k] for k in cols},
+                    "tree_id": t.id if t is not None else None,
+                    **{f"tree_{k}": m.get(k) for k in ("splits", "leaves", "depth", "avg_tests", "train_accuracy")},
+                }
+            )
+        df = pd.DataFrame(rows, columns=cols + ["tree_id"] + [f"tree_{k}" for k in _KEPT[:5]])
+        return df.rename(columns={"level": by})
+
+
+def _pick(rows: list[dict], n_folds: int) -> tuple[int | None, int | None]:
+    """Indices of the best-mean row and of the 1-SE row among rows every fold contributes to."""
+    cand = [i for i, r in enumerate(rows) if r["n_folds"] == n_folds]
+    if not cand:
+        return None, None
+    best = max(cand, key=lambda i: (rows[i]["cv_mean"], -i))
+    bar = rows[best]["cv_mean"] - rows[best]["cv_se"] - 1e-12
+    one_se = min(i for i in cand if rows[i]["cv_mean"] >= bar)
+    return best, one_se
+
+
+def assemble(results: list[FoldResult], task: FoldTask, ds: Dataset, notices=()) -> CVFront:
+    """The :class:`CVFront` of one setting from its fold results (any order) and, optionally, its refit."""
+    folds = sorted((r for r in results if r.index >= 0), key=lambda r: r.index)
+    refit = next((r for r in results if r.index < 0), None)
+    all_notices = list(notices)
+    for r in results:
+        all_notices += [n for n in r.notices if n not in all_notices]
+    return CVFront(
+        folds,
+        refit.front if refit is not None and refit.error is None else None,
+        task.solver,
+        task.discretizer,
+        dict(task.params),
+        task.n_bins,
+        task.cv,
+        task.repeats,
+        task.seed,
+        ds.name,
+        ds.n_rows,
+        all_notices,
+        refit.error if refit is not None else None,
+    )
+
+
+def fold_tasks(task: FoldTask, refit: bool = True) -> list[FoldTask]:
+    """The fold tasks of one setting (``task.index`` ignored), refit last."""
+    from dataclasses import replace
+
+    out = [replace(task, index=i) for i in range(task.cv * task.repeats)]
+    return out + ([replace(task, index=-1)] if refit else [])
+
+
+def cross_validate(
+    data,
+    target=None,
+    *,
+    solver: str = "cart",
+    discretizer: str | None = None,
+    n_bins: int | None = None,
+    cv: int = 5,
+    repeats: int = 1,
+    seed: int = 0,
+    time_limit: float | None = None,
+    refit: bool = True,
+    progress=None,
+    control: Control | None = None,
+    drop_missing: bool = False,
+    categorical=(),
+    criterion: str = "entropy",
+    scheduler="serial",
+    **params,
+) -> CVFront:
+    """Cross-validate a solver's front: held-out accuracy per complexity level, stratified folds.
+
+    Parameters
+    ----------
+    data, target, drop_missing, categorical
+        As for :func:`treeexplorer.solve`.
+    solver, discretizer, n_bins, criterion, **params
+        As for :func:`treeexplorer.solve`; the discretizer is fitted on each fold's training rows only.
+    cv : int or sequence of (train, test), default=5
+        Number of stratified folds, or the folds themselves as pairs of row-index lists (then ``repeats=1``).
+    repeats : int, default=1
+        Repetitions of the ``cv``-fold split with different shuffles (``cv * repeats`` fold results).
+    seed : int, default=0
+        Seed of the shuffles; the same seed gives the same folds and the same result, here or in a sweep.
+    time_limit : float, optional
+        Seconds per fold (and for the refit); a fold stopped by it keeps its best trees so far.
+    refit : bool, default=True
+        Also solve on all rows, giving the tree to use at each level.
+    progress : callable, optional
+        ``progress({"phase": "fold", "done": k, "total": n, "elapsed": s})`` after each fold.
+    control : solvers.Control, optional
+        ``control.cancel()`` from another thread stops the running fold and skips the rest.
+    scheduler : "serial", None, str or distributed.Client, default="serial"
+        ``"serial"``: the folds run here one after another; anything else runs them as parallel tasks, as
+        :func:`treeexplorer.sweep` does (``None``: a LocalCluster; an address or a Client: that cluster).
+
+    Returns
+    -------
+    CVFront
+
+    Raises
+    ------
+    ValueError
+        Bad parameters, or a fold whose solver failed (the message names the fold).
+    """
+    spec = get_solver(solver)
+    spec.resolve(params)  # bad parameters fail here, before any fold runs
+    if scheduler != "serial":
+        return _distributed(
+            data,
+            target,
+            solver,
+            discretizer,
+            n_bins,
+            cv,
+            repeats,
+            seed,
+            time_limit,
+            refit,
+            progress,
+            control,
+            drop_missing,
+            categorical,
+            criterion,
+            scheduler,
+            params,
+        )
+    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
+    folds = None
+    if not isinstance(cv, (int, np.integer)):
+        if repeats != 1:
+            raise ValueError("repeats applies to a number of folds, not to folds given explicitly")
+        folds = explicit_folds(cv, ds.n_rows)
+        cv = len(folds)
+        notices = []
+    else:
+        _check_cv(cv, repeats, ds.n_rows)
+        notices = cv_notices(ds, cv)
+    base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit, None, folds)
+    tasks = fold_tasks(base, refit)
+    control = control or Control()
+    t0 = time.perf_counter()
+    results = []
+    current: list[Control] = []
+    stop = _forward_cancel(control, current)  # the caller's Cancel must reach the running fold
+    try:
+        for k, task in enumerate(tasks):
+            if control.cancelled:
+                results.append(FoldResult(task.index, "cancelled", 0.0, 0, 0))
+                continue
+            current[:] = [Control(time_limit)]
+            res = run_fold(ds, task, current[0])
+            if res.error:
+                raise ValueError(f"{'refit' if task.is_refit else f'fold {task.index + 1}'}: {res.error}")
+            results.append(res)
+            if progress is not None:
+                progress({"phase": "fold", "done": k + 1, "total": len(tasks), "elapsed": time.perf_counter() - t0})
+    finally:
+        stop()
+    return assemble(results, base, ds, notices)
+
+
+def _distributed(
+    data,
+    target,
+    solver,
+    discretizer,
+    n_bins,
+    cv,
+    repeats,
+    seed,
+    time_limit,
+    refit,
+    progress,
+    control,
+    drop_missing,
+    categorical,
+    criterion,
+    scheduler,
+    params,
+) -> CVFront:
+    """One setting's folds as parallel tasks (the sweep machinery with a one-setting grid)."""
+    from treeexplorer.sweep import sweep
+
+    if not isinstance(cv, (int, np.integer)):
+        raise ValueError("explicit folds run serially only (scheduler='serial')")
+    grid = {"solver": [solver], **{k: [v] for k, v in params.items()}}
+    if discretizer is not None:
+        grid["discretizer"] = [discretizer]
+    if n_bins is not None:
+        grid["n_bins"] = [n_bins]
+    res = sweep(
+        data,
+        grid,
+        target=target,
+        cv=cv,
+        repeats=repeats,
+        seed=seed,
+        scheduler=scheduler,
+        time_limit=time_limit,
+        refit=refit,
+        progress=progress,
+        control=control,
+        drop_missing=drop_missing,
+        categorical=categorical,
+        criterion=criterion,
+        show_progress=False,
+    )
+    front = res.fronts[0]
+    if front is None:  # cancelled before the last fold came in
+        folds = [FoldResult(i, "cancelled", 0.0, 0, 0) for i in range(cv * repeats)]
+        return CVFront(folds, None, solver, discretizer, dict(params), n_bins, cv, repeats, seed, notices=res.notices)
+    if front.error:
+        raise ValueError(front.error)
+    return front
+
+
+def _forward_cancel(outer: Control, current: list):
+    """Watch ``outer`` from a thread and cancel the control in ``current`` (if any); returns the stopper."""
+    import threading
+
+    done = threading.Event()
+
+    def loop():
+        while not done.wait(0.05):
+            if outer.cancelled:
+                for c in list(current):
+                    c.cancel()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return done.set
