@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import json
 
-from treeexplorer.schema import format_number
+from treeexplorer.schema import OP_EQ, OP_LE, Condition, format_number
 from treeexplorer.tree import Tree
 
-__all__ = ["rules_lines", "rules_text", "tree_json", "tree_from_json", "front_csv", "provenance_lines"]
+__all__ = [
+    "path_conditions",
+    "rules_lines",
+    "rules_text",
+    "tree_json",
+    "tree_from_json",
+    "front_csv",
+    "provenance_lines",
+]
 
 
 def rules_lines(tree: Tree) -> list[str]:
@@ -18,13 +26,63 @@ def rules_lines(tree: Tree) -> list[str]:
     """
     lines = []
     for leaf, path in tree.paths():
-        conds = [tree.edge_text(k, child, ascii=True) for k, child in path]  # multiway: "colour = red"
+        conds = path_conditions(tree, path)
         n = int(tree.counts[leaf].sum())
         label = tree.leaf_label(leaf)
         purity = tree.counts[leaf][tree.prediction[leaf]] / n if n else 0.0
         body = " AND ".join(conds) if conds else "TRUE"
         lines.append(f"IF {body} THEN {label}  [n={n}, {purity:.0%}]")
     return lines
+
+
+def path_conditions(tree: Tree, path) -> list[str]:
+    """The conditions of a root-to-node ``path`` with redundant ones merged, one per column, in ASCII.
+
+    ``x <= 5.95 AND x <= 5.85`` reads ``x <= 5.85``; both sides read ``5.1 < x <= 5.85``; ``colour = red``
+    makes ``colour != blue`` redundant; several exclusions read ``colour not in {blue, green}``.
+    Columns keep the order in which the path first tests them.
+    """
+    bounds: dict[int, list] = {}  # column -> [lo (x > lo), hi (x <= hi)]
+    equal: dict[int, Condition] = {}
+    excluded: dict[int, list[Condition]] = {}
+    order: list[int] = []
+    for k, child in path:
+        cond, negate = tree.edge_condition(k, child)  # a multiway branch is a positive "column = category"
+        c = cond.column
+        if c not in order:
+            order.append(c)
+        if cond.op == OP_LE:
+            lo, hi = bounds.setdefault(c, [None, None])
+            if negate:
+                bounds[c][0] = cond.value if lo is None else max(lo, cond.value)
+            else:
+                bounds[c][1] = cond.value if hi is None else min(hi, cond.value)
+        elif cond.op == OP_EQ and not negate:
+            equal[c] = cond
+        else:
+            excluded.setdefault(c, []).append(cond)
+    schema = tree.schema
+    out = []
+    for c in order:
+        name = schema.columns[c].name
+        if c in bounds:
+            lo, hi = bounds[c]
+            if lo is not None and hi is not None:
+                out.append(f"{format_number(lo)} < {name} <= {format_number(hi)}")
+            elif hi is not None:
+                out.append(Condition(c, OP_LE, hi).ascii_text(schema))
+            else:
+                out.append(Condition(c, OP_LE, lo).ascii_text(schema, negate=True))
+        if c in equal:
+            out.append(equal[c].ascii_text(schema))
+        elif c in excluded:
+            conds = excluded[c]
+            if len(conds) == 1:
+                out.append(conds[0].ascii_text(schema, negate=True))
+            else:
+                shown = [cond.ascii_text(schema).split(" = ", 1)[1] for cond in conds]
+                out.append(f"{name} not in {{{', '.join(shown)}}}")
+    return out
 
 
 def provenance_lines(front=None, entry=None) -> list[str]:
