@@ -161,6 +161,11 @@ def test_dominated_by_names_the_beating_run(mid_front, exact_front):
     # a proof over every threshold cannot be beaten by a run over fewer tests (same depth limit)
     assert dominated_by(exact_front, [mid_front]) == {}
     assert dominated_by(mid_front, [mid_front]) == {}  # itself is skipped
+    # binary trees: leaves = splits + 1, so the same trees are beaten along the leaves axis
+    by_leaves = dominated_by(mid_front, {3: exact_front}, x="leaves")
+    assert sorted(by_leaves) == [3, 4] and " leaves, train accuracy " in by_leaves[3][2]
+    with pytest.raises(ValueError, match="x must be one of"):
+        dominated_by(mid_front, [exact_front], x="size")
     # greedy CART at depth 5 beats the 6-split tree too; the text names the depth limit as well
     cart = solve("iris", solver="cart", max_depth=5)
     label, other_id, text = dominated_by(mid_front, {"cart": cart})[4]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from treeexplorer.front import Front, FrontTree, optimality_text
+from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree, optimality_text
 
 __all__ = ["same_data", "dominated_by", "more_tests_rerun"]
 
@@ -47,11 +47,13 @@ def _labelled(others) -> list[tuple[object, Front]]:
     return out
 
 
-def _beats(u: FrontTree, t: FrontTree) -> bool:
-    """``u`` has no more splits and fewer training errors, or as many errors with fewer splits."""
-    us, ts = u.metrics["splits"], t.metrics["splits"]
+def _beats(u: FrontTree, t: FrontTree, x: str) -> bool:
+    """``u`` is no more complex along ``x`` and has fewer training errors, or as many and is simpler."""
+    ux, tx = u.metrics[x], t.metrics[x]
     ue, te = u.metrics["train_errors"], t.metrics["train_errors"]
-    return us <= ts and (ue < te or (ue == te and us < ts))
+    if x == "avg_tests":  # a mean over rows: equal up to rounding
+        ux, tx = round(ux, 9), round(tx, 9)
+    return ux <= tx and (ue < te or (ue == te and ux < tx))
 
 
 def _reasons(front: Front, other: Front, u: FrontTree) -> list[str]:
@@ -75,11 +77,21 @@ def _reasons(front: Front, other: Front, u: FrontTree) -> list[str]:
     return reasons
 
 
+_SIZE = {
+    "splits": lambda v: f"{v} splits",
+    "leaves": lambda v: f"{v} leaves",
+    "depth": lambda v: f"depth {v}",
+    "avg_tests": lambda v: f"{v:.3g} tests per row",
+}
+
+
 def _run_name(label) -> str:
     return f"run #{label}" if isinstance(label, int) else f"run {label}"
 
 
-def dominated_by(front: Front, others, *, only_optimal: bool = True) -> dict[int, tuple[object, int, str]]:
+def dominated_by(
+    front: Front, others, *, x: str = "splits", only_optimal: bool = True
+) -> dict[int, tuple[object, int, str]]:
     """For each proven-optimal tree of ``front``, a tree of another run on the same data that beats it.
 
     Parameters
@@ -90,6 +102,8 @@ def dominated_by(front: Front, others, *, only_optimal: bool = True) -> dict[int
         The other runs: a mapping ``{label: Front}``, a sequence of fronts (labelled by position) or of
         ``(label, Front)`` pairs.  ``front`` itself and runs on other data (see :func:`same_data`) are
         skipped.
+    x : {"splits", "leaves", "depth", "avg_tests"}
+        The complexity measure (the front plot's axis).
     only_optimal : bool
         Check only the trees proven optimal (the claims that can mislead); ``False`` checks every tree.
 
@@ -97,11 +111,13 @@ def dominated_by(front: Front, others, *, only_optimal: bool = True) -> dict[int
     -------
     dict
         ``{tree_id: (label, other_tree_id, text)}`` for the dominated trees only.  "Beats" means no more
-        splits and fewer training errors, or as many errors with fewer splits; among several such trees
-        the most accurate one (then the one with fewest splits, then the first run) is named.  ``text``
+        complex along ``x`` and fewer training errors, or as many errors and simpler; among several such
+        trees the most accurate one (then the simplest, then the first run's) is named.  ``text``
         reads e.g. "dominated by run #3 (tree 4: 5 splits, train accuracy 0.9911): the 16 MID tests
         exclude better thresholds"; a label that is not an int is shown as given ("run cart-2").
     """
+    if x not in COMPLEXITY_MEASURES:
+        raise ValueError(f"x must be one of {COMPLEXITY_MEASURES}, got {x!r}")
     runs = [(label, other) for label, other in _labelled(others) if other is not front and same_data(front, other)]
     out = {}
     for t in front.trees:
@@ -110,16 +126,17 @@ def dominated_by(front: Front, others, *, only_optimal: bool = True) -> dict[int
         best = None
         for label, other in runs:
             for u in other.trees:
-                if not _beats(u, t):
+                if not _beats(u, t, x):
                     continue
-                key = (u.metrics["train_errors"], u.metrics["splits"])
+                key = (u.metrics["train_errors"], u.metrics[x])
                 if best is None or key < best[0]:
                     best = (key, label, other, u)
         if best is None:
             continue
         _, label, other, u = best
         acc = u.metrics["train_accuracy"]
-        what = f"tree {u.id}: {u.metrics['splits']} splits, train accuracy {acc:.4f}"
+        size = _SIZE[x](u.metrics[x])
+        what = f"tree {u.id}: {size}, train accuracy {acc:.4f}"
         text = f"dominated by {_run_name(label)} ({what}): " + "; ".join(_reasons(front, other, u))
         out[t.id] = (label, u.id, text)
     return out
