@@ -170,7 +170,10 @@ def _finish_tree(feat, left, right, pred, X, y_true, n_classes) -> RawTree:
     from ._kernels.predict import node_counts
 
     value = node_counts(feat, thr, left, right, np.ascontiguousarray(X, dtype=np.float64), y_true, n_classes)
-    return RawTree(feat, thr, left, right, value, np.array(pred, dtype=np.int64))
+    # Leaves keep the SAT model's class (the majority of their rows, lowest class on ties, since every
+    # group of identical rows was relabelled with its majority); an internal node shows its own majority.
+    pred = np.where(feat >= 0, np.argmax(value, axis=1), np.array(pred, dtype=np.int64))
+    return RawTree(feat, thr, left, right, value, pred.astype(np.int64))
 
 
 def _greedy_tree(Xu, yu, cols, X, y_true, n_classes) -> RawTree:

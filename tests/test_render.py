@@ -233,3 +233,19 @@ def test_holoviews_tree_view_renders_with_bokeh(iris_front):
     labels = [el for el in view if isinstance(el, hv.Labels)]
     shown = {str(v) for el in labels for v in el.dimension_values("text")}
     assert entry.tree.node_text(0) in shown
+
+
+def test_png_and_svg_state_what_optimal_ranges_over():
+    front = solve("iris", solver="murtree", discretizer="mid", n_bins=16, max_depth=2)
+    entry = next(t for t in front.trees if t.optimal)
+    claim = "optimality: trees marked proven are optimal over the 16 tests of MID"
+    root = ET.fromstring(to_svg(entry.tree, front=front, entry=entry))
+    texts = [t.text or "" for t in root.iter(f"{SVG_NS}text")]
+    assert any(t.startswith(claim) for t in texts)  # the footer
+    assert any(t.endswith("proven optimal over 16 MID tests") for t in texts)  # the subtitle
+    assert claim in root.find(f"{SVG_NS}desc").text
+    img = Image.open(io.BytesIO(to_png(entry.tree, front=front, entry=entry)))
+    assert claim in img.text["Description"] and "proven optimal over 16 MID tests" in img.text["Description"]
+    greedy = solve("iris", solver="cart", max_depth=2)
+    desc = ET.fromstring(to_svg(greedy[2].tree, front=greedy, entry=greedy[2])).find(f"{SVG_NS}desc").text
+    assert "no tree of this run is proven optimal" in desc and "not proven optimal" in desc

@@ -8,12 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from treeexplorer.data import DataError, Dataset, load_dataset
+<<<<<<< HEAD
 from treeexplorer.evaluate import count_trees, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, make_search_space, metrics_dict
+=======
+from treeexplorer.front import Front, FrontTree, compute_metrics, data_key, make_search_space
+>>>>>>> trustcore
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
 from treeexplorer.tree import Tree
+from treeexplorer.warm import ensure_warm
 
 __all__ = ["solve", "prepare", "Prepared", "numeric_features", "run_prepared"]
 
@@ -127,7 +132,7 @@ def solve(
     data : str, path, DataFrame or Dataset
         A file, a bundled dataset name, or a table (see :func:`treeexplorer.load_dataset`).
     target : str or int, optional
-        Target column (default: the last one).
+        Target column (default: the last column that looks categorical).
     solver : {"cart", "dpdt", "murtree", "branches", "sat"}
     discretizer : str, optional
         ``none|exact|mid|mdlp|quantile|uniform``.  Binary solvers default to their preferred one; numeric
@@ -139,7 +144,8 @@ def solve(
     test : str, path or DataFrame, optional
         A separate test table with the same columns.
     time_limit : float, optional
-        Seconds; the best trees found so far are returned, marked not proven.
+        Seconds; the best trees found so far are returned, marked not proven.  The solver's kernels are
+        loaded (compiled on a cold numba cache) before this clock starts (see :mod:`treeexplorer.warm`).
     progress : callable, optional
         ``progress(dict)`` with ``phase``, ``elapsed`` and solver counters.
     control : solvers.Control, optional
@@ -206,6 +212,8 @@ def run_prepared(
         spec = get_solver(spec)
         resolved = spec.resolve(resolved)
     control = control or Control()
+    # Kernels load (or compile) before the solver's clock starts: a time limit measures the search alone.
+    ensure_warm(spec, control)
     schema = prep.schema
     notices = list(prep.notices)
     if discretizer in (None, "raw") and spec.input == "numeric":
@@ -384,4 +392,12 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
         notices,
         stats,
         search_space,
+        _data_key(prep),
     )
+
+
+def _data_key(prep: Prepared) -> str:
+    """The rows' digest (:func:`treeexplorer.front.data_key`), computed once per prepared data."""
+    if "_data_key" not in prep.__dict__:
+        prep.__dict__["_data_key"] = data_key(prep.X_train, prep.y_train, prep.X_test, prep.y_test, prep.schema.target)
+    return prep.__dict__["_data_key"]

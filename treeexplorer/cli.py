@@ -139,7 +139,7 @@ def front_table(front) -> str:
 
 def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
-    from treeexplorer.export import rules_lines
+    from treeexplorer.export import optimality_line, rules_lines
 
     params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity, "cart_depth": a.cart_depth}
     if a.no_front:
@@ -172,6 +172,7 @@ def _cmd_solve(a) -> int:
         print(f"objective: {front.objective}")
     for n in front.notices:
         print(f"note: {n}")
+    print(optimality_line(front))  # what the table's "optimal" column ranges over
     print(front_table(front))
     if a.rules:
         for t in front.trees:

@@ -267,6 +267,19 @@ def load_dataset(
     return Dataset(name, schema, X, y, notices, source_rows)
 
 
+def count_missing_rows(source) -> tuple[int, dict[str, int]]:
+    """How many rows ``drop_missing=True`` would drop, and the missing values per column.
+
+    ``source`` is a DataFrame or anything :func:`load_dataset` reads.  Returns ``(n_rows, per_column)``
+    where ``per_column`` lists only the columns with missing values (``{"age": 12}``), so the app can
+    say "drop rows with missing values: drops 12 rows" before loading.
+    """
+    df = source if isinstance(source, pd.DataFrame) else _resolve(source)[0]
+    miss = df.isna()
+    per_col = miss.sum()
+    return int(miss.any(axis=1).sum()), {str(c): int(n) for c, n in per_col[per_col > 0].items()}
+
+
 # -- reading ---------------------------------------------------------------------------------------------
 
 

@@ -124,7 +124,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
         df[TARGET] = y
-        ds: Dataset = load_dataset(df, TARGET, name="X")
+        # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
+        ds: Dataset = load_dataset(df, TARGET, name="X", allow_many_classes=True)
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds

@@ -85,8 +85,27 @@ def path_conditions(tree: Tree, path) -> list[str]:
     return out
 
 
+def optimality_line(front) -> str:
+    """What the run's "proven optimal" marks mean, in one line (rules/CSV headers, PNG/SVG footers, CLI)."""
+    if any(t.optimal for t in front.trees):
+        line = f"optimality: trees marked proven are {front.optimality}, for the objective and parameters above"
+        if (front.search_space or {}).get("kind") != "raw":
+            line += "; trees using other thresholds may do better"
+        return line
+    why = {"time_limit": "time limit reached", "cancelled": "run cancelled", "running": "run in progress"}
+    reason = why.get(front.status, "this solver proves none with these settings")
+    return f"optimality: no tree of this run is proven optimal ({reason})"
+
+
+def entry_claim(entry, front=None) -> str:
+    """``proven optimal over the 16 tests of MID`` / ``not proven optimal`` for one tree."""
+    if not entry.optimal:
+        return "not proven optimal"
+    return f"proven {front.optimality}" if front is not None else "proven optimal"
+
+
 def provenance_lines(front=None, entry=None) -> list[str]:
-    """Header lines naming dataset, solver, discretizer and the tree's accuracy."""
+    """Header lines naming dataset, solver, discretizer, what "optimal" ranges over and the tree's accuracy."""
     out = []
     if front is not None:
         out.append(f"dataset: {front.dataset} ({front.n_train} train rows, {front.n_test} test rows)")
@@ -94,6 +113,7 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         params = ", ".join(f"{k}={v}" for k, v in front.params.items() if v is not None)
         if params:
             out.append(f"parameters: {params}")
+        out.append(optimality_line(front))
     if entry is not None:
         m = entry.metrics
         acc = f"train accuracy {m['train_accuracy']:.4f} ({m['train_errors']} errors)"
@@ -102,7 +122,7 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         out.append(
             f"tree {entry.id}: {m['splits']} splits, depth {m['depth']}, "
             f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
-            f"{'proven optimal' if entry.optimal else 'not proven optimal'}"
+            f"{entry_claim(entry, front)}"
         )
     return out
 
@@ -124,6 +144,8 @@ def tree_json(tree: Tree, front=None, entry=None) -> str:
             "discretizer": front.discretizer,
             "objective": front.objective,
             "params": front.to_dict(rules=False)["params"],
+            "search_space": front.search_space,
+            "optimality": front.optimality,
         }
     if entry is not None:
         d["metrics"] = entry.metrics

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -97,6 +98,21 @@ def optimality_text(search_space: dict | None, short: bool = False) -> str:
     return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
 
 
+def data_key(X_train, y_train, X_test=None, y_test=None, target: str = "") -> str:
+    """Short digest of a run's rows and target: two fronts with the same key were computed on the same
+    training rows and evaluated on the same test rows, so their metrics compare."""
+    h = hashlib.blake2b(digest_size=8)
+    h.update(str(target).encode())
+    for a in (X_train, y_train, X_test, y_test):
+        if a is None:
+            h.update(b"-")
+            continue
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
 def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Points not dominated when ``x`` is minimised and ``y`` maximised (ties: first kept once)."""
     x = np.asarray(x, dtype=float)
@@ -139,6 +155,9 @@ class Front:
     search_space : dict
         What "optimal" ranges over: ``{"kind": "tests"|"raw", "discretizer": str, "n_tests": int|None}``
         (see :func:`make_search_space`; :func:`optimality_text` words it).
+    data_key : str
+        Digest of the training and test rows (see :func:`data_key`): runs with equal keys compare
+        (``""`` for fronts read from files written before it existed).
     """
 
     trees: list[FrontTree]
@@ -155,6 +174,7 @@ class Front:
     notices: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     search_space: dict = field(default_factory=dict)
+    data_key: str = ""
 
     @property
     def optimality(self) -> str:
@@ -225,6 +245,8 @@ class Front:
             "notices": list(self.notices),
             "stats": _jsonable(self.stats),
             "search_space": _jsonable(self.search_space),
+            "optimality": self.optimality,
+            "data_key": self.data_key,
             "schema": self.schema.to_dict(),
             "trees": [],
         }
@@ -285,6 +307,7 @@ class Front:
             d.get("notices", []),
             d.get("stats", {}),
             d.get("search_space") or {"kind": "tests", "discretizer": d["discretizer"], "n_tests": None},
+            d.get("data_key", ""),
         )
 
     @classmethod

@@ -3,7 +3,9 @@
 A :class:`Tree` stores flat parallel arrays (node 0 is the root).  Internal node ``k`` tests the condition
 ``(column[k], op[k], value[k])`` on the encoded matrix (``x <= value`` or ``x == category code``); rows where
 it holds go to ``true_child[k]``, the others to ``false_child[k]``.  Leaves have ``column == -1``.
-``counts[k, c]`` is the number of training rows of class ``c`` reaching node ``k``.
+``counts[k, c]`` is the number of training rows of class ``c`` reaching node ``k``, and ``prediction[k]``
+the class most of them have (the lowest class code on ties), at internal nodes as at leaves; a node no
+training row reaches keeps its solver's choice.
 
 Multiway nodes
 --------------
@@ -41,7 +43,8 @@ class Tree:
     counts : array-like of shape (n_nodes, n_classes)
         Training class counts per node.
     prediction : array-like of shape (n_nodes,)
-        Class code predicted at each node (used at leaves).
+        Class code predicted at each node (used at leaves; shown at every node): the majority class of
+        ``counts`` (lowest code on ties), see the module docstring.
     schema : Schema
         Column and class names for display.
     child_offsets : array-like of shape (n_nodes + 1,), optional

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from treeexplorer.front import optimality_text
 from treeexplorer.schema import format_number
 from treeexplorer.tree import Tree
 
@@ -266,12 +267,15 @@ def layout_tree(tree: Tree) -> TreeLayout:
     return TreeLayout(nodes, edges, float(width), float(height), legend)
 
 
-def summary_line(entry) -> str:
-    """One line for a front entry: splits, depth, accuracies, proven or not."""
+def summary_line(entry, front=None) -> str:
+    """One line for a front entry: splits, depth, accuracies, proven or not (over what, given ``front``)."""
     m = entry.metrics
     parts = [f"{m['splits']} splits", f"depth {m['depth']}", f"train acc {m['train_accuracy']:.3f}"]
     if m.get("test_accuracy") is not None:
         parts.append(f"test acc {m['test_accuracy']:.3f}")
     parts.append(f"{format_number(round(float(m['avg_tests']), 3))} tests/sample")
-    parts.append("proven optimal" if entry.optimal else "not proven optimal")
+    claim = "not proven optimal"
+    if entry.optimal:
+        claim = f"proven optimal {optimality_text(front.search_space, short=True)}" if front else "proven optimal"
+    parts.append(claim)
     return " · ".join(parts)

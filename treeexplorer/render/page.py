@@ -48,7 +48,7 @@ def make_page(tree: Tree, front=None, entry=None, title: str | None = None) -> P
         what = f"tree {entry.id}" if entry is not None else "decision tree"
         src = f"{front.dataset} · {front.solver}" if front is not None else tree.schema.target
         title = f"{src} · {what}"
-    subtitle = summary_line(entry) if entry is not None else f"{tree.n_splits} splits · depth {tree.depth}"
+    subtitle = summary_line(entry, front) if entry is not None else f"{tree.n_splits} splits · depth {tree.depth}"
     footer = provenance_lines(front, None) if front is not None else []
     multi = (
         "; a multiway node has one branch per category (an unseen category takes its largest branch)"

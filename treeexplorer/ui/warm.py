@@ -4,45 +4,31 @@ before the first user clicks Run (once per process; later sessions find them in 
 from __future__ import annotations
 
 import threading
-import time
-
-import numpy as np
 
 from treeexplorer.registry import SOLVER_NAMES
-from treeexplorer.solvers import Control
+from treeexplorer.warm import ensure_warm, is_warm
 
 __all__ = ["warm_up", "warm_up_once", "warm_up_in_background"]
 
 _lock = threading.Lock()
-_done: dict[str, float] = {}
 _thread: threading.Thread | None = None
 _start_lock = threading.Lock()
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
-    """Solve a 12-row toy problem with each built-in solver; returns seconds per solver (failures skipped).
+    """Load each built-in solver's kernels (:func:`treeexplorer.warm.ensure_warm`); returns seconds per
+    solver warmed by this call.  ``time_limit`` is kept for compatibility (the toy runs are instant once
+    compiled)."""
+    from treeexplorer.ui.controller import list_solvers
 
-    Only the built-in (numba) solvers are warmed by default: plug-ins have no compiled kernels to load.
-    """
-    rng = np.random.default_rng(0)
-    X = rng.integers(0, 2, size=(12, 3)).astype(np.float64)
-    y = X[:, 0].astype(np.int64) ^ X[:, 1].astype(np.int64)
     out = {}
-    from treeexplorer.ui.controller import list_solvers, solver_spec
-
     for name in solvers or [n for n in list_solvers() if n in SOLVER_NAMES]:
-        if name in _done:
+        if is_warm(name):
             continue
-        t0 = time.perf_counter()
         try:
-            spec = solver_spec(name)
-            params = spec.resolve({})
-            matrix = X.astype(np.uint8) if spec.input == "binary" else X
-            with Control(time_limit) as control:
-                spec.run(matrix, y, 2, control, **params)
-        except Exception:  # a solver that cannot handle the toy table is simply not warmed
+            out[name] = ensure_warm(name)
+        except Exception:  # a solver that cannot be loaded is simply not warmed
             continue
-        out[name] = _done[name] = time.perf_counter() - t0
     return out
 
 
