@@ -8,12 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from treeexplorer.data import DataError, Dataset, load_dataset
-<<<<<<< HEAD
 from treeexplorer.evaluate import count_trees, metrics_from_counts
-from treeexplorer.front import Front, FrontTree, make_search_space, metrics_dict
-=======
-from treeexplorer.front import Front, FrontTree, compute_metrics, data_key, make_search_space
->>>>>>> trustcore
+from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
