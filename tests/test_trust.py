@@ -305,8 +305,12 @@ def test_first_run_in_a_fresh_process_proves_within_a_tiny_limit():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("TREEEXPLORER_COLD_TEST"),
+    reason="compiles MurTree from scratch (minutes on a loaded machine); set TREEEXPLORER_COLD_TEST=1",
+)
 def test_cold_compile_does_not_count_against_the_limit(tmp_path):
-    """An empty numba cache: MurTree compiles (tens of seconds) before its 1 s clock starts."""
+    """An empty numba cache: MurTree compiles (minutes on a busy machine) before its 1 s clock starts."""
     res = _first_run(1.0, {"NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")})
     assert res["status"] == "done" and res["proven"] and all(res["proven"]), res
     assert res["runtime"] < 1.0 < res["warm"]["murtree"], res
