@@ -3,6 +3,7 @@ choice, empty files, missing-value counts, and time limits that exclude kernel c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -175,9 +176,16 @@ def test_dominated_by_names_the_beating_run(mid_front, exact_front):
 
 
 def test_dominated_by_ignores_other_data(mid_front, exact_front):
-    other_split = solve("iris", solver="murtree", discretizer="exact", max_depth=3, test_size=0.2)
-    assert not same_data(mid_front, other_split) and same_data(mid_front, exact_front)
-    assert dominated_by(mid_front, [("split", other_split)]) == {}
+    assert same_data(mid_front, exact_front)
+    for kw in ({"test_size": 0.2}, {"test_size": 0.2, "seed": 1}, {"target": "sepal_width", "allow_many_classes": 1}):
+        other = solve("iris", solver="cart", max_depth=1, **kw)
+        assert not same_data(mid_front, other), kw
+    split_a, split_b = (solve("iris", solver="cart", max_depth=1, test_size=0.2, seed=s) for s in (0, 1))
+    assert not same_data(split_a, split_b) and (split_a.n_train, split_a.n_test) == (split_b.n_train, split_b.n_test)
+    elsewhere = dataclasses.replace(exact_front, data_key="other rows")  # the beating run, on other rows
+    assert dominated_by(mid_front, [("split", elsewhere)]) == {}
+    old_file = dataclasses.replace(exact_front, data_key="")  # a front from an older JSON: names and sizes
+    assert sorted(dominated_by(mid_front, [old_file])) == [3, 4]
 
 
 def test_more_tests_rerun(mid_front, exact_front):
