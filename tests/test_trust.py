@@ -256,12 +256,19 @@ def test_estimator_accepts_many_classes():
 # -- 7. empty files and missing values -----------------------------------------------------------------------
 
 
-def test_empty_file_says_so(tmp_path):
-    for name in ("empty.csv", "empty.parquet", "blank.tsv"):
+def test_empty_file_says_so(tmp_path, capsys):
+    for name, content in (
+        ("empty.csv", b""),
+        ("empty.parquet", b""),
+        ("blank.tsv", b"\n \n"),
+        ("bom.csv", b"\xef\xbb\xbf"),
+    ):
         p = tmp_path / name
-        p.write_bytes(b"" if name != "blank.tsv" else b"\n \n")
+        p.write_bytes(content)
         with pytest.raises(DataError, match=f"^{name}: the file is empty$"):
             load_dataset(p)
+        assert cli_main(["solve", str(p)]) == 2
+        assert capsys.readouterr().err == f"error: {name}: the file is empty\n"
 
 
 def test_count_missing_rows(tmp_path):
