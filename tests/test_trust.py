@@ -114,6 +114,17 @@ def test_raw_claim_only_for_every_threshold(exact_front):
     assert "may do better" not in line
 
 
+def test_dpdt_claims_raw_features_only_with_its_exhaustive_generator():
+    greedy_tests = solve("iris", solver="dpdt", max_depth=2)
+    assert greedy_tests.search_space == {"kind": "tests", "discretizer": "DPDT's cart generator", "n_tests": None}
+    assert not any(t.optimal for t in greedy_tests.trees)
+    kw = more_tests_rerun(greedy_tests)
+    assert kw["generator"] == "exhaustive" and kw["solver"] == "dpdt" and "discretizer" not in kw
+    every = solve("iris", **kw)
+    assert every.search_space["kind"] == "raw" and all(t.optimal for t in every.trees)
+    assert every.optimality == "optimal on the raw features (every threshold)"
+
+
 def test_no_claim_without_proof():
     front = solve("iris", solver="cart", max_depth=2)
     assert not any(t.optimal for t in front.trees)
