@@ -372,7 +372,7 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
         t.id = i
     stats.pop("notices", None)
     n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
-    search_space = make_search_space(spec.input, disc_name, n_tests)
+    search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"))
     return Front(
         trees,
         spec.name,

@@ -148,9 +148,10 @@ def more_tests_rerun(front: Front) -> dict | None:
     Returns ``None`` when the run already searched every threshold (``search_space`` kind ``"raw"``).
     Otherwise the solver, its parameters and a richer discretizer: MID with twice the tests (at least
     ``MIN_RERUN_TESTS``) for a tests-based run of MID, MDLP or the given binary columns; ``n_bins``
-    doubled for quantile/uniform.  The data, target and split arguments are the caller's to add (the same
-    as the original run's).  The exhaustive alternative, ``discretizer="exact"``, can need thousands of
-    tests on a large table, so it is not the default offer.
+    doubled for quantile/uniform; DPDT on the raw columns with another test generator: the exhaustive one.
+    The data, target and split arguments are the caller's to add (the same as the original run's).  The
+    exhaustive alternative, ``discretizer="exact"``, can need thousands of tests on a large table, so it is
+    not the default offer.
     """
     ss = front.search_space or {}
     if ss.get("kind") == "raw":
@@ -159,7 +160,9 @@ def more_tests_rerun(front: Front) -> dict | None:
     n = ss.get("n_tests")
     params = {k: v for k, v in front.params.items() if k != "mid_budget"}
     kwargs = {"solver": front.solver, **params}
-    if disc in ("quantile", "uniform"):  # n_bins counts thresholds per numeric column there
+    if front.params.get("generator") not in (None, "exhaustive") and front.discretizer == "raw":
+        kwargs.update(generator="exhaustive")  # DPDT's generator chose the tests: let it offer every one
+    elif disc in ("quantile", "uniform"):  # n_bins counts thresholds per numeric column there
         numeric = sum(not c.is_categorical for c in front.schema.columns) or 1
         kwargs.update(discretizer=disc, n_bins=2 * max(1, round((n or numeric) / numeric)))
     else:

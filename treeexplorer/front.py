@@ -66,13 +66,16 @@ def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
     }
 
 
-def make_search_space(solver_input: str, discretizer: str, n_tests: int | None) -> dict:
+def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None) -> dict:
     """What a run's optimality claims range over (the front JSON's ``search_space``).
 
     ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
     on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
-    only over the ``n_tests`` binary tests of ``discretizer``.
+    only over the ``n_tests`` binary tests of ``discretizer``.  ``generator`` is a numeric solver's own test
+    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.
     """
+    if solver_input == "numeric" and discretizer == "raw" and generator not in (None, "exhaustive"):
+        return {"kind": "tests", "discretizer": f"DPDT's {generator} generator", "n_tests": None}
     raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
     return {
         "kind": "raw" if raw else "tests",
