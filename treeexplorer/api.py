@@ -354,14 +354,17 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
 
 def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
+    rows, how = prep.dataset.row_numbers(), "counted from 1 after the header"
     try:
-        return spec.run(
-            matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep), **resolved
-        )
+        raw = spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep), **resolved)
     except ValueError as exc:
         if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
-            raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
+            raise exc.renumbered(rows, how) from None
         raise
+    notices = raw.stats.get("notices") if isinstance(raw, RawFront) else None
+    if notices:  # notices naming rows (solvers.sat.RelabelNotice) use the same numbers as the errors
+        raw.stats["notices"] = [n.renumbered(rows, how) if hasattr(n, "renumbered") else n for n in notices]
+    return raw
 
 
 def _link_cancel(outer: Control, inner: Control) -> None:
