@@ -434,18 +434,16 @@ def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
 
 
 def _expand(raw: bytes, name: str, kind: str, module: str) -> bytes:
-    import importlib
+    import bz2
+    import gzip
+    import lzma
+    import zlib
 
-    mod = importlib.import_module(module)
-    opener = {"gzip": lambda b: mod.GzipFile(fileobj=b), "bz2": mod.BZ2File, "lzma": mod.LZMAFile}[module]
+    opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bz2": bz2.BZ2File, "lzma": lzma.LZMAFile}[module]
     try:
         with opener(io.BytesIO(raw)) as fh:
             out = fh.read(MAX_EXPANDED + 1)
-    except (OSError, EOFError, ValueError) as exc:  # zlib.error, lzma.LZMAError and BadGzipFile are among these
-        raise DataError(f"{name}: a damaged {kind} file: {_one_line(exc)}") from None
-    except Exception as exc:  # zlib.error is not an OSError subclass on every Python
-        if type(exc).__name__ != "error":
-            raise
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:  # BadGzipFile is an OSError
         raise DataError(f"{name}: a damaged {kind} file: {_one_line(exc)}") from None
     if len(out) > MAX_EXPANDED:
         raise DataError(f"{name}: the {kind} data expands to more than {MAX_EXPANDED >> 30} GB")
@@ -604,7 +602,7 @@ def _read_comma_numbers(df: pd.DataFrame, sep: str) -> list[str]:
     decimal, thousands = [], []
     for c in df.columns:
         s = df[c]
-        if s.dtype != object:
+        if not (pd.api.types.is_object_dtype(s.dtype) or pd.api.types.is_string_dtype(s.dtype)):
             continue
         text = s.dropna().astype(str).str.strip()
         if text.empty or not text.str.contains(",", regex=False).any():

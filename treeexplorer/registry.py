@@ -62,8 +62,7 @@ class Param:
         what = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "text"}.get(
             self.kind, self.kind
         )
-        shown = repr(value)[:200] + (" (text)" if isinstance(value, str) and not text and self.kind != "str" else "")
-        bad = ValueError(f"parameter {self.name!r} must be {what}, got {shown}")
+        bad = ValueError(f"parameter {self.name!r} must be {what}, got {repr(value)[:200]}")  # CLI and API alike
         if text and not isinstance(value, str):
             raise TypeError("validate(text=True) takes the text typed by the user")
         if text:

@@ -63,7 +63,7 @@ def parse_json(raw: bytes, name: str, what: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        cut = " (the file seems truncated)" if exc.pos >= len(text.rstrip()) else ""
+        cut = "" if text.rstrip().endswith(("}", "]")) else " (the file seems truncated)"
         raise FrontError(f"{name}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{cut}") from None
     except RecursionError:
         raise FrontError(f"{name}: not a {what} file (JSON nested too deeply)") from None
@@ -91,7 +91,7 @@ def _need(d: dict, key: str, types, name: str, where: str, what: str):
     if key not in d:
         _fail(name, where, f"missing {key!r}; not a treeexplorer front file?")
     v = d[key]
-    ok = types(v) if callable(types) else isinstance(v, types) and not isinstance(v, bool)
+    ok = isinstance(v, types) and not isinstance(v, bool) if isinstance(types, (type, tuple)) else types(v)
     if not ok:
         _fail(name, where, f"{key!r} must be {what}, got {_short(v)}")
     return v
