@@ -188,6 +188,9 @@ def solve(
     )
 
 
+MAX_SECONDS = 1e9  # a timer thread cannot wait much longer (threading.TIMEOUT_MAX), and 31 years is "no limit"
+
+
 def _is_number(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
@@ -220,10 +223,12 @@ def _check_solve_args(data, target, **a):
     seed = a["seed"]
     if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {_got(seed)}")
-    for key, what in (("time_limit", "seconds"), ("mid_budget", "seconds")):
+    for key in ("time_limit", "mid_budget"):
         v = a[key]
-        if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0):
-            raise ValueError(f"{key} must be a positive, finite number of {what} (or None), got {_got(v)}")
+        if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
+            raise ValueError(
+                f"{key} must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {_got(v)}"
+            )
     if a["progress"] is not None and not callable(a["progress"]):
         raise ValueError(f"progress must be a function taking a dict (or None), got {_got(a['progress'])}")
     control = a["control"]

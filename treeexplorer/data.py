@@ -399,7 +399,9 @@ def _read_columnar(raw: bytes, name: str, kind: str) -> pd.DataFrame:
 
 
 def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
+    import lzma
     import zipfile
+    import zlib
 
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
@@ -421,11 +423,15 @@ def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
             if info.file_size > MAX_EXPANDED:
                 raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
             with zf.open(info) as fh:
-                inner = fh.read(MAX_EXPANDED + 1)
+                inner = _read_capped(fh)
     except DataError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError, ValueError) as exc:
         raise DataError(f"{name}: a damaged or unsupported zip archive: {_one_line(exc)}") from None
+    except (zlib.error, lzma.LZMAError) as exc:  # a damaged compressed member
+        raise DataError(f"{name}: a damaged zip archive: {_one_line(exc)}") from None
+    except MemoryError:
+        raise DataError(f"{name}: the zipped table is too large to load in memory") from None
     if len(inner) > MAX_EXPANDED:
         raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
     if depth >= 2:
@@ -442,14 +448,28 @@ def _expand(raw: bytes, name: str, kind: str, module: str) -> bytes:
     opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bz2": bz2.BZ2File, "lzma": lzma.LZMAFile}[module]
     try:
         with opener(io.BytesIO(raw)) as fh:
-            out = fh.read(MAX_EXPANDED + 1)
+            out = _read_capped(fh)
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:  # BadGzipFile is an OSError
         raise DataError(f"{name}: a damaged {kind} file: {_one_line(exc)}") from None
+    except MemoryError:
+        raise DataError(f"{name}: the {kind} data is too large to decompress in memory") from None
     if len(out) > MAX_EXPANDED:
         raise DataError(f"{name}: the {kind} data expands to more than {MAX_EXPANDED >> 30} GB")
     if not out:
         raise DataError(f"{name}: the {kind} file holds no data")
     return out
+
+
+def _read_capped(fh) -> bytes:
+    """Up to ``MAX_EXPANDED + 1`` bytes, read in chunks (one big ``read(n)`` would reserve ``n`` bytes at once)."""
+    parts, total = [], 0
+    while total <= MAX_EXPANDED:
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return b"".join(parts)
 
 
 def _decode(raw: bytes, name: str) -> str:
