@@ -359,8 +359,8 @@ def test_every_suggested_flag_exists():
         (["-P", "max_depth=True"], "parameter 'max_depth' must be an integer, got 'True'"),
         (["-P", "max_depth=2.5"], "parameter 'max_depth' must be an integer, got '2.5'"),
         (["-P", "min_samples_leaf=0"], "parameter 'min_samples_leaf' must be >= 1, got 0"),
-        (["--test-size", "0"], "test size must be a fraction strictly between 0 and 1, got 0.0"),
-        (["--test-size", "1.5"], "test size must be a fraction strictly between 0 and 1"),
+        (["--test-size", "1.5"], "test size must be a fraction strictly between 0 and 1 (or 0 for no held-out"),
+        (["--test-size", "-0.2"], "test size must be a fraction strictly between 0 and 1"),
         (["--mid-budget", "-1", "--discretizer", "mid"], "mid_budget must be a positive, finite number"),
         (["--time-limit", "0"], "time_limit must be a positive, finite number"),
         (["--seed", "-3"], "seed must be an integer in [0, 2**32)"),
@@ -436,7 +436,8 @@ def test_api_argument_types(tmp_path):
         (dict(max_depth="3"), "parameter 'max_depth' must be an integer, got '3'"),
         (dict(max_depth=True), "parameter 'max_depth' must be an integer, got True"),
         (dict(front="maybe"), "parameter 'front' must be true or false"),
-        (dict(test_size=0), "test size must be a fraction strictly between 0 and 1, got 0"),
+        (dict(test_size=1), "test size must be a fraction strictly between 0 and 1 (or 0 for no held-out rows), got 1"),
+        (dict(test_size="0.3"), "test size must be a fraction"),
         (dict(n_bins=True, discretizer="quantile"), "n_bins must be a positive integer"),
         (dict(seed=1.5), "seed must be an integer"),
         (dict(drop_missing="yes"), "drop_missing must be True or False"),
@@ -529,3 +530,10 @@ def test_uniform_discretizer_on_extreme_values():
     assert len(binz) >= 1 and all(np.isfinite(c.value) for c in binz.conditions)
     front = solve(df, solver="murtree", discretizer="uniform", n_bins=2, max_depth=1)
     assert front.trees[-1].metrics["train_accuracy"] == 1.0
+
+
+def test_test_size_zero_means_no_held_out_rows_everywhere(capsys, tmp_path):
+    assert solve("iris", max_depth=1, test_size=0).n_test == 0
+    out = tmp_path / "f.json"
+    assert main(["solve", "iris", "--max-depth", "1", "--test-size", "0", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["n_test"] == 0

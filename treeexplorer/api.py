@@ -86,7 +86,7 @@ def prepare(
         if y_te is None:
             raise DataError(f"test data lacks the target column {dataset.schema.target!r}")
         return Prepared(dataset, dataset.X, dataset.y, X_te, y_te.astype(np.int64), notices)
-    if test_size is not None:  # 0 is not "no hold-out": Dataset.split says what is allowed
+    if test_size:  # 0 means no hold-out, as None (the app's slider at 0, CLI --test-size 0)
         train, te = dataset.split(test_size, seed)
         notices += [n for n in train.notices if n not in notices]
         return Prepared(train, train.X, train.y, te.X, te.y, notices)
@@ -127,7 +127,7 @@ def solve(
     n_bins : int, optional
         Thresholds per feature (quantile/uniform) or number of tests (mid).
     test_size : float, optional
-        Fraction held out, stratified, with ``seed``.
+        Fraction held out, stratified, with ``seed``; ``0`` or ``None``: no held-out rows.
     test : str, path or DataFrame, optional
         A separate test table with the same columns.
     time_limit : float, optional
@@ -218,8 +218,10 @@ def _check_solve_args(data, target, **a):
     ):
         raise ValueError(f"n_bins must be a positive integer, got {_got(n_bins)}")
     ts = a["test_size"]
-    if ts is not None and (not _is_number(ts) or not 0 < ts < 1):
-        raise DataError(f"test size must be a fraction strictly between 0 and 1, got {_got(ts)}")
+    if ts is not None and (not _is_number(ts) or not 0 <= ts < 1):
+        raise DataError(
+            f"test size must be a fraction strictly between 0 and 1 (or 0 for no held-out rows), got {_got(ts)}"
+        )
     seed = a["seed"]
     if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {_got(seed)}")

@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cart-depth", type=int, help="DPDT: depth of the CART test generator")
     s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
     g = s.add_mutually_exclusive_group()
-    g.add_argument("--test-size", type=float, help="fraction held out (stratified)")
+    g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
     g.add_argument("--test", help="separate test file with the same columns")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--no-front", action="store_true", help="only the single optimal tree")
