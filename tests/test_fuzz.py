@@ -621,7 +621,7 @@ def target_api(h: Harness):
         "mid_budget": st.one_of(s["any"], st.floats(-1, 0.3)),
         "criterion": st.one_of(s["any"], st.sampled_from(["entropy", "gini"])),
     }
-    data = st.sampled_from(["frame", "arrays", "tuple", "rows", "name", "path", "junk", "dict"])
+    data = st.sampled_from(["frame", "arrays", "tuple", "rows", "name", "path", "junk", "dict", "text"])
 
     @given(
         which=data,
@@ -629,8 +629,11 @@ def target_api(h: Harness):
         params=st.dictionaries(st.sampled_from(param_names), s["any"], max_size=3),
         solver_values=st.dictionaries(st.sampled_from(param_names), s["any"], max_size=4),
         solver=st.sampled_from([spec.name for spec in specs] if h.cfg.get("all_solvers") else ["cart"]),
+        junk_text=st.one_of(
+            s["text"], s["odd"], st.sampled_from(["a" * 5000, "~nouser/x.csv", "sklearn:nope", "/", "iris/", "..."])
+        ),
     )
-    def case(which, kw, params, solver_values, solver):
+    def case(which, kw, params, solver_values, solver, junk_text):
         from treeexplorer.solvers import Control
 
         args = {
@@ -641,6 +644,7 @@ def target_api(h: Harness):
             "name": ("iris",),
             "path": (h.tmp / "nope.csv",),
             "junk": (3.5,),
+            "text": (junk_text,),
             "dict": (df.to_dict("list"),),
         }[which]
         if len(args) == 2:
@@ -651,6 +655,7 @@ def target_api(h: Harness):
         if "control" in kw and kw["control"] is None:
             kw["control"] = Control()
         kw.pop("params", None)
+        params = {k: v for k, v in params.items() if k not in kw}  # solve(criterion=..., **{"criterion": ...})
         what = f"solve({which}, {kw!r}, **{params!r})"
         h.note_case(what)
         h.outcome(lambda: solve(*args, **kw, **params), what)

@@ -109,7 +109,14 @@ def _typed_params(solver: str, given: dict) -> dict:
     from treeexplorer.registry import get_solver
 
     own = set(inspect.signature(solve).parameters) - {"params"}
+    spec = get_solver(solver)
+    names = {p.name for p in spec.params}
     for k in given:
+        if k in own and k in names:  # e.g. CART's criterion, shadowed by MID's
+            raise ValueError(
+                f"-P {k}: the name is taken by solve's own --{k.replace('_', '-')}, so the {solver} parameter {k} "
+                f"cannot be set here; it keeps its default ({spec.param(k).default})"
+            )
         if k in own:  # every solve() keyword has the flag of the same name, but these three
             how = {"data": "give DATA as the first argument", "progress": "", "control": ""}.get(
                 k, f"use --{k.replace('_', '-')}"
@@ -120,8 +127,6 @@ def _typed_params(solver: str, given: dict) -> dict:
             )
         if not k.isidentifier():
             raise ValueError(f"-P expects NAME=VALUE with a parameter name, got {k!r}")
-    spec = get_solver(solver)
-    names = {p.name for p in spec.params}
     return {k: spec.param(k).validate(v, text=True) if k in names else v for k, v in given.items()}
 
 
@@ -245,6 +250,7 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.data import load_dataset
     from treeexplorer.discretize import fit_discretizer
 
+    _check_out(a.out, "--out")
     ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion)
     rows = binz.describe(ds.schema)

@@ -294,8 +294,15 @@ def _resolve(source) -> tuple[pd.DataFrame, str]:
         text = os.fsdecode(text)
     if not text.strip() or "\x00" in text:
         raise DataError(f"no such file: {text!r}")
-    path = Path(text).expanduser()
-    if path.is_file():
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # "~user" of no known user
+        path = Path(text)
+    try:
+        is_file = path.is_file()
+    except OSError as exc:  # a name too long for the file system, ...
+        raise DataError(f"cannot open {text[:100]!r}: {exc.strerror or exc}") from None
+    if is_file:
         return _read_any(path), path.stem
     if text.startswith("sklearn:") or (text in SKLEARN_DATASETS and not (ASSETS_DIR / f"{text}.csv").is_file()):
         return _sklearn_frame(text.removeprefix("sklearn:")), text.removeprefix("sklearn:")
@@ -326,9 +333,15 @@ def _read_any(path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {str(path)!r}")
-    if path.stat().st_size == 0:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:  # permissions, a directory, a device that fails ...
+        raise DataError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from None
+    except MemoryError:
+        raise DataError(f"{path.name}: the file is too large to load in memory") from None
+    if not raw:
         raise DataError(f"{path.name}: the file is empty")
-    return read_table_bytes(path.read_bytes(), path.name)
+    return read_table_bytes(raw, path.name)
 
 
 # Formats recognised by their first bytes that are not tables treeexplorer reads: (magic, what it is).
@@ -557,6 +570,12 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         raise DataError(f"{name}: cannot parse as a {_sep_name(sep)}-separated table: {_one_line(exc)}") from None
     except MemoryError:
         raise DataError(f"{name}: the table is too large to load in memory") from None
+    if not (isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1):
+        # rows one field longer than the header: pandas took the first field as a row index (R's write.csv
+        # layout); keep it as a column, which load_dataset drops if it only numbers the rows
+        n_index = df.index.nlevels
+        df = df.reset_index()
+        df.columns = [f"Unnamed: {i}" for i in range(n_index)] + list(df.columns[n_index:])
     df.columns = [str(c).strip() for c in df.columns]
     if len(df) and _header_looks_like_data(header, df):
         shown = sep.join(header)
@@ -624,7 +643,9 @@ def _read_comma_numbers(df: pd.DataFrame, sep: str) -> list[str]:
         s = df[c]
         if not (pd.api.types.is_object_dtype(s.dtype) or pd.api.types.is_string_dtype(s.dtype)):
             continue
-        text = s.dropna().astype(str).str.strip()
+        values = s.astype(object).to_numpy(copy=True)
+        present = np.flatnonzero(~pd.isna(values))
+        text = pd.Series(values[present], dtype=object).astype(str).str.strip()  # positions 0.. of present
         if text.empty or not text.str.contains(",", regex=False).any():
             continue
         comma = text[text.str.contains(",", regex=False)]
@@ -639,8 +660,8 @@ def _read_comma_numbers(df: pd.DataFrame, sep: str) -> list[str]:
         else:
             fixed = text[ok].str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
             decimal.append((c, comma.iloc[0]))
-        new = s.astype(object).copy()
-        new.loc[fixed.index] = pd.to_numeric(fixed).to_numpy()
+        values[present[ok.to_numpy()]] = pd.to_numeric(fixed).to_numpy()
+        new = pd.Series(values, index=s.index, name=s.name)
         df[c] = pd.to_numeric(new) if ok.all() else new
     notices = []
     if decimal:
@@ -708,8 +729,8 @@ def _drop_index_column(df: pd.DataFrame, target, notices: list[str]) -> pd.DataF
     if not (np.array_equal(v, np.arange(len(v))) or np.array_equal(v, np.arange(1, len(v) + 1))):
         return df
     notices.append(
-        "dropped the first column 'Unnamed: 0': it numbers the rows (an index saved by pandas' to_csv), "
-        "it is not a feature"
+        "dropped the first column 'Unnamed: 0': it numbers the rows (a row index saved with the table, as "
+        "pandas' to_csv does), it is not a feature"
     )
     return df.iloc[:, 1:]
 
