@@ -605,6 +605,7 @@ def target_api(h: Harness):
     st, np, s = _strategies()
     df = _tiny_iris()
     X, y = df.iloc[:, :4].to_numpy(), df.iloc[:, 4].to_numpy()
+    new_class = df.assign(species=["martian"] * len(df))
     specs = [get_solver(n) for n in available_solvers()]
     param_names = sorted({p.name for spec in specs for p in spec.params} | {"nope", "max_depth"})
     keywords = {
@@ -620,6 +621,7 @@ def target_api(h: Harness):
         "categorical": st.one_of(s["any"], st.lists(st.sampled_from(["sepal_length", "petal_width", "zz"]))),
         "mid_budget": st.one_of(s["any"], st.floats(-1, 0.3)),
         "criterion": st.one_of(s["any"], st.sampled_from(["entropy", "gini"])),
+        "test": st.one_of(s["any"], st.sampled_from(["frame", "frame-no-target", "frame-new-class", "iris"])),
     }
     data = st.sampled_from(["frame", "arrays", "tuple", "rows", "name", "path", "junk", "dict", "text"])
 
@@ -649,6 +651,9 @@ def target_api(h: Harness):
         }[which]
         if len(args) == 2:
             kw.pop("target", None)
+        tests = {"frame": df, "frame-no-target": df.drop(columns="species"), "frame-new-class": new_class}
+        if isinstance(kw.get("test"), str) and kw["test"] in tests:
+            kw["test"] = tests[kw["test"]]
         kw = {**kw, "solver": solver}  # in CI only CART runs end to end (compiled once); others validate below
         if h.cfg.get("all_solvers"):
             kw["time_limit"] = 5.0  # a solver past it (and the case alarm) is a hang

@@ -537,3 +537,23 @@ def test_test_size_zero_means_no_held_out_rows_everywhere(capsys, tmp_path):
     out = tmp_path / "f.json"
     assert main(["solve", "iris", "--max-depth", "1", "--test-size", "0", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["n_test"] == 0
+
+
+def test_row_names_column_of_r_write_csv(tmp_path):
+    p = tmp_path / "r.csv"
+    p.write_text('"a","y"\n"1",2.5,"p"\n"2",3.5,"q"\n"3",1,"p"\n')  # header one field short: row names first
+    ds = load_dataset(p)
+    assert ds.schema.feature_names == ["a"] and ds.X[:, 0].tolist() == [2.5, 3.5, 1.0]
+    assert any("numbers the rows" in n for n in ds.notices)
+
+
+def test_unreadable_paths_are_one_line(capsys, tmp_path):
+    with pytest.raises(DataError, match="cannot open .*File name too long"):
+        load_dataset("a" * 5000)
+    with pytest.raises(DataError, match="is not a file"):
+        load_dataset(tmp_path)
+    one_line_error(capsys, ["discretize", "iris", "--method", "mdlp", "--out", str(tmp_path / "no" / "t.json")])
+
+
+def test_param_shadowed_by_a_solve_option_is_said(capsys):
+    one_line_error(capsys, ["solve", "iris", "-P", "criterion=gini"], "cannot be set here; it keeps its default")
