@@ -49,6 +49,29 @@ class ContradictoryExamples(ValueError):
         return ContradictoryExamples(msg + _CONFLICT_ADVICE, rows, groups)
 
 
+class RelabelNotice(str):
+    """The ``conflicts='majority'`` notice; like :class:`ContradictoryExamples` it can renumber its rows, so the
+    API names rows the same way in both (as in the user's table)."""
+
+    groups: list
+    changed: int
+
+    @classmethod
+    def make(cls, groups: list[np.ndarray], n_rows: int, changed: int, how: str = "0-based") -> RelabelNotice:
+        msg, _ = _conflict_message(groups, n_rows, how)
+        note = cls(
+            f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
+            "the trees are perfect on the relabelled data only"
+        )
+        note.groups, note.n_rows, note.changed = groups, n_rows, changed
+        return note
+
+    def renumbered(self, row_numbers: np.ndarray, how: str) -> RelabelNotice:
+        """The same notice with row ``i`` called ``row_numbers[i]``."""
+        groups = [np.asarray(row_numbers)[g] for g in self.groups]
+        return RelabelNotice.make(groups, self.n_rows, self.changed, how)
+
+
 def find_conflicts(X, y) -> list[np.ndarray]:
     """Groups of rows (0-based, sorted) whose 0/1 tests are identical but whose labels differ.
 
@@ -341,11 +364,7 @@ def sat_tree(
         if conflicts == "error":
             raise ContradictoryExamples(msg + _CONFLICT_ADVICE, rows, groups)
         y_fit = _relabel_majority(y, groups, n_classes)
-        changed = int(np.count_nonzero(y_fit != y))
-        notices.append(
-            f"SAT: {msg}; {changed} of them were relabelled with their group's majority label, so "
-            "the trees are perfect on the relabelled data only"
-        )
+        notices.append(RelabelNotice.make(groups, len(y), int(np.count_nonzero(y_fit != y))))
 
     Xu, first = np.unique(X, axis=0, return_index=True)
     yu = y_fit[first]

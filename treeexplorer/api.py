@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from treeexplorer.data import DataError, Dataset, load_dataset
+from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
 from treeexplorer.evaluate import count_trees, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
 from treeexplorer.registry import SolverSpec, get_solver
@@ -94,7 +96,7 @@ def prepare(
         if y_te is None:
             raise DataError(f"test data lacks the target column {dataset.schema.target!r}")
         return Prepared(dataset, dataset.X, dataset.y, X_te, y_te.astype(np.int64), notices)
-    if test_size:
+    if test_size:  # 0 means no hold-out, as None (the app's slider at 0, CLI --test-size 0)
         train, te = dataset.split(test_size, seed)
         notices += [n for n in train.notices if n not in notices]
         return Prepared(train, train.X, train.y, te.X, te.y, notices)
@@ -136,7 +138,7 @@ def solve(
     n_bins : int, optional
         Thresholds per feature (quantile/uniform) or number of tests (mid).
     test_size : float, optional
-        Fraction held out, stratified, with ``seed``.
+        Fraction held out, stratified, with ``seed``; ``0`` or ``None``: no held-out rows.
     test : str, path or DataFrame, optional
         A separate test table with the same columns.
     time_limit : float, optional
@@ -161,6 +163,21 @@ def solve(
     -------
     Front
     """
+    data, target = _check_solve_args(
+        data,
+        target,
+        solver=solver,
+        discretizer=discretizer,
+        n_bins=n_bins,
+        test_size=test_size,
+        seed=seed,
+        time_limit=time_limit,
+        progress=progress,
+        control=control,
+        drop_missing=drop_missing,
+        mid_budget=mid_budget,
+        criterion=criterion,
+    )
     spec = get_solver(solver)
     resolved = spec.resolve(params)
     if control is None:
@@ -190,6 +207,93 @@ def solve(
         mid_budget=mid_budget,
         criterion=criterion,
     )
+
+
+MAX_SECONDS = 1e9  # a timer thread cannot wait much longer (threading.TIMEOUT_MAX), and 31 years is "no limit"
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _got(v) -> str:
+    return repr(v)[:80] + (" (text)" if isinstance(v, str) else "")
+
+
+def _check_solve_args(data, target, **a):
+    """Types and ranges of :func:`solve`'s own arguments, checked before any work: one clear error each.
+
+    Returns ``(data, target)``, arrays turned into a table (see :func:`treeexplorer.data.frame_from_arrays`).
+    """
+    from treeexplorer.discretize import DISCRETIZER_NAMES
+    from treeexplorer.discretize.mid import CRITERIA
+
+    if not isinstance(a["solver"], str):
+        raise ValueError(f"solver must be a solver name (text), got {_got(a['solver'])}")
+    disc = a["discretizer"]
+    if disc is not None and (not isinstance(disc, str) or disc not in (*DISCRETIZER_NAMES, "raw")):
+        raise ValueError(f"unknown discretizer {_got(disc)}; choose one of {', '.join(DISCRETIZER_NAMES)}")
+    n_bins = a["n_bins"]
+    if n_bins is not None and (
+        not isinstance(n_bins, numbers.Integral) or isinstance(n_bins, (bool, np.bool_)) or n_bins < 1
+    ):
+        raise ValueError(f"n_bins must be a positive integer, got {_got(n_bins)}")
+    ts = a["test_size"]
+    if ts is not None and (not _is_number(ts) or not 0 <= ts < 1):
+        raise DataError(
+            f"test size must be a fraction strictly between 0 and 1 (or 0 for no held-out rows), got {_got(ts)}"
+        )
+    seed = a["seed"]
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32), got {_got(seed)}")
+    for key in ("time_limit", "mid_budget"):
+        v = a[key]
+        if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
+            raise ValueError(
+                f"{key} must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {_got(v)}"
+            )
+    if a["progress"] is not None and not callable(a["progress"]):
+        raise ValueError(f"progress must be a function taking a dict (or None), got {_got(a['progress'])}")
+    control = a["control"]
+    if control is not None:
+        if not isinstance(control, Control):
+            raise ValueError(f"control must be a treeexplorer.solvers.Control (or None), got {_got(control)}")
+        if control.stopped:
+            raise ValueError(
+                f"this Control was already {'cancelled' if control.cancelled else 'stopped by its time limit'}; "
+                "a Control serves one run: pass a new Control()"
+            )
+    if not isinstance(a["drop_missing"], (bool, np.bool_)):
+        raise ValueError(f"drop_missing must be True or False, got {_got(a['drop_missing'])}")
+    if a["criterion"] not in CRITERIA:
+        raise ValueError(f"unknown criterion {_got(a['criterion'])}; choose one of {', '.join(CRITERIA)}")
+    return _as_table(data, target)
+
+
+def _as_table(data, target):
+    """Arrays as data: ``solve(X, y)``, ``solve((X, y))``, a DataFrame with labels ``y``, or one array, list of
+    rows or dict of columns (its last column the target, as in a file)."""
+    if isinstance(data, tuple) and len(data) == 2 and target is None and _ndim(data[1]) == 1:
+        return frame_from_arrays(data[0], data[1]), "y"
+    if target is not None and not isinstance(target, str) and _ndim(target) >= 1:  # labels y
+        if isinstance(data, (str, bytes, Dataset)) or hasattr(data, "__fspath__"):
+            raise DataError(
+                f"target must be a column name or position, got {type(target).__name__}; labels y go with an "
+                "array or DataFrame X: solve(X, y)"
+            )
+        return frame_from_arrays(data, target), "y"
+    if target is not None and (not isinstance(target, (str, numbers.Integral)) or isinstance(target, bool)):
+        raise DataError(f"target must be a column name or position (or labels y), got {_got(target)}")
+    if isinstance(data, (np.ndarray, list, tuple, dict)):
+        return frame_from_arrays(data), target
+    return data, target
+
+
+def _ndim(v) -> int:
+    try:
+        return int(np.ndim(v))
+    except (ValueError, TypeError):  # ragged nested lists
+        return 1
 
 
 def run_prepared(
@@ -280,14 +384,17 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
 
 def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
+    rows, how = prep.dataset.row_numbers(), "counted from 1 after the header"
     try:
-        return spec.run(
-            matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep), **resolved
-        )
+        raw = spec.run(matrix, prep.y_train, prep.schema.n_classes, control, **_extra(spec, features, prep), **resolved)
     except ValueError as exc:
         if hasattr(exc, "renumbered"):  # solvers.sat.ContradictoryExamples, without importing python-sat
-            raise exc.renumbered(prep.dataset.row_numbers(), "counted from 1 after the header") from None
+            raise exc.renumbered(rows, how) from None
         raise
+    notices = raw.stats.get("notices") if isinstance(raw, RawFront) else None
+    if notices:  # notices naming rows (solvers.sat.RelabelNotice) use the same numbers as the errors
+        raw.stats["notices"] = [n.renumbered(rows, how) if hasattr(n, "renumbered") else n for n in notices]
+    return raw
 
 
 def _link_cancel(outer: Control, inner: Control) -> None:

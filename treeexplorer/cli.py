@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--cart-depth", type=int, help="DPDT: depth of the CART test generator")
     s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
     g = s.add_mutually_exclusive_group()
-    g.add_argument("--test-size", type=float, help="fraction held out (stratified)")
+    g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
     g.add_argument("--test", help="separate test file with the same columns")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--no-front", action="store_true", help="only the single optimal tree")
@@ -100,8 +100,52 @@ def _parse_params(pairs: list[str]) -> dict:
         if "=" not in pair:
             raise ValueError(f"-P expects NAME=VALUE, got {pair!r}")
         k, v = pair.split("=", 1)
-        out[k.strip().replace("-", "_")] = v.strip()
+        k = k.strip().replace("-", "_")
+        if k in out:
+            raise ValueError(f"-P {k} given twice")
+        out[k] = v.strip()
     return out
+
+
+def _typed_params(solver: str, given: dict) -> dict:
+    """``-P`` values parsed by the solver's own parameter kinds (``-P front=no``), checked as in the API."""
+    import inspect
+
+    from treeexplorer.api import solve
+    from treeexplorer.registry import get_solver
+
+    own = set(inspect.signature(solve).parameters) - {"params"}
+    spec = get_solver(solver)
+    names = {p.name for p in spec.params}
+    for k in given:
+        if k in own and k in names:  # e.g. CART's criterion, shadowed by MID's
+            raise ValueError(
+                f"-P {k}: the name is taken by solve's own --{k.replace('_', '-')}, so the {solver} parameter {k} "
+                f"cannot be set here; it keeps its default ({spec.param(k).default})"
+            )
+        if k in own:  # every solve() keyword has the flag of the same name, but these three
+            how = {"data": "give DATA as the first argument", "progress": "", "control": ""}.get(
+                k, f"use --{k.replace('_', '-')}"
+            )
+            raise ValueError(
+                f"-P {k}: {k} is an option of solve, not a solver parameter; "
+                f"{how or 'it is not available from the command line'}"
+            )
+        if not k.isidentifier():
+            raise ValueError(f"-P expects NAME=VALUE with a parameter name, got {k!r}")
+    return {k: spec.param(k).validate(v, text=True) if k in names else v for k, v in given.items()}
+
+
+def _check_out(out, flag: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"{flag} {out}: is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{flag} {out}: the directory {str(parent)!r} does not exist; create it first")
 
 
 def _fmt(v, digits=4) -> str:
@@ -144,7 +188,8 @@ def _cmd_solve(a) -> int:
     params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity, "cart_depth": a.cart_depth}
     if a.no_front:
         params["front"] = False
-    params.update(_parse_params(a.param))
+    params.update(_typed_params(a.solver, _parse_params(a.param)))
+    _check_out(a.out, "--out")
     front = solve(
         a.data,
         a.target,
@@ -190,6 +235,7 @@ def _cmd_export(a) -> int:
 
     if not Path(a.front).is_file():
         raise ValueError(f"no such front file: {a.front}")
+    _check_out(a.output, "--output")
     front = Front.from_json(a.front)
     entry = front[a.tree]
     out = Path(a.output)
@@ -212,6 +258,7 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.data import load_dataset
     from treeexplorer.discretize import fit_discretizer
 
+    _check_out(a.out, "--out")
     ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion)
     rows = binz.describe(ds.schema)

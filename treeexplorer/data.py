@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,15 @@ import pandas as pd
 
 from treeexplorer.schema import Column, Schema
 
-__all__ = ["DataError", "ManyClassesError", "Dataset", "load_dataset", "bundled_datasets", "ASSETS_DIR"]
+__all__ = [
+    "DataError",
+    "ManyClassesError",
+    "Dataset",
+    "load_dataset",
+    "bundled_datasets",
+    "ASSETS_DIR",
+    "frame_from_arrays",
+]
 
 # Installed from a wheel the bundled datasets are package data (``treeexplorer/datasets``); in a checkout
 # (editable install) they stay in the top-level ``assets/`` folder.
@@ -130,13 +139,13 @@ class Dataset:
         Columns are matched by name; the target column is optional.  Unknown categories or classes raise
         :class:`DataError` naming the column and the value.
         """
-        df = (data if isinstance(data, pd.DataFrame) else _read_any(data)).reset_index(drop=True)
+        df = _resolve(data)[0].reset_index(drop=True)
         missing = [c.name for c in self.schema.columns if c.name not in df.columns]
         if missing:
             raise DataError(f"{what} lacks the column(s) {', '.join(map(repr, missing))} the model was trained on")
         X = np.empty((len(df), self.schema.n_features), dtype=np.float64)
         for j, col in enumerate(self.schema.columns):
-            s = df[col.name]
+            s = _usable_column(df[col.name], col.name, what, col.is_categorical, [])
             _check_missing(df[[col.name]], what)
             if col.is_categorical:
                 X[:, j] = _codes(s, col.categories, col.name, what)
@@ -146,6 +155,53 @@ class Dataset:
         if self.schema.target in df.columns:
             y = _codes(df[self.schema.target], self.schema.classes, self.schema.target, what, kind="class")
         return X, y
+
+
+def frame_from_arrays(X, y=None) -> pd.DataFrame:
+    """A table from arrays: ``X`` (2-D array, list of rows, dict of columns or DataFrame) and optional labels
+    ``y`` (added as the column ``"y"``).  Array columns are named ``x0, x1, ...``.
+
+    Raises
+    ------
+    DataError
+        Ragged rows, a 1-D or 3-D ``X``, labels of the wrong length, ...
+    """
+    if isinstance(X, pd.DataFrame):
+        df = X.copy()
+    elif isinstance(X, dict):
+        try:
+            df = pd.DataFrame(X)
+        except (ValueError, TypeError) as exc:
+            raise DataError(f"cannot make a table of the dict of columns: {_one_line(exc)}") from None
+    else:
+        try:
+            arr = np.asarray(X) if isinstance(X, np.ndarray) else np.array(X, dtype=object)
+        except (ValueError, TypeError) as exc:
+            raise DataError(f"X: rows of different lengths or shapes ({_one_line(exc)})") from None
+        if arr.ndim == 1 and len(arr) and all(isinstance(r, (list, tuple, np.ndarray)) for r in arr):
+            raise DataError("X: rows of different lengths; every row needs one value per column")
+        if arr.ndim != 2:
+            raise DataError(f"X must be 2-D (rows x columns), got shape {arr.shape}")
+        if arr.dtype == object:  # a list of rows: let pandas find each column's type
+            df = pd.DataFrame(arr.tolist(), columns=[f"x{j}" for j in range(arr.shape[1])]).infer_objects()
+        else:
+            df = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+    if y is None:
+        return df
+    try:
+        labels = np.asarray(y) if isinstance(y, (np.ndarray, pd.Series)) else np.array(list(y), dtype=object)
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"y must be a 1-D sequence of labels ({_one_line(exc)})") from None
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        labels = labels[:, 0]
+    if labels.ndim != 1:
+        raise DataError(f"y must be 1-D (one label per row), got shape {labels.shape}")
+    if len(labels) != len(df):
+        raise DataError(f"X has {len(df)} rows but y has {len(labels)} labels")
+    if "y" in map(str, df.columns):
+        raise DataError("X already has a column 'y'; pass the labels as a column of X and name it as target")
+    df["y"] = pd.Series(labels).infer_objects().to_numpy() if labels.dtype == object else labels
+    return df
 
 
 def bundled_datasets() -> list[str]:
@@ -195,8 +251,10 @@ def load_dataset(
         With a message naming the problem and where (file, column, rows) and what to do.
     """
     df, default_name = _resolve(source)
+    notices = list(df.attrs.get("notices", ()))  # what the reader decided (decimal commas, ...)
     df = df.reset_index(drop=True)  # index labels = data-row positions, kept when rows are dropped
     name = name or default_name
+    categorical = _column_list(categorical, name)
     if df.columns.duplicated().any():
         dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
         raise DataError(
@@ -209,6 +267,7 @@ def load_dataset(
             f"{name}: needs at least one feature column and a target column, found "
             f"{df.shape[1]} column(s) (is the delimiter right?)"
         )
+    df = _drop_index_column(df, target, notices)
     target = _pick_target(df, target, name)
     if not allow_many_classes and not _looks_categorical_target(df[target]):
         n = int(df[target].nunique())
@@ -222,7 +281,7 @@ def load_dataset(
         )
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"{name}: {len(df):,} rows exceed the limit of {max_rows:,} rows")
-    notices = []
+    _check_cells(df, name)
     miss = df.isna()
     if miss.to_numpy().any():
         if not drop_missing:
@@ -248,7 +307,7 @@ def load_dataset(
     columns, X = [], np.empty((len(df), df.shape[1] - 1), dtype=np.float64)
     feats = [c for c in df.columns if c != target]
     for j, c in enumerate(feats):
-        s = df[c]
+        s = _usable_column(df[c], c, name, c in categorical, notices)
         if c in categorical or not _looks_numeric(s):
             cats = _categories(s)
             columns.append(Column(c, "categorical", cats))
@@ -256,13 +315,14 @@ def load_dataset(
         else:
             columns.append(Column(c, "numeric"))
             X[:, j] = _numeric(s, c, name, strict=True)
-    classes = _categories(df[target])
+    labels = _uniform_labels(df[target], target, "class", notices)
+    classes = _categories(labels)
     if len(classes) < 2:
         raise DataError(
             f"{name}: the target column {target!r} has a single class ({classes[0]!r}); "
             "a classifier needs at least 2 classes"
         )
-    y = _codes(df[target], classes, target, name, kind="class").astype(np.int64)
+    y = _codes(labels, classes, target, name, kind="class").astype(np.int64)
     schema = Schema(tuple(columns), target, classes)
     return Dataset(name, schema, X, y, notices, source_rows)
 
@@ -287,10 +347,29 @@ def _resolve(source) -> tuple[pd.DataFrame, str]:
     if isinstance(source, pd.DataFrame):
         return source.copy(), "DataFrame"
     if isinstance(source, Dataset):
-        raise TypeError("load_dataset got a Dataset; pass it to solve() directly")
-    text = os.fspath(source)
-    path = Path(text).expanduser()
-    if path.is_file():
+        raise DataError("load_dataset got a Dataset; pass it to solve() directly")
+    if isinstance(source, (bytes, bytearray)):
+        return read_table_bytes(bytes(source), "data"), "data"
+    try:
+        text = os.fspath(source)
+    except TypeError:
+        raise DataError(
+            "data must be a file path, a bundled dataset name or a pandas DataFrame (or, in solve(), arrays "
+            f"X and y); got {type(source).__name__}"
+        ) from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text.strip() or "\x00" in text:
+        raise DataError(f"no such file: {text!r}")
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # "~user" of no known user
+        path = Path(text)
+    try:
+        is_file = path.is_file()
+    except OSError as exc:  # a name too long for the file system, ...
+        raise DataError(f"cannot open {text[:100]!r}: {exc.strerror or exc}") from None
+    if is_file:
         return _read_any(path), path.stem
     if text.startswith("sklearn:") or (text in SKLEARN_DATASETS and not (ASSETS_DIR / f"{text}.csv").is_file()):
         return _sklearn_frame(text.removeprefix("sklearn:")), text.removeprefix("sklearn:")
@@ -321,49 +400,350 @@ def _read_any(path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {str(path)!r}")
-    if path.stat().st_size == 0:
-        raise DataError(f"{path.name}: the file is empty")
-    suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        try:
-            return pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises many types; all mean "not a readable Parquet file"
-            raise DataError(f"{path.name}: not a readable Parquet file ({exc})") from None
-    raw = path.read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
+        raw = path.read_bytes()
+    except OSError as exc:  # permissions, a directory, a device that fails ...
+        raise DataError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from None
+    except MemoryError:
+        raise DataError(f"{path.name}: the file is too large to load in memory") from None
+    if not raw:
+        raise DataError(f"{path.name}: the file is empty")
+    return read_table_bytes(raw, path.name)
+
+
+# Formats recognised by their first bytes that are not tables treeexplorer reads: (magic, what it is).
+_NOT_TABLES = (
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel (.xls) or other Microsoft Office file: save it as CSV"),
+    (b"%PDF", "a PDF document, not a table"),
+    (b"\x89PNG", "a PNG image, not a table"),
+    (b"\xff\xd8\xff", "a JPEG image, not a table"),
+    (b"GIF8", "a GIF image, not a table"),
+    (b"SQLite format 3\x00", "an SQLite database: export the table as CSV"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive: extract the table first"),
+    (b"Rar!\x1a\x07", "a RAR archive: extract the table first"),
+    (b"\x7fELF", "a program (ELF), not a table"),
+    (b"\x28\xb5\x2f\xfd", "a Zstandard-compressed file: decompress it first"),
+)
+_COMPRESSED = (  # (magic, name, module) of the stream compressions read transparently
+    (b"\x1f\x8b", "gzip", "gzip"),
+    (b"BZh", "bzip2", "bz2"),
+    (b"\xfd7zXZ\x00", "xz", "lzma"),
+)
+_BOMS = (  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+MAX_EXPANDED = 2 << 30  # bytes a compressed table may expand to: a decompression bomb stops here
+
+
+def read_table_bytes(raw: bytes, name: str = "data", *, _depth: int = 0) -> pd.DataFrame:
+    """Read a table from a file's bytes, recognising the format by its content, not its name.
+
+    CSV/TSV text (UTF-8, UTF-16/32 with a byte-order mark or without one, Latin-1), Parquet, Feather,
+    and gzip/bzip2/xz-compressed or single-file zip copies of those are read; a workbook, an image or
+    other binary content gets a :class:`DataError` saying what the file is and what to do.
+    """
+    if not raw:
+        raise DataError(f"{name}: the file is empty")
+    head = raw[:16]
+    if raw[:4] == b"PAR1":
+        return _read_columnar(raw, name, "Parquet")
+    if raw[:6] == b"ARROW1":
+        return _read_columnar(raw, name, "Feather/Arrow")
+    if raw[:4] == b"PK\x03\x04" or raw[:4] == b"PK\x05\x06":
+        return _read_zip(raw, name, _depth)
+    for magic, kind, module in _COMPRESSED:
+        if head.startswith(magic):
+            if _depth >= 2:
+                raise DataError(f"{name}: {kind} data nested too deeply; decompress it first")
+            return read_table_bytes(_expand(raw, name, kind, module), name, _depth=_depth + 1)
+    for magic, what in _NOT_TABLES:
+        if head.startswith(magic):
+            raise DataError(f"{name}: this is {what}")
+    return read_text_table(_decode(raw, name), name)
+
+
+def _read_columnar(raw: bytes, name: str, kind: str) -> pd.DataFrame:
+    try:
+        if kind == "Parquet":
+            return pd.read_parquet(io.BytesIO(raw))
+        return pd.read_feather(io.BytesIO(raw))
+    except MemoryError:
+        raise DataError(f"{name}: the {kind} file is too large to load in memory") from None
+    except Exception as exc:  # pyarrow raises many types; all mean "not a readable file of that kind"
+        hint = "" if raw[-4:] == b"PAR1" or kind != "Parquet" else " (the file seems truncated)"
+        raise DataError(f"{name}: not a readable {kind} file{hint}: {_one_line(exc)}") from None
+
+
+def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
+    import lzma
+    import zipfile
+    import zlib
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+            names = {i.filename for i in infos}
+            if "xl/workbook.xml" in names or any(n.startswith("xl/") for n in names):
+                raise DataError(f"{name}: this is an Excel workbook (.xlsx): save the sheet as CSV and load that")
+            if "mimetype" in names and b"spreadsheet" in zf.read("mimetype")[:100]:
+                raise DataError(f"{name}: this is an OpenDocument spreadsheet (.ods): save the sheet as CSV")
+            if "[Content_Types].xml" in names:
+                raise DataError(f"{name}: this is a Microsoft Office document, not a table: save it as CSV")
+            if len(infos) != 1:
+                shown = ", ".join(sorted(names)[:5]) + (" ..." if len(names) > 5 else "")
+                raise DataError(
+                    f"{name}: a zip archive with {len(infos)} files ({shown or 'none'}); "
+                    "extract the table and load that file"
+                )
+            info = infos[0]
+            if info.file_size > MAX_EXPANDED:
+                raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
+            with zf.open(info) as fh:
+                inner = _read_capped(fh)
+    except DataError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError, ValueError) as exc:
+        raise DataError(f"{name}: a damaged or unsupported zip archive: {_one_line(exc)}") from None
+    except (zlib.error, lzma.LZMAError) as exc:  # a damaged compressed member
+        raise DataError(f"{name}: a damaged zip archive: {_one_line(exc)}") from None
+    except MemoryError:
+        raise DataError(f"{name}: the zipped table is too large to load in memory") from None
+    if len(inner) > MAX_EXPANDED:
+        raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
+    if depth >= 2:
+        raise DataError(f"{name}: archives nested too deeply; extract the table first")
+    return read_table_bytes(inner, f"{name}:{info.filename}", _depth=depth + 1)
+
+
+def _expand(raw: bytes, name: str, kind: str, module: str) -> bytes:
+    import bz2
+    import gzip
+    import lzma
+    import zlib
+
+    opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bz2": bz2.BZ2File, "lzma": lzma.LZMAFile}[module]
+    try:
+        with opener(io.BytesIO(raw)) as fh:
+            out = _read_capped(fh)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:  # BadGzipFile is an OSError
+        raise DataError(f"{name}: a damaged {kind} file: {_one_line(exc)}") from None
+    except MemoryError:
+        raise DataError(f"{name}: the {kind} data is too large to decompress in memory") from None
+    if len(out) > MAX_EXPANDED:
+        raise DataError(f"{name}: the {kind} data expands to more than {MAX_EXPANDED >> 30} GB")
+    if not out:
+        raise DataError(f"{name}: the {kind} file holds no data")
+    return out
+
+
+def _read_capped(fh) -> bytes:
+    """Up to ``MAX_EXPANDED + 1`` bytes, read in chunks (one big ``read(n)`` would reserve ``n`` bytes at once)."""
+    parts, total = [], 0
+    while total <= MAX_EXPANDED:
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return b"".join(parts)
+
+
+def _decode(raw: bytes, name: str) -> str:
+    """Text of a file: a byte-order mark decides; UTF-16 without one is recognised by its zero bytes;
+    other NUL bytes or control characters mean a binary file."""
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom) :].decode(enc)
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"{name}: starts like {enc.upper()} text but is not valid {enc.upper()}: {exc.reason}"
+                ) from None
+    head = raw[:4096]
+    if b"\x00" in head:
+        enc = _utf16_without_bom(head)
+        if enc is None:
+            raise DataError(f"{name}: looks like a binary file (it holds NUL bytes), not CSV/TSV text")
+        try:
+            return raw.decode(enc)
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"{name}: looks like {enc.upper()} text but is not valid {enc.upper()}: {exc.reason}"
+            ) from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    return read_text_table(text, path.name)
+    sample = text[:4096].rstrip("\x1a")  # Ctrl-Z: the end-of-file mark of old DOS tools
+    control = sum(1 for ch in sample if (ch < " " and ch not in "\t\n\r\f\v") or ch == "\x7f")
+    if control > max(2, len(sample) // 100):
+        raise DataError(f"{name}: looks like a binary file ({control} control characters), not CSV/TSV text")
+    return text.rstrip("\x1a")
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    pairs = len(head) // 2
+    if pairs < 2:
+        return None
+    even_zero = sum(1 for i in range(0, 2 * pairs, 2) if head[i] == 0)
+    odd_zero = sum(1 for i in range(1, 2 * pairs, 2) if head[i] == 0)
+    if odd_zero >= 0.4 * pairs and even_zero <= 0.02 * pairs:
+        return "utf-16-le"
+    if even_zero >= 0.4 * pairs and odd_zero <= 0.02 * pairs:
+        return "utf-16-be"
+    return None
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    """An exception's message on one line (library messages can run over several), shortened."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+SNIFF_CHARS = 16384  # csv.Sniffer's regular expressions are slow on long samples
 
 
 def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
-    """Parse CSV/TSV text with a sniffed delimiter and a header row (used for files and uploads)."""
+    """Parse CSV/TSV text with a sniffed delimiter and a header row (used for files and uploads).
+
+    Decimal commas (``-1,18`` in a semicolon file) are read as numbers, with a notice in
+    ``df.attrs["notices"]``; a first line that looks like data gets an error saying the header is missing.
+    """
     if not text.strip():
         raise DataError(f"{name}: the file is empty")
-    sample = text[:65536]
+    if "\x00" in text:
+        raise DataError(f"{name}: holds NUL characters: a binary file, not CSV/TSV text")
+    sample = text[:SNIFF_CHARS]
+    if len(text) > SNIFF_CHARS and "\n" in sample:
+        sample = sample[: sample.rindex("\n")]
     try:
         sep = csv.Sniffer().sniff(sample, delimiters=",;\t| ").delimiter
     except csv.Error:
         sep = "\t" if sample.count("\t") > sample.count(",") else ","
-    header = next(csv.reader(io.StringIO(sample), delimiter=sep, skipinitialspace=sep == " "))
+    try:
+        header = next(csv.reader(io.StringIO(sample), delimiter=sep, skipinitialspace=sep == " "), [])
+    except csv.Error as exc:
+        raise DataError(f"{name}: cannot read the header line as {_sep_name(sep)}-separated text: {exc}") from None
     header = [h.strip() for h in header]
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{name}: the file is empty") from None
+    except (ValueError, csv.Error, OverflowError, UnicodeError) as exc:  # ParserError is a ValueError
+        raise DataError(f"{name}: cannot parse as a {_sep_name(sep)}-separated table: {_one_line(exc)}") from None
+    except MemoryError:
+        raise DataError(f"{name}: the table is too large to load in memory") from None
+    if not (isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1):
+        # rows one field longer than the header: pandas took the first field as a row index (R's write.csv
+        # layout); keep it as a column, which load_dataset drops if it only numbers the rows
+        n_index = df.index.nlevels
+        df = df.reset_index()
+        df.columns = [f"Unnamed: {i}" for i in range(n_index)] + list(df.columns[n_index:])
+    df.columns = [str(c).strip() for c in df.columns]
+    if len(df) and _header_looks_like_data(header, df):
+        shown = sep.join(header)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise DataError(
+            f"{name}: the file seems to have no header row: its first line ({shown!r}) looks like data. "
+            "Add a first line naming the columns"
+        )
     dups = sorted({h for h in header if header.count(h) > 1})
     if dups:
         raise DataError(
             f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
             "column has its own name"
         )
-    try:
-        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True)
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"{name}: cannot parse as a {_sep_name(sep)}-separated table: {exc}") from None
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{name}: the file is empty") from None
-    df.columns = [str(c).strip() for c in df.columns]
     if len(df) == 0:
         raise DataError(f"{name}: has a header but no data rows")
+    notices = _read_comma_numbers(df, sep)
+    if notices:
+        df.attrs["notices"] = notices
     return df
+
+
+def _is_number_text(v: str) -> bool:
+    try:
+        return np.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _header_looks_like_data(header: list[str], df: pd.DataFrame) -> bool:
+    """Whether the first line is a data row: some cells are numbers in numeric columns and every other
+    cell is a value its column holds.  ``0,1,...`` or ``1,2,...`` (pandas' default names) count as names."""
+    if len(header) != df.shape[1] or not header:
+        return False
+    numeric = [_is_number_text(h) for h in header]
+    if not any(numeric):
+        return False
+    if all(numeric) and [h.lstrip("+") for h in header] in (
+        [str(i) for i in range(len(header))],
+        [str(i + 1) for i in range(len(header))],
+    ):
+        return False
+    for h, is_num, col in zip(header, numeric, df.columns):
+        s = df[col].dropna()
+        if s.empty:
+            return False
+        if is_num:
+            if pd.to_numeric(s, errors="coerce").notna().mean() < 0.8:
+                return False
+        elif h not in set(s.astype(str).str.strip()):
+            return False
+    return True
+
+
+_DECIMAL_COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d*),\d+(?:[eE][+-]?\d+)?")
+_THOUSANDS_COMMA = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+(?:[eE][+-]?\d+)?")
+
+
+def _read_comma_numbers(df: pd.DataFrame, sep: str) -> list[str]:
+    """Convert text columns of numbers written with a comma (``-1,18``; quoted ``"1,234"`` in a comma file)
+    to floats, in place; returns the notices saying so."""
+    decimal, thousands = [], []
+    for c in df.columns:
+        s = df[c]
+        if not (pd.api.types.is_object_dtype(s.dtype) or pd.api.types.is_string_dtype(s.dtype)):
+            continue
+        values = s.astype(object).to_numpy(copy=True)
+        present = np.flatnonzero(~pd.isna(values))
+        text = pd.Series(values[present], dtype=object).astype(str).str.strip()  # positions 0.. of present
+        if text.empty or not text.str.contains(",", regex=False).any():
+            continue
+        comma = text[text.str.contains(",", regex=False)]
+        as_thousands = sep == "," and bool(comma.str.fullmatch(_THOUSANDS_COMMA).all())
+        pattern = _THOUSANDS_COMMA if as_thousands else _DECIMAL_COMMA
+        ok = text.str.fullmatch(pattern) | text.str.fullmatch(_INTEGER)
+        if ok.mean() < 0.8:
+            continue
+        if as_thousands:
+            fixed = text[ok].str.replace(",", "", regex=False)
+            thousands.append((c, comma.iloc[0]))
+        else:
+            fixed = text[ok].str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+            decimal.append((c, comma.iloc[0]))
+        values[present[ok.to_numpy()]] = pd.to_numeric(fixed).to_numpy()
+        new = pd.Series(values, index=s.index, name=s.name)
+        df[c] = pd.to_numeric(new) if ok.all() else new
+    notices = []
+    if decimal:
+        c, ex = decimal[0]
+        notices.append(
+            f"read decimal commas as numbers in column(s) {', '.join(repr(c) for c, _ in decimal)} "
+            f"(e.g. {ex!r} in {c!r} as {float(ex.replace('.', '').replace(',', '.')):g})"
+        )
+    if thousands:
+        c, ex = thousands[0]
+        notices.append(
+            f"read thousands separators in column(s) {', '.join(repr(c) for c, _ in thousands)} "
+            f"(e.g. {ex!r} in {c!r} as {float(ex.replace(',', '')):g})"
+        )
+    return notices
 
 
 def _sep_name(sep: str) -> str:
@@ -385,6 +765,127 @@ def _pick_target(df: pd.DataFrame, target, name: str) -> str:
 
 
 # -- columns ---------------------------------------------------------------------------------------------
+
+
+def _column_list(categorical, name: str) -> list[str]:
+    """``categorical`` as a list of names: one name alone is one column, not its characters."""
+    if categorical is None:
+        return []
+    if isinstance(categorical, str):
+        return [categorical]
+    try:
+        names = list(categorical)
+    except TypeError:
+        raise DataError(
+            f"{name}: categorical must be a list of column names, got {type(categorical).__name__}"
+        ) from None
+    bad = [c for c in names if not isinstance(c, str)]
+    if bad:
+        raise DataError(f"{name}: categorical must list column names (text), got {bad[0]!r}")
+    return names
+
+
+def _drop_index_column(df: pd.DataFrame, target, notices: list[str]) -> pd.DataFrame:
+    """Drop a first column ``Unnamed: 0`` holding 0..n-1 or 1..n: the row index ``DataFrame.to_csv`` writes."""
+    if df.shape[1] < 3 or df.columns[0] != "Unnamed: 0" or target in ("Unnamed: 0", 0):
+        return df
+    s = pd.to_numeric(df.iloc[:, 0], errors="coerce")
+    if s.isna().any() or len(s) == 0:
+        return df
+    v = s.to_numpy(dtype=np.float64)
+    if not (np.array_equal(v, np.arange(len(v))) or np.array_equal(v, np.arange(1, len(v) + 1))):
+        return df
+    notices.append(
+        "dropped the first column 'Unnamed: 0': it numbers the rows (a row index saved with the table, as "
+        "pandas' to_csv does), it is not a feature"
+    )
+    return df.iloc[:, 1:]
+
+
+_NOT_SCALAR = (list, tuple, dict, set, frozenset, np.ndarray, pd.Series, pd.DataFrame)
+
+
+def _check_cells(df: pd.DataFrame, name: str) -> None:
+    """Refuse cells that hold containers (a list per row): a column holds one value per row."""
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        bad = s.map(lambda v: isinstance(v, _NOT_SCALAR)).to_numpy(dtype=bool)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            shown = repr(s.iloc[r])
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise DataError(
+                f"{name}: column {c!r} holds {type(s.iloc[r]).__name__} values (row {r + 1}: {shown}); "
+                "a column must hold one number or one category per row: split it into columns"
+            )
+
+
+def _usable_column(s: pd.Series, col: str, name: str, categorical: bool, notices: list[str]) -> pd.Series:
+    """A feature column a tree can split on: durations become seconds and complex numbers with no imaginary
+    part their real part (with a notice); dates and true complex numbers are refused, saying what to do."""
+    dtype = s.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        if categorical:
+            return s.astype(str)
+        raise DataError(
+            f"{name}: column {col!r} holds dates/times; a tree cannot split on them as they are: convert them "
+            "to numbers (e.g. year, day of year, days since a date) or declare the column categorical"
+        )
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        if categorical:
+            return s.astype(str)
+        notices.append(f"column {col!r} holds durations: read as seconds")
+        return s.dt.total_seconds()
+    if pd.api.types.is_complex_dtype(dtype):
+        if np.any(np.imag(s.to_numpy()) != 0):
+            raise DataError(
+                f"{name}: column {col!r} holds complex numbers; split it into real and imaginary columns "
+                "(or their modulus and angle)"
+            )
+        notices.append(f"column {col!r} holds complex numbers with no imaginary part: read their real part")
+        return pd.Series(np.real(s.to_numpy()), index=s.index, name=s.name)
+    if pd.api.types.is_object_dtype(dtype):
+        return _uniform_labels(s, col, "category", notices)
+    return s
+
+
+def _label_kind(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(v, str):
+        return "text"
+    return type(v).__name__
+
+
+def _label_text(v) -> str:
+    """Canonical text of a value: ``1``, ``1.0`` and ``"1"`` all read ``"1"``."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return str(v).strip()
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def _uniform_labels(s: pd.Series, col: str, kind: str, notices: list[str]) -> pd.Series:
+    """Values of one type: a column mixing numbers, text, booleans ... is read as text, with a notice,
+    so ``1``, ``1.0`` and ``"1"`` are one label instead of some merging and some not."""
+    if s.dtype != object:
+        return s
+    values = s.dropna()
+    kinds = {_label_kind(v) for v in values.iloc[:100000]}
+    if len(kinds) <= 1:
+        return s
+    examples = []
+    for k in sorted(kinds):
+        examples.append(next(repr(v) for v in values if _label_kind(v) == k))
+    notices.append(
+        f"column {col!r} mixes {', '.join(sorted(kinds))} values ({', '.join(examples)}): every {kind} is read "
+        "as text, so 1, 1.0 and '1' are the same"
+    )
+    return s.map(lambda v: v if v is None or (isinstance(v, float) and v != v) else _label_text(v))
 
 
 def _looks_numeric(s: pd.Series) -> bool:
@@ -438,7 +939,7 @@ def _py(v):
 
 def _codes(s: pd.Series, cats: tuple, col: str, where: str, kind: str = "category") -> np.ndarray:
     index = {c: i for i, c in enumerate(cats)}
-    by_text = {str(c): i for i, c in enumerate(cats)}
+    by_text = {_label_text(c): i for i, c in enumerate(cats)}  # 1, 1.0 and "1" alike
     # Look each distinct value up once (a million-row target has a handful), then broadcast by position.
     inverse, uniques = pd.factorize(s, use_na_sentinel=True)
     mapped = np.empty(len(uniques) + 1, dtype=np.float64)
@@ -446,7 +947,7 @@ def _codes(s: pd.Series, cats: tuple, col: str, where: str, kind: str = "categor
     for u, v in enumerate(uniques):
         v = _py(v)
         i = index.get(v)
-        mapped[u] = by_text.get(str(v), -1) if i is None else i
+        mapped[u] = by_text.get(_label_text(v), -1) if i is None else i
     out = mapped[inverse]
     bad = np.flatnonzero(out < 0)
     if len(bad):

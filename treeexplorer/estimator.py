@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
-from treeexplorer.data import Dataset, load_dataset
+from treeexplorer.data import DataError, Dataset, load_dataset
 from treeexplorer.registry import get_solver
 
 __all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
@@ -120,12 +120,19 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"select must be 'validation' or 'train', got {self.select!r}")
         df = self._frame(X, fitting=True)
         y = column_or_1d(y, warn=True)
+        missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
+        if missing.size:
+            raise DataError(f"y: missing labels at row(s) {', '.join(str(r) for r in missing[:5])} (0-based)")
         check_classification_targets(y)
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
         df[TARGET] = y
-        # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
-        ds: Dataset = load_dataset(df, TARGET, name="X", allow_many_classes=True)
+        try:
+            # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
+            ds: Dataset = load_dataset(df, TARGET, name="X", allow_many_classes=True)
+        except DataError as exc:  # the internal column name means nothing to the caller: it is their y
+            raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
+        ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds

@@ -155,9 +155,10 @@ def tree_json(tree: Tree, front=None, entry=None) -> str:
 
 def tree_from_json(text: str) -> Tree:
     """Rebuild a :class:`Tree` from :func:`tree_json` output."""
-    d = json.loads(text)
-    if d.get("format") != "treeexplorer-tree":
-        raise ValueError("not a treeexplorer tree JSON (missing format: treeexplorer-tree)")
+    from treeexplorer.validate import check_tree_json_dict, parse_json
+
+    d = parse_json(text.encode("utf-8") if isinstance(text, str) else text, "tree JSON", "tree")
+    check_tree_json_dict(d, "tree JSON")
     return Tree.from_dict(d)
 
 

@@ -315,11 +315,10 @@ class Front:
 
     @classmethod
     def from_json(cls, path) -> Front:
-        with open(path, encoding="utf-8") as fh:
-            try:
-                return cls.from_dict(json.load(fh))
-            except (KeyError, TypeError) as exc:
-                raise ValueError(f"{path}: not a treeexplorer front file (missing {exc})") from None
+        """Read a front file; a damaged or hand-edited one gets one line naming the file and the problem."""
+        from treeexplorer.validate import load_front_json
+
+        return cls.from_dict(load_front_json(path))
 
 
 def _jsonable(v):

@@ -43,27 +43,71 @@ class Param:
     bounds: tuple | None = None
     choices: tuple | None = None
 
-    def validate(self, value):
-        """Return ``value`` converted to the parameter's kind or raise ``ValueError`` saying why."""
+    def validate(self, value, *, text: bool = False):
+        """Return ``value`` converted to the parameter's kind or raise ``ValueError`` saying why.
+
+        Types are strict: ``max_depth=True`` or ``max_depth="3"`` is an error, not 1 or 3.  With ``text=True``
+        (the CLI's ``-P NAME=VALUE``) ``value`` is the text typed by the user and is parsed: ``3``, ``0.5``,
+        ``true``/``false`` (also ``yes``/``no``, ``1``/``0``, ``on``/``off``).  Both ways give the same messages.
+        """
+        import math
+        import numbers
+
+        import numpy as np
+
         if value is None:
             if self.default is None:
                 return None
             raise ValueError(f"parameter {self.name!r} needs a value")
-        try:
+        what = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "text"}.get(
+            self.kind, self.kind
+        )
+        bad = ValueError(f"parameter {self.name!r} must be {what}, got {repr(value)[:200]}")  # CLI and API alike
+        if text and not isinstance(value, str):
+            raise TypeError("validate(text=True) takes the text typed by the user")
+        if text:
+            raw = value.strip()
             if self.kind == "int":
-                if isinstance(value, float) and not value.is_integer():
-                    raise ValueError
-                value = int(value)
+                try:
+                    value = int(raw, 10)
+                except ValueError:
+                    raise bad from None
             elif self.kind == "float":
-                value = float(value)
+                try:
+                    value = float(raw)
+                except ValueError:
+                    raise bad from None
             elif self.kind == "bool":
-                if isinstance(value, str):
-                    value = value.lower() in ("1", "true", "yes", "on")
-                value = bool(value)
+                words = {"true": True, "yes": True, "1": True, "on": True, "false": False, "no": False}
+                words.update({"0": False, "off": False})
+                if raw.lower() not in words:
+                    raise bad
+                value = words[raw.lower()]
             else:
-                value = str(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"parameter {self.name!r} must be {self.kind}, got {value!r}") from None
+                value = raw
+        elif self.kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise bad
+            value = bool(value)
+        elif isinstance(value, (bool, np.bool_)) or self.kind in ("int", "float") and isinstance(value, str):
+            raise bad
+        elif self.kind == "int":
+            if isinstance(value, numbers.Integral):
+                value = int(value)
+            elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+                value = int(value)
+            else:
+                raise bad
+        elif self.kind == "float":
+            if not isinstance(value, numbers.Real):
+                raise bad
+            value = float(value)
+        elif not isinstance(value, str):
+            raise bad
+        if self.kind == "int" and abs(value) >= 2**62:  # solvers hold integers in int64
+            raise ValueError(f"parameter {self.name!r} must be an integer below 2**62 in size, got {value!r}"[:300])
+        if self.kind == "float" and not math.isfinite(value):
+            raise ValueError(f"parameter {self.name!r} must be a finite number, got {value!r}")
         if self.bounds is not None:
             lo, hi = self.bounds
             if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -71,7 +115,7 @@ class Param:
                 raise ValueError(f"parameter {self.name!r} must be {allowed}, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise ValueError(
-                f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; got {value!r}"
+                f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; got {value!r}"[:300]
             )
         return value
 

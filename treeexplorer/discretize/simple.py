@@ -84,7 +84,8 @@ def uniform_thresholds(s: ColumnSummary, n_bins: int) -> np.ndarray:
     the first of them is kept (deduplicated).
     """
     lo, hi = s.values[0], s.values[-1]
-    t = lo + np.arange(1, n_bins + 1) * ((hi - lo) / (n_bins + 1))
+    f = np.arange(1, n_bins + 1) / (n_bins + 1)
+    t = lo * (1.0 - f) + hi * f  # never beyond max(|lo|, |hi|): hi - lo overflows for values near ±1e308
     gap = np.searchsorted(s.values, t, side="right")  # distinct values <= t
     _, first = np.unique(gap, return_index=True)
     t = t[first]
