@@ -55,9 +55,19 @@ def _font(size: int, bold: bool):
     return ImageFont.truetype(str(BOLD_FONT_PATH if bold else FONT_PATH), size)
 
 
+# Control characters (a column named "\x1e" in a hand-edited front) break the text shaper and are not
+# allowed in XML: every renderer draws, measures and escapes text through :func:`printable`.
+_CONTROLS = {c: "?" for c in (*range(0, 32), *range(127, 160))}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as ``?`` (what PNG, SVG and the layout draw)."""
+    return str(text).translate(_CONTROLS)
+
+
 def text_width(text: str, size: int = FONT_SIZE, bold: bool = False) -> float:
     """Width in pixels of ``text`` in the bundled DejaVu Sans (the font every export uses)."""
-    return float(_font(size, bold).getlength(text))
+    return float(_font(size, bold).getlength(printable(text)))
 
 
 def class_colors(n_classes: int) -> list[str]:

@@ -7,7 +7,7 @@ import io
 from PIL import Image, ImageDraw
 from PIL.PngImagePlugin import PngInfo
 
-from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, _font, text_width
+from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, _font, printable, text_width
 from treeexplorer.render.page import FOOT_SIZE, LEGEND_SIZE, SUB_SIZE, SWATCH, TITLE_SIZE, make_page
 from treeexplorer.tree import Tree
 
@@ -47,7 +47,7 @@ def to_png(tree: Tree, front=None, entry=None, *, scale: float = 2.0, title: str
         return _font(max(1, round(size * s)), bold)
 
     def text(x, y, t, size, bold=False, fill="#222222", anchor="la"):
-        d.text((x * s, y * s), t, font=font(size, bold), fill=fill, anchor=anchor)
+        d.text((x * s, y * s), printable(t), font=font(size, bold), fill=fill, anchor=anchor)
 
     from treeexplorer.render.page import MARGIN
 

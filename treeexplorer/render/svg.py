@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _xml_escape
 
-from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, text_width
+from treeexplorer.render.layout import BAR_H, EDGE_FONT, FONT_SIZE, LINE_H, PAD_Y, printable, text_width
 from treeexplorer.render.page import FOOT_SIZE, LEGEND_SIZE, MARGIN, SUB_SIZE, SWATCH, TITLE_SIZE, make_page
 from treeexplorer.tree import Tree
+
+
+def escape(text: str) -> str:
+    """XML-escaped text with control characters (not allowed in XML) shown as ``?``."""
+    return _xml_escape(printable(text))
+
 
 __all__ = ["to_svg"]
 
