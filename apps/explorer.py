@@ -5,23 +5,22 @@ compiling) the solvers' numba kernels in a background thread before the first vi
 ``--websocket-max-message-size 31457280`` to accept uploads up to the 20 MB cap (files travel
 base64-encoded over the websocket, whose default limit is 20 MB).
 
-Only composes: the Explorer component lives in :mod:`treeexplorer.ui`.  Set ``TREEEXPLORER_PLUGINS`` to a
+Only composes: the Explorer component lives in :mod:`treeexplorer.ui`; an installed package serves the same
+page with ``treeexplorer app``.  Set ``TREEEXPLORER_PLUGINS`` to a
 comma-separated list of modules to import first (each may register extra solvers);
 ``TREEEXPLORER_DATASET`` and ``TREEEXPLORER_SOLVER`` choose what opens first.
 """
 
-import importlib
 import os
 
 import panel as pn
 
-from treeexplorer.ui import Explorer
+from treeexplorer.app import explorer_page
 from treeexplorer.ui.warm import warm_up_in_background
 
 pn.extension(sizing_mode="stretch_width")
-for _mod in filter(None, os.environ.get("TREEEXPLORER_PLUGINS", "").split(",")):
-    importlib.import_module(_mod.strip())
 warm_up_in_background()
-Explorer(
-    dataset=os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None
-).app().servable()
+# the page `treeexplorer app` serves (it also loads the TREEEXPLORER_PLUGINS modules, through the registry)
+explorer_page(
+    os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None
+).servable()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -153,6 +154,10 @@ class Control:
         Called as ``progress(dict)`` with at least ``phase`` and ``elapsed`` keys.
     poll_interval : float
         Seconds between two progress reports while a kernel runs.
+    parent : Control or None
+        A run nested in another (MID's anytime loop solving again and again): the parent's cancel or time-out
+        reaches this control's flag at once, so the kernels of the inner run see it without any watcher
+        thread; this control's own stop does not reach the parent.
     """
 
     N_COUNTERS = 8
@@ -162,6 +167,7 @@ class Control:
         time_limit: float | None = None,
         progress: Callable[[dict], None] | None = None,
         poll_interval: float = 0.25,
+        parent: Control | None = None,
     ):
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
@@ -176,6 +182,13 @@ class Control:
         self._watcher: threading.Thread | None = None
         self._phase = ""
         self._names: tuple[str, ...] = ()
+        self.parent = parent
+        self._children: weakref.WeakSet[Control] = weakref.WeakSet()  # a child dropped by its run just goes
+        self._children_lock = threading.Lock()
+        if parent is not None:
+            with parent._children_lock:
+                parent._children.add(self)
+            self._follow_parent()
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> Control:
@@ -200,23 +213,43 @@ class Control:
 
     def _expire(self) -> None:
         if self.flag[0] == FLAG_RUN:
-            self.flag[0] = FLAG_TIMEOUT
+            self._set(FLAG_TIMEOUT)
 
     def cancel(self) -> None:
-        """Ask the running solver to stop as soon as it can (keeps what it found)."""
-        self.flag[0] = FLAG_CANCEL
+        """Ask the running solver to stop as soon as it can (keeps what it found); reaches child controls."""
+        self._set(FLAG_CANCEL)
+
+    def _set(self, value: int) -> None:
+        if value == FLAG_CANCEL or self.flag[0] == FLAG_RUN:  # a cancel overrides a time-out, not the reverse
+            self.flag[0] = value
+        with self._children_lock:
+            children = list(self._children)
+        for child in children:
+            child._set(value)
+
+    def _follow_parent(self) -> None:
+        # The parent's state is pushed to its children when it changes; this catches a parent flag set directly
+        # (e.g. by a caller writing flag[0]) the next time this control is asked.
+        parent = self.parent
+        if parent is not None and self.flag[0] == FLAG_RUN:
+            parent._follow_parent()
+            if parent.flag[0] != FLAG_RUN:
+                self.flag[0] = parent.flag[0]
 
     # -- state -----------------------------------------------------------------------------------
     @property
     def stopped(self) -> bool:
+        self._follow_parent()
         return bool(self.flag[0] != FLAG_RUN)
 
     @property
     def cancelled(self) -> bool:
+        self._follow_parent()
         return bool(self.flag[0] == FLAG_CANCEL)
 
     @property
     def timed_out(self) -> bool:
+        self._follow_parent()
         return bool(self.flag[0] == FLAG_TIMEOUT)
 
     @property
@@ -231,6 +264,7 @@ class Control:
 
     def status(self) -> str:
         """``"done"``, ``"time_limit"`` or ``"cancelled"``, as for :class:`RawFront`."""
+        self._follow_parent()
         return {FLAG_RUN: "done", FLAG_CANCEL: "cancelled", FLAG_TIMEOUT: "time_limit"}[int(self.flag[0])]
 
     # -- progress --------------------------------------------------------------------------------

@@ -49,3 +49,182 @@ def test_contradictory_rows_are_named_as_in_the_file(tmp_path):
     with pytest.raises(ContradictoryExamples) as exc:
         treeexplorer.solve(path, solver="sat", discretizer="none", drop_missing=True, test_size=0.3, seed=1)
     assert set(exc.value.rows.tolist()) <= set(rows_x1 + rows_x0) and 3 not in exc.value.rows
+
+
+# -- a solver parameter is never shadowed by the discretizer's options (issue 13, defect 5) -----------------------
+def test_criterion_goes_to_cart_and_dpdt():
+    import pytest
+
+    for solver, kw in (("cart", {"max_depth": 2}), ("dpdt", {"max_depth": 2})):
+        fronts = {c: treeexplorer.solve("iris", solver=solver, criterion=c, **kw) for c in ("entropy", "gini")}
+        for c, front in fronts.items():
+            assert front.params["criterion"] == c  # what the solver was called with
+    # a solver without a criterion says where MID's impurity goes instead of silently dropping it
+    with pytest.raises(ValueError, match="discretizer_params"):
+        treeexplorer.solve("iris", solver="murtree", discretizer="mid", criterion="gini", max_depth=1)
+
+
+def test_cart_criterion_gives_scikit_learns_root_for_that_criterion():
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4).astype(int) + (X[:, 2] > 1.0)
+    df = pd.DataFrame(X, columns=list("abcd")).assign(y=y)
+    roots = {}
+    for c in ("entropy", "gini"):
+        ours = treeexplorer.solve(df, "y", solver="cart", criterion=c, max_depth=1, front=False).trees[-1].tree
+        sk = DecisionTreeClassifier(criterion=c, max_depth=1, random_state=0).fit(X, y).tree_
+        roots[c] = (int(sk.feature[0]), float(sk.threshold[0]))
+        assert int(ours.column[0]) == roots[c][0] and np.isclose(ours.value[0], roots[c][1], atol=1e-6), c
+    assert roots["entropy"][0] != roots["gini"][0]  # the data tells the two criteria apart (c vs a at the root)
+
+
+def test_mid_criterion_is_a_discretizer_option():
+    import pytest
+
+    from treeexplorer.data import load_dataset
+    from treeexplorer.discretize import MIDRanking
+
+    ds = load_dataset("iris")
+    for criterion in ("entropy", "gini"):
+        front = treeexplorer.solve(
+            "iris",
+            solver="murtree",
+            discretizer="mid",
+            n_bins=3,
+            discretizer_params={"criterion": criterion},
+            max_depth=2,
+        )
+        allowed = set(MIDRanking.fit(ds.X, ds.y, ds.schema, criterion).select(3).conditions)
+        used = {t.tree.condition(k) for t in front.trees for k in np.flatnonzero(t.tree.column >= 0)}
+        assert used and used <= allowed, (criterion, used, allowed)
+    with pytest.raises(ValueError, match="unknown option"):
+        treeexplorer.solve("iris", solver="murtree", discretizer="mid", discretizer_params={"crit": "gini"})
+
+
+# -- MID's anytime loop: cancellation without a thread per inner run (defect 6) -----------------------------------
+def test_mid_anytime_keeps_the_thread_count_flat():
+    import threading
+    import time
+
+    def settle(limit):
+        deadline = time.monotonic() + 5
+        while threading.active_count() > limit and time.monotonic() < deadline:
+            time.sleep(0.05)  # a cancelled time-limit timer thread ends a moment after its run
+        return threading.active_count()
+
+    treeexplorer.solve("iris", solver="murtree", discretizer="mid", mid_budget=30, max_depth=2)  # warm
+    before = settle(threading.active_count())
+    counts = []
+    for _ in range(3):
+        front = treeexplorer.solve("iris", solver="murtree", discretizer="mid", mid_budget=30, max_depth=2)
+        assert front.status == "done"
+        counts.append(settle(before))
+    assert max(counts) <= before, (before, counts)  # the old watcher threads added one per inner run
+
+
+def test_child_control_follows_its_parent_without_threads():
+    import threading
+
+    from treeexplorer.solvers import Control
+    from treeexplorer.solvers._base import FLAG_CANCEL, FLAG_TIMEOUT
+
+    n = threading.active_count()
+    parent = Control()
+    child = Control(parent=parent)
+    grandchild = Control(parent=child)
+    assert not child.stopped and threading.active_count() == n
+    parent.cancel()
+    assert child.flag[0] == FLAG_CANCEL and grandchild.flag[0] == FLAG_CANCEL  # what the kernels read
+    assert child.cancelled and child.status() == "cancelled"
+    # the child's own stop does not reach the parent; a parent flag written directly is seen on the next look
+    p2 = Control()
+    c2 = Control(parent=p2)
+    c2.cancel()
+    assert c2.cancelled and not p2.stopped
+    c3 = Control(parent=p2)
+    p2.flag[0] = FLAG_TIMEOUT
+    assert c3.timed_out and c3.flag[0] == FLAG_TIMEOUT
+    assert Control(parent=parent).cancelled  # born under a cancelled parent
+
+
+# -- Front.to_frame column order (defect 9) -----------------------------------------------------------------------
+def test_to_frame_leads_with_what_a_reader_compares():
+    from treeexplorer.metrics import METRIC_KEYS
+
+    front = treeexplorer.solve("iris", solver="cart", max_depth=2, test_size=0.3)
+    df = front.to_frame()
+    lead = ["id", "splits", "depth", "train_accuracy", "test_accuracy", "optimal"]
+    assert list(df.columns[: len(lead)]) == lead
+    assert set(METRIC_KEYS) <= set(df.columns)
+    assert all(c.startswith("info_") for c in df.columns[len(lead) + len(METRIC_KEYS) - 4 :])
+    assert list(df["id"]) == [t.id for t in front.trees]
+
+
+# -- one list of solvers: plug-ins, unavailable modules, unregister (defects 7 and 8) -----------------------------
+PLUGIN_SOURCE = """
+import numpy as np
+from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.solvers import RawFront, RawSolution, RawTree
+
+
+def run(X, y, n_classes, control, bias=0):
+    counts = np.bincount(y, minlength=n_classes)
+    return RawFront([RawSolution(RawTree.leaf(counts), True)], "majority class")
+
+
+register(SolverSpec("{name}", "numeric", run, (Param("bias", "int", 0, "unused"),), title="Majority"))
+"""
+
+
+def _plugin(tmp_path, monkeypatch, name, source):
+    import uuid
+
+    module = f"txplugin_{name}_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{module}.py").write_text(source.replace("{name}", name))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("TREEEXPLORER_PLUGINS", module)
+    return module
+
+
+def test_plugin_solver_is_in_the_one_list_and_unregisters(tmp_path, monkeypatch):
+    from treeexplorer import registry
+
+    _plugin(tmp_path, monkeypatch, "majority", PLUGIN_SOURCE)
+    try:
+        assert registry.available_solvers()[-1] == "majority"
+        front = treeexplorer.solve("iris", solver="majority")
+        assert len(front) == 1 and front.trees[0].metrics["splits"] == 0
+        assert np.isclose(front.trees[0].metrics["train_accuracy"], 50 / 150)
+    finally:
+        assert registry.unregister("majority") is not None
+    assert "majority" not in registry.available_solvers()
+    assert registry.unregister("majority") is None
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown solver 'majority'"):
+        treeexplorer.get_solver("majority")
+
+
+def test_a_module_that_fails_to_import_is_listed_as_unavailable(tmp_path, monkeypatch):
+    from treeexplorer import registry
+    from treeexplorer.ui.controller import broken_solvers, list_solvers
+
+    module = _plugin(tmp_path, monkeypatch, "x", "raise ImportError('libfoo.so: cannot open shared object file')\n")
+    unavailable = registry.unavailable_solvers()
+    assert unavailable[f"plugin {module}"] == "ImportError: libfoo.so: cannot open shared object file"
+    # the built-in solvers still load, and the UI reads the same lists
+    assert {"cart", "murtree"} <= set(registry.available_solvers())
+    assert list_solvers() == registry.available_solvers() and broken_solvers() == unavailable
+    # a built-in adapter that fails is listed under its solver's name, and asking for it says why
+    monkeypatch.setitem(registry.BUILTIN_ADAPTERS, "brokenbuiltin", module)
+    registry._TRIED.discard(module)
+    assert registry.unavailable_solvers()["brokenbuiltin"].startswith("ImportError: libfoo.so")
+    import pytest
+
+    with pytest.raises(RuntimeError, match="failed to load"):
+        treeexplorer.get_solver("brokenbuiltin")
+    registry._BROKEN.pop("brokenbuiltin")
+    registry._BROKEN.pop(f"plugin {module}")

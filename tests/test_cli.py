@@ -69,3 +69,124 @@ def test_console_entry_point_runs_and_lists_datasets():
     assert "iris" in r.stdout and "car" in r.stdout
     r = run_cli("solvers")
     assert r.returncode == 0 and "cart (numeric input)" in r.stdout
+
+
+# -- issue 13: --version, export to standard output, plurals, criterion, plug-ins ----------------------------------
+def test_version(capsys):
+    import treeexplorer
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"treeexplorer {treeexplorer.__version__}"
+
+
+@pytest.fixture(scope="module")
+def iris_front(tmp_path_factory):
+    path = tmp_path_factory.mktemp("front") / "front.json"
+    assert main(["solve", "iris", "--max-depth", "3", "--out", str(path)]) == 0
+    return path
+
+
+def test_export_writes_text_to_stdout(iris_front, tmp_path, capsys):
+    from treeexplorer.export import export_bytes
+    from treeexplorer.front import Front
+
+    capsys.readouterr()
+    front = Front.from_json(iris_front)
+    for fmt in ("rules", "json", "svg"):
+        for out in ([], ["-o", "-"]):
+            assert main(["export", str(iris_front), "--tree", "1", "--format", fmt, *out]) == 0
+            assert capsys.readouterr().out == export_bytes(fmt, front, front[1]).decode("utf-8")
+    assert not (tmp_path / "-").exists() and not __import__("pathlib").Path("-").exists()
+    # a file gets the same bytes; png (binary) needs -o
+    png = tmp_path / "t.png"
+    assert main(["export", str(iris_front), "--tree", "1", "--format", "png", "-o", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    capsys.readouterr()
+    assert main(["export", str(iris_front), "--tree", "1", "--format", "png"]) == EXIT_BAD_INPUT
+    assert "binary" in capsys.readouterr().err
+
+
+def test_png_to_stdout_with_dash(iris_front):
+    args = [
+        sys.executable,
+        "-m",
+        "treeexplorer",
+        "export",
+        str(iris_front),
+        "--tree",
+        "1",
+        "--format",
+        "png",
+        "-o",
+        "-",
+    ]
+    r = subprocess.run(args, capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout[:8] == b"\x89PNG\r\n\x1a\n" and len(r.stdout) > 1000
+
+
+def test_one_error_is_singular(iris_front):
+    from treeexplorer.export import plural, rules_text
+    from treeexplorer.front import Front
+
+    front = Front.from_json(iris_front)
+    one = [t for t in front.trees if t.metrics["train_errors"] == 1 or t.metrics["splits"] == 1]
+    assert one  # iris, depth <= 3: the 1-split tree, and (full data) trees with few errors
+    for t in one:
+        header = rules_text(t.tree, front, t).splitlines()
+        line = next(h for h in header if h.startswith(f"# tree {t.id}:"))
+        assert "1 errors" not in line and "1 splits" not in line
+        assert plural(t.metrics["splits"], "split") in line and plural(t.metrics["train_errors"], "error") in line
+    assert [plural(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
+
+
+@pytest.mark.parametrize("solver", ["cart", "dpdt"])
+def test_solver_criterion_via_P(solver, tmp_path, capsys):
+    out = tmp_path / "f.json"
+    args = ["solve", "iris", "--solver", solver, "--max-depth", "2", "-P", "criterion=entropy", "--out", str(out)]
+    assert main(args) == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["params"]["criterion"] == "entropy"
+
+
+def test_mid_criterion_flag_still_reaches_mid(tmp_path, capsys):
+    args = ["solve", "iris", "--solver", "murtree", "--discretizer", "mid", "--criterion", "gini", "--max-depth", "1"]
+    assert main(args) == 0, capsys.readouterr().err
+    args = ["solve", "iris", "--solver", "murtree", "--discretizer", "quantile", "--criterion", "gini"]
+    assert main(args) == EXIT_BAD_INPUT
+    assert "applies to the 'mid' discretizer only" in capsys.readouterr().err
+
+
+def test_plugin_solver_and_unavailable_module_in_the_cli(tmp_path):
+    import os
+
+    (tmp_path / "txcli_plugin.py").write_text(
+        "import numpy as np\n"
+        "from treeexplorer.registry import SolverSpec, register\n"
+        "from treeexplorer.solvers import RawFront, RawSolution, RawTree\n"
+        "def run(X, y, n_classes, control):\n"
+        "    return RawFront([RawSolution(RawTree.leaf(np.bincount(y, minlength=n_classes)), True)], 'majority')\n"
+        "register(SolverSpec('majority', 'numeric', run, title='Majority'))\n"
+    )
+    (tmp_path / "txcli_broken.py").write_text("raise ImportError('needs libfoo')\n")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
+        "TREEEXPLORER_PLUGINS": "txcli_plugin, txcli_broken",
+    }
+
+    def cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "treeexplorer", *args], capture_output=True, text=True, timeout=300, env=env
+        )
+
+    r = cli("solve", "iris", "--solver", "majority")
+    assert r.returncode == 0, r.stderr
+    assert "solver majority" in r.stdout and "1 tree in" in r.stdout
+    r = cli("solvers")
+    assert r.returncode == 0, r.stderr
+    assert "majority (numeric input): Majority" in r.stdout
+    assert "plugin txcli_broken: unavailable (ImportError: needs libfoo)" in r.stdout
+    r = cli("solve", "iris", "--solver", "nope")
+    assert r.returncode == EXIT_BAD_INPUT
+    assert "unknown solver 'nope'; choose one of cart, dpdt, murtree, branches, sat, majority" in r.stderr

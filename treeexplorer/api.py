@@ -120,7 +120,7 @@ def solve(
     allow_many_classes: bool = False,
     categorical=(),
     mid_budget: float | None = None,
-    criterion: str = "entropy",
+    discretizer_params: dict | None = None,
     **params,
 ) -> Front:
     """Find a front of decision trees.
@@ -153,11 +153,13 @@ def solve(
     mid_budget : float, optional
         With ``discretizer="mid"``: the anytime loop over the top 1, 2, 4, ... MID tests for this many
         seconds, keeping the best tree per complexity.
-    criterion : {"entropy", "gini"}
-        Impurity the MID discretizer ranks thresholds by (MDLP always uses entropy).
+    discretizer_params : dict, optional
+        Options of the discretizer (see :data:`DISCRETIZER_OPTIONS`): ``{"criterion": "gini"}`` makes MID rank
+        thresholds by Gini impurity (default entropy; MDLP always uses entropy).
     **params
-        Solver parameters (``max_depth``, ``max_nodes``, ``sparsity``, ``cart_depth``, ``front``, ...);
-        a parameter the solver does not use is an error.
+        Solver parameters (``max_depth``, ``max_nodes``, ``sparsity``, ``cart_depth``, ``criterion``, ``front``,
+        ...); a parameter the solver does not use is an error.  A solver parameter is never taken by the
+        discretizer: ``criterion="entropy"`` is CART's or DPDT's split criterion.
 
     Returns
     -------
@@ -176,9 +178,13 @@ def solve(
         control=control,
         drop_missing=drop_missing,
         mid_budget=mid_budget,
-        criterion=criterion,
     )
     spec = get_solver(solver)
+    if "criterion" in params and all(p.name != "criterion" for p in spec.params):
+        raise ValueError(
+            f"solver {spec.name!r} has no criterion parameter; for the MID discretizer's impurity use "
+            "discretizer_params={'criterion': ...} (CLI: --criterion)"
+        )
     resolved = spec.resolve(params)
     if control is None:
         control = Control(time_limit, progress)
@@ -205,7 +211,7 @@ def solve(
         n_bins=n_bins,
         control=control,
         mid_budget=mid_budget,
-        criterion=criterion,
+        discretizer_params=discretizer_params,
     )
 
 
@@ -226,7 +232,6 @@ def _check_solve_args(data, target, **a):
     Returns ``(data, target)``, arrays turned into a table (see :func:`treeexplorer.data.frame_from_arrays`).
     """
     from treeexplorer.discretize import DISCRETIZER_NAMES
-    from treeexplorer.discretize.mid import CRITERIA
 
     if not isinstance(a["solver"], str):
         raise ValueError(f"solver must be a solver name (text), got {_got(a['solver'])}")
@@ -265,8 +270,6 @@ def _check_solve_args(data, target, **a):
             )
     if not isinstance(a["drop_missing"], (bool, np.bool_)):
         raise ValueError(f"drop_missing must be True or False, got {_got(a['drop_missing'])}")
-    if a["criterion"] not in CRITERIA:
-        raise ValueError(f"unknown criterion {_got(a['criterion'])}; choose one of {', '.join(CRITERIA)}")
     return _as_table(data, target)
 
 
@@ -305,9 +308,14 @@ def run_prepared(
     n_bins: int | None = None,
     control: Control | None = None,
     mid_budget: float | None = None,
-    criterion: str = "entropy",
+    discretizer_params: dict | None = None,
 ) -> Front:
-    """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params."""
+    """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params.
+
+    ``discretizer_params`` are the discretizer's own options (:data:`DISCRETIZER_OPTIONS`), see :func:`solve`.
+    """
+    options = _discretizer_options(discretizer_params)
+    criterion = options["criterion"]
     if isinstance(spec, str):
         spec = get_solver(spec)
         resolved = spec.resolve(resolved)
@@ -319,6 +327,8 @@ def run_prepared(
     if discretizer in (None, "raw") and spec.input == "numeric":
         if n_bins is not None:
             raise ValueError("n_bins needs a discretizer (numeric solvers use the raw columns by default)")
+        if discretizer_params:
+            raise ValueError("discretizer_params need a discretizer (numeric solvers use the raw columns by default)")
         features, disc_name = numeric_features(schema), "raw"
         matrix = feature_matrix(features, prep.X_train)
         return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices)
@@ -340,6 +350,21 @@ def run_prepared(
     return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
 
 
+# Options a discretizer takes through ``discretizer_params`` (name -> default).
+DISCRETIZER_OPTIONS = {"criterion": "entropy"}
+
+
+def _discretizer_options(given: dict | None) -> dict:
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(DISCRETIZER_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"discretizer_params: unknown option(s) {', '.join(unknown)}; known: {', '.join(DISCRETIZER_OPTIONS)} "
+            "(n_bins and mid_budget are arguments of their own)"
+        )
+    return {k: given.get(k) if given.get(k) is not None else v for k, v in DISCRETIZER_OPTIONS.items()}
+
+
 def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until the budget runs out."""
     ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema, criterion)
@@ -358,8 +383,10 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         matrix = binz.transform(prep.X_train)
         if spec.input == "numeric":
             matrix = matrix.astype(np.float64)
-        inner = Control(min(left, outer.remaining) if outer.remaining is not None else left, outer.progress)
-        _link_cancel(outer, inner)  # the caller's Cancel must reach the inner run
+        # a child control: the caller's Cancel reaches the inner run's flag directly, with no watcher thread
+        inner = Control(
+            min(left, outer.remaining) if outer.remaining is not None else left, outer.progress, parent=outer
+        )
         with inner:
             raw = _solve_once(spec, matrix, prep, inner, resolved, binz.conditions)
         parts.append((binz.conditions, raw, {"mid_n": n}))
@@ -395,19 +422,6 @@ def _solve_once(spec, matrix, prep, control, resolved, features):
     if notices:  # notices naming rows (solvers.sat.RelabelNotice) use the same numbers as the errors
         raw.stats["notices"] = [n.renumbered(rows, how) if hasattr(n, "renumbered") else n for n in notices]
     return raw
-
-
-def _link_cancel(outer: Control, inner: Control) -> None:
-    import threading
-
-    def watch():
-        while inner.flag[0] == 0:
-            if outer.cancelled:
-                inner.cancel()
-                return
-            time.sleep(0.05)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 def _extra(spec, features, prep) -> dict:

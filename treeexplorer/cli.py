@@ -1,4 +1,4 @@
-"""Command line: ``treeexplorer solve|export|discretize|datasets|solvers``.
+"""Command line: ``treeexplorer solve|export|discretize|datasets|solvers|app`` (also ``python -m treeexplorer``).
 
 The option names of ``solve`` and ``export`` are a contract scripts depend on; keep them.
 """
@@ -14,13 +14,16 @@ __all__ = ["main", "build_parser"]
 
 EXIT_BAD_INPUT = 2
 EXIT_NOT_IMPLEMENTED = 3
-DISCRETIZERS = ("none", "exact", "mid", "mdlp", "quantile", "uniform")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer import __version__
+    from treeexplorer.discretize import DISCRETIZER_NAMES
+    from treeexplorer.export import TREE_FORMATS
+    from treeexplorer.registry import PLUGINS_ENV, SOLVER_NAMES
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser(
@@ -31,10 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help="target column (default: the last column)")
-    s.add_argument("--solver", default="cart", choices=SOLVER_NAMES)
+    solver_help = (
+        f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
+        "(see `treeexplorer solvers`; default: cart)"
+    )
+    s.add_argument("--solver", default="cart", help=solver_help)
     s.add_argument(
         "--discretizer",
-        choices=DISCRETIZERS,
+        choices=DISCRETIZER_NAMES,
         help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)",
     )
     s.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
@@ -58,7 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
     s.add_argument(
-        "--criterion", choices=("entropy", "gini"), default="entropy", help="impurity MID ranks thresholds by"
+        "--criterion",
+        choices=("entropy", "gini"),
+        help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
+        "criterion is -P criterion=...",
     )
     s.add_argument(
         "-P",
@@ -73,13 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="export one tree of a saved front")
     e.add_argument("front", help="FRONT.json written by `solve --out`")
     e.add_argument("--tree", type=int, required=True, help="tree id (first column of the front table)")
-    e.add_argument("--format", required=True, choices=("rules", "json", "png", "svg"))
-    e.add_argument("-o", "--output", required=True, help="output file")
+    e.add_argument("--format", required=True, choices=TREE_FORMATS)
+    e.add_argument("-o", "--output", help="output file; '-' or none writes to standard output (png: only with '-o -')")
 
     d = sub.add_parser("discretize", help="list the binary tests a discretizer makes")
     d.add_argument("data")
     d.add_argument("--target")
-    d.add_argument("--method", required=True, choices=DISCRETIZERS)
+    d.add_argument("--method", required=True, choices=DISCRETIZER_NAMES)
     d.add_argument("--n-bins", type=int)
     d.add_argument("--out", help="write the tests as JSON")
     d.add_argument("--drop-missing", action="store_true")
@@ -90,7 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("solvers", help="list the solvers and their parameters")
     from treeexplorer.cli_sweep import add_sweep_parser  # `sweep` lives in its own module
 
-    add_sweep_parser(sub, DISCRETIZERS)
+    add_sweep_parser(sub, DISCRETIZER_NAMES)
+
+    a = sub.add_parser(
+        "app",
+        help="serve the explorer web app",
+        description="Serve the explorer (the app of `panel serve apps/explorer.py`) and print its address; "
+        "Ctrl-C stops it.",
+    )
+    a.add_argument("data", nargs="?", default="iris", help="bundled dataset name or file to open (default: iris)")
+    a.add_argument("--target", help="target column (default: the last column)")
+    a.add_argument("--solver", help="solver selected at start (default: cart)")
+    a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
+    a.add_argument("--address", default="localhost", help="address to listen on (default localhost)")
+    a.add_argument(
+        "--show", action=argparse.BooleanOptionalAction, default=False, help="open a browser tab (default: no)"
+    )
     return p
 
 
@@ -183,7 +208,7 @@ def front_table(front) -> str:
 
 def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
-    from treeexplorer.export import optimality_line, rules_lines
+    from treeexplorer.export import optimality_line, plural, rules_lines
 
     params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity, "cart_depth": a.cart_depth}
     if a.no_front:
@@ -204,13 +229,13 @@ def _cmd_solve(a) -> int:
         allow_many_classes=a.allow_many_classes,
         categorical=a.categorical,
         mid_budget=a.mid_budget,
-        criterion=a.criterion,
+        discretizer_params=None if a.criterion is None else {"criterion": a.criterion},
         **{k: v for k, v in params.items() if v is not None},
     )
     status = {"done": "", "time_limit": " (time limit reached: not proven)", "cancelled": " (cancelled)"}
     print(
         f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "
-        f"discretizer {front.discretizer}; {len(front)} trees in {front.runtime_s:.3f} s"
+        f"discretizer {front.discretizer}; {plural(len(front), 'tree')} in {front.runtime_s:.3f} s"
         f"{status.get(front.status, '')}"
     )
     if front.objective:
@@ -230,41 +255,41 @@ def _cmd_solve(a) -> int:
 
 
 def _cmd_export(a) -> int:
-    from treeexplorer.export import rules_text, tree_json
+    from treeexplorer.export import TEXT_FORMATS, export_bytes
     from treeexplorer.front import Front
 
     if not Path(a.front).is_file():
         raise ValueError(f"no such front file: {a.front}")
-    _check_out(a.output, "--output")
+    to_stdout = a.output in (None, "-")
+    if a.output is None and a.format not in TEXT_FORMATS:
+        raise ValueError(f"--format {a.format} is binary: give -o FILE (or '-o -' to write it to standard output)")
+    if not to_stdout:
+        _check_out(a.output, "--output")
     front = Front.from_json(a.front)
     entry = front[a.tree]
-    out = Path(a.output)
-    if a.format == "rules":
-        out.write_text(rules_text(entry.tree, front, entry), encoding="utf-8")
-    elif a.format == "json":
-        out.write_text(tree_json(entry.tree, front, entry), encoding="utf-8")
-    else:
-        from treeexplorer import render
-
-        if a.format == "png":
-            out.write_bytes(render.to_png(entry.tree, front=front, entry=entry))
-        else:
-            out.write_text(render.to_svg(entry.tree, front=front, entry=entry), encoding="utf-8")
-    print(f"tree {entry.id} written to {out}")
+    data = export_bytes(a.format, front, entry)
+    if to_stdout:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return 0
+    Path(a.output).write_bytes(data)
+    print(f"tree {entry.id} written to {a.output}")
     return 0
 
 
 def _cmd_discretize(a) -> int:
     from treeexplorer.data import load_dataset
     from treeexplorer.discretize import fit_discretizer
+    from treeexplorer.export import plural
 
     _check_out(a.out, "--out")
     ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
-    binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion)
+    binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)
     for n in binz.notices:
         print(f"note: {n}")
-    print(f"{len(rows)} tests ({a.method})")
+    print(f"{plural(len(rows), 'test')} ({a.method})")
     for r in rows:
         gain = "" if r["gain"] is None else f"  gain={r['gain']:.6g}"
         print(f"{r['index']:>4}  {r['test']}{gain}")
@@ -295,18 +320,22 @@ def _cmd_datasets(a) -> int:
 
 
 def _cmd_solvers(a) -> int:
-    from treeexplorer.registry import SOLVER_NAMES, available_solvers, get_solver
+    from treeexplorer.registry import available_solvers, get_solver, unavailable_solvers
 
-    avail = available_solvers()
-    for name in SOLVER_NAMES:
-        if name not in avail:
-            print(f"{name}: not implemented yet")
-            continue
+    for name in available_solvers():
         spec = get_solver(name)
         print(f"{name} ({spec.input} input): {spec.description or spec.title}")
         for p in spec.params:
             print(f"    {p.name} [{p.kind}, default {p.default}]: {p.doc}")
+    for name, why in unavailable_solvers().items():
+        print(f"{name}: unavailable ({why})")
     return 0
+
+
+def _cmd_app(a) -> int:
+    from treeexplorer.app import serve
+
+    return serve(a.data, target=a.target, solver=a.solver, port=a.port, address=a.address, show=a.show)
 
 
 def main(argv=None) -> int:
@@ -322,6 +351,7 @@ def main(argv=None) -> int:
         "datasets": _cmd_datasets,
         "solvers": _cmd_solvers,
         "sweep": run_sweep,
+        "app": _cmd_app,
     }[args.command]
     try:
         return handler(args)

@@ -169,7 +169,10 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
             discretizer=task.discretizer,
             n_bins=task.n_bins,
             control=control,
-            criterion=task.criterion,
+            # the discretizer's impurity; a solver's own "criterion" is in task.params
+            discretizer_params=None
+            if spec.input == "numeric" and task.discretizer in (None, "raw")
+            else {"criterion": task.criterion},
         )
     except (ValueError, RuntimeError, MemoryError, NotImplementedError, TypeError) as exc:
         # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
@@ -444,7 +447,7 @@ def cross_validate(
     control: Control | None = None,
     drop_missing: bool = False,
     categorical=(),
-    criterion: str = "entropy",
+    discretizer_params: dict | None = None,
     scheduler="serial",
     **params,
 ) -> CVFront:
@@ -454,8 +457,9 @@ def cross_validate(
     ----------
     data, target, drop_missing, categorical
         As for :func:`treeexplorer.solve`.
-    solver, discretizer, n_bins, criterion, **params
-        As for :func:`treeexplorer.solve`; the discretizer is fitted on each fold's training rows only.
+    solver, discretizer, n_bins, discretizer_params, **params
+        As for :func:`treeexplorer.solve` (a solver's ``criterion`` goes in ``**params``; MID's in
+        ``discretizer_params``); the discretizer is fitted on each fold's training rows only.
     cv : int or sequence of (train, test), default=5
         Number of stratified folds, or the folds themselves as pairs of row-index lists (then ``repeats=1``).
     repeats : int, default=1
@@ -501,7 +505,7 @@ def cross_validate(
             control,
             drop_missing,
             categorical,
-            criterion,
+            discretizer_params,
             scheduler,
             params,
         )
@@ -516,6 +520,7 @@ def cross_validate(
     else:
         _check_cv(cv, repeats, ds.n_rows)
         notices = cv_notices(ds, cv)
+    criterion = _mid_criterion(discretizer_params)
     base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit, None, folds)
     tasks = fold_tasks(base, refit)
     control = control or Control()
@@ -555,7 +560,7 @@ def _distributed(
     control,
     drop_missing,
     categorical,
-    criterion,
+    discretizer_params,
     scheduler,
     params,
 ) -> CVFront:
@@ -583,7 +588,7 @@ def _distributed(
         control=control,
         drop_missing=drop_missing,
         categorical=categorical,
-        criterion=criterion,
+        discretizer_params=discretizer_params,
         show_progress=False,
     )
     front = res.fronts[0]
@@ -609,3 +614,10 @@ def _forward_cancel(outer: Control, current: list):
 
     threading.Thread(target=loop, daemon=True).start()
     return done.set
+
+
+def _mid_criterion(discretizer_params: dict | None) -> str:
+    """The discretizer's impurity from ``discretizer_params`` (checked as :func:`treeexplorer.solve` does)."""
+    from treeexplorer.api import _discretizer_options
+
+    return _discretizer_options(discretizer_params)["criterion"]

@@ -1,4 +1,7 @@
-"""Exports of a tree or a front: readable rules text, JSON (round trip), CSV; PNG/SVG live in ``render``."""
+"""Exports of a tree or a front: readable rules text, JSON (round trip), CSV; PNG/SVG drawn by ``render``.
+
+:func:`export_bytes` is the one dispatch the CLI (``treeexplorer export``) and the app's download buttons use.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +17,34 @@ __all__ = [
     "tree_json",
     "tree_from_json",
     "front_csv",
+    "front_json",
     "provenance_lines",
+    "export_bytes",
+    "EXPORT_FORMATS",
+    "TREE_FORMATS",
+    "FRONT_FORMATS",
+    "TEXT_FORMATS",
+    "plural",
 ]
+
+# Formats of one tree and of a whole front, with the file suffix each gets.  ``txt`` is accepted for ``rules``.
+TREE_FORMATS = ("rules", "json", "png", "svg")
+FRONT_FORMATS = ("front_json", "front_csv")
+EXPORT_FORMATS = {
+    "rules": ".txt",
+    "json": ".json",
+    "png": ".png",
+    "svg": ".svg",
+    "front_json": ".json",
+    "front_csv": ".csv",
+}
+TEXT_FORMATS = frozenset(EXPORT_FORMATS) - {"png"}  # UTF-8 text: may go to a terminal
+_ALIASES = {"txt": "rules"}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 error"``, ``"2 errors"`` (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def rules_lines(tree: Tree) -> list[str]:
@@ -108,7 +137,9 @@ def provenance_lines(front=None, entry=None) -> list[str]:
     """Header lines naming dataset, solver, discretizer, what "optimal" ranges over and the tree's accuracy."""
     out = []
     if front is not None:
-        out.append(f"dataset: {front.dataset} ({front.n_train} train rows, {front.n_test} test rows)")
+        out.append(
+            f"dataset: {front.dataset} ({plural(front.n_train, 'train row')}, {plural(front.n_test, 'test row')})"
+        )
         out.append(f"solver: {front.solver}  discretizer: {front.discretizer}  objective: {front.objective}")
         params = ", ".join(f"{k}={v}" for k, v in front.params.items() if v is not None)
         if params:
@@ -116,11 +147,11 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         out.append(optimality_line(front))
     if entry is not None:
         m = entry.metrics
-        acc = f"train accuracy {m['train_accuracy']:.4f} ({m['train_errors']} errors)"
+        acc = f"train accuracy {m['train_accuracy']:.4f} ({plural(m['train_errors'], 'error')})"
         if m.get("test_accuracy") is not None:
             acc += f", test accuracy {m['test_accuracy']:.4f}"
         out.append(
-            f"tree {entry.id}: {m['splits']} splits, depth {m['depth']}, "
+            f"tree {entry.id}: {plural(m['splits'], 'split')}, depth {m['depth']}, "
             f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
             f"{entry_claim(entry, front)}"
         )
@@ -166,3 +197,45 @@ def front_csv(front) -> str:
     """The front's table (one row per tree) as CSV with a provenance comment header."""
     header = "".join(f"# {line}\n" for line in provenance_lines(front))
     return header + front.to_frame().to_csv(index=False)
+
+
+def front_json(front) -> str:
+    """The whole front as JSON (what ``treeexplorer solve --out`` writes; :meth:`Front.from_dict` reads it)."""
+    return json.dumps(front.to_dict(), indent=1, ensure_ascii=False)
+
+
+def export_bytes(fmt: str, front, entry=None) -> bytes:
+    """One export as bytes: a tree of ``front`` (:data:`TREE_FORMATS`) or the front itself (:data:`FRONT_FORMATS`).
+
+    Parameters
+    ----------
+    fmt : str
+        A key of :data:`EXPORT_FORMATS` (or ``txt`` for ``rules``); text formats are UTF-8.
+    front : Front
+        Gives the provenance header, and the tree table for front formats.
+    entry : FrontTree, optional
+        The tree to export (required for tree formats).
+
+    Raises
+    ------
+    ValueError
+        Unknown format, or a tree format without a tree.
+    """
+    fmt = _ALIASES.get(fmt, fmt)
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    if fmt == "front_json":
+        return front_json(front).encode("utf-8")
+    if fmt == "front_csv":
+        return front_csv(front).encode("utf-8")
+    if entry is None:
+        raise ValueError(f"the {fmt} export needs a tree: select one first")
+    if fmt == "rules":
+        return rules_text(entry.tree, front, entry).encode("utf-8")
+    if fmt == "json":
+        return tree_json(entry.tree, front, entry).encode("utf-8")
+    from treeexplorer import render  # Pillow and the layout code load only when a picture is asked for
+
+    if fmt == "png":
+        return render.to_png(entry.tree, front, entry)
+    return render.to_svg(entry.tree, front, entry).encode("utf-8")

@@ -8,13 +8,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
 
 __all__ = ["FrontTree", "Front", "COMPLEXITY_MEASURES", "pareto_mask", "make_search_space", "optimality_text"]
-
-# Complexity measures a front can be drawn and filtered along (all "smaller is simpler").
-COMPLEXITY_MEASURES = ("splits", "leaves", "depth", "avg_tests")
 
 
 @dataclass
@@ -220,14 +218,17 @@ class Front:
         return max(pool, key=lambda t: (t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
 
     def to_frame(self):
-        """One row per tree: id, optimal flag, metrics and info (a pandas DataFrame)."""
+        """One row per tree (a pandas DataFrame): id, splits, depth, train and test accuracy, optimal, then the
+        other metrics (:data:`treeexplorer.metrics.METRIC_KEYS`) and the solver's info as ``info_<key>``."""
         import pandas as pd
 
         rows = [
             {"id": t.id, "optimal": t.optimal, **t.metrics, **{f"info_{k}": v for k, v in t.info.items()}}
             for t in self.trees
         ]
-        return pd.DataFrame(rows)
+        metrics = [k for k in METRIC_KEYS if k not in LEAD_COLUMNS]
+        info = list(dict.fromkeys(k for r in rows for k in r if k.startswith("info_")))
+        return pd.DataFrame(rows, columns=[*LEAD_COLUMNS, *metrics, *info])
 
     # -- JSON ------------------------------------------------------------------------------------------
     def to_dict(self, rules: bool = True) -> dict:
@@ -278,20 +279,7 @@ class Front:
         schema = Schema.from_dict(d["schema"])
         trees = []
         for t in d["trees"]:
-            metrics = {
-                k: t.get(k)
-                for k in (
-                    "splits",
-                    "leaves",
-                    "depth",
-                    "avg_tests",
-                    "train_accuracy",
-                    "train_errors",
-                    "test_accuracy",
-                    "test_errors",
-                    "test_avg_tests",
-                )
-            }
+            metrics = {k: t.get(k) for k in METRIC_KEYS}
             trees.append(
                 FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics, t.get("info", {}))
             )

@@ -3,18 +3,40 @@
 A solver plugs into the API, the CLI, the estimator and the app by registering a :class:`SolverSpec`.
 Its ``run`` callable receives the training matrix in the form it asked for and returns a
 :class:`solvers.RawFront`; the API turns that into a :class:`treeexplorer.Front` in original units.
+
+This module is the one list of solvers: the built-in adapters and the plug-in modules named in the
+``TREEEXPLORER_PLUGINS`` environment variable (comma-separated; each registers its solvers when imported) are
+loaded here, once each, and a module that fails to import is remembered in :func:`unavailable_solvers` (shown by
+the app and by ``treeexplorer solvers``) instead of taking the others down.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Param", "SolverSpec", "register", "get_solver", "available_solvers", "SOLVER_NAMES"]
+__all__ = [
+    "Param",
+    "SolverSpec",
+    "register",
+    "unregister",
+    "get_solver",
+    "available_solvers",
+    "unavailable_solvers",
+    "load_plugins",
+    "SOLVER_NAMES",
+    "PLUGINS_ENV",
+]
 
-# Every solver name the CLI knows (the CLI contract); those not registered answer "not implemented yet".
+# The built-in solvers, in the order the CLI and the app list them.
 SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat")
+# Module that registers each built-in solver when imported.
+BUILTIN_ADAPTERS = {name: f"treeexplorer.adapters.{name}" for name in SOLVER_NAMES}
+# Environment variable naming extra modules to import (comma-separated); each may register solvers.
+PLUGINS_ENV = "TREEEXPLORER_PLUGINS"
 
 
 @dataclass(frozen=True)
@@ -178,7 +200,8 @@ class SolverSpec:
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
-_BROKEN: dict[str, str] = {}
+_BROKEN: dict[str, str] = {}  # solver or plug-in module -> why it could not be loaded
+_TRIED: set[str] = set()  # modules imported (or tried) already: each is loaded once per process
 
 
 def register(spec: SolverSpec) -> SolverSpec:
@@ -186,38 +209,61 @@ def register(spec: SolverSpec) -> SolverSpec:
     if spec.input not in ("numeric", "binary"):
         raise ValueError(f"SolverSpec.input must be 'numeric' or 'binary', got {spec.input!r}")
     _REGISTRY[spec.name] = spec
+    _BROKEN.pop(spec.name, None)
     return spec
 
 
-def _load_builtin() -> None:
-    # Importing the adapter modules registers them; a solver whose adapter is missing stays unregistered.
-    import importlib
+def unregister(name: str) -> SolverSpec | None:
+    """Remove solver ``name`` from the registry (for tests and plug-ins); returns its spec, if any.
 
-    for name in SOLVER_NAMES:
-        if name in _REGISTRY or name in _BROKEN:
-            continue
-        try:
-            importlib.import_module(f"treeexplorer.adapters.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"treeexplorer.adapters.{name}":
-                _BROKEN[name] = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:  # one broken solver must not take the CLI and the app down with it
-            _BROKEN[name] = f"{type(exc).__name__}: {exc}"
+    A built-in solver removed this way stays removed for the process (its module is not imported again).
+    """
+    return _REGISTRY.pop(name, None)
+
+
+def _import(module: str, key: str) -> None:
+    if module in _TRIED:
+        return
+    _TRIED.add(module)
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # one broken solver must not take the CLI and the app down with it
+        _BROKEN[key] = f"{type(exc).__name__}: {exc}"
+
+
+def load_plugins(modules: str | None = None) -> None:
+    """Import the built-in adapters and the plug-in modules (default: ``$TREEEXPLORER_PLUGINS``).
+
+    Safe to call often: each module is imported at most once; failures are listed by
+    :func:`unavailable_solvers`, keyed by solver name (built-in) or ``plugin <module>``.
+    """
+    for name, module in BUILTIN_ADAPTERS.items():
+        if name not in _REGISTRY:
+            _import(module, name)
+    spec = os.environ.get(PLUGINS_ENV, "") if modules is None else modules
+    for module in filter(None, (m.strip() for m in spec.split(","))):
+        _import(module, f"plugin {module}")
 
 
 def get_solver(name: str) -> SolverSpec:
-    """The registered solver ``name`` or ``NotImplementedError``/``ValueError`` with a clear message."""
-    _load_builtin()
+    """The registered solver ``name``, or ``RuntimeError`` (failed to load) / ``ValueError`` (unknown)."""
+    load_plugins()
     if name in _REGISTRY:
         return _REGISTRY[name]
     if name in _BROKEN:
         raise RuntimeError(f"solver {name!r} failed to load ({_BROKEN[name]}); please report this")
-    if name in SOLVER_NAMES:
-        raise NotImplementedError(f"solver {name!r} is not implemented yet")
-    raise ValueError(f"unknown solver {name!r}; choose one of {', '.join(SOLVER_NAMES)}")
+    known = ", ".join(available_solvers()) or "none"
+    hint = f"; {PLUGINS_ENV} modules that failed to load: {', '.join(_BROKEN)}" if _BROKEN else ""
+    raise ValueError(f"unknown solver {name!r}; choose one of {known}{hint}")
 
 
 def available_solvers() -> list[str]:
-    """Names of the solvers that are implemented, in the CLI's order."""
-    _load_builtin()
+    """Names of the registered solvers: the built-in ones in their order, then plug-ins alphabetically."""
+    load_plugins()
     return [n for n in SOLVER_NAMES if n in _REGISTRY] + sorted(set(_REGISTRY) - set(SOLVER_NAMES))
+
+
+def unavailable_solvers() -> dict[str, str]:
+    """Solvers (or plug-in modules, as ``plugin <module>``) that failed to load, with the reason."""
+    load_plugins()
+    return dict(_BROKEN)

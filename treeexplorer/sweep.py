@@ -320,7 +320,7 @@ def sweep(
     by: str = "splits",
     drop_missing: bool = False,
     categorical=(),
-    criterion: str = "entropy",
+    discretizer_params: dict | None = None,
 ) -> SweepResult:
     """Cross-validate every setting of ``grid``; each (setting x fold) is one task.
 
@@ -370,6 +370,9 @@ def sweep(
     ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
     _check_cv(cv, repeats, ds.n_rows)
     notices += cv_notices(ds, cv)
+    from treeexplorer.cv import _mid_criterion
+
+    criterion = _mid_criterion(discretizer_params)
     bases = [
         FoldTask(s["solver"], s["params"], s["discretizer"], s["n_bins"], criterion, cv, repeats, seed, 0, time_limit)
         for s in settings

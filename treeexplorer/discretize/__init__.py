@@ -24,6 +24,8 @@ ONE test ``x = 1``; a categorical column with exactly two categories is ONE test
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from treeexplorer.discretize._common import check_inputs, summarise_columns
@@ -37,12 +39,83 @@ from treeexplorer.discretize.simple import (
 )
 from treeexplorer.schema import OP_LE, Binarization, Condition, Schema
 
-__all__ = ["DISCRETIZER_NAMES", "DEFAULT_N_BINS", "fit_discretizer", "discretize_table", "MIDRanking"]
+__all__ = [
+    "DISCRETIZERS",
+    "DISCRETIZER_NAMES",
+    "DEFAULT_N_BINS",
+    "DiscretizerSpec",
+    "get_discretizer",
+    "takes_n_bins",
+    "fit_discretizer",
+    "discretize_table",
+    "MIDRanking",
+]
 
-DISCRETIZER_NAMES = ("none", "exact", "mid", "mdlp", "quantile", "uniform")
 DEFAULT_N_BINS = 4  # quantile/uniform thresholds per column; MID takes this many tests per usable column
 # ... but at most this many in all: on 200 columns, 800 tests made a first MurTree run take minutes (issue 17).
 MID_DEFAULT_MAX_TESTS = 128
+
+
+@dataclass(frozen=True)
+class DiscretizerSpec:
+    """What one discretizer is and which options it takes (the CLI, the app and the API read this).
+
+    Parameters
+    ----------
+    name : str
+        Key (``--discretizer`` value).
+    title : str
+        One line shown as help.
+    takes_n_bins : bool
+        Whether ``n_bins`` applies; when not, ``no_n_bins`` says why (used in the error message).
+    takes_criterion : bool
+        Whether ``criterion`` (entropy/gini) applies.
+    no_n_bins : str
+        Why ``n_bins`` does not apply (``"which ..."``).
+    """
+
+    name: str
+    title: str
+    takes_n_bins: bool
+    takes_criterion: bool = False
+    no_n_bins: str = ""
+
+
+DISCRETIZERS: dict[str, DiscretizerSpec] = {
+    d.name: d
+    for d in (
+        DiscretizerSpec(
+            "none", "no thresholds: numeric columns must be 0/1", False, no_n_bins="uses the 0/1 columns as they are"
+        ),
+        DiscretizerSpec("exact", "every midpoint between distinct values", False, no_n_bins="uses every threshold"),
+        DiscretizerSpec(
+            "mid", "Minimum Impurity Discretizer: the top tests of one ranking", True, takes_criterion=True
+        ),
+        DiscretizerSpec(
+            "mdlp",
+            "Fayyad & Irani entropy splits with the MDL stopping rule",
+            False,
+            no_n_bins="chooses its own number of cuts (MDL stopping rule)",
+        ),
+        DiscretizerSpec("quantile", "equal-frequency thresholds per column", True),
+        DiscretizerSpec("uniform", "equal-width thresholds per column", True),
+    )
+}
+DISCRETIZER_NAMES = tuple(DISCRETIZERS)
+
+
+def get_discretizer(name: str) -> DiscretizerSpec:
+    """The :class:`DiscretizerSpec` of ``name`` or ``ValueError`` listing the choices."""
+    try:
+        return DISCRETIZERS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown discretizer {name!r}; choose one of {', '.join(DISCRETIZER_NAMES)}") from None
+
+
+def takes_n_bins(name: str | None) -> bool:
+    """Whether discretizer ``name`` takes ``n_bins`` (``False`` for unknown names, ``None`` and ``"raw"``)."""
+    spec = DISCRETIZERS.get(name) if isinstance(name, str) else None
+    return spec is not None and spec.takes_n_bins
 
 
 def fit_discretizer(
@@ -87,25 +160,20 @@ def fit_discretizer(
         Unknown method, bad ``n_bins`` (too many: the message says how many exist), NaN values (naming the
         column and row count), a non-binary column for ``none``, or no usable column at all.
     """
-    if method not in DISCRETIZER_NAMES:
-        raise ValueError(f"unknown discretizer {method!r}; choose one of {', '.join(DISCRETIZER_NAMES)}")
+    spec = get_discretizer(method)
     if criterion not in CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; choose one of {', '.join(CRITERIA)}")
-    if criterion != "entropy" and method != "mid":
+    if criterion != "entropy" and not spec.takes_criterion:
         raise ValueError(
             f"criterion={criterion!r} applies to the 'mid' discretizer only ({method!r} "
             f"{'uses entropy' if method == 'mdlp' else 'is not impurity-based'})"
         )
     if n_bins is not None:
-        if method in ("none", "exact", "mdlp"):
-            what = {
-                "none": "uses the 0/1 columns as they are",
-                "exact": "uses every threshold",
-                "mdlp": "chooses its own number of cuts (MDL stopping rule)",
-            }[method]
+        if not spec.takes_n_bins:
+            others = ", ".join(n for n, d in DISCRETIZERS.items() if d.takes_n_bins)
             raise ValueError(
-                f"n_bins does not apply to the {method!r} discretizer, which {what}; "
-                "leave it out, or use mid, quantile or uniform"
+                f"n_bins does not apply to the {method!r} discretizer, which {spec.no_n_bins}; "
+                f"leave it out, or use one of {others}"
             )
         if (
             isinstance(n_bins, bool)

@@ -6,7 +6,6 @@ colour and a label), the selected tree and the running job.  Views watch its par
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ import param
 from treeexplorer.api import Prepared, prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset, read_text_table
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.registry import SolverSpec, available_solvers, get_solver
+from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.jobs import Job, readable_error
 
@@ -39,53 +38,28 @@ MAX_UPLOAD_ROWS = 200_000
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
 
-_BROKEN: dict[str, str] = {}
-
-
 def list_solvers() -> list[str]:
-    """Registered solvers, tolerating an adapter that fails to import (it is left out and remembered)."""
-    try:
-        return available_solvers()
-    except Exception:  # one broken adapter must not take the whole app down: load the others one by one
-        from treeexplorer import registry
-
-        for name in registry.SOLVER_NAMES:
-            try:
-                importlib.import_module(f"treeexplorer.adapters.{name}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"treeexplorer.adapters.{name}":
-                    _BROKEN[name] = readable_error(exc)
-            except Exception as exc:
-                _BROKEN[name] = readable_error(exc)
-        known = registry._REGISTRY  # the public accessors re-raise the broken import
-        return [n for n in registry.SOLVER_NAMES if n in known] + sorted(set(known) - set(registry.SOLVER_NAMES))
+    """Registered solvers (the registry's one list; a solver that failed to load is left out)."""
+    return available_solvers()
 
 
 def solver_spec(name: str) -> SolverSpec:
-    """:func:`get_solver` that still works while another solver's adapter is broken."""
+    """:func:`get_solver`, with a solver that failed to load reported as a ``ValueError`` (an alert)."""
     try:
         return get_solver(name)
-    except (NotImplementedError, ValueError):
-        raise
-    except Exception:
-        from treeexplorer import registry
-
-        if name in registry._REGISTRY:
-            return registry._REGISTRY[name]
-        raise ValueError(f"solver {name!r} could not be loaded: {_BROKEN.get(name, 'import error')}") from None
+    except RuntimeError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def broken_solvers() -> dict[str, str]:
-    """Solvers whose adapter failed to import, with the reason (shown as a notice)."""
-    return dict(_BROKEN)
+    """Solvers (or plug-in modules) that failed to load, with the reason (shown as a notice)."""
+    return unavailable_solvers()
 
 
 def discretizer_names() -> list[str]:
-    """Discretizers that exist in this installation (empty while the module is missing)."""
-    try:
-        from treeexplorer.discretize import DISCRETIZER_NAMES
-    except ImportError:
-        return []
+    """The discretizers of :mod:`treeexplorer.discretize` (its registry is the one list)."""
+    from treeexplorer.discretize import DISCRETIZER_NAMES
+
     return list(DISCRETIZER_NAMES)
 
 

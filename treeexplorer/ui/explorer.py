@@ -12,15 +12,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import json
 import re
 import traceback
 
 import panel as pn
 import param
 
-from treeexplorer.export import front_csv, rules_text, tree_json
-from treeexplorer.render import to_png, to_svg
+from treeexplorer.discretize import takes_n_bins
+from treeexplorer.export import export_bytes
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings, broken_solvers, solver_spec
 from treeexplorer.ui.jobs import readable_error
@@ -397,7 +396,7 @@ class Explorer(pn.viewable.Viewer):
 
     def _on_disc(self) -> None:
         d = self.disc_w.value
-        self.bins_w.visible = d not in (None, "raw", "exact", "none", "mdlp")
+        self.bins_w.visible = takes_n_bins(d)
         self.mid_w.visible = d == "mid"
 
     def settings(self) -> RunSettings:
@@ -583,20 +582,7 @@ class Explorer(pn.viewable.Viewer):
             run = self.controller.runs[-1]
         if run is None:
             raise ValueError("select a tree first")
-        front = run.front
-        if kind == "png":
-            return to_png(entry.tree, front, entry)
-        if kind == "svg":
-            return to_svg(entry.tree, front, entry).encode("utf-8")
-        if kind == "txt":
-            return rules_text(entry.tree, front, entry).encode("utf-8")
-        if kind == "json":
-            return tree_json(entry.tree, front, entry).encode("utf-8")
-        if kind == "front_json":
-            return json.dumps(front.to_dict(), indent=1, ensure_ascii=False).encode("utf-8")
-        if kind == "front_csv":
-            return front_csv(front).encode("utf-8")
-        raise ValueError(f"unknown export {kind!r}")
+        return export_bytes(kind, run.front, entry)
 
     def _export_cb(self, kind: str):
         def cb():

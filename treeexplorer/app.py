@@ -1,0 +1,160 @@
+"""Launch the explorer web app: ``treeexplorer app [DATA]`` (also what ``apps/explorer.py`` composes).
+
+:func:`explorer_page` builds one session's page; :func:`serve` runs a Panel server with the settings the
+README gives for ``panel serve apps/explorer.py`` (warm start, background kernel warm-up, uploads up to the
+app's cap), prints the address and returns when the user presses Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["open_explorer", "explorer_page", "serve", "WEBSOCKET_MAX_MESSAGE_SIZE", "TITLE"]
+
+# Uploads travel base64-encoded over the websocket: 30 MB carries the app's 20 MB upload cap.
+WEBSOCKET_MAX_MESSAGE_SIZE = 30 * 1024 * 1024
+TITLE = "treeexplorer"
+
+
+def _is_file(data: str | None) -> bool:
+    return data is not None and Path(data).is_file()
+
+
+def open_explorer(data: str | None = "iris", target: str | None = None, solver: str | None = None):
+    """An :class:`~treeexplorer.ui.Explorer` opened on ``data`` with a first front drawn.
+
+    Parameters
+    ----------
+    data : str, optional
+        A bundled dataset name or a CSV/TSV/Parquet file (loaded like an upload, within its size cap).
+    target : str, optional
+        Target column (default: the last one).
+    solver : str, optional
+        Solver selected at start.
+    """
+    from treeexplorer.registry import load_plugins
+    from treeexplorer.ui import Explorer
+
+    load_plugins()  # TREEEXPLORER_PLUGINS: one loader for the app, the CLI and the API
+    data = data or "iris"
+    if not _is_file(data) and target is None:
+        return Explorer(dataset=data, solver=solver)
+    # A file or another target: open on the table, then run once as the plain dataset does.
+    explorer = Explorer(dataset="iris" if _is_file(data) else data, solver=solver, run_default=False)
+    if _is_file(data):
+        path = Path(data)
+        explorer.upload_w.filename = path.name  # as if the user had uploaded it: the sidebar shows the file
+        explorer.upload_w.value = path.read_bytes()
+    if target is not None and not explorer.controller.error:
+        explorer.controller.set_target(target)
+    if not explorer.controller.error:
+        explorer.run_now(wait=True)
+    return explorer
+
+
+def explorer_page(data: str | None = "iris", target: str | None = None, solver: str | None = None):
+    """The full page one session serves: :func:`open_explorer` in the app's template."""
+    return open_explorer(data, target, solver).app()
+
+
+def _check(data: str, target: str | None, solver: str | None) -> None:
+    """Fail before the server starts, with the CLI's one-line errors, on a bad dataset, target or solver."""
+    from treeexplorer.data import load_dataset
+    from treeexplorer.registry import get_solver
+
+    load_dataset(data, target)
+    if solver is not None:
+        get_solver(solver)
+
+
+def serve(
+    data: str | None = "iris",
+    *,
+    target: str | None = None,
+    solver: str | None = None,
+    port: int = 5006,
+    address: str = "localhost",
+    show: bool = False,
+    out=None,
+) -> int:
+    """Serve the explorer until Ctrl-C; returns the exit code (0).
+
+    Parameters
+    ----------
+    data, target, solver
+        What the app opens on (see :func:`explorer_page`); checked before the server starts.
+    port : int
+        0 picks a free port (the printed address has the real one).
+    address : str
+        Interface to listen on; any other than ``localhost``/``127.0.0.1`` also accepts pages served under
+        another host name (the websocket origin check is opened).
+    show : bool
+        Open a browser tab.
+    out : file, optional
+        Where the address is printed (default standard output).
+    """
+    import panel as pn
+
+    from treeexplorer.ui.warm import warm_up_in_background
+
+    data = data or "iris"
+    _check(data, target, solver)
+    out = out or sys.stdout
+
+    def session():
+        pn.extension(sizing_mode="stretch_width")
+        return explorer_page(data, target, solver)
+
+    warm_up_in_background()  # load (or, on a new machine, compile) the solvers' kernels before the first click
+    local = address in ("localhost", "127.0.0.1")
+    server = pn.serve(
+        {"/": session},
+        port=port,
+        address=address,
+        websocket_origin=None if local else "*",
+        show=False,
+        start=False,
+        title=TITLE,
+        verbose=False,
+        warm=True,  # build one session now, as `panel serve --warm` does: the first visitor's page is fast
+        websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_SIZE,
+    )
+    url = f"http://{'localhost' if address in ('', '0.0.0.0') else address}:{server.port}/"
+    print(f"treeexplorer app serving {data} at {url} (Ctrl-C to stop)", file=out, flush=True)
+    server.start()
+    if show:
+        server.io_loop.add_callback(server.show, "/")
+    _stop_on_ctrl_c(server, out)
+    try:
+        server.io_loop.start()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print("treeexplorer app stopped", file=out, flush=True)
+    return 0
+
+
+def _stop_on_ctrl_c(server, out, grace: float = 1.5) -> None:
+    """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session compiling a solver's kernels on a
+    new machine), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never ignored."""
+    import os
+    import signal
+    import threading
+
+    def force_exit():
+        print("treeexplorer app stopped", file=out, flush=True)
+        os._exit(0)
+
+    def handler(signum, frame):
+        server.io_loop.asyncio_loop.call_soon_threadsafe(server.io_loop.stop)
+        timer = threading.Timer(grace, force_exit)
+        timer.daemon = True
+        timer.start()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, handler)
+        except ValueError:  # not the main thread (e.g. serve() called from a thread): no handler, no change
+            return
