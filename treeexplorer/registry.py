@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["Param", "SolverSpec", "register", "get_solver", "available_solvers", "SOLVER_NAMES"]
 
 # Every solver name the CLI knows (the CLI contract); those not registered answer "not implemented yet".
-SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat")
+SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,712 @@
+"""ConTree kernels: optimal trees on raw numeric features by DP with branch-and-bound over thresholds.
+
+Method (Briţa, van der Linden, Demirović, AAAI 2025), our own implementation
+--------------------------------------------------------------------------
+A node is a set of rows kept, at buffer level ``lvl``, as one list per feature sorted by that feature
+(``S[lvl, f, :m]``).  Every boundary between two distinct values of a feature is a candidate split
+``x <= t``; a split is identified by ``k``, the number of rows that go left.  ``solve`` returns the
+node's *front*: ``ub[b]`` = fewest errors of a tree of the remaining depth with at most ``b`` splits
+(``b = 0 .. kvec(d)``), and ``lb[b]`` a proven lower bound (equal to ``ub`` when the node is exact).
+In single-tree mode ``kvec(d) = 1``: index 1 means "any number of splits".
+
+Branch-and-bound over thresholds: for one feature the candidate positions form an interval that is
+searched midpoint first.  An evaluated split at ``k_q`` with cost vector ``S_q`` bounds every other
+split of the same feature: moving ``|k_j - k_q|`` rows from one child to the other raises no child's
+optimum (a superset never has fewer errors) and lowers the other child's by at most one per row, so
+``S_j[b] >= S_q[b] - |k_j - k_q|``.  Positions whose bound already reaches the node's best front for
+every budget are cut off the interval's ends (a binary search), the rest is split at the midpoint.
+In front mode the one-split cost (two leaves) is known exactly for every position from one sweep.
+
+Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
+the left or right child by a mark, with incremental class counts per child; a boundary whose stump
+cannot beat the child's best (error changes by one per row) is skipped.  Deeper nodes partition the
+sorted lists into the next buffer level and recurse (left child first, then right into the same
+level).  Solved nodes of depth >= 2 are cached under two 64-bit Zobrist sums of their rows and their
+depth.  The first split searched at every node is the greedy (Gini) one, so a stopped run already
+holds a CART-like tree and improves on it ("anytime"); the lower bound of a stopped node is the minimum
+of what each unresolved interval can still reach.
+
+Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
+"""
+
+import numpy as np
+from numba import njit, uint64
+
+BIG = 1 << 30
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+STACK = 160  # DFS stack of threshold intervals per level (depth <= 2 log2(rows) + 2)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def kvec(d, single, kcap):
+    """Largest budget index of a node with remaining depth ``d``."""
+    if d <= 0:
+        return 0
+    if single:
+        return 1
+    k = (1 << d) - 1
+    return k if k < kcap else kcap
+
+
+@njit(nogil=True, cache=True)
+def cache_find(keys, h1, h2, d):
+    cap = keys.shape[0]
+    k = uint64(d + 1)
+    s = np.int64((h1 ^ (k * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != 0:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            return s
+        s = (s + 1) & (cap - 1)
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def cache_slot(keys, h1, h2, d):
+    """Slot of the entry or of the empty slot where it goes."""
+    cap = keys.shape[0]
+    k = uint64(d + 1)
+    s = np.int64((h1 ^ (k * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != 0:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            return s
+        s = (s + 1) & (cap - 1)
+    return s
+
+
+@njit(nogil=True, cache=True)
+def cache_rehash(keys, vals, cex, nkeys, nvals, ncex):
+    for s in range(keys.shape[0]):
+        if keys[s, 2] != 0:
+            t = cache_slot(nkeys, keys[s, 0], keys[s, 1], np.int64(keys[s, 2]) - 1)
+            nkeys[t, :] = keys[s, :]
+            nvals[t, :, :] = vals[s, :, :]
+            ncex[t] = cex[s]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf(cnt):
+    tot = 0
+    mx = 0
+    for c in range(cnt.shape[0]):
+        tot += cnt[c]
+        if cnt[c] > mx:
+            mx = cnt[c]
+    return tot - mx
+
+
+@njit(nogil=True, cache=True)
+def _combine(L, R, kc, kd, single, out):
+    """``out[b]`` (b >= 1): best cost with at most ``b`` splits of a split whose children have fronts L, R."""
+    out[0] = BIG
+    if single:
+        out[1] = L[kc] + R[kc]
+        return
+    for b in range(1, kd + 1):
+        best = BIG
+        rem = b - 1
+        lo = rem - kc if rem > kc else 0
+        hi = rem if rem < kc else kc
+        for bl in range(lo, hi + 1):
+            v = L[bl] + R[rem - bl]
+            if v < best:
+                best = v
+        out[b] = best
+
+
+@njit(nogil=True, cache=True)
+def _positions(RK, y, rows, m, f, cnt, tmpc, pos, stu):
+    """Candidate split positions ``k`` of feature ``f`` in ``pos`` and their one-split errors in ``stu``."""
+    C = cnt.shape[0]
+    tmpc[:] = 0
+    n = 0
+    rk = RK[f]
+    prev = rk[rows[0]]
+    for i in range(m):
+        r = rows[i]
+        v = rk[r]
+        if i > 0 and v != prev:
+            ml = 0
+            mr = 0
+            for c in range(C):
+                if tmpc[c] > ml:
+                    ml = tmpc[c]
+                if cnt[c] - tmpc[c] > mr:
+                    mr = cnt[c] - tmpc[c]
+            pos[n] = i
+            stu[n] = m - ml - mr
+            n += 1
+        prev = v
+        tmpc[y[r]] += 1
+    return n
+
+
+@njit(nogil=True, cache=True)
+def _greedy(RK, y, S, lvl, m, p, cnt, tmpc):
+    """Feature and position of the best Gini split and the fewest one-split errors over all features."""
+    C = cnt.shape[0]
+    best_g = -1.0
+    bf = -1
+    bk = -1
+    best_stump = BIG
+    for f in range(p):
+        rows = S[lvl, f]
+        rk = RK[f]
+        tmpc[:] = 0
+        prev = rk[rows[0]]
+        for i in range(m):
+            r = rows[i]
+            v = rk[r]
+            if i > 0 and v != prev:
+                sl = 0.0
+                sr = 0.0
+                ml = 0
+                mr = 0
+                for c in range(C):
+                    a = tmpc[c]
+                    b = cnt[c] - a
+                    sl += a * a
+                    sr += b * b
+                    if a > ml:
+                        ml = a
+                    if b > mr:
+                        mr = b
+                g = sl / i + sr / (m - i)
+                if g > best_g + 1e-12:
+                    best_g = g
+                    bf = f
+                    bk = i
+                e = m - ml - mr
+                if e < best_stump:
+                    best_stump = e
+            prev = v
+            tmpc[y[r]] += 1
+    return bf, bk, best_stump
+
+
+@njit(nogil=True, cache=True)
+def _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
+    """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``."""
+    C = cntL.shape[0]
+    nL = 0
+    for c in range(C):
+        nL += cntL[c]
+    nR = m - nL
+    leafL = _leaf(cntL)
+    leafR = _leaf(cntR)
+    bestL = leafL
+    bestR = leafR
+    for f in range(p):
+        if bestL == 0 and bestR == 0:
+            break
+        rows = S[lvl, f]
+        rk = RK[f]
+        tmpL[:] = 0
+        tmpR[:] = 0
+        seenL = 0
+        seenR = 0
+        prevL = -1
+        prevR = -1
+        skipL = 0
+        skipR = 0
+        doneL = bestL == 0
+        doneR = bestR == 0
+        for i in range(m):
+            r = rows[i]
+            v = rk[r]
+            if mark[r] == 1:
+                if not doneL:
+                    if seenL > 0 and v != prevL:
+                        if skipL <= 0:
+                            ml = 0
+                            mr = 0
+                            for c in range(C):
+                                a = tmpL[c]
+                                if a > ml:
+                                    ml = a
+                                if cntL[c] - a > mr:
+                                    mr = cntL[c] - a
+                            e = nL - ml - mr
+                            if e < bestL:
+                                bestL = e
+                                if e == 0:
+                                    doneL = True
+                            skipL = e - bestL
+                    skipL -= 1
+                    tmpL[y[r]] += 1
+                    seenL += 1
+                    prevL = v
+            else:
+                if not doneR:
+                    if seenR > 0 and v != prevR:
+                        if skipR <= 0:
+                            ml = 0
+                            mr = 0
+                            for c in range(C):
+                                a = tmpR[c]
+                                if a > ml:
+                                    ml = a
+                                if cntR[c] - a > mr:
+                                    mr = cntR[c] - a
+                            e = nR - ml - mr
+                            if e < bestR:
+                                bestR = e
+                                if e == 0:
+                                    doneR = True
+                            skipR = e - bestR
+                    skipR -= 1
+                    tmpR[y[r]] += 1
+                    seenR += 1
+                    prevR = v
+            if doneL and doneR:
+                break
+    out[0] = leafL
+    out[1] = bestL
+    out[2] = leafR
+    out[3] = bestR
+
+
+@njit(nogil=True, cache=True)
+def _partition(S, lvl, m, p, mark, want):
+    """Rows of level ``lvl`` whose mark is ``want`` into level ``lvl + 1``, every feature's order kept."""
+    cnt = 0
+    for f in range(p):
+        src = S[lvl, f]
+        dst = S[lvl + 1, f]
+        j = 0
+        for i in range(m):
+            r = src[i]
+            if mark[r] == want:
+                dst[j] = r
+                j += 1
+        cnt = j
+    return cnt
+
+
+@njit(nogil=True, cache=True)
+def _set_mark(S, lvl, f, k, m, mark):
+    rows = S[lvl, f]
+    for i in range(k):
+        mark[rows[i]] = 1
+    for i in range(k, m):
+        mark[rows[i]] = 0
+
+
+@njit(nogil=True, cache=True)
+def _bound_at(rec, kd, kk, kj, lo_b):
+    """Lower bound on budget ``b`` cost of the split at ``kj`` from the interval record's anchors."""
+    # rec: [lo, hi, kl, kr, Al(kd+1)..., Ar(kd+1)...]
+    kl = rec[2]
+    kr = rec[3]
+    v = 0
+    if kl >= 0:
+        a = rec[4 + lo_b] - (kj - kl)
+        if a > v:
+            v = a
+    if kr >= 0:
+        a = rec[4 + kk + lo_b] - (kr - kj)
+        if a > v:
+            v = a
+    return v
+
+
+@njit(nogil=True, cache=True)
+def _prunable(rec, UB, kd, kk, kj, b0):
+    for b in range(b0, kd + 1):
+        if _bound_at(rec, kd, kk, kj, b) < UB[b]:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def solve(ws, lvl, m, d, out_ub, out_lb, force):
+    """Front of the node held at level ``lvl`` (``m`` rows, remaining depth ``d``); 1 when exact.
+
+    ``force``: ignore the stop flag (used to rebuild depth-2 nodes of a stopped run's tree).
+    """
+    (
+        RK,
+        y,
+        z1,
+        z2,
+        S,
+        mark,
+        keys,
+        cvals,
+        cex,
+        meta,
+        flag,
+        ctr,
+        prm,
+        VEC,
+        CH,
+        STK,
+        POS,
+        STU,
+        CNT,
+        TMP,
+    ) = ws
+    single = prm[0] != 0
+    kcap = prm[1]
+    p = RK.shape[0]
+    C = CNT.shape[2]
+    kd = kvec(d, single, kcap)
+    kk = kd + 1
+    UB = VEC[lvl, 0]
+    EX = VEC[lvl, 1]
+    Lub = VEC[lvl, 2]
+    Llb = VEC[lvl, 3]
+    Rub = VEC[lvl, 4]
+    Rlb = VEC[lvl, 5]
+    Sub = VEC[lvl, 6]
+    Slb = VEC[lvl, 7]
+    chf = CH[lvl, 0]
+    chr_ = CH[lvl, 1]
+    chb = CH[lvl, 2]
+    cnt = CNT[lvl, 0]
+    cntL = CNT[lvl, 1]
+    cntR = CNT[lvl, 2]
+    tmpc = CNT[lvl, 3]
+    tmpR = CNT[lvl, 4]
+    rows0 = S[lvl, 0]
+    cnt[:] = 0
+    h1 = uint64(0)
+    h2 = uint64(0)
+    for i in range(m):
+        r = rows0[i]
+        cnt[y[r]] += 1
+        h1 += z1[r]
+        h2 += z2[r]
+    leaf = _leaf(cnt)
+    for b in range(kk):
+        UB[b] = leaf
+        EX[b] = BIG
+        chf[b] = -1
+        chr_[b] = 0
+        chb[b] = 0
+    if leaf == 0 or kd == 0 or m < 2:
+        for b in range(kk):
+            out_ub[b] = leaf
+            out_lb[b] = leaf
+        return 1
+    ctr[1] += 1
+    if d >= 2:
+        s = cache_find(keys, h1, h2, d)
+        if s >= 0 and (cex[s] == 1 or (flag[0] != 0 and not force)):
+            for b in range(kk):
+                out_ub[b] = cvals[s, 0, b]
+                out_lb[b] = cvals[s, 1, b]
+                chf[b] = cvals[s, 2, b]
+                chr_[b] = cvals[s, 3, b]
+                chb[b] = cvals[s, 4, b]
+            return cex[s]
+    if (flag[0] != 0 and not force) or meta[1] != 0:
+        for b in range(kk):
+            out_ub[b] = leaf
+            out_lb[b] = 0
+        out_lb[0] = leaf
+        return 0
+    pos = POS[lvl]
+    stu = STU[lvl]
+    if d == 1:
+        best = leaf
+        for f in range(p):
+            npos = _positions(RK, y, S[lvl, f], m, f, cnt, tmpc, pos, stu)
+            for j in range(npos):
+                if stu[j] < best:
+                    best = stu[j]
+                    chf[1] = f
+                    chr_[1] = RK[f, S[lvl, f, pos[j] - 1]]
+                    chb[1] = 0
+        UB[1] = best
+        for b in range(kk):
+            out_ub[b] = UB[b]
+            out_lb[b] = UB[b]
+        return 1
+
+    kc = kvec(d - 1, single, kcap)
+    gf, gk, best_stump = _greedy(RK, y, S, lvl, m, p, cnt, tmpc)
+    b0 = 1
+    if not single:
+        b0 = 2  # one-split costs are exact per position: UB[1] is the best of them
+        if best_stump < UB[1]:
+            UB[1] = best_stump
+            # its choice is found when the position is met below (stu == best_stump)
+    stk = STK[lvl]
+    exact = True
+    stopped = False
+    rem_lb_floor = BIG  # features not started when stopped: nothing known beyond 0
+    nf_started = 0
+    for fi in range(p):
+        f = gf if fi == 0 else (fi - 1 if fi - 1 < gf else fi)
+        if gf < 0:
+            f = fi
+        if (flag[0] != 0 and not force) or meta[1] != 0:
+            stopped = True
+            rem_lb_floor = 0
+            break
+        nf_started += 1
+        rows = S[lvl, f]
+        npos = _positions(RK, y, rows, m, f, cnt, tmpc, pos, stu)
+        if npos == 0:
+            continue
+        if not single and UB[1] < leaf:
+            for j in range(npos):
+                if stu[j] == UB[1] and chf[1] < 0:
+                    chf[1] = f
+                    chr_[1] = RK[f, rows[pos[j] - 1]]
+                    chb[1] = 0
+        sp = 0
+        rec = stk[0]
+        rec[0] = 0
+        rec[1] = npos - 1
+        rec[2] = -1
+        rec[3] = -1
+        sp = 1
+        first_j = -1
+        if f == gf:
+            for j in range(npos):
+                if pos[j] == gk:
+                    first_j = j
+        while sp > 0:
+            if (flag[0] != 0 and not force) or meta[1] != 0:
+                stopped = True
+                break
+            rec = stk[sp - 1]
+            lo = rec[0]
+            hi = rec[1]
+            if first_j >= 0:
+                j = first_j
+                first_j = -1
+            else:
+                # cut the interval's ends that the anchors prove useless
+                while lo <= hi and _prunable(rec, UB, kd, kk, pos[lo], b0):
+                    lo += 1
+                while hi >= lo and _prunable(rec, UB, kd, kk, pos[hi], b0):
+                    hi -= 1
+                if lo > hi:
+                    sp -= 1
+                    continue
+                j = (lo + hi) // 2
+            sp -= 1
+            k = pos[j]
+            ctr[3] += 1
+            if lvl == 0:
+                ctr[0] += 1
+            # --- evaluate the split (f, k)
+            _set_mark(S, lvl, f, k, m, mark)
+            cntL[:] = 0
+            for i in range(k):
+                cntL[y[rows[i]]] += 1
+            for c in range(C):
+                cntR[c] = cnt[c] - cntL[c]
+            ex_split = True
+            if d == 2:
+                _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, TMP[lvl])
+                t = TMP[lvl]
+                Lub[0] = t[0]
+                Rub[0] = t[2]
+                if kc >= 1:
+                    Lub[1] = t[1]
+                    Rub[1] = t[3]
+                for b in range(kc + 1):
+                    Llb[b] = Lub[b]
+                    Rlb[b] = Rub[b]
+                _combine(Lub, Rub, kc, kd, single, Sub)
+                for b in range(kk):
+                    Slb[b] = Sub[b]
+            else:
+                mL = _partition(S, lvl, m, p, mark, 1)
+                exL = solve(ws, lvl + 1, mL, d - 1, Lub, Llb, force)
+                # right child's trivial bounds: its leaf for no split, 0 otherwise
+                Rlb[0] = _leaf(cntR)
+                for b in range(1, kc + 1):
+                    Rlb[b] = 0
+                _combine(Llb, Rlb, kc, kd, single, Slb)
+                hopeless = True
+                for b in range(b0, kd + 1):
+                    if Slb[b] < UB[b]:
+                        hopeless = False
+                if hopeless:
+                    for b in range(kk):
+                        Sub[b] = BIG
+                    if not exL:
+                        ex_split = False
+                else:
+                    _set_mark(S, lvl, f, k, m, mark)
+                    mR = _partition(S, lvl, m, p, mark, 0)
+                    exR = solve(ws, lvl + 1, mR, d - 1, Rub, Rlb, force)
+                    _combine(Lub, Rub, kc, kd, single, Sub)
+                    _combine(Llb, Rlb, kc, kd, single, Slb)
+                    if not (exL and exR):
+                        ex_split = False
+            if not single:
+                Slb[1] = stu[j]  # exact
+            # --- update the node's front (best with at most b splits)
+            thr_rank = RK[f, rows[k - 1]]
+            for b in range(1, kk):
+                if Sub[b] < UB[b]:
+                    UB[b] = Sub[b]
+                    chf[b] = f
+                    chr_[b] = thr_rank
+                    best_bl = 0
+                    if not single:
+                        # the left budget achieving Sub[b]
+                        rem = b - 1
+                        lo2 = rem - kc if rem > kc else 0
+                        hi2 = rem if rem < kc else kc
+                        bv = BIG
+                        for bl in range(lo2, hi2 + 1):
+                            v = Lub[bl] + Rub[rem - bl]
+                            if v < bv:
+                                bv = v
+                                best_bl = bl
+                    chb[b] = best_bl
+            for b in range(1, kk):
+                if UB[b - 1] < UB[b]:
+                    UB[b] = UB[b - 1]
+                    chf[b] = chf[b - 1]
+                    chr_[b] = chr_[b - 1]
+                    chb[b] = chb[b - 1]
+            if not ex_split:
+                exact = False
+                for b in range(kk):
+                    if Slb[b] < EX[b]:
+                        EX[b] = Slb[b]
+            if lvl == 0:
+                ctr[4] = UB[kd]
+            # --- the two halves, anchored at this split's bounds: right half above, left half in place
+            t = sp
+            r2 = stk[t + 1]
+            r2[0] = j + 1
+            r2[1] = hi
+            r2[2] = k
+            r2[3] = rec[3]
+            for b in range(kk):
+                r2[4 + b] = Slb[b]
+                r2[4 + kk + b] = rec[4 + kk + b]
+            rec[0] = lo
+            rec[1] = j - 1
+            rec[3] = k
+            for b in range(kk):
+                rec[4 + kk + b] = Slb[b]
+            sp = t + 2
+        if stopped:
+            # what the unresolved intervals of this feature can still reach
+            for q in range(sp):
+                r3 = stk[q]
+                for jj in range(r3[0], r3[1] + 1):
+                    for b in range(b0, kk):
+                        v = _bound_at(r3, kd, kk, pos[jj], b)
+                        if v < EX[b]:
+                            EX[b] = v
+            exact = False
+            if nf_started < p:
+                rem_lb_floor = 0
+            break
+    if stopped or not exact:
+        exact = False
+        for b in range(kk):
+            lbv = UB[b]
+            if EX[b] < lbv:
+                lbv = EX[b]
+            if b >= b0 and rem_lb_floor < lbv:
+                lbv = rem_lb_floor
+            out_lb[b] = lbv
+    else:
+        for b in range(kk):
+            out_lb[b] = UB[b]
+    for b in range(kk):
+        out_ub[b] = UB[b]
+    # cache (exact entries always; a stopped node's bounds only where nothing is stored yet)
+    if d >= 2 and meta[1] == 0 and (exact or flag[0] != 0):
+        s = cache_slot(keys, h1, h2, d)
+        fresh = keys[s, 2] == 0
+        if fresh and meta[0] * 10 >= keys.shape[0] * 7:
+            if prm[2] != 0:
+                meta[1] = 1  # table full: the wrapper grows it and runs again
+        elif fresh or exact:
+            if fresh:
+                meta[0] += 1
+                ctr[2] = meta[0]
+            keys[s, 0] = h1
+            keys[s, 1] = h2
+            keys[s, 2] = uint64(d + 1)
+            for b in range(kk):
+                cvals[s, 0, b] = out_ub[b]
+                cvals[s, 1, b] = out_lb[b]
+                cvals[s, 2, b] = chf[b]
+                cvals[s, 3, b] = chr_[b]
+                cvals[s, 4, b] = chb[b]
+            cex[s] = 1 if exact else 0
+    return 1 if exact else 0
+
+
+@njit(nogil=True, cache=True)
+def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
+    """Rebuild the tree of budget index ``b`` of the node at level ``lvl``; returns its node number."""
+    RK = ws[0]
+    y = ws[1]
+    S = ws[4]
+    mark = ws[5]
+    prm = ws[12]
+    CH = ws[14]
+    p = RK.shape[0]
+    node = nxt[0]
+    nxt[0] += 1
+    rows0 = S[lvl, 0]
+    for c in range(value.shape[1]):
+        value[node, c] = 0
+    for i in range(m):
+        value[node, y[rows0[i]]] += 1
+    feat[node] = -1
+    left[node] = -1
+    right[node] = -1
+    thr[node] = 0.0
+    if d == 0 or b == 0 or m < 2:
+        return node
+    single = prm[0] != 0
+    kd = kvec(d, single, prm[1])
+    oub = np.zeros(kd + 1, dtype=np.int64)
+    olb = np.zeros(kd + 1, dtype=np.int64)
+    solve(ws, lvl, m, d, oub, olb, d <= 2)
+    bi = b if b < kd else kd
+    f = CH[lvl, 0, bi]
+    r = CH[lvl, 1, bi]
+    bl = CH[lvl, 2, bi]
+    if f < 0:
+        return node
+    lo_v = -np.inf
+    hi_v = np.inf
+    nl = 0
+    for i in range(m):
+        row = rows0[i]
+        x = XT[f, row]
+        if RK[f, row] <= r:
+            mark[row] = 1
+            nl += 1
+            if x > lo_v:
+                lo_v = x
+        else:
+            mark[row] = 0
+            if x < hi_v:
+                hi_v = x
+    if nl == 0 or nl == m:
+        return node
+    t = lo_v / 2.0 + hi_v / 2.0
+    if not (lo_v <= t < hi_v):
+        t = lo_v
+    feat[node] = f
+    thr[node] = t
+    if single:
+        bl = 1
+        br = 1
+    else:
+        br = b - 1 - bl
+    mL = _partition(S, lvl, m, p, mark, 1)
+    left[node] = build(ws, XT, lvl + 1, mL, d - 1, bl, feat, thr, left, right, value, nxt)
+    for i in range(m):
+        row = rows0[i]
+        mark[row] = 1 if RK[f, row] <= r else 0
+    mR = _partition(S, lvl, m, p, mark, 0)
+    right[node] = build(ws, XT, lvl + 1, mR, d - 1, br, feat, thr, left, right, value, nxt)
+    return node
