@@ -41,7 +41,9 @@ def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int
     """Bytes of the fixed buffers: one sorted row list per feature and depth level, plus scratch."""
     levels = max_depth + 1
     kb = (1 << max_depth) + 1
-    return levels * n_features * n_rows * 4 + 2 * n_features * n_rows * 4 + levels * (2 * n_rows * 8 + STACK * kb * 16)
+    return (
+        3 * levels * n_features * n_rows * 4 + 2 * n_features * n_rows * 4 + levels * (2 * n_rows * 8 + STACK * kb * 16)
+    )
 
 
 def _entry_bytes(kb: int) -> int:
@@ -53,10 +55,14 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
     levels = depth + 1
     RK = np.empty((p, n), dtype=np.int32)
     S = np.empty((levels, p, n), dtype=np.int32)
+    SR = np.empty((levels, p, n), dtype=np.int32)  # ranks and labels in each list's order (read sequentially)
+    SY = np.empty((levels, p, n), dtype=np.int32)
     for f in range(p):
         _, inv = np.unique(X[:, f], return_inverse=True)
         RK[f] = inv.astype(np.int32)
         S[0, f] = np.argsort(X[:, f], kind="stable").astype(np.int32)
+        SR[0, f] = RK[f, S[0, f]]
+        SY[0, f] = y[S[0, f]]
     rng = np.random.default_rng(0x636F6E)
     z1 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
     z2 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
@@ -78,11 +84,13 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
         np.array([1 if single else 0, kcap, 1], dtype=np.int64),
         np.zeros((levels, 8, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
-        np.zeros((levels, STACK, 4 + 2 * kb), dtype=np.int64),
+        np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
         np.zeros((levels, 5, n_classes), dtype=np.int64),
         np.zeros((levels, 4), dtype=np.int64),
+        SR,
+        SY,
     ]
     return ws, kb
 

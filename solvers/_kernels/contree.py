@@ -114,16 +114,15 @@ def _combine(L, R, kc, kd, single, out):
 
 
 @njit(nogil=True, cache=True)
-def _positions(RK, y, rows, m, f, cnt, tmpc, pos, stu):
-    """Candidate split positions ``k`` of feature ``f`` in ``pos`` and their one-split errors in ``stu``."""
+def _positions(rk, yy, m, cnt, tmpc, pos, stu):
+    """Candidate split positions ``k`` of one feature (sorted ranks ``rk``, labels ``yy``) and their one-split
+    errors in ``stu``."""
     C = cnt.shape[0]
     tmpc[:] = 0
     n = 0
-    rk = RK[f]
-    prev = rk[rows[0]]
+    prev = rk[0]
     for i in range(m):
-        r = rows[i]
-        v = rk[r]
+        v = rk[i]
         if i > 0 and v != prev:
             ml = 0
             mr = 0
@@ -136,12 +135,12 @@ def _positions(RK, y, rows, m, f, cnt, tmpc, pos, stu):
             stu[n] = m - ml - mr
             n += 1
         prev = v
-        tmpc[y[r]] += 1
+        tmpc[yy[i]] += 1
     return n
 
 
 @njit(nogil=True, cache=True)
-def _greedy(RK, y, S, lvl, m, p, cnt, tmpc):
+def _greedy(SR, SY, lvl, m, p, cnt, tmpc):
     """Feature and position of the best Gini split and the fewest one-split errors over all features."""
     C = cnt.shape[0]
     best_g = -1.0
@@ -149,13 +148,12 @@ def _greedy(RK, y, S, lvl, m, p, cnt, tmpc):
     bk = -1
     best_stump = BIG
     for f in range(p):
-        rows = S[lvl, f]
-        rk = RK[f]
+        rk = SR[lvl, f]
+        yy = SY[lvl, f]
         tmpc[:] = 0
-        prev = rk[rows[0]]
+        prev = rk[0]
         for i in range(m):
-            r = rows[i]
-            v = rk[r]
+            v = rk[i]
             if i > 0 and v != prev:
                 sl = 0.0
                 sr = 0.0
@@ -179,13 +177,30 @@ def _greedy(RK, y, S, lvl, m, p, cnt, tmpc):
                 if e < best_stump:
                     best_stump = e
             prev = v
-            tmpc[y[r]] += 1
+            tmpc[yy[i]] += 1
     return bf, bk, best_stump
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _stump(tmp, cnt, ntot):
+    ml = 0
+    mr = 0
+    for c in range(cnt.shape[0]):
+        a = tmp[c]
+        if a > ml:
+            ml = a
+        if cnt[c] - a > mr:
+            mr = cnt[c] - a
+    return ntot - ml - mr
+
+
 @njit(nogil=True, cache=True)
-def _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
-    """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``."""
+def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
+    """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``.
+
+    A boundary is skipped while the stump cannot beat the child's best (one row changes the error by
+    at most one); a child is done once it has a perfect stump.
+    """
     C = cntL.shape[0]
     nL = 0
     for c in range(C):
@@ -195,70 +210,66 @@ def _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
     leafR = _leaf(cntR)
     bestL = leafL
     bestR = leafR
+    binary = C == 2
     for f in range(p):
         if bestL == 0 and bestR == 0:
             break
         rows = S[lvl, f]
-        rk = RK[f]
+        rk = SR[lvl, f]
+        yy = SY[lvl, f]
         tmpL[:] = 0
         tmpR[:] = 0
+        a0 = 0
+        a1 = 0
+        b0 = 0
+        b1 = 0
         seenL = 0
         seenR = 0
         prevL = -1
         prevR = -1
         skipL = 0
         skipR = 0
-        doneL = bestL == 0
-        doneR = bestR == 0
         for i in range(m):
-            r = rows[i]
-            v = rk[r]
-            if mark[r] == 1:
-                if not doneL:
-                    if seenL > 0 and v != prevL:
-                        if skipL <= 0:
-                            ml = 0
-                            mr = 0
-                            for c in range(C):
-                                a = tmpL[c]
-                                if a > ml:
-                                    ml = a
-                                if cntL[c] - a > mr:
-                                    mr = cntL[c] - a
-                            e = nL - ml - mr
-                            if e < bestL:
-                                bestL = e
-                                if e == 0:
-                                    doneL = True
-                            skipL = e - bestL
-                    skipL -= 1
-                    tmpL[y[r]] += 1
-                    seenL += 1
-                    prevL = v
+            v = rk[i]
+            c = yy[i]
+            if mark[rows[i]] == 1:
+                if seenL > 0 and v != prevL and skipL <= 0 and bestL > 0:
+                    if binary:
+                        e = min(a0, a1) + min(cntL[0] - a0, cntL[1] - a1)
+                    else:
+                        e = _stump(tmpL, cntL, nL)
+                    if e < bestL:
+                        bestL = e
+                    skipL = e - bestL
+                skipL -= 1
+                if binary:
+                    if c == 0:
+                        a0 += 1
+                    else:
+                        a1 += 1
+                else:
+                    tmpL[c] += 1
+                seenL += 1
+                prevL = v
             else:
-                if not doneR:
-                    if seenR > 0 and v != prevR:
-                        if skipR <= 0:
-                            ml = 0
-                            mr = 0
-                            for c in range(C):
-                                a = tmpR[c]
-                                if a > ml:
-                                    ml = a
-                                if cntR[c] - a > mr:
-                                    mr = cntR[c] - a
-                            e = nR - ml - mr
-                            if e < bestR:
-                                bestR = e
-                                if e == 0:
-                                    doneR = True
-                            skipR = e - bestR
-                    skipR -= 1
-                    tmpR[y[r]] += 1
-                    seenR += 1
-                    prevR = v
-            if doneL and doneR:
-                break
+                if seenR > 0 and v != prevR and skipR <= 0 and bestR > 0:
+                    if binary:
+                        e = min(b0, b1) + min(cntR[0] - b0, cntR[1] - b1)
+                    else:
+                        e = _stump(tmpR, cntR, nR)
+                    if e < bestR:
+                        bestR = e
+                    skipR = e - bestR
+                skipR -= 1
+                if binary:
+                    if c == 0:
+                        b0 += 1
+                    else:
+                        b1 += 1
+                else:
+                    tmpR[c] += 1
+                seenR += 1
+                prevR = v
     out[0] = leafL
     out[1] = bestL
     out[2] = leafR
@@ -266,17 +277,23 @@ def _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
 
 
 @njit(nogil=True, cache=True)
-def _partition(S, lvl, m, p, mark, want):
+def _partition(S, SR, SY, lvl, m, p, mark, want):
     """Rows of level ``lvl`` whose mark is ``want`` into level ``lvl + 1``, every feature's order kept."""
     cnt = 0
     for f in range(p):
         src = S[lvl, f]
+        srk = SR[lvl, f]
+        sy = SY[lvl, f]
         dst = S[lvl + 1, f]
+        drk = SR[lvl + 1, f]
+        dy = SY[lvl + 1, f]
         j = 0
         for i in range(m):
             r = src[i]
             if mark[r] == want:
                 dst[j] = r
+                drk[j] = srk[i]
+                dy[j] = sy[i]
                 j += 1
         cnt = j
     return cnt
@@ -292,27 +309,50 @@ def _set_mark(S, lvl, f, k, m, mark):
 
 
 @njit(nogil=True, cache=True)
-def _bound_at(rec, kd, kk, kj, lo_b):
-    """Lower bound on budget ``b`` cost of the split at ``kj`` from the interval record's anchors."""
-    # rec: [lo, hi, kl, kr, Al(kd+1)..., Ar(kd+1)...]
+def _bound_at(rec, kk, kc, kj, b, single):
+    """Lower bound on the budget-``b`` cost of the split at ``kj`` from the interval's anchor splits.
+
+    ``rec = [lo, hi, kl, kr, L_l, R_l, L_r, R_r]`` (children's lower-bound fronts of the left and right
+    anchors, ``kk`` slots each; ``kl``/``kr`` -1 when absent).  The left child at ``kj`` contains the left
+    anchor's left child and lies inside the right anchor's: ``L >= max(L_l, L_r - (kr - kj))``; the right
+    child likewise: ``R >= max(R_r, R_l - (kj - kl))``.
+    """
     kl = rec[2]
     kr = rec[3]
-    v = 0
-    if kl >= 0:
-        a = rec[4 + lo_b] - (kj - kl)
-        if a > v:
-            v = a
-    if kr >= 0:
-        a = rec[4 + kk + lo_b] - (kr - kj)
-        if a > v:
-            v = a
-    return v
+    best = BIG
+    rem = b - 1
+    lo = rem - kc if rem > kc else 0
+    hi = rem if rem < kc else kc
+    if single:
+        lo = kc
+        hi = kc
+    for bl in range(lo, hi + 1):
+        br = kc if single else rem - bl
+        lv = 0
+        rv = 0
+        if kl >= 0:
+            a = rec[4 + bl]
+            if a > lv:
+                lv = a
+            a = rec[4 + kk + br] - (kj - kl)
+            if a > rv:
+                rv = a
+        if kr >= 0:
+            a = rec[4 + 2 * kk + bl] - (kr - kj)
+            if a > lv:
+                lv = a
+            a = rec[4 + 3 * kk + br]
+            if a > rv:
+                rv = a
+        if lv + rv < best:
+            best = lv + rv
+    return best
 
 
 @njit(nogil=True, cache=True)
-def _prunable(rec, UB, kd, kk, kj, b0):
+def _prunable(rec, UB, kd, kk, kc, kj, b0, single):
     for b in range(b0, kd + 1):
-        if _bound_at(rec, kd, kk, kj, b) < UB[b]:
+        if _bound_at(rec, kk, kc, kj, b, single) < UB[b]:
             return False
     return True
 
@@ -344,6 +384,8 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
         STU,
         CNT,
         TMP,
+        SR,
+        SY,
     ) = ws
     single = prm[0] != 0
     kcap = prm[1]
@@ -410,12 +452,12 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
     if d == 1:
         best = leaf
         for f in range(p):
-            npos = _positions(RK, y, S[lvl, f], m, f, cnt, tmpc, pos, stu)
+            npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
             for j in range(npos):
                 if stu[j] < best:
                     best = stu[j]
                     chf[1] = f
-                    chr_[1] = RK[f, S[lvl, f, pos[j] - 1]]
+                    chr_[1] = SR[lvl, f, pos[j] - 1]
                     chb[1] = 0
         UB[1] = best
         for b in range(kk):
@@ -424,7 +466,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
         return 1
 
     kc = kvec(d - 1, single, kcap)
-    gf, gk, best_stump = _greedy(RK, y, S, lvl, m, p, cnt, tmpc)
+    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc)
     b0 = 1
     if not single:
         b0 = 2  # one-split costs are exact per position: UB[1] is the best of them
@@ -445,15 +487,14 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             rem_lb_floor = 0
             break
         nf_started += 1
-        rows = S[lvl, f]
-        npos = _positions(RK, y, rows, m, f, cnt, tmpc, pos, stu)
+        npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
         if npos == 0:
             continue
         if not single and UB[1] < leaf:
             for j in range(npos):
                 if stu[j] == UB[1] and chf[1] < 0:
                     chf[1] = f
-                    chr_[1] = RK[f, rows[pos[j] - 1]]
+                    chr_[1] = SR[lvl, f, pos[j] - 1]
                     chb[1] = 0
         sp = 0
         rec = stk[0]
@@ -479,9 +520,9 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 first_j = -1
             else:
                 # cut the interval's ends that the anchors prove useless
-                while lo <= hi and _prunable(rec, UB, kd, kk, pos[lo], b0):
+                while lo <= hi and _prunable(rec, UB, kd, kk, kc, pos[lo], b0, single):
                     lo += 1
-                while hi >= lo and _prunable(rec, UB, kd, kk, pos[hi], b0):
+                while hi >= lo and _prunable(rec, UB, kd, kk, kc, pos[hi], b0, single):
                     hi -= 1
                 if lo > hi:
                     sp -= 1
@@ -496,12 +537,12 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             _set_mark(S, lvl, f, k, m, mark)
             cntL[:] = 0
             for i in range(k):
-                cntL[y[rows[i]]] += 1
+                cntL[SY[lvl, f, i]] += 1
             for c in range(C):
                 cntR[c] = cnt[c] - cntL[c]
             ex_split = True
             if d == 2:
-                _depth1_children(RK, y, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, TMP[lvl])
+                _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, TMP[lvl])
                 t = TMP[lvl]
                 Lub[0] = t[0]
                 Rub[0] = t[2]
@@ -515,7 +556,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 for b in range(kk):
                     Slb[b] = Sub[b]
             else:
-                mL = _partition(S, lvl, m, p, mark, 1)
+                mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
                 exL = solve(ws, lvl + 1, mL, d - 1, Lub, Llb, force)
                 # right child's trivial bounds: its leaf for no split, 0 otherwise
                 Rlb[0] = _leaf(cntR)
@@ -533,7 +574,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                         ex_split = False
                 else:
                     _set_mark(S, lvl, f, k, m, mark)
-                    mR = _partition(S, lvl, m, p, mark, 0)
+                    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
                     exR = solve(ws, lvl + 1, mR, d - 1, Rub, Rlb, force)
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
@@ -542,7 +583,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             if not single:
                 Slb[1] = stu[j]  # exact
             # --- update the node's front (best with at most b splits)
-            thr_rank = RK[f, rows[k - 1]]
+            thr_rank = SR[lvl, f, k - 1]
             for b in range(1, kk):
                 if Sub[b] < UB[b]:
                     UB[b] = Sub[b]
@@ -581,14 +622,17 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             r2[1] = hi
             r2[2] = k
             r2[3] = rec[3]
-            for b in range(kk):
-                r2[4 + b] = Slb[b]
-                r2[4 + kk + b] = rec[4 + kk + b]
+            for b in range(kc + 1):
+                r2[4 + b] = Llb[b]
+                r2[4 + kk + b] = Rlb[b]
+                r2[4 + 2 * kk + b] = rec[4 + 2 * kk + b]
+                r2[4 + 3 * kk + b] = rec[4 + 3 * kk + b]
             rec[0] = lo
             rec[1] = j - 1
             rec[3] = k
-            for b in range(kk):
-                rec[4 + kk + b] = Slb[b]
+            for b in range(kc + 1):
+                rec[4 + 2 * kk + b] = Llb[b]
+                rec[4 + 3 * kk + b] = Rlb[b]
             sp = t + 2
         if stopped:
             # what the unresolved intervals of this feature can still reach
@@ -596,7 +640,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 r3 = stk[q]
                 for jj in range(r3[0], r3[1] + 1):
                     for b in range(b0, kk):
-                        v = _bound_at(r3, kd, kk, pos[jj], b)
+                        v = _bound_at(r3, kk, kc, pos[jj], b, single)
                         if v < EX[b]:
                             EX[b] = v
             exact = False
@@ -650,6 +694,8 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
     mark = ws[5]
     prm = ws[12]
     CH = ws[14]
+    SR = ws[20]
+    SY = ws[21]
     p = RK.shape[0]
     node = nxt[0]
     nxt[0] += 1
@@ -702,11 +748,11 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
         br = 1
     else:
         br = b - 1 - bl
-    mL = _partition(S, lvl, m, p, mark, 1)
+    mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
     left[node] = build(ws, XT, lvl + 1, mL, d - 1, bl, feat, thr, left, right, value, nxt)
     for i in range(m):
         row = rows0[i]
         mark[row] = 1 if RK[f, row] <= r else 0
-    mR = _partition(S, lvl, m, p, mark, 0)
+    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
     right[node] = build(ws, XT, lvl + 1, mR, d - 1, br, feat, thr, left, right, value, nxt)
     return node
