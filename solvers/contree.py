@@ -82,7 +82,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
         control.flag,
         control.counters,
         np.array([1 if single else 0, kcap, 1], dtype=np.int64),
-        np.zeros((levels, 8, kb), dtype=np.int64),
+        np.zeros((levels, 11, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
         np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
@@ -207,7 +207,7 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     try:
         while True:
             ws[9][1] = 0
-            exact = solve(tuple(ws), 0, n, depth, ub, lb, False)
+            exact = solve(tuple(ws), 0, n, depth, np.full(kb, 1 << 40, dtype=np.int64), ub, lb, False, -1)
             if ws[9][1] == 0:
                 break
             restarts += 1

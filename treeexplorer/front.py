@@ -224,6 +224,8 @@ class Front:
                     "test_avg_tests",
                 )
             }
+            if "gap_errors" in t:  # set by treeexplorer.gap.attach_gaps
+                metrics["gap_errors"] = t["gap_errors"]
             trees.append(
                 FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics, t.get("info", {}))
             )

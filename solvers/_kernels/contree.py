@@ -358,8 +358,40 @@ def _prunable(rec, UB, kd, kk, kc, kj, b0, single):
 
 
 @njit(nogil=True, cache=True)
-def solve(ws, lvl, m, d, out_ub, out_lb, force):
-    """Front of the node held at level ``lvl`` (``m`` rows, remaining depth ``d``); 1 when exact.
+def _cuts(UE, O, kc, kd, single, b0, out):
+    """Cut-off for one child given the sibling's lower bounds ``O``: budget ``bc`` of the child matters only
+    below ``max_b (UE[b] - O[b - 1 - bc])``."""
+    for bc in range(kc + 1):
+        out[bc] = -BIG
+    if single:
+        out[0] = BIG
+        out[kc] = UE[1] - O[kc]
+        return
+    for bc in range(kc + 1):
+        v = -BIG
+        for bo in range(kc + 1):
+            b = bc + bo + 1
+            if b > kd:
+                break
+            if b < b0:
+                continue
+            w = UE[b] - O[bo]
+            if w > v:
+                v = w
+        if v < 0:
+            v = 0  # nothing useful: the child need not split at all
+        out[bc] = v
+    out[0] = BIG  # a leaf costs nothing to evaluate
+
+
+@njit(nogil=True, cache=True)
+def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
+    """Front of the node held at level ``lvl`` (``m`` rows, remaining depth ``d``).
+
+    ``cut[b]``: the caller has no use for a budget-``b`` cost >= ``cut[b]`` (upper bound passed down).
+    Returns 1 when ``ub`` is the optimum for every budget, 2 when complete relative to ``cut`` (``ub[b]``
+    optimal where ``ub[b] < cut[b]``, else ``lb[b] = cut[b]``), 0 when stopped (``lb`` proven bounds).
+    ``need_b`` >= 0 (tree rebuilding): a cached entry exact at that budget is enough.
 
     ``force``: ignore the stop flag (used to rebuild depth-2 nodes of a stopped run's tree).
     """
@@ -401,6 +433,9 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
     Rlb = VEC[lvl, 5]
     Sub = VEC[lvl, 6]
     Slb = VEC[lvl, 7]
+    UE = VEC[lvl, 8]  # effective upper bound: min(UB, cut)
+    cutL = VEC[lvl, 9]
+    cutR = VEC[lvl, 10]
     chf = CH[lvl, 0]
     chr_ = CH[lvl, 1]
     chb = CH[lvl, 2]
@@ -433,14 +468,25 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
     ctr[1] += 1
     if d >= 2:
         s = cache_find(keys, h1, h2, d)
-        if s >= 0 and (cex[s] == 1 or (flag[0] != 0 and not force)):
+        hit = False
+        if s >= 0:
+            if cex[s] == 1 or (flag[0] != 0 and not force):
+                hit = True
+            elif need_b >= 0:
+                hit = cvals[s, 0, need_b] == cvals[s, 1, need_b]
+            elif cex[s] == 2:
+                hit = True
+                for b in range(1, kk):
+                    if cvals[s, 1, b] != cvals[s, 0, b] and cvals[s, 1, b] < cut[b]:
+                        hit = False
+        if hit:
             for b in range(kk):
                 out_ub[b] = cvals[s, 0, b]
                 out_lb[b] = cvals[s, 1, b]
                 chf[b] = cvals[s, 2, b]
                 chr_[b] = cvals[s, 3, b]
                 chb[b] = cvals[s, 4, b]
-            return cex[s]
+            return np.int64(cex[s])
     if (flag[0] != 0 and not force) or meta[1] != 0:
         for b in range(kk):
             out_ub[b] = leaf
@@ -458,7 +504,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                     best = stu[j]
                     chf[1] = f
                     chr_[1] = SR[lvl, f, pos[j] - 1]
-                    chb[1] = 0
+                    chb[1] = 1 << 8
         UB[1] = best
         for b in range(kk):
             out_ub[b] = UB[b]
@@ -466,12 +512,19 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
         return 1
 
     kc = kvec(d - 1, single, kcap)
+    # a run-time -1: a literal argument makes numba compile a literal-typed overload whose cached copy
+    # crashes when it recurses
+    no_b = m - m - 1
     gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc)
+    for b in range(kk):
+        UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
     b0 = 1
     if not single:
         b0 = 2  # one-split costs are exact per position: UB[1] is the best of them
         if best_stump < UB[1]:
             UB[1] = best_stump
+            if best_stump < UE[1]:
+                UE[1] = best_stump
             # its choice is found when the position is met below (stu == best_stump)
     stk = STK[lvl]
     exact = True
@@ -495,7 +548,7 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 if stu[j] == UB[1] and chf[1] < 0:
                     chf[1] = f
                     chr_[1] = SR[lvl, f, pos[j] - 1]
-                    chb[1] = 0
+                    chb[1] = 1 << 8
         sp = 0
         rec = stk[0]
         rec[0] = 0
@@ -520,9 +573,9 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 first_j = -1
             else:
                 # cut the interval's ends that the anchors prove useless
-                while lo <= hi and _prunable(rec, UB, kd, kk, kc, pos[lo], b0, single):
+                while lo <= hi and _prunable(rec, UE, kd, kk, kc, pos[lo], b0, single):
                     lo += 1
-                while hi >= lo and _prunable(rec, UB, kd, kk, kc, pos[hi], b0, single):
+                while hi >= lo and _prunable(rec, UE, kd, kk, kc, pos[hi], b0, single):
                     hi -= 1
                 if lo > hi:
                     sp -= 1
@@ -557,28 +610,30 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                     Slb[b] = Sub[b]
             else:
                 mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
-                exL = solve(ws, lvl + 1, mL, d - 1, Lub, Llb, force)
                 # right child's trivial bounds: its leaf for no split, 0 otherwise
                 Rlb[0] = _leaf(cntR)
                 for b in range(1, kc + 1):
                     Rlb[b] = 0
+                _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                exL = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
                 _combine(Llb, Rlb, kc, kd, single, Slb)
                 hopeless = True
                 for b in range(b0, kd + 1):
-                    if Slb[b] < UB[b]:
+                    if Slb[b] < UE[b]:
                         hopeless = False
                 if hopeless:
                     for b in range(kk):
                         Sub[b] = BIG
-                    if not exL:
+                    if exL == 0:
                         ex_split = False
                 else:
                     _set_mark(S, lvl, f, k, m, mark)
                     mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
-                    exR = solve(ws, lvl + 1, mR, d - 1, Rub, Rlb, force)
+                    _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                    exR = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
-                    if not (exL and exR):
+                    if exL == 0 or exR == 0:
                         ex_split = False
             if not single:
                 Slb[1] = stu[j]  # exact
@@ -601,13 +656,15 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                             if v < bv:
                                 bv = v
                                 best_bl = bl
-                    chb[b] = best_bl
+                    chb[b] = best_bl | (b << 8)  # left budget and the budget it was chosen for
             for b in range(1, kk):
                 if UB[b - 1] < UB[b]:
                     UB[b] = UB[b - 1]
                     chf[b] = chf[b - 1]
                     chr_[b] = chr_[b - 1]
                     chb[b] = chb[b - 1]
+            for b in range(kk):
+                UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
             if not ex_split:
                 exact = False
                 for b in range(kk):
@@ -647,10 +704,11 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             if nf_started < p:
                 rem_lb_floor = 0
             break
+    bounded = False
     if stopped or not exact:
         exact = False
         for b in range(kk):
-            lbv = UB[b]
+            lbv = UE[b]
             if EX[b] < lbv:
                 lbv = EX[b]
             if b >= b0 and rem_lb_floor < lbv:
@@ -658,10 +716,15 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
             out_lb[b] = lbv
     else:
         for b in range(kk):
-            out_lb[b] = UB[b]
+            out_lb[b] = UE[b]
+            if UE[b] < UB[b]:
+                bounded = True
     for b in range(kk):
         out_ub[b] = UB[b]
     # cache (exact entries always; a stopped node's bounds only where nothing is stored yet)
+    code = 0
+    if exact:
+        code = 2 if bounded else 1
     if d >= 2 and meta[1] == 0 and (exact or flag[0] != 0):
         s = cache_slot(keys, h1, h2, d)
         fresh = keys[s, 2] == 0
@@ -681,8 +744,8 @@ def solve(ws, lvl, m, d, out_ub, out_lb, force):
                 cvals[s, 2, b] = chf[b]
                 cvals[s, 3, b] = chr_[b]
                 cvals[s, 4, b] = chb[b]
-            cex[s] = 1 if exact else 0
-    return 1 if exact else 0
+            cex[s] = code
+    return code
 
 
 @njit(nogil=True, cache=True)
@@ -712,10 +775,11 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
         return node
     single = prm[0] != 0
     kd = kvec(d, single, prm[1])
+    bi = b if b < kd else kd
     oub = np.zeros(kd + 1, dtype=np.int64)
     olb = np.zeros(kd + 1, dtype=np.int64)
-    solve(ws, lvl, m, d, oub, olb, d <= 2)
-    bi = b if b < kd else kd
+    cut = np.full(kd + 1, BIG, dtype=np.int64)
+    solve(ws, lvl, m, d, cut, oub, olb, d <= 2, bi)
     f = CH[lvl, 0, bi]
     r = CH[lvl, 1, bi]
     bl = CH[lvl, 2, bi]
@@ -747,7 +811,8 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
         bl = 1
         br = 1
     else:
-        br = b - 1 - bl
+        br = (bl >> 8) - 1 - (bl & 255)
+        bl = bl & 255
     mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
     left[node] = build(ws, XT, lvl + 1, mL, d - 1, bl, feat, thr, left, right, value, nxt)
     for i in range(m):
