@@ -35,6 +35,9 @@ __all__ = ["contree", "COUNTERS", "memory_estimate"]
 COUNTERS = ("root_splits", "subproblems", "cache_entries", "splits_evaluated", "best_errors")
 _MAX_DEPTH = 8
 _CACHE_BITS = 12
+# Pass upper bounds down as cut-offs: off, since exact children bound their neighbours far better
+# (2-20x fewer splits evaluated on the Quant-BnB sets at depth 3).
+_CUTS = 0
 
 
 def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int = 2) -> int:
@@ -81,8 +84,8 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
         np.zeros(3, dtype=np.int64),
         control.flag,
         control.counters,
-        np.array([1 if single else 0, kcap, 1], dtype=np.int64),
-        np.zeros((levels, 11, kb), dtype=np.int64),
+        np.array([1 if single else 0, kcap, 1, _CUTS], dtype=np.int64),
+        np.zeros((levels, 12, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
         np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),

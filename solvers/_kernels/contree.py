@@ -350,10 +350,16 @@ def _bound_at(rec, kk, kc, kj, b, single):
 
 
 @njit(nogil=True, cache=True)
-def _prunable(rec, UB, kd, kk, kc, kj, b0, single):
+def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
+    """Whether the split at ``kj`` cannot improve any budget; if so its bounds lower ``PR`` (the least bound
+    of every split set aside, which is the node's lower bound when the cut-off hid its optimum)."""
     for b in range(b0, kd + 1):
         if _bound_at(rec, kk, kc, kj, b, single) < UB[b]:
             return False
+    for b in range(b0, kd + 1):
+        v = _bound_at(rec, kk, kc, kj, b, single)
+        if v < PR[b]:
+            PR[b] = v
     return True
 
 
@@ -427,6 +433,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     kk = kd + 1
     UB = VEC[lvl, 0]
     EX = VEC[lvl, 1]
+    PR = VEC[lvl, 11]  # least lower bound of the splits set aside or evaluated
     Lub = VEC[lvl, 2]
     Llb = VEC[lvl, 3]
     Rub = VEC[lvl, 4]
@@ -457,6 +464,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     for b in range(kk):
         UB[b] = leaf
         EX[b] = BIG
+        PR[b] = BIG
         chf[b] = -1
         chr_[b] = 0
         chb[b] = 0
@@ -573,9 +581,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 first_j = -1
             else:
                 # cut the interval's ends that the anchors prove useless
-                while lo <= hi and _prunable(rec, UE, kd, kk, kc, pos[lo], b0, single):
+                while lo <= hi and _prunable(rec, UE, kd, kk, kc, pos[lo], b0, single, PR):
                     lo += 1
-                while hi >= lo and _prunable(rec, UE, kd, kk, kc, pos[hi], b0, single):
+                while hi >= lo and _prunable(rec, UE, kd, kk, kc, pos[hi], b0, single, PR):
                     hi -= 1
                 if lo > hi:
                     sp -= 1
@@ -615,6 +623,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 for b in range(1, kc + 1):
                     Rlb[b] = 0
                 _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                if prm[3] == 0:
+                    cutL[:] = BIG
                 exL = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
                 _combine(Llb, Rlb, kc, kd, single, Slb)
                 hopeless = True
@@ -630,6 +640,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     _set_mark(S, lvl, f, k, m, mark)
                     mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
                     _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                    if prm[3] == 0:
+                        cutR[:] = BIG
                     exR = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
@@ -665,6 +677,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     chb[b] = chb[b - 1]
             for b in range(kk):
                 UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
+                if Slb[b] < PR[b]:
+                    PR[b] = Slb[b]
             if not ex_split:
                 exact = False
                 for b in range(kk):
@@ -708,7 +722,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     if stopped or not exact:
         exact = False
         for b in range(kk):
-            lbv = UE[b]
+            lbv = UB[b]
+            if b >= b0 and PR[b] < lbv:
+                lbv = PR[b]
             if EX[b] < lbv:
                 lbv = EX[b]
             if b >= b0 and rem_lb_floor < lbv:
@@ -716,8 +732,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             out_lb[b] = lbv
     else:
         for b in range(kk):
-            out_lb[b] = UE[b]
-            if UE[b] < UB[b]:
+            out_lb[b] = UB[b]
+            if b >= b0 and PR[b] < UB[b]:
+                out_lb[b] = PR[b]
+            if out_lb[b] < UB[b]:
                 bounded = True
     for b in range(kk):
         out_ub[b] = UB[b]
