@@ -29,6 +29,7 @@ SOLVER_RUNS = {
     "murtree": {"max_depth": 3, "n_bins": 12},
     "branches": {"n_bins": 12},
     "sat": {"discretizer": "mid", "n_bins": 12, "max_depth": 4, "conflicts": "majority"},
+    "contree": {"max_depth": 2},
 }
 
 

@@ -280,6 +280,8 @@ class Front:
         trees = []
         for t in d["trees"]:
             metrics = {k: t.get(k) for k in METRIC_KEYS}
+            if "gap_errors" in t:  # set by treeexplorer.gap.attach_gaps
+                metrics["gap_errors"] = t["gap_errors"]
             trees.append(
                 FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics, t.get("info", {}))
             )

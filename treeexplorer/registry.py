@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 # The built-in solvers, in the order the CLI and the app list them.
-SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat")
+SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
 # Module that registers each built-in solver when imported.
 BUILTIN_ADAPTERS = {name: f"treeexplorer.adapters.{name}" for name in SOLVER_NAMES}
 # Environment variable naming extra modules to import (comma-separated); each may register solvers.

@@ -1,0 +1,207 @@
+"""ConTree (ours) vs pycontree side by side on the 12 Quant-BnB train splits: time, memory, optimal errors, gap.
+
+Usage::
+
+    python benchmarks/bench_contree.py [--depths 2 3] [--d4-limit 60] [--datasets bank wilt ...]
+                                       [--data-dir DIR] [--no-front]
+
+One process, both solvers on the same arrays.  ``cold`` is our first solve in a fresh process (numba
+loading or compiling its kernels), measured once in a subprocess; every other time is warm.  ``MB`` is
+the peak resident memory during the solve above the resident size before it (VmHWM reset through
+/proc/self/clear_refs; ``nan`` where Linux does not allow it).  Columns per depth: ``py`` pycontree's
+single optimal tree, ``ours`` our single optimal tree (``front=False``), ``ratio`` ours/py, ``eq`` equal
+optimal training errors, and at depth 3 ``front`` our whole error-vs-splits front (budgets 0..7) and
+``front/py``.  Depth 4: our anytime run with ``--d4-limit`` seconds (single tree), with the proven lower
+bound and the gap (upper - lower) in errors; ``proven`` when it finished.
+
+Data: ``../shared/datasets/quantbnb/<name>.json`` (Quant-BnB's fixed train/test splits, train part only);
+missing sets are skipped, and without pycontree the peer columns stay empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+# ../shared beside the checkout (a git worktree one level deeper also finds it)
+DEFAULT_DIR = next(
+    (d / "shared" / "datasets" / "quantbnb" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared").is_dir()),
+    ROOT.parent / "shared" / "datasets" / "quantbnb",
+)
+DATASETS = [
+    "bank",
+    "bidding",
+    "fault",
+    "htru",
+    "magic",
+    "occupancy",
+    "page",
+    "raisin",
+    "rice",
+    "room",
+    "segment",
+    "wilt",
+]
+
+
+def _status_mb(key: str) -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _measure(fn, *args, **kw):
+    """(seconds, peak MB above the start, result) of ``fn(*args, **kw)``."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        base = _status_mb("VmRSS")
+    except OSError:
+        base = float("nan")
+    t = time.perf_counter()
+    out = fn(*args, **kw)
+    dt = time.perf_counter() - t
+    peak = _status_mb("VmHWM") - base
+    return dt, peak, out
+
+
+def _load(path):
+    d = json.loads(path.read_text())
+    X = np.asarray(d["Xtrain"], dtype=float)
+    y = np.asarray(d["Ytrain"], dtype=float).astype(np.int64)
+    return X, y
+
+
+def _cold() -> float:
+    code = (
+        "import time, numpy as np; t = time.perf_counter(); "
+        "from treeexplorer.solvers.contree import contree; "
+        "X = np.random.default_rng(0).random((60, 3)); y = (X[:, 0] > .5).astype(int); "
+        "contree(X, y, max_depth=3); contree(X, y, max_depth=3, front=False); print(time.perf_counter() - t)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--depths", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--d4-limit", type=float, default=60.0, help="seconds for the depth-4 run (0: skip)")
+    ap.add_argument("--datasets", nargs="+", default=DATASETS)
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
+    ap.add_argument("--no-front", action="store_true", help="skip the depth-3 front")
+    args = ap.parse_args(argv)
+    if not args.data_dir.is_dir():
+        print(f"skipped: no data directory {args.data_dir}")
+        return 0
+    from treeexplorer.solvers import Control
+    from treeexplorer.solvers.contree import contree
+
+    try:
+        from pycontree import ConTree
+    except ImportError:
+        ConTree = None
+        print("pycontree not installed: peer columns empty (pip install pycontree)")
+
+    cold = _cold()
+    X0 = np.random.default_rng(0).random((60, 3))
+    y0 = (X0[:, 0] > 0.5).astype(np.int64)
+    contree(X0, y0, max_depth=3)
+    contree(X0, y0, max_depth=3, front=False)
+    if ConTree is not None:
+        ConTree(max_depth=2).fit(X0, y0)
+
+    rows, ratios, fratios, d4 = [], {d: [] for d in args.depths}, [], []
+    for name in args.datasets:
+        path = args.data_dir / f"{name}.json"
+        if not path.exists():
+            print(f"{name}: missing, skipped")
+            continue
+        X, y = _load(path)
+        for depth in args.depths:
+            r = {"set": name, "n": X.shape[0], "p": X.shape[1], "C": int(y.max()) + 1, "D": depth}
+            if ConTree is not None:
+                t, mb, m = _measure(ConTree(max_depth=depth, time_limit=3600).fit, X, y)
+                r.update(py=t, py_mb=mb, py_err=int(np.count_nonzero(m.predict(X) != y)))
+            t, mb, raw = _measure(contree, X, y, max_depth=depth, front=False)
+            r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[0].info["errors"])
+            if "py" in r:
+                r["ratio"] = r["ours"] / r["py"]
+                r["eq"] = r["ours_err"] == r["py_err"]
+                ratios[depth].append(r["ratio"])
+            if depth == 3 and not args.no_front:
+                t, mb, fr = _measure(contree, X, y, max_depth=3)
+                r.update(front=t, front_mb=mb, front_err=fr.solutions[-1].info["errors"], front_n=len(fr.solutions))
+                if "py" in r:
+                    r["front_ratio"] = t / r["py"]
+                    fratios.append(r["front_ratio"])
+            rows.append(r)
+            _print_row(r)
+        if args.d4_limit > 0:
+            ctl = Control(time_limit=args.d4_limit)
+            with ctl:
+                t, mb, raw = _measure(contree, X, y, max_depth=4, front=False, control=ctl)
+            st = raw.stats
+            d4.append((name, t, st["upper_bound"], st["lower_bound"], raw.status, mb))
+            print(
+                f"  depth 4 ({args.d4_limit:g} s): {st['upper_bound']} errors, lower bound {st['lower_bound']}, "
+                f"gap {st['upper_bound'] - st['lower_bound']} ({raw.status}, {t:.1f} s, {mb:.0f} MB)",
+                flush=True,
+            )
+    print()
+    print(f"cold start (first solve in a fresh process, kernels from numba's cache or compiled): {cold:.2f} s")
+    print()
+    print(_table(rows))
+    for depth in args.depths:
+        if ratios[depth]:
+            print(f"median time ratio ours/pycontree at depth {depth}: {statistics.median(ratios[depth]):.2f}")
+    if fratios:
+        print(f"median time ratio whole front (depth 3) / pycontree single tree: {statistics.median(fratios):.2f}")
+    if d4:
+        print()
+        print(f"| set | depth 4, limit {args.d4_limit:g} s | errors | lower bound | gap | status | MB |")
+        print("|---|---|---|---|---|---|---|")
+        for name, t, ub, lb, status, mb in d4:
+            print(f"| {name} | {t:.1f} s | {ub} | {lb} | {ub - lb} | {status} | {mb:.0f} |")
+    return 0
+
+
+def _print_row(r):
+    py = f"py {r['py']:.3f}s err {r['py_err']}" if "py" in r else "py -"
+    fr = f" front {r['front']:.3f}s ({r['front_n']} trees)" if "front" in r else ""
+    print(
+        f"{r['set']:10s} D={r['D']} {py} | ours {r['ours']:.3f}s err {r['ours_err']}{fr} | "
+        f"MB ours {r['ours_mb']:.0f}" + (f" py {r['py_mb']:.0f}" if "py" in r else ""),
+        flush=True,
+    )
+
+
+def _table(rows) -> str:
+    head = "| set | n | p | C | D | py s | ours s | ours/py | equal | errors | front s | front/py | MB ours | MB py |"
+    out = [head, "|" + "---|" * 14]
+
+    def f(v, fmt):
+        return "" if v is None else format(v, fmt)
+
+    for r in rows:
+        out.append(
+            f"| {r['set']} | {r['n']} | {r['p']} | {r['C']} | {r['D']} | {f(r.get('py'), '.3f')} | {r['ours']:.3f} | "
+            f"{f(r.get('ratio'), '.2f')} | {'' if 'eq' not in r else ('yes' if r['eq'] else 'NO')} | {r['ours_err']} | "
+            f"{f(r.get('front'), '.3f')} | {f(r.get('front_ratio'), '.2f')} | {r['ours_mb']:.0f} | "
+            f"{f(r.get('py_mb'), '.0f')} |"
+        )
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,841 @@
+"""ConTree kernels: optimal trees on raw numeric features by DP with branch-and-bound over thresholds.
+
+Method (Briţa, van der Linden, Demirović, AAAI 2025), our own implementation
+--------------------------------------------------------------------------
+A node is a set of rows kept, at buffer level ``lvl``, as one list per feature sorted by that feature
+(``S[lvl, f, :m]``).  Every boundary between two distinct values of a feature is a candidate split
+``x <= t``; a split is identified by ``k``, the number of rows that go left.  ``solve`` returns the
+node's *front*: ``ub[b]`` = fewest errors of a tree of the remaining depth with at most ``b`` splits
+(``b = 0 .. kvec(d)``), and ``lb[b]`` a proven lower bound (equal to ``ub`` when the node is exact).
+In single-tree mode ``kvec(d) = 1``: index 1 means "any number of splits".
+
+Branch-and-bound over thresholds: for one feature the candidate positions form an interval that is
+searched midpoint first.  An evaluated split at ``k_q`` with cost vector ``S_q`` bounds every other
+split of the same feature: moving ``|k_j - k_q|`` rows from one child to the other raises no child's
+optimum (a superset never has fewer errors) and lowers the other child's by at most one per row, so
+``S_j[b] >= S_q[b] - |k_j - k_q|``.  Positions whose bound already reaches the node's best front for
+every budget are cut off the interval's ends (a binary search), the rest is split at the midpoint.
+In front mode the one-split cost (two leaves) is known exactly for every position from one sweep.
+
+Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
+the left or right child by a mark, with incremental class counts per child; a boundary whose stump
+cannot beat the child's best (error changes by one per row) is skipped.  Deeper nodes partition the
+sorted lists into the next buffer level and recurse (left child first, then right into the same
+level).  Solved nodes of depth >= 2 are cached under two 64-bit Zobrist sums of their rows and their
+depth.  The first split searched at every node is the greedy (Gini) one, so a stopped run already
+holds a CART-like tree and improves on it ("anytime"); the lower bound of a stopped node is the minimum
+of what each unresolved interval can still reach.
+
+Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
+"""
+
+import numpy as np
+from numba import njit, uint64
+
+BIG = 1 << 30
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+STACK = 160  # DFS stack of threshold intervals per level (depth <= 2 log2(rows) + 2)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def kvec(d, single, kcap):
+    """Largest budget index of a node with remaining depth ``d``."""
+    if d <= 0:
+        return 0
+    if single:
+        return 1
+    k = (1 << d) - 1
+    return k if k < kcap else kcap
+
+
+@njit(nogil=True, cache=True)
+def cache_find(keys, h1, h2, d):
+    cap = keys.shape[0]
+    k = uint64(d + 1)
+    s = np.int64((h1 ^ (k * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != 0:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            return s
+        s = (s + 1) & (cap - 1)
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def cache_slot(keys, h1, h2, d):
+    """Slot of the entry or of the empty slot where it goes."""
+    cap = keys.shape[0]
+    k = uint64(d + 1)
+    s = np.int64((h1 ^ (k * _MIX)) & uint64(cap - 1))
+    while keys[s, 2] != 0:
+        if keys[s, 0] == h1 and keys[s, 1] == h2 and keys[s, 2] == k:
+            return s
+        s = (s + 1) & (cap - 1)
+    return s
+
+
+@njit(nogil=True, cache=True)
+def cache_rehash(keys, vals, cex, nkeys, nvals, ncex):
+    for s in range(keys.shape[0]):
+        if keys[s, 2] != 0:
+            t = cache_slot(nkeys, keys[s, 0], keys[s, 1], np.int64(keys[s, 2]) - 1)
+            nkeys[t, :] = keys[s, :]
+            nvals[t, :, :] = vals[s, :, :]
+            ncex[t] = cex[s]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf(cnt):
+    tot = 0
+    mx = 0
+    for c in range(cnt.shape[0]):
+        tot += cnt[c]
+        if cnt[c] > mx:
+            mx = cnt[c]
+    return tot - mx
+
+
+@njit(nogil=True, cache=True)
+def _combine(L, R, kc, kd, single, out):
+    """``out[b]`` (b >= 1): best cost with at most ``b`` splits of a split whose children have fronts L, R."""
+    out[0] = BIG
+    if single:
+        out[1] = L[kc] + R[kc]
+        return
+    for b in range(1, kd + 1):
+        best = BIG
+        rem = b - 1
+        lo = rem - kc if rem > kc else 0
+        hi = rem if rem < kc else kc
+        for bl in range(lo, hi + 1):
+            v = L[bl] + R[rem - bl]
+            if v < best:
+                best = v
+        out[b] = best
+
+
+@njit(nogil=True, cache=True)
+def _positions(rk, yy, m, cnt, tmpc, pos, stu):
+    """Candidate split positions ``k`` of one feature (sorted ranks ``rk``, labels ``yy``) and their one-split
+    errors in ``stu``."""
+    C = cnt.shape[0]
+    tmpc[:] = 0
+    n = 0
+    prev = rk[0]
+    for i in range(m):
+        v = rk[i]
+        if i > 0 and v != prev:
+            ml = 0
+            mr = 0
+            for c in range(C):
+                if tmpc[c] > ml:
+                    ml = tmpc[c]
+                if cnt[c] - tmpc[c] > mr:
+                    mr = cnt[c] - tmpc[c]
+            pos[n] = i
+            stu[n] = m - ml - mr
+            n += 1
+        prev = v
+        tmpc[yy[i]] += 1
+    return n
+
+
+@njit(nogil=True, cache=True)
+def _greedy(SR, SY, lvl, m, p, cnt, tmpc):
+    """Feature and position of the best Gini split and the fewest one-split errors over all features."""
+    C = cnt.shape[0]
+    best_g = -1.0
+    bf = -1
+    bk = -1
+    best_stump = BIG
+    for f in range(p):
+        rk = SR[lvl, f]
+        yy = SY[lvl, f]
+        tmpc[:] = 0
+        prev = rk[0]
+        for i in range(m):
+            v = rk[i]
+            if i > 0 and v != prev:
+                sl = 0.0
+                sr = 0.0
+                ml = 0
+                mr = 0
+                for c in range(C):
+                    a = tmpc[c]
+                    b = cnt[c] - a
+                    sl += a * a
+                    sr += b * b
+                    if a > ml:
+                        ml = a
+                    if b > mr:
+                        mr = b
+                g = sl / i + sr / (m - i)
+                if g > best_g + 1e-12:
+                    best_g = g
+                    bf = f
+                    bk = i
+                e = m - ml - mr
+                if e < best_stump:
+                    best_stump = e
+            prev = v
+            tmpc[yy[i]] += 1
+    return bf, bk, best_stump
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _stump(tmp, cnt, ntot):
+    ml = 0
+    mr = 0
+    for c in range(cnt.shape[0]):
+        a = tmp[c]
+        if a > ml:
+            ml = a
+        if cnt[c] - a > mr:
+            mr = cnt[c] - a
+    return ntot - ml - mr
+
+
+@njit(nogil=True, cache=True)
+def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
+    """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``.
+
+    A boundary is skipped while the stump cannot beat the child's best (one row changes the error by
+    at most one); a child is done once it has a perfect stump.
+    """
+    C = cntL.shape[0]
+    nL = 0
+    for c in range(C):
+        nL += cntL[c]
+    nR = m - nL
+    leafL = _leaf(cntL)
+    leafR = _leaf(cntR)
+    bestL = leafL
+    bestR = leafR
+    binary = C == 2
+    for f in range(p):
+        if bestL == 0 and bestR == 0:
+            break
+        rows = S[lvl, f]
+        rk = SR[lvl, f]
+        yy = SY[lvl, f]
+        tmpL[:] = 0
+        tmpR[:] = 0
+        a0 = 0
+        a1 = 0
+        b0 = 0
+        b1 = 0
+        seenL = 0
+        seenR = 0
+        prevL = -1
+        prevR = -1
+        skipL = 0
+        skipR = 0
+        for i in range(m):
+            v = rk[i]
+            c = yy[i]
+            if mark[rows[i]] == 1:
+                if seenL > 0 and v != prevL and skipL <= 0 and bestL > 0:
+                    if binary:
+                        e = min(a0, a1) + min(cntL[0] - a0, cntL[1] - a1)
+                    else:
+                        e = _stump(tmpL, cntL, nL)
+                    if e < bestL:
+                        bestL = e
+                    skipL = e - bestL
+                skipL -= 1
+                if binary:
+                    if c == 0:
+                        a0 += 1
+                    else:
+                        a1 += 1
+                else:
+                    tmpL[c] += 1
+                seenL += 1
+                prevL = v
+            else:
+                if seenR > 0 and v != prevR and skipR <= 0 and bestR > 0:
+                    if binary:
+                        e = min(b0, b1) + min(cntR[0] - b0, cntR[1] - b1)
+                    else:
+                        e = _stump(tmpR, cntR, nR)
+                    if e < bestR:
+                        bestR = e
+                    skipR = e - bestR
+                skipR -= 1
+                if binary:
+                    if c == 0:
+                        b0 += 1
+                    else:
+                        b1 += 1
+                else:
+                    tmpR[c] += 1
+                seenR += 1
+                prevR = v
+    out[0] = leafL
+    out[1] = bestL
+    out[2] = leafR
+    out[3] = bestR
+
+
+@njit(nogil=True, cache=True)
+def _partition(S, SR, SY, lvl, m, p, mark, want):
+    """Rows of level ``lvl`` whose mark is ``want`` into level ``lvl + 1``, every feature's order kept."""
+    cnt = 0
+    for f in range(p):
+        src = S[lvl, f]
+        srk = SR[lvl, f]
+        sy = SY[lvl, f]
+        dst = S[lvl + 1, f]
+        drk = SR[lvl + 1, f]
+        dy = SY[lvl + 1, f]
+        j = 0
+        for i in range(m):
+            r = src[i]
+            if mark[r] == want:
+                dst[j] = r
+                drk[j] = srk[i]
+                dy[j] = sy[i]
+                j += 1
+        cnt = j
+    return cnt
+
+
+@njit(nogil=True, cache=True)
+def _set_mark(S, lvl, f, k, m, mark):
+    rows = S[lvl, f]
+    for i in range(k):
+        mark[rows[i]] = 1
+    for i in range(k, m):
+        mark[rows[i]] = 0
+
+
+@njit(nogil=True, cache=True)
+def _bound_at(rec, kk, kc, kj, b, single):
+    """Lower bound on the budget-``b`` cost of the split at ``kj`` from the interval's anchor splits.
+
+    ``rec = [lo, hi, kl, kr, L_l, R_l, L_r, R_r]`` (children's lower-bound fronts of the left and right
+    anchors, ``kk`` slots each; ``kl``/``kr`` -1 when absent).  The left child at ``kj`` contains the left
+    anchor's left child and lies inside the right anchor's: ``L >= max(L_l, L_r - (kr - kj))``; the right
+    child likewise: ``R >= max(R_r, R_l - (kj - kl))``.
+    """
+    kl = rec[2]
+    kr = rec[3]
+    best = BIG
+    rem = b - 1
+    lo = rem - kc if rem > kc else 0
+    hi = rem if rem < kc else kc
+    if single:
+        lo = kc
+        hi = kc
+    for bl in range(lo, hi + 1):
+        br = kc if single else rem - bl
+        lv = 0
+        rv = 0
+        if kl >= 0:
+            a = rec[4 + bl]
+            if a > lv:
+                lv = a
+            a = rec[4 + kk + br] - (kj - kl)
+            if a > rv:
+                rv = a
+        if kr >= 0:
+            a = rec[4 + 2 * kk + bl] - (kr - kj)
+            if a > lv:
+                lv = a
+            a = rec[4 + 3 * kk + br]
+            if a > rv:
+                rv = a
+        if lv + rv < best:
+            best = lv + rv
+    return best
+
+
+@njit(nogil=True, cache=True)
+def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
+    """Whether the split at ``kj`` cannot improve any budget; if so its bounds lower ``PR`` (the least bound
+    of every split set aside, which is the node's lower bound when the cut-off hid its optimum)."""
+    for b in range(b0, kd + 1):
+        if _bound_at(rec, kk, kc, kj, b, single) < UB[b]:
+            return False
+    for b in range(b0, kd + 1):
+        v = _bound_at(rec, kk, kc, kj, b, single)
+        if v < PR[b]:
+            PR[b] = v
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _cuts(UE, O, kc, kd, single, b0, out):
+    """Cut-off for one child given the sibling's lower bounds ``O``: budget ``bc`` of the child matters only
+    below ``max_b (UE[b] - O[b - 1 - bc])``."""
+    for bc in range(kc + 1):
+        out[bc] = -BIG
+    if single:
+        out[0] = BIG
+        out[kc] = UE[1] - O[kc]
+        return
+    for bc in range(kc + 1):
+        v = -BIG
+        for bo in range(kc + 1):
+            b = bc + bo + 1
+            if b > kd:
+                break
+            if b < b0:
+                continue
+            w = UE[b] - O[bo]
+            if w > v:
+                v = w
+        if v < 0:
+            v = 0  # nothing useful: the child need not split at all
+        out[bc] = v
+    out[0] = BIG  # a leaf costs nothing to evaluate
+
+
+@njit(nogil=True, cache=True)
+def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
+    """Front of the node held at level ``lvl`` (``m`` rows, remaining depth ``d``).
+
+    ``cut[b]``: the caller has no use for a budget-``b`` cost >= ``cut[b]`` (upper bound passed down).
+    Returns 1 when ``ub`` is the optimum for every budget, 2 when complete relative to ``cut`` (``ub[b]``
+    optimal where ``ub[b] < cut[b]``, else ``lb[b] = cut[b]``), 0 when stopped (``lb`` proven bounds).
+    ``need_b`` >= 0 (tree rebuilding): a cached entry exact at that budget is enough.
+
+    ``force``: ignore the stop flag (used to rebuild depth-2 nodes of a stopped run's tree).
+    """
+    (
+        RK,
+        y,
+        z1,
+        z2,
+        S,
+        mark,
+        keys,
+        cvals,
+        cex,
+        meta,
+        flag,
+        ctr,
+        prm,
+        VEC,
+        CH,
+        STK,
+        POS,
+        STU,
+        CNT,
+        TMP,
+        SR,
+        SY,
+    ) = ws
+    single = prm[0] != 0
+    kcap = prm[1]
+    p = RK.shape[0]
+    C = CNT.shape[2]
+    kd = kvec(d, single, kcap)
+    kk = kd + 1
+    UB = VEC[lvl, 0]
+    EX = VEC[lvl, 1]
+    PR = VEC[lvl, 11]  # least lower bound of the splits set aside or evaluated
+    Lub = VEC[lvl, 2]
+    Llb = VEC[lvl, 3]
+    Rub = VEC[lvl, 4]
+    Rlb = VEC[lvl, 5]
+    Sub = VEC[lvl, 6]
+    Slb = VEC[lvl, 7]
+    UE = VEC[lvl, 8]  # effective upper bound: min(UB, cut)
+    cutL = VEC[lvl, 9]
+    cutR = VEC[lvl, 10]
+    chf = CH[lvl, 0]
+    chr_ = CH[lvl, 1]
+    chb = CH[lvl, 2]
+    cnt = CNT[lvl, 0]
+    cntL = CNT[lvl, 1]
+    cntR = CNT[lvl, 2]
+    tmpc = CNT[lvl, 3]
+    tmpR = CNT[lvl, 4]
+    rows0 = S[lvl, 0]
+    cnt[:] = 0
+    h1 = uint64(0)
+    h2 = uint64(0)
+    for i in range(m):
+        r = rows0[i]
+        cnt[y[r]] += 1
+        h1 += z1[r]
+        h2 += z2[r]
+    leaf = _leaf(cnt)
+    for b in range(kk):
+        UB[b] = leaf
+        EX[b] = BIG
+        PR[b] = BIG
+        chf[b] = -1
+        chr_[b] = 0
+        chb[b] = 0
+    if leaf == 0 or kd == 0 or m < 2:
+        for b in range(kk):
+            out_ub[b] = leaf
+            out_lb[b] = leaf
+        return 1
+    ctr[1] += 1
+    if d >= 2:
+        s = cache_find(keys, h1, h2, d)
+        hit = False
+        if s >= 0:
+            if cex[s] == 1 or (flag[0] != 0 and not force):
+                hit = True
+            elif need_b >= 0:
+                hit = cvals[s, 0, need_b] == cvals[s, 1, need_b]
+            elif cex[s] == 2:
+                hit = True
+                for b in range(1, kk):
+                    if cvals[s, 1, b] != cvals[s, 0, b] and cvals[s, 1, b] < cut[b]:
+                        hit = False
+        if hit:
+            for b in range(kk):
+                out_ub[b] = cvals[s, 0, b]
+                out_lb[b] = cvals[s, 1, b]
+                chf[b] = cvals[s, 2, b]
+                chr_[b] = cvals[s, 3, b]
+                chb[b] = cvals[s, 4, b]
+            return np.int64(cex[s])
+    if (flag[0] != 0 and not force) or meta[1] != 0:
+        for b in range(kk):
+            out_ub[b] = leaf
+            out_lb[b] = 0
+        out_lb[0] = leaf
+        return 0
+    pos = POS[lvl]
+    stu = STU[lvl]
+    if d == 1:
+        best = leaf
+        for f in range(p):
+            npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
+            for j in range(npos):
+                if stu[j] < best:
+                    best = stu[j]
+                    chf[1] = f
+                    chr_[1] = SR[lvl, f, pos[j] - 1]
+                    chb[1] = 1 << 8
+        UB[1] = best
+        for b in range(kk):
+            out_ub[b] = UB[b]
+            out_lb[b] = UB[b]
+        return 1
+
+    kc = kvec(d - 1, single, kcap)
+    # a run-time -1: a literal argument makes numba compile a literal-typed overload whose cached copy
+    # crashes when it recurses
+    no_b = m - m - 1
+    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc)
+    for b in range(kk):
+        UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
+    b0 = 1
+    if not single:
+        b0 = 2  # one-split costs are exact per position: UB[1] is the best of them
+        if best_stump < UB[1]:
+            UB[1] = best_stump
+            if best_stump < UE[1]:
+                UE[1] = best_stump
+            # its choice is found when the position is met below (stu == best_stump)
+    stk = STK[lvl]
+    exact = True
+    stopped = False
+    rem_lb_floor = BIG  # features not started when stopped: nothing known beyond 0
+    nf_started = 0
+    for fi in range(p):
+        f = gf if fi == 0 else (fi - 1 if fi - 1 < gf else fi)
+        if gf < 0:
+            f = fi
+        if (flag[0] != 0 and not force) or meta[1] != 0:
+            stopped = True
+            rem_lb_floor = 0
+            break
+        nf_started += 1
+        npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
+        if npos == 0:
+            continue
+        if not single and UB[1] < leaf:
+            for j in range(npos):
+                if stu[j] == UB[1] and chf[1] < 0:
+                    chf[1] = f
+                    chr_[1] = SR[lvl, f, pos[j] - 1]
+                    chb[1] = 1 << 8
+        sp = 0
+        rec = stk[0]
+        rec[0] = 0
+        rec[1] = npos - 1
+        rec[2] = -1
+        rec[3] = -1
+        sp = 1
+        first_j = -1
+        if f == gf:
+            for j in range(npos):
+                if pos[j] == gk:
+                    first_j = j
+        while sp > 0:
+            if (flag[0] != 0 and not force) or meta[1] != 0:
+                stopped = True
+                break
+            rec = stk[sp - 1]
+            lo = rec[0]
+            hi = rec[1]
+            if first_j >= 0:
+                j = first_j
+                first_j = -1
+            else:
+                # cut the interval's ends that the anchors prove useless
+                while lo <= hi and _prunable(rec, UE, kd, kk, kc, pos[lo], b0, single, PR):
+                    lo += 1
+                while hi >= lo and _prunable(rec, UE, kd, kk, kc, pos[hi], b0, single, PR):
+                    hi -= 1
+                if lo > hi:
+                    sp -= 1
+                    continue
+                j = (lo + hi) // 2
+            sp -= 1
+            k = pos[j]
+            ctr[3] += 1
+            if lvl == 0:
+                ctr[0] += 1
+            # --- evaluate the split (f, k)
+            _set_mark(S, lvl, f, k, m, mark)
+            cntL[:] = 0
+            for i in range(k):
+                cntL[SY[lvl, f, i]] += 1
+            for c in range(C):
+                cntR[c] = cnt[c] - cntL[c]
+            ex_split = True
+            if d == 2:
+                _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, TMP[lvl])
+                t = TMP[lvl]
+                Lub[0] = t[0]
+                Rub[0] = t[2]
+                if kc >= 1:
+                    Lub[1] = t[1]
+                    Rub[1] = t[3]
+                for b in range(kc + 1):
+                    Llb[b] = Lub[b]
+                    Rlb[b] = Rub[b]
+                _combine(Lub, Rub, kc, kd, single, Sub)
+                for b in range(kk):
+                    Slb[b] = Sub[b]
+            else:
+                mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
+                # right child's trivial bounds: its leaf for no split, 0 otherwise
+                Rlb[0] = _leaf(cntR)
+                for b in range(1, kc + 1):
+                    Rlb[b] = 0
+                _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                if prm[3] == 0:
+                    cutL[:] = BIG
+                exL = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                _combine(Llb, Rlb, kc, kd, single, Slb)
+                hopeless = True
+                for b in range(b0, kd + 1):
+                    if Slb[b] < UE[b]:
+                        hopeless = False
+                if hopeless:
+                    for b in range(kk):
+                        Sub[b] = BIG
+                    if exL == 0:
+                        ex_split = False
+                else:
+                    _set_mark(S, lvl, f, k, m, mark)
+                    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
+                    _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                    if prm[3] == 0:
+                        cutR[:] = BIG
+                    exR = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                    _combine(Lub, Rub, kc, kd, single, Sub)
+                    _combine(Llb, Rlb, kc, kd, single, Slb)
+                    if exL == 0 or exR == 0:
+                        ex_split = False
+            if not single:
+                Slb[1] = stu[j]  # exact
+            # --- update the node's front (best with at most b splits)
+            thr_rank = SR[lvl, f, k - 1]
+            for b in range(1, kk):
+                if Sub[b] < UB[b]:
+                    UB[b] = Sub[b]
+                    chf[b] = f
+                    chr_[b] = thr_rank
+                    best_bl = 0
+                    if not single:
+                        # the left budget achieving Sub[b]
+                        rem = b - 1
+                        lo2 = rem - kc if rem > kc else 0
+                        hi2 = rem if rem < kc else kc
+                        bv = BIG
+                        for bl in range(lo2, hi2 + 1):
+                            v = Lub[bl] + Rub[rem - bl]
+                            if v < bv:
+                                bv = v
+                                best_bl = bl
+                    chb[b] = best_bl | (b << 8)  # left budget and the budget it was chosen for
+            for b in range(1, kk):
+                if UB[b - 1] < UB[b]:
+                    UB[b] = UB[b - 1]
+                    chf[b] = chf[b - 1]
+                    chr_[b] = chr_[b - 1]
+                    chb[b] = chb[b - 1]
+            for b in range(kk):
+                UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
+                if Slb[b] < PR[b]:
+                    PR[b] = Slb[b]
+            if not ex_split:
+                exact = False
+                for b in range(kk):
+                    if Slb[b] < EX[b]:
+                        EX[b] = Slb[b]
+            if lvl == 0:
+                ctr[4] = UB[kd]
+            # --- the two halves, anchored at this split's bounds: right half above, left half in place
+            t = sp
+            r2 = stk[t + 1]
+            r2[0] = j + 1
+            r2[1] = hi
+            r2[2] = k
+            r2[3] = rec[3]
+            for b in range(kc + 1):
+                r2[4 + b] = Llb[b]
+                r2[4 + kk + b] = Rlb[b]
+                r2[4 + 2 * kk + b] = rec[4 + 2 * kk + b]
+                r2[4 + 3 * kk + b] = rec[4 + 3 * kk + b]
+            rec[0] = lo
+            rec[1] = j - 1
+            rec[3] = k
+            for b in range(kc + 1):
+                rec[4 + 2 * kk + b] = Llb[b]
+                rec[4 + 3 * kk + b] = Rlb[b]
+            sp = t + 2
+        if stopped:
+            # what the unresolved intervals of this feature can still reach
+            for q in range(sp):
+                r3 = stk[q]
+                for jj in range(r3[0], r3[1] + 1):
+                    for b in range(b0, kk):
+                        v = _bound_at(r3, kk, kc, pos[jj], b, single)
+                        if v < EX[b]:
+                            EX[b] = v
+            exact = False
+            if nf_started < p:
+                rem_lb_floor = 0
+            break
+    bounded = False
+    if stopped or not exact:
+        exact = False
+        for b in range(kk):
+            lbv = UB[b]
+            if b >= b0 and PR[b] < lbv:
+                lbv = PR[b]
+            if EX[b] < lbv:
+                lbv = EX[b]
+            if b >= b0 and rem_lb_floor < lbv:
+                lbv = rem_lb_floor
+            out_lb[b] = lbv
+    else:
+        for b in range(kk):
+            out_lb[b] = UB[b]
+            if b >= b0 and PR[b] < UB[b]:
+                out_lb[b] = PR[b]
+            if out_lb[b] < UB[b]:
+                bounded = True
+    for b in range(kk):
+        out_ub[b] = UB[b]
+    # cache (exact entries always; a stopped node's bounds only where nothing is stored yet)
+    code = 0
+    if exact:
+        code = 2 if bounded else 1
+    if d >= 2 and meta[1] == 0 and (exact or flag[0] != 0):
+        s = cache_slot(keys, h1, h2, d)
+        fresh = keys[s, 2] == 0
+        if fresh and meta[0] * 10 >= keys.shape[0] * 7:
+            if prm[2] != 0:
+                meta[1] = 1  # table full: the wrapper grows it and runs again
+        elif fresh or exact:
+            if fresh:
+                meta[0] += 1
+                ctr[2] = meta[0]
+            keys[s, 0] = h1
+            keys[s, 1] = h2
+            keys[s, 2] = uint64(d + 1)
+            for b in range(kk):
+                cvals[s, 0, b] = out_ub[b]
+                cvals[s, 1, b] = out_lb[b]
+                cvals[s, 2, b] = chf[b]
+                cvals[s, 3, b] = chr_[b]
+                cvals[s, 4, b] = chb[b]
+            cex[s] = code
+    return code
+
+
+@njit(nogil=True, cache=True)
+def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
+    """Rebuild the tree of budget index ``b`` of the node at level ``lvl``; returns its node number."""
+    RK = ws[0]
+    y = ws[1]
+    S = ws[4]
+    mark = ws[5]
+    prm = ws[12]
+    CH = ws[14]
+    SR = ws[20]
+    SY = ws[21]
+    p = RK.shape[0]
+    node = nxt[0]
+    nxt[0] += 1
+    rows0 = S[lvl, 0]
+    for c in range(value.shape[1]):
+        value[node, c] = 0
+    for i in range(m):
+        value[node, y[rows0[i]]] += 1
+    feat[node] = -1
+    left[node] = -1
+    right[node] = -1
+    thr[node] = 0.0
+    if d == 0 or b == 0 or m < 2:
+        return node
+    single = prm[0] != 0
+    kd = kvec(d, single, prm[1])
+    bi = b if b < kd else kd
+    oub = np.zeros(kd + 1, dtype=np.int64)
+    olb = np.zeros(kd + 1, dtype=np.int64)
+    cut = np.full(kd + 1, BIG, dtype=np.int64)
+    solve(ws, lvl, m, d, cut, oub, olb, d <= 2, bi)
+    f = CH[lvl, 0, bi]
+    r = CH[lvl, 1, bi]
+    bl = CH[lvl, 2, bi]
+    if f < 0:
+        return node
+    lo_v = -np.inf
+    hi_v = np.inf
+    nl = 0
+    for i in range(m):
+        row = rows0[i]
+        x = XT[f, row]
+        if RK[f, row] <= r:
+            mark[row] = 1
+            nl += 1
+            if x > lo_v:
+                lo_v = x
+        else:
+            mark[row] = 0
+            if x < hi_v:
+                hi_v = x
+    if nl == 0 or nl == m:
+        return node
+    t = lo_v / 2.0 + hi_v / 2.0
+    if not (lo_v <= t < hi_v):
+        t = lo_v
+    feat[node] = f
+    thr[node] = t
+    if single:
+        bl = 1
+        br = 1
+    else:
+        br = (bl >> 8) - 1 - (bl & 255)
+        bl = bl & 255
+    mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
+    left[node] = build(ws, XT, lvl + 1, mL, d - 1, bl, feat, thr, left, right, value, nxt)
+    for i in range(m):
+        row = rows0[i]
+        mark[row] = 1 if RK[f, row] <= r else 0
+    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
+    right[node] = build(ws, XT, lvl + 1, mR, d - 1, br, feat, thr, left, right, value, nxt)
+    return node

@@ -1,0 +1,287 @@
+"""ConTree: exact against a brute-force oracle on raw thresholds, fronts, sparsity, pycontree, time limits."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from treeexplorer.solvers import Control
+from treeexplorer.solvers._kernels.predict import apply_tree
+from treeexplorer.solvers.contree import contree
+
+
+# --------------------------------------------------------------------------------------------- oracle
+def oracle(X, y, n_classes, depth):
+    """Fewest errors with at most ``b`` splits, ``b = 0 .. 2**depth - 1``, over every tree of the depth.
+
+    Plain recursion over every feature and every midpoint between consecutive distinct values at every
+    node, and every way to share the splits between the children: no bounds, no cache.
+    """
+
+    def err(rows):
+        return 0 if rows.size == 0 else int(rows.size - np.bincount(y[rows], minlength=n_classes).max())
+
+    def best(rows, d):
+        out = np.full(1 << d, err(rows), dtype=np.int64)
+        if d == 0:
+            return out
+        for f in range(X.shape[1]):
+            vals = np.unique(X[rows, f])
+            for a, b in zip(vals[:-1], vals[1:]):
+                t = a / 2 + b / 2
+                el = best(rows[X[rows, f] <= t], d - 1)
+                er = best(rows[X[rows, f] > t], d - 1)
+                for bl in range(el.size):
+                    for br in range(er.size):
+                        out[bl + br + 1] = min(out[bl + br + 1], el[bl] + er[br])
+        return np.minimum.accumulate(out)
+
+    return best(np.arange(X.shape[0]), depth)
+
+
+def true_errors(tree, X, y):
+    leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, np.ascontiguousarray(X, dtype=float))
+    return int(np.count_nonzero(tree.prediction[leaves] != y))
+
+
+def tree_depth(tree, k=0):
+    return 0 if tree.feature[k] < 0 else 1 + max(tree_depth(tree, tree.left[k]), tree_depth(tree, tree.right[k]))
+
+
+def check_front(raw, X, y, ref, depth):
+    """Every tree's reported errors are its true errors, and the front matches the oracle at every budget."""
+    best = {}
+    for sol in raw.solutions:
+        t = sol.tree
+        assert sol.info["errors"] == true_errors(t, X, y)
+        assert sol.info["splits"] == t.n_splits
+        assert tree_depth(t) <= depth
+        assert sol.optimal
+        best[t.n_splits] = min(best.get(t.n_splits, 1 << 30), sol.info["errors"])
+    for b in range(ref.size):
+        assert min(e for s, e in best.items() if s <= b) == ref[b], (b, ref, best)
+    errs = [s.info["errors"] for s in raw.solutions]
+    assert errs == sorted(errs, reverse=True) and len(set(errs)) == len(errs)  # strictly decreasing
+
+
+@st.composite
+def datasets(draw, max_rows=12, max_features=3):
+    n = draw(st.integers(2, max_rows))
+    p = draw(st.integers(1, max_features))
+    c = draw(st.integers(2, 3))
+    grid = draw(st.sampled_from([2, 4, 50]))  # few distinct values (ties, one-hot) or nearly all distinct
+    X = np.array(draw(st.lists(st.integers(0, grid - 1), min_size=n * p, max_size=n * p)), dtype=float).reshape(n, p)
+    y = np.array(draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)), dtype=np.int64)
+    return X / grid, y, c
+
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(data=datasets(), depth=st.integers(1, 2))
+def test_front_matches_oracle_depth_1_2(data, depth):
+    X, y, c = data
+    ref = oracle(X, y, c, depth)
+    check_front(contree(X, y, c, max_depth=depth), X, y, ref, depth)
+    single = contree(X, y, c, max_depth=depth, front=False).solutions[0]
+    assert single.info["errors"] == ref[-1] == true_errors(single.tree, X, y)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=9, max_features=2))
+def test_front_matches_oracle_depth_3(data):
+    X, y, c = data
+    ref = oracle(X, y, c, 3)
+    check_front(contree(X, y, c, max_depth=3), X, y, ref, 3)
+    single = contree(X, y, c, max_depth=3, front=False).solutions[0]
+    assert single.info["errors"] == ref[-1] == true_errors(single.tree, X, y)
+
+
+def test_larger_random_sets_match_oracle():
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        X = rng.integers(0, 6, size=(40, 3)) / 6
+        y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(0, 0.2, 40) > 0.6).astype(np.int64)
+        ref = oracle(X, y, 2, 2)
+        check_front(contree(X, y, 2, max_depth=2), X, y, ref, 2)
+
+
+@SETTINGS
+@given(data=datasets(max_rows=10), k=st.integers(0, 3))
+def test_max_nodes_caps_the_front(data, k):
+    X, y, c = data
+    ref = oracle(X, y, c, 2)[: k + 1]
+    raw = contree(X, y, c, max_depth=2, max_nodes=k)
+    assert max(s.info["splits"] for s in raw.solutions) <= k
+    check_front(raw, X, y, ref, 2)
+
+
+@SETTINGS
+@given(data=datasets(max_rows=10), lam=st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.25, 1.0]))
+def test_sparsity_picks_the_exact_minimiser(data, lam):
+    X, y, c = data
+    n = len(y)
+    ref = oracle(X, y, c, 2)
+    raw = contree(X, y, c, max_depth=2, sparsity=lam)
+    assert len(raw.solutions) == 1
+    sol = raw.solutions[0]
+    a = Fraction(lam)
+    best = min(Fraction(int(ref[b]), n) + a * b for b in range(ref.size))
+    got = Fraction(true_errors(sol.tree, X, y), n) + a * sol.tree.n_splits
+    assert got == best and sol.optimal
+    # ties go to fewer splits
+    assert all(Fraction(int(ref[b]), n) + a * b > best for b in range(sol.tree.n_splits))
+
+
+def test_thresholds_are_midpoints_and_left_is_le():
+    X = np.array([[1.0], [2.0], [4.0], [8.0]])
+    y = np.array([0, 0, 1, 1])
+    t = contree(X, y, max_depth=1).solutions[-1].tree
+    assert t.feature[0] == 0 and t.threshold[0] == 3.0
+    assert t.prediction[t.left[0]] == 0 and t.prediction[t.right[0]] == 1
+
+
+def test_pure_and_constant_inputs():
+    X = np.zeros((5, 2))
+    y = np.array([0, 1, 0, 1, 1])
+    raw = contree(X, y, max_depth=3)
+    assert [s.info["errors"] for s in raw.solutions] == [2] and raw.solutions[0].tree.n_splits == 0
+    raw = contree(np.arange(6.0).reshape(6, 1), np.zeros(6, dtype=int), max_depth=2)
+    assert raw.solutions[0].info["errors"] == 0 and len(raw.solutions) == 1
+
+
+def test_bad_input_has_clear_messages():
+    X = np.random.default_rng(0).random((10, 2))
+    y = np.arange(10) % 2
+    with pytest.raises(ValueError, match="max_depth"):
+        contree(X, y, max_depth=-1)
+    with pytest.raises(ValueError, match="NaN"):
+        contree(np.full((3, 1), np.nan), y[:3])
+    with pytest.raises(ValueError, match="sparsity"):
+        contree(X, y, sparsity=-1)
+    with pytest.raises(MemoryError, match="max_memory_mb"):
+        contree(np.zeros((200_000, 50)), np.zeros(200_000, dtype=int), max_depth=4, max_memory_mb=64)
+
+
+# --------------------------------------------------------------------------------------- time limit
+def _hard_set(n=3000, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 6))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3) ^ (rng.random(n) < 0.25)).astype(np.int64)
+    return X, y
+
+
+def test_time_limited_run_reports_true_errors_and_a_valid_bound():
+    X, y = _hard_set(700)
+    exact = contree(X, y, max_depth=3)
+    assert exact.status == "done"
+    opt = {s.info["splits"]: s.info["errors"] for s in exact.solutions}
+    ctl = Control(time_limit=0.02)
+    with ctl:
+        raw = contree(X, y, max_depth=3, control=ctl)
+    assert raw.status in ("time_limit", "done")  # "done" only on a very fast machine: the checks still hold
+    lbs = raw.stats["lower_bounds"]
+    for b in range(len(lbs)):
+        best_b = min(e for s, e in opt.items() if s <= b)
+        assert lbs[b] <= best_b
+    for sol in raw.solutions:
+        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+        assert sol.info["lower_bound"] <= min(e for s, e in opt.items() if s <= sol.info["budget"])
+        if not sol.optimal:
+            continue
+        assert sol.info["errors"] == min(e for s, e in opt.items() if s <= sol.info["budget"])
+    assert raw.stats["lower_bound"] <= exact.stats["upper_bound"] <= raw.stats["upper_bound"]
+
+
+def test_cancel_before_start_still_returns_a_tree():
+    X, y = _hard_set(500)
+    ctl = Control()
+    ctl.cancel()
+    raw = contree(X, y, max_depth=3, control=ctl, front=False)
+    assert raw.status == "cancelled"
+    sol = raw.solutions[0]
+    assert sol.info["errors"] == true_errors(sol.tree, X, y) and not sol.optimal
+
+
+def test_progress_reports_counters():
+    X, y = _hard_set(300)
+    seen = []
+    ctl = Control(progress=seen.append, poll_interval=0.01)
+    with ctl:
+        contree(X, y, max_depth=3, control=ctl)
+    assert seen and seen[-1]["phase"] == "contree" and seen[-1]["splits_evaluated"] > 0
+
+
+# ------------------------------------------------------------------------------------------ pycontree
+def _small_sets():
+    from treeexplorer.data import load_dataset
+
+    iris = load_dataset("iris")
+    Xi, yi = iris.X.astype(float), iris.y
+    rng = np.random.default_rng(1)
+    Xr = rng.random((300, 4))
+    yr = ((Xr[:, 0] + Xr[:, 1] > 1.0) ^ (Xr[:, 2] > 0.7) ^ (rng.random(300) < 0.1)).astype(np.int64)
+    Xm = np.round(rng.random((200, 3)) * 5) / 5
+    ym = rng.integers(0, 3, 200)
+    return [("iris", Xi, yi), ("random300", Xr, yr), ("ties3class", Xm, ym)]
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_same_optimal_errors_as_pycontree(depth):
+    pycontree = pytest.importorskip("pycontree")
+    for name, X, y in _small_sets():
+        ref = pycontree.ConTree(max_depth=depth, time_limit=60).fit(X, y)
+        ref_err = int(np.count_nonzero(ref.predict(X) != y))
+        ours = contree(X, y, max_depth=depth, front=False).solutions[0]
+        assert ours.info["errors"] == ref_err, name
+        front = contree(X, y, max_depth=depth)
+        assert front.solutions[-1].info["errors"] == ref_err, name
+
+
+# ------------------------------------------------------------------------------------ API and gaps
+def test_registered_and_usable_from_the_api(tmp_path):
+    import treeexplorer as tx
+    from treeexplorer.registry import available_solvers
+
+    assert "contree" in available_solvers()
+    front = tx.solve("iris", solver="contree", max_depth=2, test_size=0.3, seed=0)
+    assert front.discretizer == "raw" and front.optimal and front.status == "done"
+    assert [t.metrics["splits"] for t in front.trees] == [0, 1, 2]
+    assert front.trees[-1].metrics["train_errors"] < front.trees[0].metrics["train_errors"]
+
+
+def test_gaps_to_the_exact_front(tmp_path):
+    from treeexplorer.api import prepare, run_prepared
+    from treeexplorer.front import Front
+    from treeexplorer.gap import GapError, attach_gaps, exact_front
+
+    prep = prepare("iris", test_size=0.3, seed=0)
+    exact = exact_front(prep, max_depth=3)
+    cart = run_prepared(prep, "cart", {"max_depth": 3})
+    attach_gaps(cart, exact, prep)
+    opt = {t.metrics["splits"]: t.metrics["train_errors"] for t in exact.trees}
+    for t in cart.trees:
+        g = t.metrics["gap_errors"]
+        if t.metrics["depth"] <= 3 and t.metrics["splits"] <= 7:
+            best = min(e for s, e in opt.items() if s <= t.metrics["splits"])
+            assert g == t.metrics["train_errors"] - best >= 0
+        else:
+            assert g is None
+    attach_gaps(exact, exact)
+    assert all(t.metrics["gap_errors"] == 0 for t in exact.trees)
+    # stored in the front JSON, and read back
+    path = tmp_path / "f.json"
+    cart.to_json(path)
+    back = Front.from_json(path)
+    assert [t.metrics.get("gap_errors") for t in back.trees] == [t.metrics["gap_errors"] for t in cart.trees]
+    assert '"gap_errors"' in path.read_text()
+    # another split is refused
+    other = run_prepared(prepare("iris", test_size=0.5, seed=0), "cart", {"max_depth": 2})
+    with pytest.raises(GapError, match="same data"):
+        attach_gaps(other, exact)
+    with pytest.raises(GapError, match="contree"):
+        attach_gaps(cart, cart)
