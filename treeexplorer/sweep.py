@@ -464,11 +464,13 @@ def _run_serial(ds, tasks, control, collect, state) -> str:
 
 
 def _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_progress) -> str:
+    import threading
     from dataclasses import replace
 
-    from distributed import Event, wait
+    from distributed import Event, as_completed
 
     client, release = connect(scheduler, n_workers)
+    stop = threading.Event()
     try:
         state["dashboard"] = _dashboard(client)
         if show_progress and state["dashboard"]:
@@ -487,22 +489,28 @@ def _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_pro
                 pure=False,
             )
             futures[fut] = (i, task)
-        pending = set(futures)
-        while pending:
+        done_keys: set = set()
+        ac = as_completed(list(futures))
+
+        def watch():  # Cancel from any thread: running tasks stop cooperatively, queued ones are dropped
+            while not stop.wait(0.1):
+                if control.cancelled:
+                    cancel.set()
+                    client.cancel([f for f in futures if f.key not in done_keys])
+                    ac.clear()
+                    return
+
+        threading.Thread(target=watch, daemon=True).start()
+        for fut in ac:
             if control.cancelled:
-                cancel.set()  # running tasks stop cooperatively; queued ones are dropped
-                client.cancel(list(pending))
-                return "cancelled"
-            try:
-                done, pending = wait(pending, timeout=0.25, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                continue
-            for fut in done:
-                i, task = futures[fut]
-                collect(i, _outcome(fut, task))
-                fut.release()
-        return "done"
+                break
+            done_keys.add(fut.key)
+            i, task = futures[fut]
+            collect(i, _outcome(fut, task))
+            fut.release()
+        return "cancelled" if control.cancelled else "done"
     finally:
+        stop.set()
         release()
 
 
