@@ -23,7 +23,7 @@ from treeexplorer.cv import CVFront, FoldResult, FoldTask, _check_cv, assemble, 
 from treeexplorer.registry import get_solver
 from treeexplorer.solvers import Control
 
-__all__ = ["sweep", "SweepResult", "expand_grid", "connect", "SERIAL"]
+__all__ = ["sweep", "SweepResult", "SweepJob", "start_sweep", "expand_grid", "connect", "SERIAL"]
 
 SERIAL = "serial"
 # Grid keys that are not solver parameters (everything else is validated by the solver's Param).
@@ -524,3 +524,71 @@ def _outcome(fut, task: FoldTask) -> FoldResult:
     except Exception as e:  # cancelled or lost future
         msg = f"{type(e).__name__}: {e}"
     return FoldResult(task.index, "error", 0.0, 0, 0, error=msg)
+
+
+# -- for an app ----------------------------------------------------------------------------------------------------
+class SweepJob:
+    """A sweep running in a background thread, so an app's UI thread stays free (see :func:`start_sweep`).
+
+    Attributes
+    ----------
+    control : solvers.Control
+        ``job.cancel()`` calls ``control.cancel()``.
+    updates : list of dict
+        Every progress report so far (the same dicts ``progress`` receives), for polling instead of callbacks.
+    """
+
+    def __init__(self, data, grid: dict, progress=None, **kwargs):
+        import threading
+
+        self.control = kwargs.pop("control", None) or Control()
+        self.updates: list[dict] = []
+        self._progress = progress
+        self._result: SweepResult | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(data, grid, kwargs), name="treeexplorer-sweep", daemon=True
+        )
+
+    def _report(self, info: dict) -> None:
+        self.updates.append(info)
+        if self._progress is not None:
+            self._progress(info)
+
+    def _run(self, data, grid, kwargs) -> None:
+        try:
+            kwargs.setdefault("show_progress", False)
+            self._result = sweep(data, grid, progress=self._report, control=self.control, **kwargs)
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def start(self) -> SweepJob:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        """Stop every task (what finished stays in the result)."""
+        self.control.cancel()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> SweepResult:
+        """Wait for the sweep (``TimeoutError`` after ``timeout`` s); re-raises its error, e.g. a bad grid."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"the sweep is still running after {timeout} s")
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def start_sweep(data, grid: dict, progress=None, **kwargs) -> SweepJob:
+    """Start :func:`sweep` in a background thread and return its :class:`SweepJob` at once.
+
+    ``progress`` is called from that thread (an app hands the update to its own event loop, e.g. Panel's
+    ``pn.state.execute``); ``kwargs`` are :func:`sweep`'s.  Pass a long-lived ``distributed.Client`` as
+    ``scheduler`` to keep the workers (and their loaded numba kernels) between sweeps.
+    """
+    return SweepJob(data, grid, progress, **kwargs).start()
