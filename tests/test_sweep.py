@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import dask
+import distributed  # noqa: F401  (loads its config defaults: a dask.config.set before would drop them)
 import pandas as pd
 import pytest
 
@@ -80,6 +81,7 @@ def test_grid_is_validated_like_solve():
         ({"sparsity": [0.1]}, "grid sparsity: solver 'cart' does not use sparsity"),
         ({"discretizer": ["fancy"]}, "grid discretizer: unknown discretizer 'fancy'"),
         ({"n_bins": [0]}, "grid n_bins: n_bins must be a positive integer, got 0"),
+        ({"solver": ["cart", "dpdt"], "n_bins": [8]}, "grid n_bins: n_bins needs a discretizer"),
         ({"max_depth": []}, "grid key 'max_depth' has no values"),
     ]:
         with pytest.raises(ValueError, match=message.replace("(", r"\(")):

@@ -586,6 +586,11 @@ def _distributed(
         grid["discretizer"] = [discretizer]
     if n_bins is not None:
         grid["n_bins"] = [n_bins]
+
+    def report(info):  # the serial path's progress dicts
+        if progress is not None:
+            progress({"phase": "fold", "done": info["done"], "total": info["total"], "elapsed": info["elapsed"]})
+
     res = sweep(
         data,
         grid,
@@ -596,7 +601,7 @@ def _distributed(
         scheduler=scheduler,
         time_limit=time_limit,
         refit=refit,
-        progress=progress,
+        progress=report,
         control=control,
         drop_missing=drop_missing,
         categorical=categorical,

@@ -77,7 +77,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
                 except ValueError as exc:
                     raise ValueError(f"grid {k}: {exc}") from None
     keys = list(grid)
-    settings, seen, dropped = [], set(), set()
+    settings, seen, dropped, bins_used = [], set(), set(), False
     for combo in itertools.product(*(grid[k] for k in keys)):
         given = dict(zip(keys, combo))
         spec = specs[given.get("solver", "cart")]
@@ -92,6 +92,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
         if s["n_bins"] is not None and not uses_bins:
             dropped.add(("n_bins", spec.name))
             s["n_bins"] = None
+        bins_used = bins_used or uses_bins
         p = {}
         for k in params:
             if any(q.name == k for q in spec.params):
@@ -103,6 +104,11 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
         if key not in seen:
             seen.add(key)
             settings.append(s)
+    if any(b is not None for b in grid.get("n_bins", [])) and not bins_used:  # as solve says it
+        raise ValueError(
+            "grid n_bins: n_bins needs a discretizer (numeric solvers use the raw columns by default); "
+            "add mid, quantile or uniform to the grid's discretizers"
+        )
     notices = [
         f"{k} does not apply to {name}{' without a binning discretizer' if k == 'n_bins' else ''}: "
         f"its settings leave it out"
