@@ -17,6 +17,7 @@ Reported, warm and cold apart (numba loads its cached kernels once per process, 
 * scheduling overhead per task: ``(wall x workers - sum of task solver times) / tasks`` of the warm cluster run
   (everything a task costs besides the solve: scheduling, transfer, result assembly, idle tails), and the
   same for a sweep of near-empty tasks (CART, depth 1, 60 rows) (target <= 20 ms);
+* dask's own floor: a no-op ``client.map`` of as many tasks, for the same machine state;
 * peak memory per worker: each worker process's peak resident set (``ru_maxrss``) after the sweeps.
 
 The distributed table is checked equal to the serial one (runtimes aside).
@@ -55,6 +56,10 @@ def load(name: str, rows: int | None):
     df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
     df["y"] = y
     return df.iloc[:rows] if rows else df
+
+
+def _noop(x):
+    return x
 
 
 def _peak_mb() -> float:
@@ -122,15 +127,23 @@ def main() -> int:
             scheduler=client,
         )
         worker_mb = client.run(_peak_mb)
+        t = time.perf_counter()
+        client.gather(client.map(_noop, range(len(warm.task_times)), pure=False))
+        floor_ms = 1000 * (time.perf_counter() - t) * workers / len(warm.task_times)
     finally:
         client.close()
         cluster.close()
 
+    serial_after = sweep(df, GRID, target="y", cv=a.cv, scheduler="serial")  # the load drifts: measure twice
     equal = _same(serial, cold) and _same(serial, warm)
     failed = int((warm.table["status"] == "error").sum())
     rows = [
         ("serial, cold kernel load (warm-up sweep on 60 rows)", f"{load_s:.1f} s", ""),
-        ("serial warm", f"{serial.wall_s:.1f} s", f"peak RSS {serial_mb:.0f} MB"),
+        (
+            "serial warm (before / after the cluster)",
+            f"{serial.wall_s:.1f} s / {serial_after.wall_s:.1f} s",
+            f"peak RSS {serial_mb:.0f} MB",
+        ),
         ("cluster start", f"{start_s:.1f} s", f"{workers} worker processes"),
         ("cluster cold (start + first sweep)", f"{cold_s:.1f} s", ""),
         ("cluster warm", f"{warm.wall_s:.1f} s", f"speed-up {serial.wall_s / warm.wall_s:.2f}x (target >= 1.7x)"),
@@ -140,9 +153,11 @@ def main() -> int:
             f"{overhead_ms(empty, workers):.1f} ms",
             f"{len(empty.task_times)} tasks in {empty.wall_s:.2f} s",
         ),
+        ("dask's own floor: no-op tasks", f"{floor_ms:.1f} ms", "client.map of a no-op, same task count"),
         ("peak memory per worker", " / ".join(f"{v:.0f} MB" for v in worker_mb.values()), "ru_maxrss"),
         ("sum of task solver times (warm)", f"{sum(warm.task_times):.1f} s", f"{len(warm.task_times)} tasks"),
         ("tables equal serial = cold = warm", "yes" if equal else "NO", f"{failed} failed settings"),
+        ("load average at the end", f"{os.getloadavg()[0]:.1f}", f"{os.cpu_count()} cores, shared"),
     ]
     w = max(len(r[0]) for r in rows)
     print()

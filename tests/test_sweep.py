@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import dask
+import distributed  # noqa: F401  (loads its config defaults: a dask.config.set before would drop them)
 import pandas as pd
 import pytest
 
@@ -80,6 +81,7 @@ def test_grid_is_validated_like_solve():
         ({"sparsity": [0.1]}, "grid sparsity: solver 'cart' does not use sparsity"),
         ({"discretizer": ["fancy"]}, "grid discretizer: unknown discretizer 'fancy'"),
         ({"n_bins": [0]}, "grid n_bins: n_bins must be a positive integer, got 0"),
+        ({"solver": ["cart", "dpdt"], "n_bins": [8]}, "grid n_bins: n_bins needs a discretizer"),
         ({"max_depth": []}, "grid key 'max_depth' has no values"),
     ]:
         with pytest.raises(ValueError, match=message.replace("(", r"\(")):
@@ -233,3 +235,19 @@ def test_real_cluster_loses_a_worker_mid_sweep_and_equals_serial(cluster):
     assert dist.status == "done" and (dist.table["status"] == "done").all()
     _same(serial, dist)
     assert len(dist.task_times) == 2 * (3 + 1)
+
+
+def test_background_job_for_an_app_streams_and_cancels(slowcart):
+    from treeexplorer.sweep import start_sweep
+
+    grid = {"solver": ["slowcart"], "max_depth": [1, 2], "delay": [0.01]}
+    job = start_sweep("iris", grid, cv=3, scheduler="serial")
+    res = job.result(timeout=60)
+    assert job.done and len(job.updates) == 8 and sum("front" in u for u in job.updates) == 2
+    _same(res, sweep("iris", grid, cv=3, scheduler="serial"))
+    slow = start_sweep("iris", {**grid, "delay": [30.0]}, cv=3, scheduler="serial")
+    time.sleep(0.3)
+    slow.cancel()
+    assert slow.result(timeout=10).status == "cancelled"
+    with pytest.raises(ValueError, match="grid solver"):
+        start_sweep("iris", {"solver": ["nope"]}).result(timeout=10)

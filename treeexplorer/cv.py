@@ -13,6 +13,7 @@ all rows.  Cross-validation thus estimates the accuracy of exactly the tree the 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 import warnings
@@ -32,6 +33,7 @@ RULES = ("1se", "best")
 # Metrics kept per tree of a fold's front (the trees themselves stay on the worker).
 _KEPT = ("splits", "leaves", "depth", "avg_tests", "train_accuracy", "test_accuracy")
 _EPS = 1e-9  # avg_tests levels are floats: "<= level" tolerates rounding
+_SPLITS: dict = {}  # fold_splits cache (a few recent datasets per process)
 
 
 def fold_splits(y: np.ndarray, cv: int, repeats: int = 1, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -43,10 +45,18 @@ def fold_splits(y: np.ndarray, cv: int, repeats: int = 1, seed: int = 0) -> list
 
     n = len(y)
     _check_cv(cv, repeats, n)
+    y = np.ascontiguousarray(y)
+    key = (int(cv), int(repeats), int(seed), n, hashlib.blake2b(y.tobytes(), digest_size=16).digest())
+    if key in _SPLITS:  # every fold task of a sweep asks again: sklearn's split is most of a small task's time
+        return _SPLITS[key]
     splitter = RepeatedStratifiedKFold(n_splits=cv, n_repeats=repeats, random_state=seed)
     with warnings.catch_warnings():  # a class smaller than cv: told once as a notice (see cv_notices)
         warnings.simplefilter("ignore", UserWarning)
-        return [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(np.zeros((n, 1)), y)]
+        out = [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(np.zeros((n, 1)), y)]
+    if len(_SPLITS) >= 8:
+        _SPLITS.pop(next(iter(_SPLITS)))
+    _SPLITS[key] = out
+    return out
 
 
 def _check_cv(cv, repeats, n_rows) -> None:
@@ -195,25 +205,32 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
 
 
 def _watch_cancel_event(name: str, control: Control):
-    """Poll the sweep's distributed cancel event from a thread and cancel ``control`` when it is set."""
+    """Watch the sweep's distributed cancel event from a thread and cancel ``control`` when it is set.
+
+    Tasks shorter than half a second never ask the scheduler (the per-task overhead stays small).
+    """
     import threading
 
-    from distributed import Event, get_client
+    from distributed import Event, get_worker
 
-    done = threading.Event()
     try:
-        event = Event(name, client=get_client())
-    except ValueError:  # not on a worker (serial run of a distributed task): nothing to watch
+        worker = get_worker()
+    except ValueError:  # not on a worker (a distributed task run in-process): nothing to watch
         return None
+    done = threading.Event()
 
     def loop():
-        while not done.wait(0.2):
-            try:
+        if done.wait(0.5):
+            return
+        try:
+            event = Event(name, client=worker.client)
+            while not done.is_set():
                 if event.is_set():
                     control.cancel()
                     return
-            except Exception:  # scheduler gone: the task will be cancelled or lost anyway
-                return
+                done.wait(0.25)
+        except Exception:  # scheduler gone: the task is cancelled or lost anyway
+            return
 
     threading.Thread(target=loop, daemon=True).start()
     return done.set
@@ -574,6 +591,11 @@ def _distributed(
         grid["discretizer"] = [discretizer]
     if n_bins is not None:
         grid["n_bins"] = [n_bins]
+
+    def report(info):  # the serial path's progress dicts
+        if progress is not None:
+            progress({"phase": "fold", "done": info["done"], "total": info["total"], "elapsed": info["elapsed"]})
+
     res = sweep(
         data,
         grid,
@@ -584,7 +606,7 @@ def _distributed(
         scheduler=scheduler,
         time_limit=time_limit,
         refit=refit,
-        progress=progress,
+        progress=report,
         control=control,
         drop_missing=drop_missing,
         categorical=categorical,

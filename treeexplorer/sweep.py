@@ -23,7 +23,7 @@ from treeexplorer.cv import CVFront, FoldResult, FoldTask, _check_cv, assemble, 
 from treeexplorer.registry import get_solver
 from treeexplorer.solvers import Control
 
-__all__ = ["sweep", "SweepResult", "expand_grid", "connect", "SERIAL"]
+__all__ = ["sweep", "SweepResult", "SweepJob", "start_sweep", "expand_grid", "connect", "SERIAL"]
 
 SERIAL = "serial"
 # Grid keys that are not solver parameters (everything else is validated by the solver's Param).
@@ -77,7 +77,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
                 except ValueError as exc:
                     raise ValueError(f"grid {k}: {exc}") from None
     keys = list(grid)
-    settings, seen, dropped = [], set(), set()
+    settings, seen, dropped, bins_used = [], set(), set(), False
     for combo in itertools.product(*(grid[k] for k in keys)):
         given = dict(zip(keys, combo))
         spec = specs[given.get("solver", "cart")]
@@ -92,6 +92,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
         if s["n_bins"] is not None and not uses_bins:
             dropped.add(("n_bins", spec.name))
             s["n_bins"] = None
+        bins_used = bins_used or uses_bins
         p = {}
         for k in params:
             if any(q.name == k for q in spec.params):
@@ -103,6 +104,11 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
         if key not in seen:
             seen.add(key)
             settings.append(s)
+    if any(b is not None for b in grid.get("n_bins", [])) and not bins_used:  # as solve says it
+        raise ValueError(
+            "grid n_bins: n_bins needs a discretizer (numeric solvers use the raw columns by default); "
+            "add mid, quantile or uniform to the grid's discretizers"
+        )
     notices = [
         f"{k} does not apply to {name}{' without a binning discretizer' if k == 'n_bins' else ''}: "
         f"its settings leave it out"
@@ -467,11 +473,13 @@ def _run_serial(ds, tasks, control, collect, state) -> str:
 
 
 def _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_progress) -> str:
+    import threading
     from dataclasses import replace
 
-    from distributed import Event, wait
+    from distributed import Event, as_completed
 
     client, release = connect(scheduler, n_workers)
+    stop = threading.Event()
     try:
         state["dashboard"] = _dashboard(client)
         if show_progress and state["dashboard"]:
@@ -490,22 +498,28 @@ def _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_pro
                 pure=False,
             )
             futures[fut] = (i, task)
-        pending = set(futures)
-        while pending:
+        done_keys: set = set()
+        ac = as_completed(list(futures))
+
+        def watch():  # Cancel from any thread: running tasks stop cooperatively, queued ones are dropped
+            while not stop.wait(0.1):
+                if control.cancelled:
+                    cancel.set()
+                    client.cancel([f for f in futures if f.key not in done_keys])
+                    ac.clear()
+                    return
+
+        threading.Thread(target=watch, daemon=True).start()
+        for fut in ac:
             if control.cancelled:
-                cancel.set()  # running tasks stop cooperatively; queued ones are dropped
-                client.cancel(list(pending))
-                return "cancelled"
-            try:
-                done, pending = wait(pending, timeout=0.25, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                continue
-            for fut in done:
-                i, task = futures[fut]
-                collect(i, _outcome(fut, task))
-                fut.release()
-        return "done"
+                break
+            done_keys.add(fut.key)
+            i, task = futures[fut]
+            collect(i, _outcome(fut, task))
+            fut.release()
+        return "cancelled" if control.cancelled else "done"
     finally:
+        stop.set()
         release()
 
 
@@ -519,3 +533,71 @@ def _outcome(fut, task: FoldTask) -> FoldResult:
     except Exception as e:  # cancelled or lost future
         msg = f"{type(e).__name__}: {e}"
     return FoldResult(task.index, "error", 0.0, 0, 0, error=msg)
+
+
+# -- for an app ----------------------------------------------------------------------------------------------------
+class SweepJob:
+    """A sweep running in a background thread, so an app's UI thread stays free (see :func:`start_sweep`).
+
+    Attributes
+    ----------
+    control : solvers.Control
+        ``job.cancel()`` calls ``control.cancel()``.
+    updates : list of dict
+        Every progress report so far (the same dicts ``progress`` receives), for polling instead of callbacks.
+    """
+
+    def __init__(self, data, grid: dict, progress=None, **kwargs):
+        import threading
+
+        self.control = kwargs.pop("control", None) or Control()
+        self.updates: list[dict] = []
+        self._progress = progress
+        self._result: SweepResult | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(data, grid, kwargs), name="treeexplorer-sweep", daemon=True
+        )
+
+    def _report(self, info: dict) -> None:
+        self.updates.append(info)
+        if self._progress is not None:
+            self._progress(info)
+
+    def _run(self, data, grid, kwargs) -> None:
+        try:
+            kwargs.setdefault("show_progress", False)
+            self._result = sweep(data, grid, progress=self._report, control=self.control, **kwargs)
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def start(self) -> SweepJob:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        """Stop every task (what finished stays in the result)."""
+        self.control.cancel()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> SweepResult:
+        """Wait for the sweep (``TimeoutError`` after ``timeout`` s); re-raises its error, e.g. a bad grid."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError(f"the sweep is still running after {timeout} s")
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def start_sweep(data, grid: dict, progress=None, **kwargs) -> SweepJob:
+    """Start :func:`sweep` in a background thread and return its :class:`SweepJob` at once.
+
+    ``progress`` is called from that thread (an app hands the update to its own event loop, e.g. Panel's
+    ``pn.state.execute``); ``kwargs`` are :func:`sweep`'s.  Pass a long-lived ``distributed.Client`` as
+    ``scheduler`` to keep the workers (and their loaded numba kernels) between sweeps.
+    """
+    return SweepJob(data, grid, progress, **kwargs).start()
