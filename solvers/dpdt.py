@@ -257,11 +257,20 @@ def _budget_solutions(tables, level_start, max_depth, k_max, hull_sols, X, y, n_
 
 def _anytime(X, y, kw, cart_depth, control, alpha, n_alphas):
     """DPDT-1, DPDT-2, ... DPDT-``cart_depth`` under one ``control`` (see ``dpdt``'s ``anytime``)."""
-    done, k_done, times = None, 0, []
+    done, k_done, times, guard = None, 0, [], None
     for kk in range(1, cart_depth + 1):
         t0 = time.perf_counter()
-        front = dpdt(X, y, cart_depth=kk, anytime=False, _fallback=kk == 1, control=control, **kw)
-        times.append(time.perf_counter() - t0)
+        try:
+            front = dpdt(X, y, cart_depth=kk, anytime=False, _fallback=kk == 1, control=control, **kw)
+        except MDPTooLarge as exc:
+            if done is None:
+                raise
+            guard, front = str(exc), done  # a larger K does not fit: keep the last complete front
+            if alpha is not None or n_alphas is not None:
+                front = _merge_fronts([done], X.shape[0], "done", done.stats, kw, alpha, n_alphas)
+            break
+        finally:
+            times.append(time.perf_counter() - t0)
         if front.status == "done":
             done, k_done = front, kk
             continue
@@ -272,7 +281,7 @@ def _anytime(X, y, kw, cart_depth, control, alpha, n_alphas):
         front = done
         if alpha is not None or n_alphas is not None:
             front = _merge_fronts([done], X.shape[0], "done", done.stats, kw, alpha, n_alphas)
-    front.stats.update(anytime_k_done=k_done, anytime_k_max=cart_depth, anytime_run_s=times)
+    front.stats.update(anytime_k_done=k_done, anytime_k_max=cart_depth, anytime_run_s=times, anytime_guard=guard)
     return front
 
 
@@ -420,8 +429,9 @@ def dpdt(
         ``cart_depth`` in turn under the same ``control``, each complete front replacing the previous
         one; when the time limit stops a run, the front is the merge of the last complete front and the
         stopped run's trees (hull and splits front recomputed over both), so it is never worse than a
-        cheaper K's complete front (``stats["anytime_k_done"]``).  Default: on when ``control`` has a
-        time limit.
+        cheaper K's complete front (``stats["anytime_k_done"]``).  A K whose MDP exceeds the memory
+        guards ends the schedule with the last complete front (``stats["anytime_guard"]``).  Default: on
+        when ``control`` has a time limit.
 
     Returns
     -------

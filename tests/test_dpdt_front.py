@@ -123,7 +123,10 @@ def test_anytime_stopped_run_never_below_a_cheaper_complete_front():
     with Control(time_limit=1.5) as control:
         front = dpdt(X, y, max_depth=depth, cart_depth=6, control=control)
     k_done = front.stats["anytime_k_done"]
-    assert front.status == "time_limit" and 1 <= k_done < 6
+    # DPDT-6 at depth 5 is far too large for 1.5 s: the time limit (or, on a very fast machine, the memory
+    # guard) ends the schedule inside some K
+    assert 1 <= k_done < 6
+    assert front.status == "time_limit" or front.stats["anytime_guard"]
     complete = dpdt(X, y, max_depth=depth, cart_depth=k_done)
     assert all(a <= b for a, b in zip(staircase(front, k_max), staircase(complete, k_max)))
     for alpha in breakpoints(complete) | breakpoints(front):
