@@ -8,11 +8,17 @@ Parts (``--part``):
 * ``grid``: depth 4 and 5 with the DPDT-K generator, K = 2..5: time, states, best train/test accuracy.
   Runs hitting the memory guard or the per-run time limit are reported as such.
 * ``big``: a depth-5 front on the largest sets (~8-15k rows) with the hybrid generator.
+* ``criteria``: depth 3, DPDT-5 (``cart_depth=5``) with ``criterion`` gini, entropy and both on the 12
+  train splits: median time, train accuracy (most accurate tree) and the cost of both relative to gini.
+* ``depth5``: the paper's Table 2 setting, depth 5 with DPDT-3 (``cart_depth=3``), whole hull and splits
+  front: median time and peak memory (VmHWM of this process, reset before each set) per set (target <= 5 s).
+* ``depth10``: depth 10 with the hybrid generator (DPDT-2 to depth 6, greedy below) on magic (target <= 60 s).
 
 Times are wall-clock and CPU seconds of this process (the machine is shared: CPU time is the steadier
 figure); numba compilation is excluded by a warm-up run.  Missing data files are skipped.
 
-Usage: ``python benchmarks/bench_dpdt.py [--part ref grid big] [--sets bank wilt] [--time-limit 120]``
+Usage: ``python benchmarks/bench_dpdt.py [--part ref grid big criteria depth5 depth10] [--sets bank wilt]
+[--time-limit 120] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -179,14 +185,130 @@ def part_big(sets, time_limit):
             )
 
 
+def _peak_reset():
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_mb():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _median_run(X, y, repeat, **kw):
+    """Median-wall run of ``repeat`` and the peak RSS over them (MB above the level before the runs)."""
+    dpdt(X[:64], y[:64], **{k: v for k, v in kw.items() if k != "time_limit"})  # warm-up: numba cache load
+    _peak_reset()
+    base = _peak_mb()
+    runs = sorted((timed(X, y, **kw) for _ in range(repeat)), key=lambda r: r[1])
+    return runs[len(runs) // 2], _peak_mb(), base
+
+
+def part_criteria(sets, repeat):
+    print("\n## Criteria: depth 3, cart_depth=5 (DPDT-5), whole front; train accuracy of the most accurate tree")
+    print(f"median of {repeat} runs (wall seconds); both/gini = time ratio")
+    print(
+        f"{'set':9} {'n':>6} {'gini_s':>7} {'entr_s':>7} {'both_s':>7} {'both/g':>6} "
+        f"{'gini':>7} {'entropy':>7} {'both':>7}  both>=max"
+    )
+    ratios = []
+    for name in sets:
+        data = load(name)
+        if data is None:
+            print(f"{name:9} skipped (missing)")
+            continue
+        X, y, _, _ = data
+        res = {}
+        for crit in ("gini", "entropy", "both"):
+            (front, wall, _), _, _ = _median_run(X, y, repeat, max_depth=3, cart_depth=5, criterion=crit)
+            res[crit] = (wall, 1 - front.solutions[0].info["train_errors"] / len(y))
+        ratios.append(res["both"][0] / res["gini"][0])
+        ok = res["both"][1] >= max(res["gini"][1], res["entropy"][1]) - 1e-12
+        print(
+            f"{name:9} {len(y):6d} {res['gini'][0]:7.3f} {res['entropy'][0]:7.3f} {res['both'][0]:7.3f} "
+            f"{ratios[-1]:6.2f} {res['gini'][1]:7.4f} {res['entropy'][1]:7.4f} {res['both'][1]:7.4f}  "
+            f"{'yes' if ok else 'NO'}",
+            flush=True,
+        )
+    if ratios:
+        print(f"median both/gini time ratio: {float(np.median(ratios)):.2f}, max {max(ratios):.2f}")
+
+
+def part_depth5(sets, repeat, criterion, time_limit):
+    print(f"\n## Depth 5, cart_depth=3 (DPDT-3), criterion={criterion}, whole hull + splits front (target <= 5 s)")
+    print(f"median of {repeat} runs; peak_MB = VmHWM over the runs (process total), base_MB = before them")
+    print(
+        f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>7} {'cpu_s':>7} {'states':>9} {'peak_MB':>8} {'base_MB':>8} "
+        f"{'train':>7} {'hull':>4} {'steps':>5} {'<=5s':>4}"
+    )
+    for name in sets:
+        data = load(name)
+        if data is None:
+            print(f"{name:9} skipped (missing)")
+            continue
+        X, y, _, _ = data
+        kw = {"max_depth": 5, "cart_depth": 3, "criterion": criterion, "time_limit": time_limit, "anytime": False}
+        (front, wall, cpu), peak, base = _median_run(X, y, repeat, **kw)
+        hull = sum(s.info["on_hull"] for s in front.solutions)
+        steps = sum(s.info["on_splits_front"] for s in front.solutions)
+        acc = 1 - front.solutions[0].info["train_errors"] / len(y)
+        print(
+            f"{name:9} {len(y):6d} {X.shape[1]:3d} {wall:7.2f} {cpu:7.2f} {front.stats['states']:9d} {peak:8.0f} "
+            f"{base:8.0f} {acc:7.4f} {hull:4d} {steps:5d} {'yes' if wall <= 5 else 'NO':>4} {front.status}",
+            flush=True,
+        )
+
+
+def part_depth10(sets, repeat, criterion, time_limit):
+    print(f"\n## Depth 10, hybrid: DPDT-2 to depth 6, greedy below; criterion={criterion} (target <= 60 s)")
+    print(
+        f"{'set':9} {'n':>6} {'wall_s':>7} {'cpu_s':>7} {'states':>9} {'peak_MB':>8} {'base_MB':>8} "
+        f"{'train':>7} {'test':>6} {'hull':>4} {'steps':>5} status"
+    )
+    for name in sets:
+        data = load(name)
+        if data is None:
+            print(f"{name:9} skipped (missing)")
+            continue
+        X, y, Xt, yt = data
+        kw = {
+            "max_depth": 10,
+            "generator": "hybrid",
+            "cart_depth": 2,
+            "hybrid_depth": 6,
+            "criterion": criterion,
+            "time_limit": time_limit,
+            "anytime": False,
+        }
+        (front, wall, cpu), peak, base = _median_run(X, y, repeat, **kw)
+        acc, test, _ = best_tree(front, Xt, yt, len(y))
+        hull = sum(s.info["on_hull"] for s in front.solutions)
+        steps = sum(s.info["on_splits_front"] for s in front.solutions)
+        print(
+            f"{name:9} {len(y):6d} {wall:7.2f} {cpu:7.2f} {front.stats['states']:9d} {peak:8.0f} {base:8.0f} "
+            f"{acc:7.4f} {test:6.3f} {hull:4d} {steps:5d} {front.status}",
+            flush=True,
+        )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", nargs="+", default=["ref"], choices=("ref", "grid", "big"))
+    ap.add_argument(
+        "--part", nargs="+", default=["ref"], choices=("ref", "grid", "big", "criteria", "depth5", "depth10")
+    )
     ap.add_argument("--sets", nargs="+", help="dataset names (default: all available for the part)")
     ap.add_argument("--depths", nargs="+", type=int, default=[4, 5])
     ap.add_argument("--ks", nargs="+", type=int, default=[2, 3, 4, 5])
     ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per run (grid, big)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per set (ref): the median is reported")
+    ap.add_argument("--criterion", default="gini", help="criterion of the depth5 / depth10 parts")
     ap.add_argument("--max-states", type=int, default=10**6, help="memory guard of the grid runs")
     a = ap.parse_args(argv)
     if not DATA.exists():
@@ -198,6 +320,12 @@ def main(argv=None):
         part_grid(a.sets or list(ALL_SETS), a.time_limit, tuple(a.depths), tuple(a.ks), a.max_states)
     if "big" in a.part:
         part_big(a.sets or ["magic", "htru", "occupancy", "room"], a.time_limit)
+    if "criteria" in a.part:
+        part_criteria(a.sets or list(ALL_SETS), a.repeat)
+    if "depth5" in a.part:
+        part_depth5(a.sets or list(ALL_SETS), a.repeat, a.criterion, a.time_limit)
+    if "depth10" in a.part:
+        part_depth10(a.sets or ["magic"], a.repeat, a.criterion, a.time_limit)
     return 0
 
 

@@ -35,8 +35,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._hull import hull_intervals, lower_hull
 from ._kernels.cart import feature_ranks
-from ._kernels.dpdt_gen import GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
+from ._kernels.dpdt_budget import budget_values, extract_budget_tree
+from ._kernels.dpdt_gen import BOTH, GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
 from ._kernels.dpdt_hull import backward_hulls, extract_tree
 from ._kernels.dpdt_mdp import (
     A_ERRL,
@@ -59,7 +61,7 @@ from ._kernels.dpdt_mdp import (
 from ._kernels.predict import node_counts
 from .cart import CRITERIA
 
-__all__ = ["dpdt", "GENERATORS", "MDPTooLarge"]
+__all__ = ["dpdt", "GENERATORS", "DPDT_CRITERIA", "MDPTooLarge"]
 
 GENERATORS = {
     "cart": GEN_CART,
@@ -68,6 +70,9 @@ GENERATORS = {
     "exhaustive": GEN_EXHAUSTIVE,
     "hybrid": GEN_HYBRID,
 }
+# impurities of the CART / topb generators: cart's, or "both" (every state gets the union of the tests
+# of the gini and the entropy generator, so the MDP holds both MDPs' trees)
+DPDT_CRITERIA = {**CRITERIA, "both": BOTH}
 _COUNTER_NAMES = ("depth", "states", "expanded_at_depth", "states_at_depth", "full_cart_fits")
 _MIN_STATES_PER_THREAD = 16  # fewer: a thread costs more than it saves
 _MAX_SORTED_POOL = 3 * 10**7  # int32 entries (120 MB) kept for one depth's per-feature sorted rows
@@ -205,23 +210,120 @@ def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_state
     return tables, np.array(level_start, dtype=np.int64), status, t_upper
 
 
-def _lower_hull(cands):
-    """Vertices of the lower convex hull of ``(tests, errors, ...)`` candidates, by increasing tests and
-    decreasing errors (exact integer arithmetic; among equal points the first is kept)."""
-    pts = sorted(cands, key=lambda c: (c[0], c[1]))
-    hull = []
-    for c in pts:
-        if hull and c[1] >= hull[-1][1]:
-            continue  # more tests, no fewer errors: dominated
-        # pop b while it is on or above the segment from the one before it to c
-        while len(hull) >= 2:
-            (ta, ea, _), (tb, eb, _) = hull[-2], hull[-1]
-            if (eb - ea) * (c[0] - ta) >= (c[1] - ea) * (tb - ta):
-                hull.pop()
-            else:
-                break
-        hull.append(c)
-    return hull
+def _raw_tree(tree, X, y, n_classes):
+    if isinstance(tree, tuple):
+        f, t, left, right = tree
+        tree = RawTree(f, t, left, right, node_counts(f, t, left, right, X, y, n_classes))
+    return tree
+
+
+def _budget_solutions(tables, level_start, max_depth, k_max, hull_sols, X, y, n_classes, optimal, in_mdp):
+    """The steps of the splits front (DP over budgets in the MDP): new solutions, and the hull solutions
+    that are also steps marked as such."""
+    st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr = tables
+    n = X.shape[0]
+    st_depth = np.repeat(np.arange(len(level_start) - 1, dtype=np.int64), np.diff(level_start))[: st_size.shape[0]]
+    b_start, b_count, b_E, b_T, b_act, b_bl, b_br = budget_values(
+        st_size, st_err, st_act0, st_nact, act_left, act_right, act_errl, act_errr, st_depth, max_depth, k_max
+    )
+    nb = int(b_count[0])
+    steps = [b for b in range(nb) if b == 0 or b_E[b] < b_E[b - 1]]  # root entries are 0 .. nb - 1
+    by_point = {(s.info["train_errors"], round(s.info["expected_tests"] * n), s.info["splits"]): s for s in hull_sols}
+    max_nodes = 2 * nb + 1
+    new = []
+    for i, b in enumerate(steps):
+        b_hi = steps[i + 1] - 1 if i + 1 < len(steps) else k_max
+        e, t = int(b_E[b]), int(b_T[b])
+        facts = {"budget": b, "budget_max": b_hi, "on_splits_front": True}
+        same = by_point.get((e, t, b))
+        if same is not None:  # the hull's tree for this point: the same (errors, tests, splits)
+            same.info.update(facts, kind="hull+budget")
+            continue
+        tree = extract_budget_tree(
+            b, act_feat, act_thr, act_left, act_right, b_start, b_count, b_act, b_bl, b_br, max_nodes
+        )
+        info = {
+            "expected_tests": t / n,
+            "train_errors": e,
+            "splits": b,
+            "on_hull": False,
+            **facts,
+            "kind": "budget",
+            "optimal_in_mdp": in_mdp,
+        }
+        new.append(RawSolution(_raw_tree(tree, X, y, n_classes), optimal, info))
+    return new
+
+
+def _anytime(X, y, kw, cart_depth, control, alpha, n_alphas):
+    """DPDT-1, DPDT-2, ... DPDT-``cart_depth`` under one ``control`` (see ``dpdt``'s ``anytime``)."""
+    done, k_done, times, guard = None, 0, [], None
+    for kk in range(1, cart_depth + 1):
+        t0 = time.perf_counter()
+        try:
+            front = dpdt(X, y, cart_depth=kk, anytime=False, _fallback=kk == 1, control=control, **kw)
+        except MDPTooLarge as exc:
+            if done is None:
+                raise
+            guard, front = str(exc), done  # a larger K does not fit: keep the last complete front
+            if alpha is not None or n_alphas is not None:
+                front = _merge_fronts([done], X.shape[0], "done", done.stats, kw, alpha, n_alphas)
+            break
+        finally:
+            times.append(time.perf_counter() - t0)
+        if front.status == "done":
+            done, k_done = front, kk
+            continue
+        if done is not None:
+            front = _merge_fronts([front, done], X.shape[0], front.status, front.stats, kw, alpha, n_alphas)
+        break
+    else:
+        front = done
+        if alpha is not None or n_alphas is not None:
+            front = _merge_fronts([done], X.shape[0], "done", done.stats, kw, alpha, n_alphas)
+    front.stats.update(anytime_k_done=k_done, anytime_k_max=cart_depth, anytime_run_s=times, anytime_guard=guard)
+    return front
+
+
+def _merge_fronts(fronts, n, status, stats, kw, alpha, n_alphas):
+    """One front from the trees of several fronts on the same data: the convex hull in (tests, errors)
+    and the splits staircase recomputed over all of them (``alpha`` / ``n_alphas`` as in ``dpdt``)."""
+    sols = [s for f in fronts for s in f.solutions]
+    pts = [(round(s.info["expected_tests"] * n), s.info["train_errors"], s.tree.n_splits) for s in sols]
+    ivals = hull_intervals([p[0] for p in pts], [p[1] for p in pts])
+    verts = sorted((i for i in range(len(sols)) if ivals[i][0]), key=lambda i: -pts[i][0])  # most accurate first
+    if alpha is not None:
+        verts = [i for i in verts if ivals[i][1] <= alpha <= (ivals[i][2] if ivals[i][2] is not None else np.inf)][:1]
+    elif n_alphas is not None:
+        grid = np.linspace(0.0, 1.0, n_alphas) if n_alphas > 1 else np.zeros(1)
+        verts = [i for i in verts if np.any((grid >= ivals[i][1]) & (grid <= (ivals[i][2] or np.inf)))]
+    steps = {}
+    if kw["splits_front"] and alpha is None and n_alphas is None:
+        k_max = (
+            2 ** kw["max_depth"] - 1 if kw["max_splits"] is None else min(kw["max_splits"], 2 ** kw["max_depth"] - 1)
+        )
+        best = None
+        for i in sorted(range(len(sols)), key=lambda i: (pts[i][2], pts[i][1], pts[i][0])):
+            if pts[i][2] <= k_max and (best is None or pts[i][1] < pts[best][1]):
+                steps[i] = pts[i][2]
+                best = i
+        bounds = sorted(steps.values())
+        hi_of = {b: (bounds[j + 1] - 1 if j + 1 < len(bounds) else k_max) for j, b in enumerate(bounds)}
+    out = []
+    for i in sorted(set(verts) | set(steps), key=lambda i: (pts[i][1], pts[i][0])):
+        t, e, sp = pts[i]
+        info = {"expected_tests": t / n, "train_errors": e, "splits": sp, "on_hull": i in verts}
+        if i in verts:
+            lo, hi = float(ivals[i][1]), (float("inf") if ivals[i][2] is None else float(ivals[i][2]))
+            info.update(alpha_lo=lo, alpha_hi=hi, objective_at_alpha_lo=(e + lo * t) / n)
+        info["on_splits_front"] = i in steps
+        if i in steps:
+            info.update(budget=steps[i], budget_max=hi_of[steps[i]])
+        info["kind"] = "hull+budget" if i in verts and i in steps else ("hull" if i in verts else "budget")
+        info["optimal_in_mdp"] = False
+        out.append(RawSolution(sols[i].tree, False, info))
+    objective = fronts[0].objective
+    return RawFront(out, objective, status, dict(stats))
 
 
 def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr):
@@ -260,10 +362,14 @@ def dpdt(
     max_pool: int = 5 * 10**7,
     n_alphas: int | None = None,
     alpha: float | None = None,
+    splits_front: bool = True,
+    max_splits: int | None = None,
     n_classes: int | None = None,
     control: Control | None = None,
     seed: int = 0,
     n_jobs: int | None = None,
+    anytime: bool | None = None,
+    _fallback: bool = True,
 ) -> RawFront:
     """Build DPDT's MDP on ``(X, y)`` and return every tree of the lower convex hull of (tests, error).
 
@@ -285,8 +391,9 @@ def dpdt(
         Number of tests proposed at each state (``topb``).
     hybrid_depth : int
         ``hybrid``: states shallower than this use DPDT-K, deeper ones one greedy CART split.
-    criterion : {"gini", "entropy"}
-        Impurity of the CART and topb generators.
+    criterion : {"gini", "entropy", "both"}
+        Impurity of the CART and topb generators; ``both``: each state's tests are the union of the gini
+        and the entropy generator's, so the optimum is never worse than with either alone.
     max_states : int
         Memory guard on the number of MDP states.
     max_pool : int
@@ -296,6 +403,14 @@ def dpdt(
         implementation's grid); default: every hull tree.
     alpha : float, optional
         Return only the tree optimal for this α (0: the most accurate).
+    splits_front : bool
+        Also return, for every number of splits ``k = 0 .. max_splits``, the tree of the MDP with the
+        fewest errors among those with at most ``k`` splits (then the fewest expected tests): a DP over
+        budgets, exact within the MDP.  One solution per step of that staircase (a tree with exactly
+        ``k`` splits and strictly fewer errors than any with fewer); ignored with ``alpha`` or
+        ``n_alphas``.
+    max_splits : int, optional
+        Largest budget of the splits front (default ``2**max_depth - 1``, every budget).
     n_classes : int, optional
     control : Control, optional
         Time limit / cancel (checked at every state while the MDP grows) and progress counters
@@ -309,13 +424,26 @@ def dpdt(
         Threads for the last depth, where states are independent (default: the machine's cores, at most
         4; results do not depend on it).  The kernel releases the GIL, so threads run in parallel.
 
+    anytime : bool, optional
+        Anytime schedule (``cart`` and ``hybrid`` generators): solve DPDT-1, DPDT-2, ... up to
+        ``cart_depth`` in turn under the same ``control``, each complete front replacing the previous
+        one; when the time limit stops a run, the front is the merge of the last complete front and the
+        stopped run's trees (hull and splits front recomputed over both), so it is never worse than a
+        cheaper K's complete front (``stats["anytime_k_done"]``).  A K whose MDP exceeds the memory
+        guards ends the schedule with the last complete front (``stats["anytime_guard"]``).  Default: on
+        when ``control`` has a time limit.
+
     Returns
     -------
     RawFront
-        One solution per distinct hull tree, from the most accurate to the leaf, with ``info``:
-        ``alpha_lo``/``alpha_hi`` (α interval where the tree is optimal), ``expected_tests``,
-        ``train_errors``, ``objective_at_alpha_lo``, ``on_hull``, ``optimal_in_mdp``.  ``optimal`` is
-        True only for the exhaustive generator on a run that was not stopped.
+        One solution per distinct hull tree and per step of the splits front, from the most accurate
+        to the leaf (fewest errors, then fewest expected tests), with ``info``: ``expected_tests``,
+        ``train_errors``, ``splits``, ``on_hull`` (a vertex of the (tests, errors) convex hull: then
+        ``alpha_lo``/``alpha_hi``, the α interval where the tree is optimal, and
+        ``objective_at_alpha_lo``), ``on_splits_front`` (the best tree of the MDP for the budgets
+        ``budget .. budget_max`` splits), ``kind`` (``"hull"``, ``"budget"`` or ``"hull+budget"``),
+        ``optimal_in_mdp``.  ``optimal`` is True only for the exhaustive generator on a run that was
+        not stopped.
 
     Raises
     ------
@@ -325,8 +453,8 @@ def dpdt(
     X, y, n_classes = check_xy(X, y, n_classes)
     if generator not in GENERATORS:
         raise ValueError(f"generator must be one of {', '.join(GENERATORS)}; got {generator!r}")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}; got {criterion!r}")
+    if criterion not in DPDT_CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(DPDT_CRITERIA)}; got {criterion!r}")
     max_depth = _check_int("max_depth", max_depth, 0)
     cart_depth = _check_int("cart_depth", cart_depth, 1)
     cart_leaves = _check_int("cart_leaves", cart_leaves, 2)
@@ -336,11 +464,31 @@ def dpdt(
     max_pool = _check_int("max_pool", max_pool, 1)
     if n_alphas is not None:
         n_alphas = _check_int("n_alphas", n_alphas, 1)
+    if max_splits is not None:
+        max_splits = _check_int("max_splits", max_splits, 0)
     if alpha is not None and not alpha >= 0:
         raise ValueError(f"alpha must be >= 0, got {alpha!r}")
     n_jobs = _check_int("n_jobs", n_jobs, 1) if n_jobs is not None else min(4, os.cpu_count() or 1)
     gen = GENERATORS[generator]
     k = {"cart": cart_depth, "hybrid": cart_depth, "cart_leaves": cart_leaves, "topb": top_b}.get(generator, 0)
+
+    if anytime is None:
+        anytime = control is not None and control.time_limit is not None
+    if anytime and generator in ("cart", "hybrid") and cart_depth > 1:
+        kw = dict(
+            max_depth=max_depth,
+            generator=generator,
+            hybrid_depth=hybrid_depth,
+            criterion=criterion,
+            max_states=max_states,
+            max_pool=max_pool,
+            splits_front=splits_front,
+            max_splits=max_splits,
+            n_classes=n_classes,
+            seed=seed,
+            n_jobs=n_jobs,
+        )
+        return _anytime(X, y, kw, cart_depth, control, alpha, n_alphas)
 
     own = control is None
     control = control or Control()
@@ -363,7 +511,7 @@ def dpdt(
             gen,
             k,
             hybrid_depth,
-            CRITERIA[criterion],
+            DPDT_CRITERIA[criterion],
             zobrist,
             max_states,
             max_pool,
@@ -403,7 +551,7 @@ def dpdt(
         )
         for v in range(int(h_start[0]), int(h_start[0] + h_count[0]))
     ]
-    fallback = run_status == "time_limit" and not (gen == GEN_CART and k == 1) and max_depth > 1
+    fallback = _fallback and run_status == "time_limit" and not (gen == GEN_CART and k == 1) and max_depth > 1
     if fallback:
         # stopped before the MDP was complete: the states left unexpanded are leaves, which can make the
         # trees poor; the greedy MDP (DPDT-1: CART's split at every state, about one CART fit of this
@@ -416,6 +564,7 @@ def dpdt(
                 generator="cart",
                 cart_depth=1,
                 criterion=criterion,
+                splits_front=False,
                 max_states=max_states,
                 max_pool=max_pool,
                 n_classes=n_classes,
@@ -425,15 +574,13 @@ def dpdt(
             greedy = []
             fallback = False
         cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree) for g in greedy]
-    verts = _lower_hull(cands)
-    # α interval of vertex q: between the slopes of its two hull edges (in rows, divided by rows)
-    lo = [0.0] * len(verts)
-    hi = [float("inf")] * len(verts)
-    for q in range(1, len(verts)):
-        (ta, ea, _), (tb, eb, _) = verts[q - 1], verts[q]
-        sl = float(ea - eb) / float(tb - ta)
-        hi[q] = sl
-        lo[q - 1] = sl
+    # the hull in (tests, errors), both in rows: the α per row of its intervals is α per sample
+    costs, errs = [c[0] for c in cands], [c[1] for c in cands]
+    ivals = hull_intervals(costs, errs)
+    order = lower_hull(costs, errs)  # increasing tests
+    verts = [cands[i] for i in order]
+    lo = [float(ivals[i][1]) for i in order]
+    hi = [float("inf") if ivals[i][2] is None else float(ivals[i][2]) for i in order]
     chosen = range(len(verts))
     if alpha is not None:
         chosen = [q for q in chosen if lo[q] <= alpha <= hi[q]][-1:]
@@ -441,23 +588,32 @@ def dpdt(
         grid = np.linspace(0.0, 1.0, n_alphas) if n_alphas > 1 else np.zeros(1)
         chosen = [q for q in chosen if np.any((grid >= lo[q]) & (grid <= hi[q]))]
     exhaustive_done = gen == GEN_EXHAUSTIVE and run_status == "done"
+    in_mdp = run_status == "done"
     sols = []
     for q in sorted(chosen, reverse=True):
         t_rows, e_rows, make = verts[q]
-        tree = make()
-        if isinstance(tree, tuple):
-            f, t, left, right = tree
-            tree = RawTree(f, t, left, right, node_counts(f, t, left, right, X, y, n_classes))
+        tree = _raw_tree(make(), X, y, n_classes)
         info = {
             "alpha_lo": lo[q],
             "alpha_hi": hi[q],
             "expected_tests": t_rows / n,
             "train_errors": e_rows,
+            "splits": tree.n_splits,
             "objective_at_alpha_lo": (e_rows + lo[q] * t_rows) / n,
             "on_hull": True,
-            "optimal_in_mdp": run_status == "done",
+            "on_splits_front": False,
+            "kind": "hull",
+            "optimal_in_mdp": in_mdp,
         }
         sols.append(RawSolution(tree, exhaustive_done, info))
+    t_budget = 0.0
+    if splits_front and alpha is None and n_alphas is None:
+        t1 = time.perf_counter()
+        k_max = 2**max_depth - 1 if max_splits is None else min(max_splits, 2**max_depth - 1)
+        tables = (st_size, st_err, st_act0, st_nact, act_feat, act_thr, act_left, act_right, act_errl, act_errr)
+        sols += _budget_solutions(tables, level_start, max_depth, k_max, sols, X, y, n_classes, exhaustive_done, in_mdp)
+        sols.sort(key=lambda sol: (sol.info["train_errors"], sol.info["expected_tests"]))
+        t_budget = time.perf_counter() - t1
 
     per_depth = np.diff(level_start).tolist()
     while per_depth and per_depth[-1] == 0:
@@ -474,6 +630,7 @@ def dpdt(
         "solve_s": t_solve,
         "generator": generator,
         "greedy_completion": fallback,
+        "splits_front_s": t_budget,
     }
     objective = f"train error rate + α · expected tests per sample, every α (convex hull); tests from {generator}"
     return RawFront(sols, objective, run_status, stats)

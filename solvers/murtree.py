@@ -25,8 +25,9 @@ from fractions import Fraction
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._hull import hull_intervals
 from ._kernels.murtree_cache import cache_rehash
-from ._kernels.murtree_search import build_tree, solve_root
+from ._kernels.murtree_search import Workspace, build_tree, solve_root
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
 
@@ -37,7 +38,7 @@ _CACHE_BITS = 16  # initial cache: 2**16 slots (3.7 MB), grown x4 whenever 70 % 
 
 
 def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
-    """Arrays shared by the kernels (``ws``; the kernels unpack it by position) and the root's hash.
+    """The kernels' named work space (``ws``, a :data:`Workspace` of arrays) and the root's hash.
 
     Rows are reordered by class so that every dataset is a run of class blocks; tests keep their index.
     """
@@ -75,51 +76,66 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     tmp = np.zeros((4, n_classes), dtype=np.int64)
     h1 = np.uint64(z1.sum(dtype=np.uint64))
     h2 = np.uint64(z2.sum(dtype=np.uint64))
-    ws = [
-        XT,
-        ys,
-        z1,
-        z2,
-        bufs,
-        cnts,
-        keys,
-        vals,
-        meta,
-        arch_inst,
-        arch_m,
-        arch_h,
-        arch_lb,
-        bits,
-        S,
-        P,
-        act,
-        prm,
-        control.flag,
-        control.counters,
-        status,
-        XR,
-        bitsA,
-        tmp,
-        np.zeros((depth + 2, f), dtype=np.int64),
-    ]
+    ws = _Workspace(
+        Workspace(
+            XT,
+            ys,
+            z1,
+            z2,
+            bufs,
+            cnts,
+            keys,
+            vals,
+            meta,
+            arch_inst,
+            arch_m,
+            arch_h,
+            arch_lb,
+            bits,
+            S,
+            P,
+            act,
+            prm,
+            control.flag,
+            control.counters,
+            status,
+            XR,
+            bitsA,
+            tmp,
+            np.zeros((depth + 2, f), dtype=np.int64),
+        )
+    )
     return ws, h1, h2
 
 
+class _Workspace:
+    """The kernels' :data:`Workspace` (``arrays``), its fields readable by name; the cache arrays are
+    replaced when the cache grows."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def __getattr__(self, name):
+        return getattr(self.arrays, name)
+
+
 def _grow(ws):
-    keys, vals = ws[6], ws[7]
+    keys, vals = ws.keys, ws.vals
     new_keys = np.zeros((keys.shape[0] * 4, 3), dtype=np.uint64)
     new_vals = np.zeros((keys.shape[0] * 4, 4), dtype=np.int64)
     cache_rehash(keys, vals, new_keys, new_vals)
-    ws[6], ws[7] = new_keys, new_vals
-    ws[20][0] = 0
+    ws.arrays = ws.arrays._replace(keys=new_keys, vals=new_vals)
+    ws.status[0] = 0
 
 
 def _solve_budget(ws, n, h1, h2, depth, budget_n, ub):
     """Root errors for ``budget_n`` splits if <= ``ub`` (growing the cache as needed); -1 when stopped."""
     d = min(depth, budget_n)
     while True:
-        cost = solve_root(tuple(ws), n, h1, h2, d, budget_n, ub)
-        if cost >= 0 or ws[20][0] == 0:
+        cost = solve_root(ws.arrays, n, h1, h2, d, budget_n, ub)
+        if cost >= 0 or ws.status[0] == 0:
             return cost
         _grow(ws)
 
@@ -127,10 +143,10 @@ def _solve_budget(ws, n, h1, h2, depth, budget_n, ub):
 def _tree(ws, n, h1, h2, depth, budget_n, force=(-2, 0)):
     d = min(depth, budget_n)
     while True:
-        feat, left, right, value, nn = build_tree(tuple(ws), n, h1, h2, d, budget_n, force[0], force[1])
+        feat, left, right, value, nn = build_tree(ws.arrays, n, h1, h2, d, budget_n, force[0], force[1])
         if nn >= 0:
             break
-        if ws[20][0] == 0:
+        if ws.status[0] == 0:
             return None
         _grow(ws)
     feat, left, right, value = feat[:nn], left[:nn], right[:nn], value[:nn]
@@ -151,25 +167,10 @@ def hull_flags(errors, splits, n_rows):
     -------
     list of (bool, Fraction or None, Fraction or None)
         ``(on_hull, alpha_lo, alpha_hi)``: the tree minimises the objective exactly for
-        ``alpha_lo <= alpha <= alpha_hi`` (``alpha_hi`` None: unbounded).
+        ``alpha_lo <= alpha <= alpha_hi`` (``alpha_hi`` None: unbounded).  A point strictly inside a hull
+        edge never wins (ties: fewer splits).
     """
-    k = len(errors)
-    out = []
-    for i in range(k):
-        lo, hi = Fraction(0), None
-        for j in range(k):
-            if j == i:
-                continue
-            # errors_i/n + a*s_i <= errors_j/n + a*s_j  <=>  a*(s_i - s_j) <= (errors_j - errors_i)/n
-            ds = splits[i] - splits[j]
-            de = Fraction(errors[j] - errors[i], n_rows)
-            if ds > 0:
-                hi = de / ds if hi is None else min(hi, de / ds)
-            elif ds < 0:
-                lo = max(lo, de / ds)
-        on = hi is None or lo < hi  # a point strictly inside a hull edge never wins (ties: fewer splits)
-        out.append((on, lo if on else None, hi if on else None))
-    return out
+    return hull_intervals(splits, errors, n_rows)
 
 
 def _alpha_choice(errors, splits, n_rows, alpha):
@@ -275,7 +276,7 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
     if sparsity is not None and control.stopped:
         sols[0].optimal = False  # a budget that could still win was not searched
     stats = {
-        "cache_entries": int(ws[8][0]),
+        "cache_entries": int(ws.meta[0]),
         "depth2_calls": int(control.counters[2]),
         "nodes_searched": int(control.counters[3]),
         "max_depth": depth,
@@ -285,13 +286,13 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
 
 
 def _leaf_errors(ws):
-    c = ws[5][0]
+    c = ws.cnts[0]
     return int(c.sum() - c.max())
 
 
 def _interrupted(ws, n, h1, h2, depth, b, found):
     """After a stop while solving budget ``b``: keep the root's incumbent if it beats what we have."""
-    st = ws[20]
+    st = ws.status
     if st[2] >= 0 and (not found or st[1] < found[-1][0]):
         tree = _tree(ws, n, h1, h2, depth, b, force=(int(st[2]), int(st[3])))
         if tree is not None:
@@ -303,7 +304,7 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
 
     Returns the largest budget up to which the front is proven.
     """
-    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
+    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws.cnts[0]), True))
     floor = -1  # the full budget's error: once reached, larger budgets add nothing
     for b in range(1, budget + 1):
         if b == 4 and sparsity is None and budget > 4 and found[-1][0] > 0:
@@ -333,7 +334,7 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
 
 def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
     """The fewest errors for ``K`` splits; then (binary search) the fewest splits reaching them."""
-    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws[5][0]), True))
+    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws.cnts[0]), True))
     for b in sorted({min(budget, 3), budget}):  # a cheap depth-2 tree first, for the anytime case
         if b == 0 or found[-1][0] == 0:
             continue
@@ -343,7 +344,7 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
             e, bb, tree, _ = found[-1]
             found[:] = [(e, bb, tree if tree is not None else _tree(ws, n, h1, h2, depth, bb), False)]
             return
-        ws[19][0] += 1  # budgets done
+        ws.counters[0] += 1  # budgets done
         if err < found[-1][0]:
             found.append((err, b, None, True))
     best, hi, tree, _ = found[-1]
@@ -359,13 +360,13 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
             if err < 0:
                 proven = False
                 break
-            ws[19][0] += 1
+            ws.counters[0] += 1
             if err <= best:
                 hi = mid
             else:
                 lo = mid
     if tree is None or tree.n_splits != hi:
-        tree = RawTree.leaf(ws[5][0]) if hi == 0 else _tree(ws, n, h1, h2, depth, hi)
+        tree = RawTree.leaf(ws.cnts[0]) if hi == 0 else _tree(ws, n, h1, h2, depth, hi)
     found[:] = [(best, hi, tree, proven)]
 
 

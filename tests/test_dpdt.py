@@ -99,10 +99,11 @@ def tiny_data(draw):
 def test_exhaustive_front_is_the_brute_force_hull(data, depth):
     X, y = data
     front = dpdt(X, y, max_depth=depth, generator="exhaustive")
-    got = sorted((round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in front.solutions)
+    hull = [s for s in front.solutions if s.info["on_hull"]]
+    got = sorted((round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in hull)
     assert got == lower_hull(brute_force_points(X, y, depth))
     assert all(s.optimal for s in front.solutions)
-    best = front.solutions[0]  # most accurate first: the α = 0 tree
+    best = hull[0]  # most accurate first: the α = 0 tree
     assert best.info["alpha_lo"] == 0.0
     assert best.info["train_errors"] == min(e for _, e in brute_force_points(X, y, depth))
     for s in front.solutions:
@@ -122,7 +123,7 @@ def test_reported_metrics_equal_recomputed_ones_and_alpha_intervals_tile(generat
     if generator == "exhaustive":  # every threshold: keep it small
         X, y = X[::3, :4], y[::3]
     front = dpdt(X, y, max_depth=3, generator=generator, cart_depth=2, cart_leaves=6, top_b=4, hybrid_depth=1)
-    sols = front.solutions
+    sols = [s for s in front.solutions if s.info["on_hull"]]
     assert front.status == "done" and len(sols) >= 2
     points = []
     for s in sols:
@@ -147,7 +148,9 @@ def test_cart_pruning_path_is_never_below_the_front(load, depth):
     """Paper, Prop. 2: with the CART generator of the same depth, CART's trees are policies of the MDP."""
     X, y = load(return_X_y=True)
     front = dpdt(X, y, max_depth=depth, generator="cart", cart_depth=depth)
-    hull = sorted((round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in front.solutions)
+    hull = sorted(
+        (round(s.info["expected_tests"] * len(y)), s.info["train_errors"]) for s in front.solutions if s.info["on_hull"]
+    )
     path = cart_path(X, y, max_depth=depth)
     for sol in path.solutions:
         assert above_hull(walk_metrics(sol.tree, X, y), hull)
@@ -186,7 +189,7 @@ def test_time_limit_returns_best_so_far():
     X = rng.normal(size=(3000, 8))
     y = (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(np.int64)
     with Control(time_limit=0.3) as control:
-        front = dpdt(X, y, max_depth=6, generator="cart", cart_depth=4, control=control)
+        front = dpdt(X, y, max_depth=6, generator="cart", cart_depth=4, control=control, anytime=False)
     assert front.status == "time_limit"
     assert front.solutions and not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
     for s in front.solutions:
@@ -195,11 +198,12 @@ def test_time_limit_returns_best_so_far():
     assert front.stats["greedy_completion"]
     greedy = dpdt(X, y, max_depth=6, generator="cart", cart_depth=1)
     assert front.solutions[0].info["train_errors"] <= greedy.solutions[0].info["train_errors"]
-    errs = [s.info["train_errors"] for s in front.solutions]
-    tests = [s.info["expected_tests"] for s in front.solutions]
+    hull = [s for s in front.solutions if s.info["on_hull"]]
+    errs = [s.info["train_errors"] for s in hull]
+    tests = [s.info["expected_tests"] for s in hull]
     assert errs == sorted(errs) and tests == sorted(tests, reverse=True)
-    for g in greedy.solutions:  # every greedy tree is on or above the returned hull
-        lo = [s for s in front.solutions if s.info["alpha_lo"] <= g.info["alpha_lo"] <= s.info["alpha_hi"]][0]
+    for g in (g for g in greedy.solutions if g.info["on_hull"]):  # every greedy tree is on or above the hull
+        lo = [s for s in hull if s.info["alpha_lo"] <= g.info["alpha_lo"] <= s.info["alpha_hi"]][0]
         a = g.info["alpha_lo"]
         assert (
             lo.info["train_errors"] / len(y) + a * lo.info["expected_tests"]
@@ -209,7 +213,7 @@ def test_time_limit_returns_best_so_far():
 
 def test_alpha_and_n_alphas_select_trees_of_the_hull():
     X, y = load_wine(return_X_y=True)
-    full = dpdt(X, y, max_depth=3)
+    full = dpdt(X, y, max_depth=3, splits_front=False)
     one = dpdt(X, y, max_depth=3, alpha=0.0)
     assert len(one.solutions) == 1 and one.solutions[0].info == full.solutions[0].info
     mid = full.solutions[1].info
@@ -245,7 +249,8 @@ def test_adapter_runs_through_solve():
     assert spec.input == "numeric" and spec.param("max_depth").default == 3
     front = solve("iris", solver="dpdt", max_depth=2, cart_depth=2, test_size=0.3)
     assert len(front.trees) >= 2 and all(t.metrics["depth"] <= 2 for t in front.trees)
-    assert all("alpha_lo" in t.info for t in front.trees)
+    assert all(("alpha_lo" in t.info) == t.info["on_hull"] for t in front.trees)
+    assert any(t.info["kind"] == "budget" for t in front.trees) or all(t.info["on_hull"] for t in front.trees)
     single = solve("iris", solver="dpdt", max_depth=3, front=False)
     assert len(single.trees) == 1 and single.trees[0].metrics["train_errors"] == min(
         t.metrics["train_errors"] for t in solve("iris", solver="dpdt", max_depth=3).trees

@@ -224,6 +224,21 @@ class ReferenceMDP:
             memo[rows, depth] = best
         return memo[rows, depth]
 
+    def budget(self, rows, depth, b, memo):
+        """MurTree's recursion in the MDP: the smallest ``(errors, tests)`` (lexicographic) over the policies
+        below state (rows, depth) with at most ``b`` splits."""
+        if (rows, depth, b) not in memo:
+            best = (leaf_errors(self.y[list(rows)]), 0)
+            if b > 0:
+                for test in self.actions(rows, depth):
+                    left, right = self.children(rows, test)
+                    for bl in range(b):
+                        el, tl = self.budget(left, depth + 1, bl, memo)
+                        er, tr = self.budget(right, depth + 1, b - 1 - bl, memo)
+                        best = min(best, (el + er, len(rows) + tl + tr))
+            memo[rows, depth, b] = best
+        return memo[rows, depth, b]
+
     def states_per_depth(self):
         """Distinct states at each depth < max_depth, as the solver's ``stats["states_per_depth"]`` (after
         ``root_hull``: the states the recursion met)."""
@@ -299,7 +314,7 @@ def check_front(X, y, max_depth, generator, k):
     mdp = ReferenceMDP(X, y, max_depth, generator, k)
     hull = mdp.root_hull()  # by increasing tests
     front = dpdt(X, y, max_depth=max_depth, generator=generator, **generator_kw(generator, k))
-    sols = front.solutions  # most accurate first
+    sols = [s for s in front.solutions if s.info["on_hull"]]  # most accurate first
     assert front.status == "done"
 
     # exactly one tree per hull vertex
@@ -330,6 +345,39 @@ def check_front(X, y, max_depth, generator, k):
 def test_front_is_the_hull_of_the_reference_mdp(seed, max_depth, generator, k):
     X, y = random_data(seed)
     check_front(X, y, max_depth, generator, k)
+
+
+def check_splits_front(X, y, max_depth, generator, k):
+    """For every budget b = 0 .. 2^depth - 1, dpdt's splits front holds the reference's fewest errors with at
+    most b splits; at each step's own budget its tree is the reference's best policy, (errors, tests)
+    exactly, with exactly that many splits, walked in the MDP.  (Between steps a tree with more splits
+    may reach the same errors with fewer tests; it is not a new step.)"""
+    n = len(y)
+    mdp = ReferenceMDP(X, y, max_depth, generator, k)
+    front = dpdt(X, y, max_depth=max_depth, generator=generator, **generator_kw(generator, k))
+    steps = sorted((s for s in front.solutions if s.info["on_splits_front"]), key=lambda s: s.info["budget"])
+    k_max = 2**max_depth - 1
+    assert [s.info["budget"] for s in steps][0] == 0 and steps[-1].info["budget_max"] == k_max
+    for a, b in zip(steps, steps[1:]):
+        assert a.info["budget_max"] == b.info["budget"] - 1 and a.info["train_errors"] > b.info["train_errors"]
+    memo = {}
+    for s in steps:
+        t, e = round(s.info["expected_tests"] * n), s.info["train_errors"]
+        assert s.tree.n_splits == s.info["splits"] == s.info["budget"]
+        assert mdp.walk(s.tree) == (t, e)
+        assert mdp.budget(*mdp.root, s.info["budget"], memo) == (e, t)
+        for b in range(s.info["budget"], s.info["budget_max"] + 1):
+            assert mdp.budget(*mdp.root, b, memo)[0] == e, f"budget {b}"
+    # the hull trees are in the front too; a tree marked on both is one solution
+    kinds = {s.info["kind"] for s in front.solutions}
+    assert kinds <= {"hull", "budget", "hull+budget"}
+    assert all(s.info["on_hull"] == ("hull" in s.info["kind"]) for s in front.solutions)
+
+
+@pytest.mark.parametrize(("seed", "max_depth", "generator", "k"), CASES[::3])
+def test_splits_front_is_the_budget_dp_of_the_reference_mdp(seed, max_depth, generator, k):
+    X, y = random_data(seed)
+    check_splits_front(X, y, max_depth, generator, k)
 
 
 # one feature, ten rows: the splits after the 4th and the 6th row tie exactly (Gini proxy 19/3)

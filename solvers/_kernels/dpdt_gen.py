@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from .cart import (
+    ENTROPY,
     GINI,
     _capacity,
     _gather,
@@ -27,6 +28,9 @@ GEN_CART_LEAVES = 1  # split nodes of a best-first CART with L leaves (the refer
 GEN_TOPB = 2  # the B tests with the largest impurity decrease
 GEN_EXHAUSTIVE = 3  # every threshold of every feature: the MDP holds every tree, the result is optimal
 GEN_HYBRID = 4  # DPDT-K above depth d0, one greedy CART split below
+# criterion code of the generators beyond cart's GINI / ENTROPY: the union of the tests both propose
+BOTH = 2
+assert BOTH - 2 == GINI and BOTH - 1 == ENTROPY  # the kernels derive both codes from BOTH at run time
 
 
 @njit(nogil=True, cache=True)
@@ -48,7 +52,26 @@ def _dedupe(feat, thr, n):
 
 
 @njit(nogil=True, cache=True)
+def _union(f1, t1, f2, t2):
+    """Tests ``(f1, t1)`` then those of ``(f2, t2)`` not among them (each list already without repeats)."""
+    feat = np.concatenate((f1, f2))
+    thr = np.concatenate((t1, t2))
+    return _dedupe(feat, thr, feat.shape[0])
+
+
+@njit(nogil=True, cache=True)
 def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
+    # no recursion here: a recursive call with a constant argument compiles a literal-typed overload,
+    # which crashes when numba loads it from its cache
+    if criterion == BOTH:
+        f1, t1 = _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion - 2)
+        f2, t2 = _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion - 1)
+        return _union(f1, t1, f2, t2)
+    return _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion)
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
     f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, 1, criterion)
     feat = np.empty(nn, dtype=np.int64)
     thr = np.empty(nn, dtype=np.float64)
@@ -64,6 +87,16 @@ def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
 @njit(nogil=True, cache=True)
 def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion):
     """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed)."""
+    if criterion == BOTH:
+        srt2 = srt.copy()
+        f1, t1 = _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2)
+        f2, t2 = _cart_tests_sorted_one(X, y, idx, srt2, n_classes, max_depth, max_leaves, criterion - 1)
+        return _union(f1, t1, f2, t2)
+    return _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion)
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion):
     xc, yc = _gather(X, y, idx)
     f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, 1, criterion)
     feat = np.empty(nn, dtype=np.int64)
@@ -134,6 +167,13 @@ def _all_tests(X, y, ranks, idx, n_classes, criterion, with_gain):
 
 
 @njit(nogil=True, cache=True)
+def _top_b(X, y, ranks, idx, n_classes, k, criterion):
+    feat, thr, gain = _all_tests(X, y, ranks, idx, n_classes, criterion, True)
+    order = np.argsort(-gain, kind="mergesort")[:k]
+    return feat[order].copy(), thr[order].copy()
+
+
+@njit(nogil=True, cache=True)
 def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     """Tests proposed at a state of ``depth`` holding rows ``idx``.
 
@@ -148,7 +188,7 @@ def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     d0 : int
         Hybrid: states shallower than ``d0`` use DPDT-K, deeper ones the greedy split.
     criterion : int
-        Impurity used by CART and topb (0 gini, 1 entropy).
+        Impurity used by CART and topb (0 gini, 1 entropy, ``BOTH``: the union of both's tests).
 
     Returns
     -------
@@ -161,9 +201,11 @@ def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     if gen == GEN_HYBRID:
         return _cart_tests(X, y, ranks, idx, n_classes, k if depth < d0 else 1, 0, criterion)
     if gen == GEN_TOPB:
-        feat, thr, gain = _all_tests(X, y, ranks, idx, n_classes, criterion, True)
-        order = np.argsort(-gain, kind="mergesort")[:k]
-        return feat[order].copy(), thr[order].copy()
+        if criterion == BOTH:
+            f1, t1 = _top_b(X, y, ranks, idx, n_classes, k, criterion - 2)
+            f2, t2 = _top_b(X, y, ranks, idx, n_classes, k, criterion - 1)
+            return _union(f1, t1, f2, t2)
+        return _top_b(X, y, ranks, idx, n_classes, k, criterion)
     feat, thr, _ = _all_tests(X, y, ranks, idx, n_classes, GINI, False)
     return feat, thr
 
@@ -251,8 +293,29 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
     """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed).
 
     ``beat``: the caller only wants a test with fewer errors than this (the state's leaf); when no
-    threshold has, the CART is not fitted and feature -1 is returned.
+    threshold has, the CART is not fitted and feature -1 is returned.  ``criterion=BOTH``: the best test
+    of the gini CART's and the entropy CART's (the latter grown only when the former's best is not the
+    fewest errors of any threshold; ties keep gini's).
     """
+    if criterion != BOTH:
+        return _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat)[:5]
+    srt2 = srt.copy()
+    bf, bt, bel, ber, grown, bound = _last_split(
+        X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion - 2, beat
+    )
+    if bf < 0 or bel + ber == bound:
+        return bf, bt, bel, ber, grown  # nothing beats the leaf, or nothing beats this test
+    f2, t2, el2, er2, grown2, _ = _last_split(
+        X, y, idx, srt2, n_classes, max_depth, max_leaves, greedy_only, criterion - 1, beat
+    )
+    if f2 >= 0 and el2 + er2 < bel + ber:
+        return f2, t2, el2, er2, grown or grown2
+    return bf, bt, bel, ber, grown or grown2
+
+
+@njit(nogil=True, cache=True)
+def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat):
+    """:func:`last_depth_split_sorted` for one impurity; also returns the fewest errors of any threshold."""
     m = idx.shape[0]
     p = X.shape[1]
     xc, yc = _gather(X, y, idx)
@@ -288,7 +351,7 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
             if i + 1 < m and xs[f, i + 1] > xs[f, i] and err[f, i + 1] < bound:
                 bound = err[f, i + 1]
     if bound >= beat:
-        return -1, 0.0, 0, 0, False
+        return -1, 0.0, 0, 0, False, bound
 
     xlogx = np.zeros(m + 1, dtype=np.float64)
     if criterion != GINI:
@@ -437,4 +500,4 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
                 cr[y[r]] += 1
         bel = cl.sum() - cl.max()
         ber = cr.sum() - cr.max()
-    return bf, bt, bel, ber, grown
+    return bf, bt, bel, ber, grown, bound

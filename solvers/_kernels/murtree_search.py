@@ -7,10 +7,12 @@ full cache): nothing is cached on the way out of a stopped search, so the cache 
 proven facts.  Ties go to fewer splits: the leaf, then the optimum of the largest smaller budget
 already solved, are the first incumbents and a split must be strictly better to replace them.
 
-Work space ``ws`` is a tuple of arrays (see ``solvers.murtree._workspace``); a dataset lives in a row
+Work space ``ws`` is a :data:`Workspace` (named tuple of arrays); a dataset lives in a row
 of ``bufs`` (ascending row indices), with its class counts in the same row of ``cnts``.  The root is
 row 0; the children of a node at level ``l`` are written to rows ``2l+1`` and ``2l+2``.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, uint64
@@ -19,6 +21,40 @@ from .murtree_cache import archive_lb, archive_put, cache_find, cache_put
 from .murtree_d2 import depth2_store
 
 INF = np.int64(1) << 60
+
+# The kernels' work space: arrays shared by the search, the depth-2 solver and the cache (built by
+# ``solvers.murtree._workspace``, which documents each field).  A namedtuple is a plain tuple to numba:
+# field access compiles to the same code as indexing.
+Workspace = namedtuple(
+    "Workspace",
+    (
+        "XT",  # tests x rows (0/1), rows sorted by class
+        "y",  # classes of the sorted rows
+        "z1",  # Zobrist words of the rows (two independent 64-bit hashes)
+        "z2",
+        "bufs",  # one dataset (ascending row indices) per buffer row; children of level l: rows 2l+1, 2l+2
+        "cnts",  # class counts of each buffer row
+        "keys",  # cache: (hash1, hash2, depth * 4096 + budget + 1) per slot (see murtree_cache)
+        "vals",  # cache: (errors or lower bound, optimal, root test, left budget) per slot
+        "meta",  # cache: [entries]
+        "arch_inst",  # similarity archive: one dataset per buffer row ...
+        "arch_m",  # ... its size (-1: empty) ...
+        "arch_h",  # ... its hash ...
+        "arch_lb",  # ... and its lower bounds per depth and budget
+        "bits",  # depth-2 solver: per-feature bitsets of a dataset (word-major)
+        "S",  # depth-2 solver: class counts per test
+        "P",  # depth-2 solver: class counts per pair of tests
+        "act",  # depth-2 solver: tests that split the dataset
+        "prm",  # [min_leaf_support]
+        "flag",  # the Control's stop flag
+        "counters",  # the Control's progress counters
+        "status",  # [cache full (1: grow it), incumbent errors, incumbent root test, its left budget]
+        "XR",  # rows x tests (0/1), rows sorted by class
+        "bitsA",  # depth-2 solver: bitsets of the active tests
+        "tmp",  # depth-2 solver: scratch class counts
+        "forder",  # test order per level (scratch)
+    ),
+)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -103,8 +139,8 @@ def _norm(d, n):
 @njit(nogil=True, cache=True)
 def _known_lb(ws, m, cnt, h1, h2, d, n):
     """Lower bound of a child from the cache only (exact leaf cost when the budget is 0)."""
-    keys = ws[6]
-    vals = ws[7]
+    keys = ws.keys
+    vals = ws.vals
     if n == 0:
         return _leaf_err(cnt, cnt.shape[0])
     s = cache_find(keys, h1, h2, d, n)
@@ -328,7 +364,7 @@ def solve_root(ws, m, h1, h2, d, n, ub):
 
     Returns the optimum (<= ub), a lower bound (> ub) or -1 when stopped.
     """
-    status = ws[20]
+    status = ws.status
     status[1] = -1
     status[2] = -1
     status[3] = 0
@@ -441,7 +477,7 @@ def build_tree(ws, m, h1, h2, d, n, force_f, force_nl):
     ``force_f = -2`` reads the root from the cache; otherwise the root test and left budget are given
     (the anytime incumbent).  Returns ``n_nodes = -1`` if the cache could not supply a subtree.
     """
-    C = ws[5].shape[1]
+    C = ws.cnts.shape[1]
     size = 2 * n + 1
     feat = np.full(size, -1, dtype=np.int64)
     left = np.full(size, -1, dtype=np.int64)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from treeexplorer.registry import Param, SolverSpec, register
-from treeexplorer.solvers.dpdt import GENERATORS, dpdt
+from treeexplorer.solvers.dpdt import DPDT_CRITERIA, GENERATORS, dpdt
 
 PARAMS = (
     Param("max_depth", "int", 3, "maximum depth of the trees (the MDP's horizon)", bounds=(0, 30)),
@@ -36,7 +36,12 @@ PARAMS = (
         bounds=(0, 30),
     ),
     Param(
-        "criterion", "str", "gini", "impurity used by the CART and topb test generators", choices=("gini", "entropy")
+        "criterion",
+        "str",
+        "gini",
+        "impurity used by the CART and topb test generators; both = the union of the gini and the entropy "
+        "generator's tests at every state (never worse than either, slower)",
+        choices=tuple(DPDT_CRITERIA),
     ),
     Param(
         "n_alphas",
@@ -45,6 +50,14 @@ PARAMS = (
         "keep only the trees optimal for one of this many α evenly spaced in "
         "[0, 1], as the reference implementation (default: every tree of the convex hull)",
         bounds=(1, None),
+    ),
+    Param(
+        "max_splits",
+        "int",
+        None,
+        "the splits front: best tree of the MDP for every number of splits up to this (default: every "
+        "number the depth allows)",
+        bounds=(0, None),
     ),
     Param(
         "max_states", "int", 10**6, "memory guard: stop with a message when the MDP needs more states", bounds=(1, None)
@@ -68,8 +81,8 @@ PARAMS = (
         "front",
         "bool",
         True,
-        "return every tree of the (average tests, error) convex hull; off: only the "
-        "most accurate tree (or the one for sparsity)",
+        "return every tree of the (average tests, error) convex hull and the best tree for every number "
+        "of splits; off: only the most accurate tree (or the one for sparsity)",
     ),
 )
 
@@ -87,12 +100,13 @@ def run(
     hybrid_depth=2,
     criterion="gini",
     n_alphas=None,
+    max_splits=None,
     max_states=10**6,
     n_jobs=None,
     sparsity=None,
     front=True,
 ):
-    """Solve with DPDT and return its convex-hull front (see :func:`solvers.dpdt.dpdt`)."""
+    """Solve with DPDT and return its convex hull and splits front (see :func:`solvers.dpdt.dpdt`)."""
     alpha = sparsity if sparsity is not None else (None if front else 0.0)
     return dpdt(
         X,
@@ -107,6 +121,7 @@ def run(
         max_states=max_states,
         n_alphas=n_alphas,
         alpha=alpha,
+        max_splits=max_splits,
         n_classes=n_classes,
         control=control,
         n_jobs=n_jobs,
@@ -122,6 +137,7 @@ SPEC = register(
         title="DPDT",
         description="Dynamic-programming decision trees (Kohler et al.): an MDP over the tests CART proposes at "
         "every node, solved for every trade-off at once; returns the (average tests, error) convex "
-        "hull, each tree with its exact α interval. Exhaustive tests give the true optimum.",
+        "hull, each tree with its exact α interval, and the best tree of the MDP for every number of splits. "
+        "Exhaustive tests give the true optimum.",
     )
 )
