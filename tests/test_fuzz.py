@@ -228,6 +228,11 @@ def target_bytes(h: Harness):
         st.binary(max_size=3000),
         st.tuples(st.sampled_from(magics), st.binary(max_size=1500)).map(lambda t: t[0] + t[1]),
         st.text(max_size=400).map(lambda t: t.encode("utf-8", "surrogatepass")),
+        # a short pattern repeated: long lines, many fields, many quotes (quadratic code shows here)
+        st.tuples(
+            st.sampled_from([b'" ,', b'a,"', b",", b"\n", b"a;", b'"', b"1,", b"\t", b"1,2,p\n", b"a,b,c,"]),
+            st.integers(1, 60000),
+        ).map(lambda t: t[0] * t[1]),
     )
 
     @given(raw=content, suffix=st.sampled_from([".csv", ".tsv", ".txt", ".parquet", ".xlsx", ".gz", ".json", ""]))
