@@ -744,10 +744,24 @@ def _mapped_bytes() -> int:
     return 0
 
 
+def _warm_up_solvers() -> None:
+    """Compile every solver's kernels before the case alarm runs (a cold numba compile is not a hang)."""
+    from treeexplorer.api import solve
+    from treeexplorer.registry import available_solvers
+
+    for name in available_solvers():
+        try:
+            solve("iris", solver=name, max_depth=2, time_limit=60)
+        except ValueError:
+            pass  # a solver that needs other settings on iris still compiled what it reached
+
+
 def child_main(cfg) -> None:
     import resource
 
     _warm_up()
+    if cfg.get("all_solvers"):
+        _warm_up_solvers()
     limit = _mapped_bytes() + cfg["memory_mb"] * 2**20  # what is mapped now plus the cases' budget
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import warnings

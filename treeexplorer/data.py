@@ -604,6 +604,12 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         df = df.reset_index()
         df.columns = [f"Unnamed: {i}" for i in range(n_index)] + list(df.columns[n_index:])
     df.columns = [str(c).strip() for c in df.columns]
+    if df.columns.duplicated().any():  # names equal once stripped, or a row-name column meeting "Unnamed: 0"
+        dups = sorted(set(df.columns[df.columns.duplicated()]))
+        raise DataError(
+            f"{name}: duplicate column name(s) {', '.join(map(repr, dups[:MAX_SHOWN]))}; rename them so each "
+            "column has its own name"
+        )
     if len(df) and _header_looks_like_data(header, df):
         _no_header(header, sep, name)
     if len(df) == 0:
