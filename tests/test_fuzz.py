@@ -228,6 +228,11 @@ def target_bytes(h: Harness):
         st.binary(max_size=3000),
         st.tuples(st.sampled_from(magics), st.binary(max_size=1500)).map(lambda t: t[0] + t[1]),
         st.text(max_size=400).map(lambda t: t.encode("utf-8", "surrogatepass")),
+        # a short pattern repeated: long lines, many fields, many quotes (quadratic code shows here)
+        st.tuples(
+            st.sampled_from([b'" ,', b'a,"', b",", b"\n", b"a;", b'"', b"1,", b"\t", b"1,2,p\n", b"a,b,c,"]),
+            st.integers(1, 60000),
+        ).map(lambda t: t[0] * t[1]),
     )
 
     @given(raw=content, suffix=st.sampled_from([".csv", ".tsv", ".txt", ".parquet", ".xlsx", ".gz", ".json", ""]))
@@ -739,10 +744,24 @@ def _mapped_bytes() -> int:
     return 0
 
 
+def _warm_up_solvers() -> None:
+    """Compile every solver's kernels before the case alarm runs (a cold numba compile is not a hang)."""
+    from treeexplorer.api import solve
+    from treeexplorer.registry import available_solvers
+
+    for name in available_solvers():
+        try:
+            solve("iris", solver=name, max_depth=2, time_limit=60)
+        except ValueError:
+            pass  # a solver that needs other settings on iris still compiled what it reached
+
+
 def child_main(cfg) -> None:
     import resource
 
     _warm_up()
+    if cfg.get("all_solvers"):
+        _warm_up_solvers()
     limit = _mapped_bytes() + cfg["memory_mb"] * 2**20  # what is mapped now plus the cases' budget
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import warnings

@@ -557,3 +557,10 @@ def test_unreadable_paths_are_one_line(capsys, tmp_path):
 
 def test_param_shadowed_by_a_solve_option_is_said(capsys):
     one_line_error(capsys, ["solve", "iris", "-P", "criterion=gini"], "cannot be set here; it keeps its default")
+
+
+def test_names_equal_once_stripped_or_row_names_meeting_unnamed_are_duplicates(tmp_path):
+    with pytest.raises(DataError, match="duplicate column name"):
+        read_text_table(",0\n0,0,0\n0,0\n", "t")  # found by the long fuzz run (seed 21)
+    with pytest.raises(DataError, match="duplicate column name"):
+        read_text_table("a, a,y\n1,2,p\n3,4,q\n", "t")

@@ -604,7 +604,7 @@ def _one_line(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-SNIFF_CHARS = 16384  # csv.Sniffer's regular expressions are slow on long samples
+SNIFF_CHARS = 8192  # csv.Sniffer is quadratic on some samples (many quotes): 16 K chars took 8 s
 
 
 def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
@@ -624,11 +624,33 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         sep = csv.Sniffer().sniff(sample, delimiters=",;\t| ").delimiter
     except csv.Error:
         sep = "\t" if sample.count("\t") > sample.count(",") else ","
+    lines = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=sep == " ")  # lazy: two rows read
     try:
-        header = next(csv.reader(io.StringIO(sample), delimiter=sep, skipinitialspace=sep == " "), [])
+        header = next(lines, [])
     except csv.Error as exc:
         raise DataError(f"{name}: cannot read the header line as {_sep_name(sep)}-separated text: {exc}") from None
+    try:
+        first = next(lines, None)
+    except csv.Error:  # pandas will say what is wrong with it
+        first = None
+    if first is not None and len(first) > len(header) + 1:
+        # pandas would take all the extra leading fields as a many-level row index (and slowly)
+        raise DataError(
+            f"{name}: the first data row has {len(first)} {_sep_name(sep)}-separated fields but the header names "
+            f"{len(header)} columns; is the delimiter or quoting right?"
+        )
     header = [h.strip() for h in header]
+    seen: dict[str, int] = {}
+    for h in header:
+        seen[h] = seen.get(h, 0) + 1
+    dups = sorted(h for h, k in seen.items() if k > 1)
+    if dups:  # before pandas, whose renaming of duplicates is quadratic in their number
+        if all(_is_number_text(h) for h in header):
+            _no_header(header, sep, name)
+        raise DataError(
+            f"{name}: duplicate column name(s) {', '.join(map(repr, dups[:MAX_SHOWN]))}"
+            f"{' ...' if len(dups) > MAX_SHOWN else ''}; rename them so each column has its own name"
+        )
     try:
         df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True)
     except pd.errors.EmptyDataError:
@@ -637,6 +659,11 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         raise DataError(f"{name}: cannot parse as a {_sep_name(sep)}-separated table: {_one_line(exc)}") from None
     except MemoryError:
         raise DataError(f"{name}: the table is too large to load in memory") from None
+    if df.index.nlevels > 1:
+        raise DataError(
+            f"{name}: data rows have {df.index.nlevels} more fields than the header has names; "
+            "is the delimiter or quoting right?"
+        )
     if not (isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1):
         # rows one field longer than the header: pandas took the first field as a row index (R's write.csv
         # layout); keep it as a column, which load_dataset drops if it only numbers the rows
@@ -644,25 +671,29 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         df = df.reset_index()
         df.columns = [f"Unnamed: {i}" for i in range(n_index)] + list(df.columns[n_index:])
     df.columns = [str(c).strip() for c in df.columns]
-    if len(df) and _header_looks_like_data(header, df):
-        shown = sep.join(header)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    if df.columns.duplicated().any():  # names equal once stripped, or a row-name column meeting "Unnamed: 0"
+        dups = sorted(set(df.columns[df.columns.duplicated()]))
         raise DataError(
-            f"{name}: the file seems to have no header row: its first line ({shown!r}) looks like data. "
-            "Add a first line naming the columns"
-        )
-    dups = sorted({h for h in header if header.count(h) > 1})
-    if dups:
-        raise DataError(
-            f"{name}: duplicate column name(s) {', '.join(map(repr, dups))}; rename them so each "
+            f"{name}: duplicate column name(s) {', '.join(map(repr, dups[:MAX_SHOWN]))}; rename them so each "
             "column has its own name"
         )
+    if len(df) and _header_looks_like_data(header, df):
+        _no_header(header, sep, name)
     if len(df) == 0:
         raise DataError(f"{name}: has a header but no data rows")
     notices = _read_comma_numbers(df, sep)
     if notices:
         df.attrs["notices"] = notices
     return df
+
+
+def _no_header(header: list[str], sep: str, name: str):
+    shown = sep.join(header[:20])
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    raise DataError(
+        f"{name}: the file seems to have no header row: its first line ({shown!r}) looks like data. "
+        "Add a first line naming the columns"
+    )
 
 
 def _is_number_text(v: str) -> bool:
