@@ -138,7 +138,7 @@ def serve(
     return 0
 
 
-def _stop_on_ctrl_c(server, out, grace: float = 1.5) -> None:
+def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:
     """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session compiling a solver's kernels on a
     new machine), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never ignored."""
     import os
