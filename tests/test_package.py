@@ -106,7 +106,7 @@ def test_app_serves_the_explorer_and_stops_on_ctrl_c(tmp_path):
     q: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(proc.stdout, q), daemon=True).start()
     try:
-        url, seen, deadline = None, [], time.monotonic() + 300  # a cold numba cache compiles CART first
+        url, seen, deadline = None, [], time.monotonic() + 300
         while url is None and time.monotonic() < deadline:
             try:
                 line = q.get(timeout=1)
@@ -118,7 +118,7 @@ def test_app_serves_the_explorer_and_stops_on_ctrl_c(tmp_path):
             if "http://" in line:
                 url = line[line.index("http://") :].split()[0]
         assert url is not None, "".join(seen)
-        with urllib.request.urlopen(url, timeout=120) as resp:
+        with urllib.request.urlopen(url, timeout=600) as resp:  # the first page solves iris once
             page = resp.read().decode("utf-8", "replace")
         assert resp.status == 200
         assert "treeexplorer" in page and "bokeh" in page.lower()
@@ -126,19 +126,21 @@ def test_app_serves_the_explorer_and_stops_on_ctrl_c(tmp_path):
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=30)
         stopped_in = time.monotonic() - t0
+        while (line := q.get(timeout=5)) is not None:
+            seen.append(f"{time.monotonic() - t0:.2f} s: {line}")
         assert code == 0, "".join(seen)
-        assert stopped_in < 2.0, f"Ctrl-C took {stopped_in:.2f} s"
+        assert stopped_in < 2.0, f"Ctrl-C took {stopped_in:.2f} s; output:\n{''.join(seen)}"
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
 
 
-@pytest.mark.parametrize("command", [["datasets"], ["solve", "car", "--solver", "branches", "--max-depth", "2"]])
+@pytest.mark.parametrize("command", [["datasets"], ["solve", "car", "--solver", "cart", "--max-depth", "2"]])
 def test_console_script_is_installed(command, tmp_path):
     exe = shutil.which("treeexplorer", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.skip("the treeexplorer console script is not installed next to this Python")
-    r = subprocess.run([exe, *command], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    r = subprocess.run([exe, *command], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "car" in r.stdout

@@ -1,7 +1,7 @@
 """Launch the explorer web app: ``treeexplorer app [DATA]`` (also what ``apps/explorer.py`` composes).
 
 :func:`explorer_page` builds one session's page; :func:`serve` runs a Panel server with the settings the
-README gives for ``panel serve apps/explorer.py`` (warm start, background kernel warm-up, uploads up to the
+README gives for ``panel serve apps/explorer.py`` (background kernel warm-up, uploads up to the
 app's cap), prints the address and returns when the user presses Ctrl-C.
 """
 
@@ -106,7 +106,10 @@ def serve(
         pn.extension(sizing_mode="stretch_width")
         return explorer_page(data, target, solver)
 
-    warm_up_in_background()  # load (or, on a new machine, compile) the solvers' kernels before the first click
+    # What `panel serve apps/explorer.py --warm` gets from running the script once: the solvers' kernels load (or,
+    # on a new machine, compile) in a background thread, so the address is printed and served at once instead of
+    # after a first session has been built in the foreground.
+    warm_up_in_background()
     local = address in ("localhost", "127.0.0.1")
     server = pn.serve(
         {"/": session},
@@ -117,7 +120,6 @@ def serve(
         start=False,
         title=TITLE,
         verbose=False,
-        warm=True,  # build one session now, as `panel serve --warm` does: the first visitor's page is fast
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_SIZE,
     )
     url = f"http://{'localhost' if address in ('', '0.0.0.0') else address}:{server.port}/"
@@ -136,7 +138,7 @@ def serve(
     return 0
 
 
-def _stop_on_ctrl_c(server, out, grace: float = 1.5) -> None:
+def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:
     """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session compiling a solver's kernels on a
     new machine), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never ignored."""
     import os
@@ -148,6 +150,7 @@ def _stop_on_ctrl_c(server, out, grace: float = 1.5) -> None:
         os._exit(0)
 
     def handler(signum, frame):
+        print("treeexplorer app stopping", file=out, flush=True)
         server.io_loop.asyncio_loop.call_soon_threadsafe(server.io_loop.stop)
         timer = threading.Timer(grace, force_exit)
         timer.daemon = True

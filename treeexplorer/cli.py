@@ -333,9 +333,16 @@ def _cmd_solvers(a) -> int:
 
 
 def _cmd_app(a) -> int:
+    import os
+
     from treeexplorer.app import serve
 
-    return serve(a.data, target=a.target, solver=a.solver, port=a.port, address=a.address, show=a.show)
+    code = serve(a.data, target=a.target, solver=a.solver, port=a.port, address=a.address, show=a.show)
+    # Leave at once: a solve still running in a worker thread (or the kernel warm-up) would otherwise hold the
+    # interpreter's exit until it finishes, and Ctrl-C must end the command within 2 s.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv=None) -> int:
