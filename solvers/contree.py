@@ -45,7 +45,9 @@ def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int
     levels = max_depth + 1
     kb = (1 << max_depth) + 1
     return (
-        3 * levels * n_features * n_rows * 4 + 2 * n_features * n_rows * 4 + levels * (2 * n_rows * 8 + STACK * kb * 16)
+        3 * levels * n_features * n_rows * 4
+        + 2 * n_features * n_rows * 4
+        + levels * (2 * n_rows * 8 + STACK * (4 + 4 * kb) * 8)
     )
 
 

@@ -14,7 +14,9 @@ searched midpoint first.  An evaluated split at ``k_q`` with cost vector ``S_q``
 split of the same feature: moving ``|k_j - k_q|`` rows from one child to the other raises no child's
 optimum (a superset never has fewer errors) and lowers the other child's by at most one per row, so
 ``S_j[b] >= S_q[b] - |k_j - k_q|``.  Positions whose bound already reaches the node's best front for
-every budget are cut off the interval's ends (a binary search), the rest is split at the midpoint.
+every budget are cut off the interval's ends, the rest is split at the midpoint.  The bounds use each
+child separately (the left child only grows to the right of an anchor, the right child only shrinks),
+which prunes far more than the combined cost.
 In front mode the one-split cost (two leaves) is known exactly for every position from one sweep.
 
 Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
@@ -24,7 +26,8 @@ sorted lists into the next buffer level and recurse (left child first, then righ
 level).  Solved nodes of depth >= 2 are cached under two 64-bit Zobrist sums of their rows and their
 depth.  The first split searched at every node is the greedy (Gini) one, so a stopped run already
 holds a CART-like tree and improves on it ("anytime"); the lower bound of a stopped node is the minimum
-of what each unresolved interval can still reach.
+of what each unresolved interval and each split set aside can still reach.  Upper bounds can be passed down
+as per-budget cut-offs (``prm[3]``); measured, that is slower here (weaker neighbour bounds), so it is off.
 
 Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
 """
