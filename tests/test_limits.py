@@ -124,7 +124,7 @@ def test_solver_tables_are_estimated():
     nbytes, what, lower = solver_bytes("murtree", 15_020, 120_435, 2, {"max_depth": 3})
     assert nbytes > 100 * 2**30 and "tests" in what and "n_bins" in lower  # the 108 GiB
     with pytest.raises(MemoryLimitError, match="MurTree's tables"):
-        df = _noise(200, 300)
+        df = _noise(200, 600)  # pair counts 2 x 600 x 600 x 4 bytes: ~2.7 MB
         solve(df, "label", solver="murtree", discretizer="none", memory_limit=1)
 
 
