@@ -96,7 +96,7 @@ def test_cancel_while_discretizing_keeps_the_ranked_columns():
 
     front = solve(df, "label", solver="murtree", discretizer="mid", control=control, progress=progress)
     assert front.status == "cancelled"
-    assert any("mid: stopped" in n and "left out" in n for n in front.notices)
+    assert any("stopped (time limit or cancel)" in n and "left out" in n for n in front.notices)
 
 
 def test_memory_guard_refuses_the_exact_matrix_before_allocating():

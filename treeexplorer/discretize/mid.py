@@ -100,7 +100,7 @@ class MIDRanking:
         gini = criterion == "gini"
         X, y = check_inputs(X_enc, y, schema)
         notices: list[str] = []
-        summaries = summarise_columns(X, y, schema, notices)
+        summaries = summarise_columns(X, y, schema, notices, stop)
         n_total = float(X.shape[0])
         cols, ops, vals, gains, offsets = [], [], [], [], [0]
         for i, s in enumerate(summaries):
