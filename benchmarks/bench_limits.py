@@ -46,7 +46,11 @@ CASES = {
     "dpdt 1M x 20 depth 3": ("n1000000_p20_c3", "dpdt", {"max_depth": 3}),
     "murtree 100k x 200 depth 4 (mid)": ("n100000_p200_c3", "murtree", {"max_depth": 4}),
     "branches 100k x 200 (mid)": ("n100000_p200_c3", "branches", {}),
-    "sat 2000 x 10, 200 classes (exact)": ("n2000_p10_c200", "sat", {"conflicts": "majority"}),
+    "sat 2000 x 10, 200 classes (exact)": (
+        "n2000_p10_c200",
+        "sat",
+        {"conflicts": "majority", "allow_many_classes": True},
+    ),
     "mid ranking 100k x 200, then murtree": ("n100000_p200_c3", "murtree", {"max_depth": 3, "n_bins": 800}),
 }
 QUICK = {
@@ -54,7 +58,11 @@ QUICK = {
     "dpdt 1M x 20 depth 3": ("n200000_p20_c3", "dpdt", {"max_depth": 3}),
     "murtree 100k x 200 depth 4 (mid)": ("n20000_p50_c3", "murtree", {"max_depth": 4}),
     "branches 100k x 200 (mid)": ("n20000_p50_c3", "branches", {}),
-    "sat 2000 x 10, 200 classes (exact)": ("n2000_p10_c200", "sat", {"conflicts": "majority"}),
+    "sat 2000 x 10, 200 classes (exact)": (
+        "n2000_p10_c200",
+        "sat",
+        {"conflicts": "majority", "allow_many_classes": True},
+    ),
 }
 MEMORY = {
     "murtree exact, 15k x 10 (magic-sized)": ("n15000_p10_c2", "murtree", {"discretizer": "exact"}),
