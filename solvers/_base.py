@@ -199,6 +199,30 @@ class Control:
             self._timer.start()
         return self
 
+    @property
+    def started(self) -> bool:
+        """Whether ``start()`` ran (a second ``start()`` or ``with control:`` keeps the first clock)."""
+        return getattr(self, "_started", False)
+
+    def start_once(self) -> Control:
+        """``start()`` unless already started: the API starts the clock before loading, then enters the
+        solver's ``with`` block, and the time limit must count from the first start."""
+        if not self.started:
+            self.start()
+            self._started = True
+        return self
+
+    def expire_at(self, seconds: float) -> None:
+        """Set the time-limit flag ``seconds`` after start instead of at ``time_limit`` (earlier only): the
+        API keeps a reserve after the solver for assembling the front."""
+        if self.time_limit is None or seconds >= self.time_limit or self.stopped:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(max(0.0, seconds - self.elapsed), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()

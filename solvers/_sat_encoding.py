@@ -35,10 +35,14 @@ import numpy as np
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
-__all__ = ["PerfectTreeEncoding", "SatRunner", "INTERRUPTIBLE"]
+__all__ = ["PerfectTreeEncoding", "SatRunner", "INTERRUPTIBLE", "Interrupted"]
 
 # pysat back-ends that support solve_limited(expect_interrupt=True) + interrupt() and release the GIL.
 INTERRUPTIBLE = frozenset({"glucose4", "glucose42", "minisat22", "maplechrono"})
+
+
+class Interrupted(Exception):
+    """The run's flag (time limit or cancel) was set while clauses were being built."""
 
 
 class SatRunner:
@@ -125,11 +129,14 @@ class PerfectTreeEncoding:
         self.n_clauses = 0
         enc = EncType.pairwise if self.p <= 8 else EncType.seqcounter
         for q in range(self.n_internal):
+            self._check()
             cnf = CardEnc.equals(lits=self.F[q].tolist(), bound=1, top_id=self.top, encoding=enc)
             self.top = max(self.top, cnf.nv)
             self._add(cnf.clauses)  # clauses 1 and 2
         if n_classes > 1:
             for leaf in range(self.n_leaves):  # clause 6
+                if leaf % 64 == 0:
+                    self._check()
                 c = self.C[leaf]
                 self._add([[-int(c[a]), -int(c[b])] for a in range(n_classes) for b in range(a + 1, n_classes)])
         self.U = None
@@ -146,6 +153,11 @@ class PerfectTreeEncoding:
             for lv in range(k + 1)
         ]
 
+    def _check(self) -> None:
+        """Building clauses can take long (many tests, deep trees): stop as soon as the run is stopped."""
+        if self.runner.flag[0] != 0:
+            raise Interrupted
+
     def _new(self, shape) -> np.ndarray:
         n = int(np.prod(shape))
         out = np.arange(self.top + 1, self.top + 1 + n, dtype=np.int64).reshape(shape)
@@ -159,11 +171,14 @@ class PerfectTreeEncoding:
 
     def add_example(self, row: np.ndarray, label: int) -> None:
         """Clauses 3, 4 and 5 for one example (``row``: 0/1 values of the real tests)."""
+        self._check()
         k = self.k
         d = self._new((k,))  # D[e, level]
         values = np.append(row.astype(np.int64), 0)  # the pass-through test is 0
         clauses = []
         for lv in range(k + 1):
+            if lv > 8:
+                self._check()
             bits = self._bits[lv]  # (2^lv, lv)
             # not-path literals: going 1-side at level m is +d[m], so negate it when bit is 1
             notpath = np.where(bits == 1, -d[:lv][None, :], d[:lv][None, :])  # (2^lv, lv)
@@ -189,6 +204,7 @@ class PerfectTreeEncoding:
         if self.U is None:
             raise RuntimeError("encoding built without count_leaves")
         if self._tot is None:
+            self._check()
             self._tot = ITotalizer(lits=self.U.tolist(), ubound=self.n_leaves, top_id=self.top)
             self.top = self._tot.top_id
             self._add(self._tot.cnf.clauses)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._sat_encoding import PerfectTreeEncoding, SatRunner
+from ._sat_encoding import Interrupted, PerfectTreeEncoding, SatRunner
 
 __all__ = ["sat_tree", "find_conflicts", "ContradictoryExamples", "SAT_SOLVERS", "DEFAULT_SAT_SOLVER"]
 
@@ -72,7 +73,32 @@ class RelabelNotice(str):
         return RelabelNotice.make(groups, self.n_rows, self.changed, how)
 
 
-def find_conflicts(X, y) -> list[np.ndarray]:
+_CHUNK_ROWS = 1 << 15  # rows packed between two looks at the control
+
+
+def _unique_rows(X: np.ndarray, control: Control | None = None, **kw):
+    """``np.unique(X, axis=0, **kw)`` for a 0/1 matrix, via one byte string per row (bits packed 8 to a byte).
+
+    Packed big-endian, the byte strings sort as the rows do, so the result is the same; it is much
+    cheaper than sorting rows of ``p`` bytes, and the packing is chunked over the rows so that a stopped
+    ``control`` is seen within a chunk (then ``None`` is returned).
+    """
+    n, p = X.shape
+    w = max(1, (p + 7) // 8)
+    packed = np.zeros((n, w), dtype=np.uint8)
+    for s in range(0, n, _CHUNK_ROWS):
+        if s and control is not None and control.stopped:  # small tables finish: their greedy tree is instant
+            return None
+        if p:
+            packed[s : s + _CHUNK_ROWS] = np.packbits(X[s : s + _CHUNK_ROWS], axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, w))).reshape(-1)
+    out = np.unique(keys, **kw)
+    if n > _CHUNK_ROWS and control is not None and control.stopped:
+        return None
+    return out
+
+
+def find_conflicts(X, y, control: Control | None = None) -> list[np.ndarray] | None:
     """Groups of rows (0-based, sorted) whose 0/1 tests are identical but whose labels differ.
 
     Parameters
@@ -82,14 +108,20 @@ def find_conflicts(X, y) -> list[np.ndarray]:
     y : array-like of shape (n,)
         Class labels.
 
+    control : Control, optional
+        Polled between chunks of rows; once it is stopped the search gives up and returns ``None``.
+
     Returns
     -------
     list of ndarray
-        One index array per contradictory group, in order of first row.
+        One index array per contradictory group, in order of first row (``None`` when stopped).
     """
     X = np.asarray(X)
     y = np.asarray(y)
-    _, inverse = np.unique(X, axis=0, return_inverse=True)
+    found = _unique_rows(np.asarray(X != 0, dtype=np.uint8), control, return_inverse=True)
+    if found is None:
+        return None
+    _, inverse = found
     inverse = inverse.reshape(-1)
     order = np.lexsort((y, inverse))
     g, lab = inverse[order], y[order]
@@ -121,11 +153,14 @@ def _relabel_majority(y, groups, n_classes) -> np.ndarray:
     return y
 
 
-def _reduce_features(Xu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop constant, duplicate and complementary columns (same split up to swapping the sides)."""
+def _reduce_features(Xu: np.ndarray, control: Control | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Drop constant, duplicate and complementary columns (same split up to swapping the sides); ``None``
+    when ``control`` stops the run meanwhile."""
     keep = []
     seen = set()
     for j in range(Xu.shape[1]):
+        if control is not None and j and j % 256 == 0 and control.stopped:
+            return None
         col = Xu[:, j]
         if col.min() == col.max():
             continue
@@ -199,12 +234,16 @@ def _finish_tree(feat, left, right, pred, X, y_true, n_classes) -> RawTree:
     return RawTree(feat, thr, left, right, value, pred.astype(np.int64))
 
 
-def _greedy_tree(Xu, yu, cols, X, y_true, n_classes) -> RawTree:
+def _greedy_tree(Xu, yu, cols, X, y_true, n_classes, control: Control | None = None) -> RawTree | None:
     """Information-gain splits until every leaf is pure: a consistent tree to fall back on (and a depth
-    upper bound).  ``Xu`` are the distinct rows over the tests ``cols``, with consistent labels ``yu``."""
+    upper bound).  ``Xu`` are the distinct rows over the tests ``cols``, with consistent labels ``yu``.
+    ``None`` when ``control`` stops the run before the tree is complete."""
     feat, left, right, pred = [], [], [], []
     stack = [(np.arange(Xu.shape[0]), -1, 0)]
+    big = Xu.size > 1_000_000  # each node costs a pass over its rows x tests: look at the control at every one
     while stack:
+        if control is not None and (big or len(feat) % 64 == 63) and control.stopped:
+            return None
         rows, parent, side = stack.pop()
         node = len(feat)
         if parent >= 0:
@@ -262,10 +301,17 @@ class _Search:
         self._last_report = 0.0
 
     def open(self, k: int):
+        """A solver with the encoding of depth ``k`` and the examples so far; ``(None, None)`` when the run is
+        stopped while the clauses are built."""
         runner = SatRunner(self.sat_solver, self.control.flag)
-        enc = PerfectTreeEncoding(k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves)
-        for e in self.subset:
-            enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
+        try:
+            enc = PerfectTreeEncoding(k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves)
+            for e in self.subset:
+                enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
+        except Interrupted:
+            self.calls += runner.calls
+            runner.close()
+            return None, None
         return runner, enc
 
     def close(self, runner, enc) -> None:
@@ -276,6 +322,14 @@ class _Search:
 
     def consistent(self, runner, enc, assumptions=(), phase="depth", **info):
         """Incremental loop: ``("found", feature, leaf_class)``, ``("unsat",)`` or ``("stopped",)``."""
+        try:
+            return self._consistent(runner, enc, assumptions, phase, **info)
+        except Interrupted:
+            return ("stopped",)
+
+    def _consistent(self, runner, enc, assumptions, phase, **info):
+        if callable(assumptions):  # built lazily (the totalizer), inside the interruptible part
+            assumptions = assumptions()
         while True:
             now = time.perf_counter()
             if now - self._last_report > 0.2:
@@ -358,7 +412,20 @@ def sat_tree(
     t_start = time.perf_counter()
     notices: list[str] = []
     y_fit = y
-    groups = find_conflicts(X, y)
+    objective = "minimum size (nodes) of a tree classifying every training row correctly, per depth"
+
+    def stopped_early(phase: str) -> RawFront:
+        """Stopped before any perfect tree: the majority leaf, not optimal, saying where the run was."""
+        leaf = RawTree.leaf(np.bincount(y, minlength=n_classes))
+        notices.append(f"SAT: stopped while {phase}, before any perfect tree; the tree shown is a single leaf")
+        stats = {"sat_solver": sat_solver, "rows": int(len(y)), "tests": int(X.shape[1]), "notices": notices}
+        stats["runtime"] = time.perf_counter() - t_start
+        info = {"depth": 0, "min_depth_proven": False, "size_proven": False, "nodes": 1, "leaves": 1}
+        return RawFront([RawSolution(leaf, False, info)], objective, control.status(), stats)
+
+    groups = find_conflicts(X, y, control)
+    if groups is None:
+        return stopped_early("finding rows with identical tests")
     if groups:
         msg, rows = _conflict_message(groups, len(y))
         if conflicts == "error":
@@ -366,9 +433,16 @@ def sat_tree(
         y_fit = _relabel_majority(y, groups, n_classes)
         notices.append(RelabelNotice.make(groups, len(y), int(np.count_nonzero(y_fit != y))))
 
-    Xu, first = np.unique(X, axis=0, return_index=True)
+    found_rows = _unique_rows(X, control, return_index=True)
+    if found_rows is None:
+        return stopped_early("finding the distinct rows")
+    first = found_rows[1]
+    Xu = X[first]
     yu = y_fit[first]
-    Xr, cols = _reduce_features(Xu)
+    reduced = _reduce_features(Xu, control)
+    if reduced is None:
+        return stopped_early("removing duplicate tests")
+    Xr, cols = reduced
     Xs = np.ascontiguousarray(np.hstack([Xr, np.zeros((Xr.shape[0], 1), dtype=np.uint8)]))
     stats = {
         "sat_solver": sat_solver,
@@ -378,7 +452,6 @@ def sat_tree(
         "distinct_tests": int(len(cols)),
         "notices": notices,
     }
-    objective = "minimum size (nodes) of a tree classifying every training row correctly, per depth"
     present = int(np.unique(yu).size)
 
     def finish(solutions):
@@ -391,7 +464,9 @@ def sat_tree(
         stats.update(min_depth=0, sizes_by_depth={0: 1})
         return finish([RawSolution(leaf, True, {"depth": 0, "size_proven": True, "nodes": 1, "leaves": 1})])
 
-    greedy = _greedy_tree(Xr, yu, cols, X, y, n_classes)
+    greedy = _greedy_tree(Xr, yu, cols, X, y, n_classes, control)
+    if greedy is None:
+        return stopped_early("building the greedy tree")
     g_depth = _depth_of(greedy)
     search = _Search(Xs, yu, n_classes, sat_solver, control, minimize_size)
 
@@ -440,11 +515,12 @@ def sat_tree(
         if too_big(k):
             break
         runner, enc = search.open(k)
-        res = search.consistent(runner, enc)
+        res = search.consistent(runner, enc) if runner is not None else ("stopped",)
         if res[0] == "found":
             found = (tree_of(res[1], res[2], k), enc)
             break
-        search.close(runner, enc)
+        if runner is not None:
+            search.close(runner, enc)
         runner = enc = None
         if res[0] == "stopped":
             break
@@ -482,11 +558,13 @@ def sat_tree(
             break
         if runner is None:
             runner, enc = search.open(d)
+            if runner is None:
+                break
         lo, hi = present, n_leaves(hi_tree)
         improved = d == k
         while lo < hi:
             mid = (lo + hi) // 2
-            res = search.consistent(runner, enc, enc.leaf_bound(mid), phase="size", leaves_at_most=mid)
+            res = search.consistent(runner, enc, partial(enc.leaf_bound, mid), phase="size", leaves_at_most=mid)
             if res[0] == "found":
                 hi_tree = tree_of(res[1], res[2], d)
                 hi = n_leaves(hi_tree)

@@ -12,6 +12,7 @@ import numpy as np
 from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
 from treeexplorer.evaluate import count_trees, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
+from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limit, exact_test_count, solver_bytes
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
@@ -114,6 +115,7 @@ def solve(
     test=None,
     seed: int = 0,
     time_limit: float | None = None,
+    memory_limit: float | None = None,
     progress=None,
     control: Control | None = None,
     drop_missing: bool = False,
@@ -142,8 +144,13 @@ def solve(
     test : str, path or DataFrame, optional
         A separate test table with the same columns.
     time_limit : float, optional
-        Seconds; the best trees found so far are returned, marked not proven.  The solver's kernels are
-        loaded (compiled on a cold numba cache) before this clock starts (see :mod:`treeexplorer.warm`).
+        Seconds for the whole run (loading, discretizing, solving, assembling the front); the best trees
+        found so far are returned, marked not proven.  The solver's kernels are loaded (compiled on a cold
+        numba cache) before this clock starts (see :mod:`treeexplorer.warm`).
+    memory_limit : float, optional
+        Megabytes the run's large structures may take (default: half of the machine's available memory,
+        see :mod:`treeexplorer.limits`); a run that would need more is refused before allocating, with a
+        message naming the setting to lower.
     progress : callable, optional
         ``progress(dict)`` with ``phase``, ``elapsed`` and solver counters.
     control : solvers.Control, optional
@@ -186,12 +193,16 @@ def solve(
             "discretizer_params={'criterion': ...} (CLI: --criterion)"
         )
     resolved = spec.resolve(params)
+    memory_limit = check_memory_limit(memory_limit)
     if control is None:
         control = Control(time_limit, progress)
     elif time_limit is not None and control.time_limit is None:
         control.time_limit = time_limit
     if progress is not None and control.progress is None:
         control.progress = progress
+    # The time limit covers every phase from here (loading included); compiling the kernels does not.
+    ensure_warm(spec, control)
+    control.start_once()
     control.report("loading")
     prep = prepare(
         data,
@@ -212,6 +223,7 @@ def solve(
         control=control,
         mid_budget=mid_budget,
         discretizer_params=discretizer_params,
+        memory_limit=memory_limit,
     )
 
 
@@ -309,10 +321,14 @@ def run_prepared(
     control: Control | None = None,
     mid_budget: float | None = None,
     discretizer_params: dict | None = None,
+    memory_limit: float | None = None,
 ) -> Front:
     """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params.
 
     ``discretizer_params`` are the discretizer's own options (:data:`DISCRETIZER_OPTIONS`), see :func:`solve`.
+    The time limit of ``control`` counts from here (or from :func:`solve`'s start), discretizing included;
+    ``memory_limit`` (MB, default a safe share of the machine) bounds the matrices built here and the
+    solver's own tables, checked before they are allocated.
     """
     options = _discretizer_options(discretizer_params)
     criterion = options["criterion"]
@@ -320,16 +336,26 @@ def run_prepared(
         spec = get_solver(spec)
         resolved = spec.resolve(resolved)
     control = control or Control()
-    # Kernels load (or compile) before the solver's clock starts: a time limit measures the search alone.
+    limit_mb = check_memory_limit(memory_limit)
+    # Kernels load (or compile) before the clock starts: compiling is not part of the time limit.
     ensure_warm(spec, control)
+    control.start_once()
     schema = prep.schema
     notices = list(prep.notices)
+    n_rows = len(prep.y_train)
     if discretizer in (None, "raw") and spec.input == "numeric":
         if n_bins is not None:
             raise ValueError("n_bins needs a discretizer (numeric solvers use the raw columns by default)")
         if discretizer_params:
             raise ValueError("discretizer_params need a discretizer (numeric solvers use the raw columns by default)")
         features, disc_name = numeric_features(schema), "raw"
+        check_bytes(
+            f"the numeric matrix ({n_rows:,} rows x {len(features):,} columns, categories one-hot)",
+            8.0 * n_rows * len(features),
+            limit_mb,
+            "the number of columns (leave out ID-like or many-category columns)",
+        )
+        _check_solver_memory(spec, n_rows, len(features), schema.n_classes, resolved, limit_mb)
         matrix = feature_matrix(features, prep.X_train)
         return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices)
     disc_name = discretizer or spec.default_discretizer
@@ -338,12 +364,22 @@ def run_prepared(
     from treeexplorer.discretize import MIDRanking, fit_discretizer
 
     control.report("discretizing", method=disc_name)
+    if disc_name == "exact":
+        _check_exact_memory(prep, spec, limit_mb)
     if disc_name == "mid" and mid_budget is not None:
         return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
     binz: Binarization = fit_discretizer(
-        disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion
+        disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion, stop=_stopper(control)
     )
     notices += binz.notices
+    item = 8 if spec.input == "numeric" else 1
+    check_bytes(
+        f"the {disc_name} test matrix ({n_rows:,} rows x {len(binz):,} tests)",
+        float(item) * n_rows * len(binz),
+        limit_mb,
+        "the number of tests (n_bins, or the discretizer: mid, quantile)",
+    )
+    _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
     matrix = binz.transform(prep.X_train)
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
@@ -365,9 +401,38 @@ def _discretizer_options(given: dict | None) -> dict:
     return {k: given.get(k) if given.get(k) is not None else v for k, v in DISCRETIZER_OPTIONS.items()}
 
 
+def _stopper(control: Control):
+    """What a discretizer polls between columns: whether the run's time limit or cancel stopped it."""
+    return lambda: control.stopped
+
+
+def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb) -> None:
+    nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
+    if nbytes:
+        check_bytes(what, nbytes, limit_mb, lower)
+
+
+def _check_exact_memory(prep, spec, limit_mb) -> None:
+    """The ``exact`` discretizer gives a test per distinct value: on continuous columns about rows x columns
+    tests, so its matrix grows with rows squared.  Refuse before building the tests (cheap bound first)."""
+    n, p = prep.X_train.shape
+    item = 8 if spec.input == "numeric" else 1
+    per_test = item * n + 300.0  # a column of the matrix and the test object
+    if per_test * p * max(n - 1, 1) <= limit_mb * 2**20:
+        return
+    cats = [c.is_categorical for c in prep.schema.columns]
+    n_tests = exact_test_count(prep.X_train, cats)
+    check_bytes(
+        f"the exact test matrix ({n:,} rows x {n_tests:,} tests, a test per distinct value)",
+        per_test * n_tests,
+        limit_mb,
+        "the number of tests: use the mid or quantile discretizer (n_bins)",
+    )
+
+
 def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until the budget runs out."""
-    ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema, criterion)
+    ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema, criterion, stop=_stopper(control))
     notices += [n for n in ranking.notices if n not in notices]
     limit = min(n_bins or ranking.n_available, ranking.n_available)
     if limit < 1:
@@ -431,17 +496,23 @@ def _extra(spec, features, prep) -> dict:
 
 def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     control.report("solving", solver=spec.name)
-    t0 = time.perf_counter()
+    control.start_once()
+    # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
+    n_test = 0 if prep.y_test is None else len(prep.y_test)
+    if control.time_limit is not None:
+        control.expire_at(control.time_limit - assembly_reserve(len(prep.y_train), n_test, control.time_limit))
     parts = []
-    with control:
+    try:
         for features, matrix, info in inputs:
             raw = _solve_once(spec, matrix, prep, control, resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))
-    runtime = time.perf_counter() - t0
+    finally:
+        control.stop()
     status = parts[-1][1].status if parts[-1][1].status != "done" else control.status()
-    front = _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control)
+    front = _assemble(prep, spec, resolved, parts, disc_name, notices, control.elapsed, status, control)
+    front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
     control.report("done", trees=len(front))
     return front
 

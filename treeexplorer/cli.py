@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sparsity", type=float, help="cost per split (α or λ)")
     s.add_argument("--cart-depth", type=int, help="DPDT: depth of the CART test generator")
     s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
+    s.add_argument(
+        "--memory-limit", type=float, help="MB the run's large tables may take (default: half the free memory)"
+    )
     g = s.add_mutually_exclusive_group()
     g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
     g.add_argument("--test", help="separate test file with the same columns")
@@ -225,6 +228,7 @@ def _cmd_solve(a) -> int:
         test=a.test,
         seed=a.seed,
         time_limit=a.time_limit,
+        memory_limit=a.memory_limit,
         drop_missing=a.drop_missing,
         allow_many_classes=a.allow_many_classes,
         categorical=a.categorical,

@@ -269,6 +269,7 @@ def load_dataset(
         )
     df = _drop_index_column(df, target, notices)
     target = _pick_target(df, target, name)
+    df = _drop_id_columns(df, target, categorical, notices)
     if not allow_many_classes and not _looks_categorical_target(df[target]):
         n = int(df[target].nunique())
         kind = "non-integer numbers" if pd.api.types.is_float_dtype(df[target]) else "values"
@@ -831,6 +832,42 @@ def _drop_index_column(df: pd.DataFrame, target, notices: list[str]) -> pd.DataF
         "pandas' to_csv does), it is not a feature"
     )
     return df.iloc[:, 1:]
+
+
+ID_MIN_ROWS = 100  # below this, all-distinct columns are common and harmless
+ID_DISTINCT_SHARE = 0.95  # text columns with a distinct value in at least this share of rows look like IDs
+
+
+def _drop_id_columns(df: pd.DataFrame, target, categorical, notices: list[str]) -> pd.DataFrame:
+    """Leave out columns that name the rows: text with a distinct value in (almost) every row, or integers all
+    distinct.  One-hot encoded, a 10,000-category ID column takes gigabytes and trees split on it, learning
+    nothing.  A column listed in ``categorical`` is kept (the user asked for it)."""
+    n = len(df)
+    if n < ID_MIN_ROWS:
+        return df
+    drop = []
+    for c in df.columns:
+        if c == target or c in categorical:
+            continue
+        s = df[c]
+        if pd.api.types.is_bool_dtype(s) or pd.api.types.is_float_dtype(s):
+            continue
+        if pd.api.types.is_integer_dtype(s):
+            if s.nunique(dropna=True) == n:
+                drop.append(c)
+        elif (
+            s.dtype == object or pd.api.types.is_string_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype)
+        ) and not _looks_numeric(s.dropna()):
+            if s.nunique(dropna=True) >= ID_DISTINCT_SHARE * n:
+                drop.append(c)
+    if not drop or len(drop) == df.shape[1] - 1:  # nothing to drop, or nothing would be left to learn from
+        return df
+    notices.append(
+        f"left out {len(drop)} ID-like column(s) (a distinct value in almost every row, so a split on them "
+        f"learns nothing and one-hot encoding them costs a column per row): {', '.join(map(repr, drop))}; "
+        "list them as categorical to keep them"
+    )
+    return df.drop(columns=drop)
 
 
 _NOT_SCALAR = (list, tuple, dict, set, frozenset, np.ndarray, pd.Series, pd.DataFrame)

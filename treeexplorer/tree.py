@@ -212,12 +212,23 @@ class Tree:
     def reachable(self) -> np.ndarray:
         """Indices of the nodes reachable from the root, in depth-first (true side / first category
         first) order."""
+        cached = self.__dict__.get("_reachable")
+        if cached is not None:  # a tree's structure never changes; fronts ask for this per tree many times
+            return cached.copy()
+        col, op, tc, fc = self.column.tolist(), self.op.tolist(), self.true_child.tolist(), self.false_child.tolist()
         order, stack = [], [0]
         while stack:
             k = stack.pop()
             order.append(k)
-            stack.extend(reversed(self.child_list(k)))
-        return np.asarray(order, dtype=np.int64)
+            if col[k] < 0:
+                continue
+            if op[k] == OP_MULTI:
+                stack.extend(reversed(self.child_list(k)))
+            else:
+                stack.append(fc[k])  # popped after the true side: true side first
+                stack.append(tc[k])
+        self._reachable = np.asarray(order, dtype=np.int64)
+        return self._reachable.copy()
 
     @property
     def node_depth(self) -> np.ndarray:

@@ -126,6 +126,7 @@ def fit_discretizer(
     n_bins: int | None = None,
     criterion: str = "entropy",
     notices: list[str] | None = None,
+    stop=None,
 ) -> Binarization:
     """Fit one discretizer on training rows.
 
@@ -147,6 +148,9 @@ def fit_discretizer(
         Impurity ranking MID's thresholds; other methods accept only ``"entropy"``.
     notices : list of str, optional
         If given, the notices are also appended to it.
+    stop : callable, optional
+        ``stop() -> bool`` polled between columns of the MID ranking (a run's time limit or cancel): when
+        it answers True the ranking keeps the columns done so far, with a notice.
 
     Returns
     -------
@@ -184,7 +188,7 @@ def fit_discretizer(
             raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
         n_bins = int(n_bins)
     if method == "mid":
-        binz = _fit_mid(X_enc, y, schema, n_bins, criterion)
+        binz = _fit_mid(X_enc, y, schema, n_bins, criterion, stop)
     else:
         X, yy = check_inputs(X_enc, y, schema)
         own: list[str] = []
@@ -219,8 +223,8 @@ def fit_discretizer(
     return binz
 
 
-def _fit_mid(X_enc, y, schema, n_bins, criterion) -> Binarization:
-    ranking = MIDRanking.fit(X_enc, y, schema, criterion)
+def _fit_mid(X_enc, y, schema, n_bins, criterion, stop=None) -> Binarization:
+    ranking = MIDRanking.fit(X_enc, y, schema, criterion, stop=stop)
     if ranking.n_available == 0:
         return Binarization([], "mid", _as_array([]), list(ranking.notices))
     if n_bins is None:

@@ -122,11 +122,25 @@ def midpoints(values: np.ndarray) -> np.ndarray:
     return np.where(mid < values[1:], mid, values[:-1])
 
 
-def summarise_columns(X: np.ndarray, y: np.ndarray, schema: Schema, notices: list[str]) -> list[ColumnSummary]:
-    """Classify every column (numeric / binary / one-hot / constant); constant ones get a notice."""
+def summarise_columns(
+    X: np.ndarray, y: np.ndarray, schema: Schema, notices: list[str], stop=None
+) -> list[ColumnSummary]:
+    """Classify every column (numeric / binary / one-hot / constant); constant ones get a notice.
+
+    ``stop() -> bool``, if given, is polled between columns (a run's time limit or cancel): once it answers
+    True, the columns not yet summarised are left out, with a notice.
+    """
     out = []
     constant = []
     for j, col in enumerate(schema.columns):
+        if stop is not None and out and stop():
+            left = [c.name for c in schema.columns[j:]]
+            notices.append(
+                f"stopped (time limit or cancel) before reading {len(left)} column(s), left out: "
+                + ", ".join(map(repr, left[:5]))
+                + (" ..." if len(left) > 5 else "")
+            )
+            break
         values, counts = value_counts(X[:, j], y, schema.n_classes)
         if values.shape[0] < 2:
             role = "constant"

@@ -74,7 +74,7 @@ class MIDRanking:
         return self._columns.copy()
 
     @classmethod
-    def fit(cls, X_enc, y, schema: Schema, criterion: str = "entropy") -> MIDRanking:
+    def fit(cls, X_enc, y, schema: Schema, criterion: str = "entropy", stop=None) -> MIDRanking:
         """Rank every candidate test of every column.
 
         Parameters
@@ -87,6 +87,9 @@ class MIDRanking:
             Column kinds and classes of ``X_enc``.
         criterion : {"entropy", "gini"}
             Impurity whose weighted reduction ranks the thresholds.
+        stop : callable, optional
+            ``stop() -> bool``, polled between columns (a run's time limit or cancel): once it answers True
+            the remaining columns are left out of the ranking, with a notice.
 
         Returns
         -------
@@ -97,12 +100,20 @@ class MIDRanking:
         gini = criterion == "gini"
         X, y = check_inputs(X_enc, y, schema)
         notices: list[str] = []
-        summaries = summarise_columns(X, y, schema, notices)
+        summaries = summarise_columns(X, y, schema, notices, stop)
         n_total = float(X.shape[0])
         cols, ops, vals, gains, offsets = [], [], [], [], [0]
-        for s in summaries:
+        for i, s in enumerate(summaries):
             if s.role == "constant":
                 continue
+            if stop is not None and cols and stop():  # at least one column, so there is a test
+                left = [schema.columns[t.index].name for t in summaries[i:] if t.role != "constant"]
+                notices.append(
+                    f"mid: stopped (time limit or cancel) before ranking {len(left)} column(s), left out: "
+                    + ", ".join(map(repr, left[:5]))
+                    + (" ..." if len(left) > 5 else "")
+                )
+                break
             if s.role == "numeric":
                 valid = boundary_mask(s.counts)
                 cuts, g = mid_rank_feature(s.counts, valid, gini, n_total)
