@@ -51,9 +51,13 @@ def test_bundled_load_lists_columns_and_target(ctrl):
     assert ctrl.columns[-1] == "species" and "petal_length" in ctrl.columns
     v = ctrl.data_version
     cols = list(ctrl.columns)
-    assert ctrl.set_target("petal_width")
+    # petal_width has 22 non-integer values: it needs the user's confirmation before it becomes the target
+    assert not ctrl.set_target("petal_width")
+    assert ctrl.many_classes == {"column": "petal_width", "n_classes": 22} and "petal_width" in ctrl.error
+    assert ctrl.target == "species" and ctrl.data_version == v
+    assert ctrl.confirm_many_classes()
     assert ctrl.target == "petal_width" and ctrl.dataset.schema.target == "petal_width"
-    assert ctrl.columns == cols and ctrl.data_version > v
+    assert ctrl.columns == cols and ctrl.data_version > v and ctrl.many_classes is None and not ctrl.error
     assert not ctrl.set_target("nope") and "unknown target column" in ctrl.error
 
 
@@ -119,7 +123,12 @@ def test_run_adds_a_front_and_selects_the_best_tree(ctrl):
     assert entry is run.front.best()
     assert "uigreedy" in run.label and "depth=2" in run.label
     df = points_frame(ctrl.runs)
-    assert len(df) == 3 and set(df.proven) == {"proven optimal", "not proven"}
+    # the claim is worded by the run's search space (a numeric stand-in on the raw columns)
+    assert len(df) == 3 and set(df.proven) == {
+        "proven optimal on the raw features (every threshold)",
+        "not proven optimal",
+    }
+    assert df.optimal.tolist() == [True, False, False]
 
 
 def test_progress_is_forwarded_while_running(ctrl):
