@@ -371,15 +371,13 @@ def test_errors_show_as_alerts_not_tracebacks(explorer):
 
 
 def test_invalid_upload_via_widget_shows_message(explorer):
-    explorer.upload_w.filename = "bad.csv"
-    explorer.upload_w.value = b"only_one_column\n1\n2\n"
+    explorer.upload_w.param.update(filename="bad.csv", value=b"only_one_column\n1\n2\n")  # as the browser sends it
     assert explorer.error_w.visible and "at least one feature column" in explorer.error_w.object
     explorer.controller.error = ""
 
 
 def test_valid_upload_via_widget_is_listed_and_labelled(explorer):
-    explorer.upload_w.filename = "my_flowers.csv"
-    explorer.upload_w.value = IRIS_CSV
+    explorer.upload_w.param.update(filename="my_flowers.csv", value=IRIS_CSV)
     assert explorer.dataset_w.value == "uploaded: my_flowers" and not explorer.error_w.visible
     assert "**my_flowers**: 150 rows" in explorer.data_info.object
     run = explorer.run_now(wait=True)

@@ -16,12 +16,23 @@ from treeexplorer.tree import Tree
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # The Explorer needs Panel/Bokeh: imported on first use, so `import treeexplorer` stays light.
+    if name == "Explorer":
+        from treeexplorer.ui import Explorer
+
+        return Explorer
+    raise AttributeError(f"module 'treeexplorer' has no attribute {name!r}")
+
+
 __all__ = [
     "Binarization",
     "Column",
     "Condition",
     "Control",
     "DataError",
+    "Explorer",
     "ManyClassesError",
     "Dataset",
     "Front",

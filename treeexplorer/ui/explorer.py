@@ -223,7 +223,7 @@ class Explorer(pn.viewable.Viewer):
         # stylesheets, which fails in Panel 1.9 ("List parameter 'Bokeh.stylesheets' ...").
         self.tree_box = pn.Column(self.tree_pane, visible=False, margin=0)
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
-        self.same_point_box = pn.Row(sizing_mode="stretch_width", margin=(0, 5), visible=False)
+        self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
         self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.rerun_w = pn.widgets.Button(label="Re-run with more tests", color="warning", visible=False, width=200)
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
@@ -258,7 +258,8 @@ class Explorer(pn.viewable.Viewer):
             )
 
         self.dataset_w.param.watch(lambda e: self._quiet or self._load_bundled(e.new), "value")
-        self.upload_w.param.watch(self._on_upload, "value")
+        # both: Panel turns an empty file's content into None, so only its name changes
+        self.upload_w.param.watch(self._on_upload, ["value", "filename"])
         self.drop_missing_w.param.watch(lambda e: self._quiet or self.controller.set_drop_missing(e.new), "value")
         self.many_w.on_click(lambda e: self.controller.confirm_many_classes())
         self.many_cancel_w.on_click(lambda e: self._keep_previous_table())
@@ -266,7 +267,7 @@ class Explorer(pn.viewable.Viewer):
         self.target_w.param.watch(self._on_target_w, "value")
         self.test_size_w.param.watch(lambda e: setattr(self.controller, "test_size", e.new), "value")
         self.seed_w.param.watch(lambda e: setattr(self.controller, "seed", int(e.new or 0)), "value")
-        self.test_upload_w.param.watch(self._on_test_upload, "value")
+        self.test_upload_w.param.watch(self._on_test_upload, ["value", "filename"])
         self.test_clear_w.on_click(lambda e: self.controller.clear_test_upload())
         self.solver_w.param.watch(lambda e: self._on_solver(), "value")
         self.disc_w.param.watch(lambda e: self._on_disc(), "value")
@@ -396,18 +397,22 @@ class Explorer(pn.viewable.Viewer):
         finally:
             self._quiet -= 1
 
-    def _on_upload(self, event) -> None:
-        # b"" is a real (empty) file: the controller says so, instead of nothing happening
-        if event.new is not None and self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv"):
+    def _on_upload(self, *events) -> None:
+        # an empty file arrives as value None with a new file name: the controller then says it is empty
+        content, name = self.upload_w.value, self.upload_w.filename
+        if content is None and not name:
+            return
+        if self.controller.load_upload(content or b"", name or "upload.csv"):
             # Show the uploaded table in the dataset list so the sidebar says what is loaded.
             entry = f"{UPLOAD_PREFIX}{self.controller.dataset_name}"
             with self._setting():
                 self.dataset_w.options = [entry, *self.controller.bundled()]
                 self.dataset_w.value = entry
 
-    def _on_test_upload(self, event) -> None:
-        if event.new is not None:
-            self.controller.load_test_upload(event.new, self.test_upload_w.filename or "test.csv")
+    def _on_test_upload(self, *events) -> None:
+        content, name = self.test_upload_w.value, self.test_upload_w.filename
+        if content is not None or name:
+            self.controller.load_test_upload(content or b"", name or "test.csv")
 
     @_safe
     def _on_data(self, *events) -> None:
@@ -557,6 +562,8 @@ class Explorer(pn.viewable.Viewer):
         elif c.runs:
             last = c.runs[-1]
             self.status_w.object = f"Last run {last.label}: {last.status_text}"
+        else:
+            self.status_w.object = ""
 
     # -- messages ------------------------------------------------------------------------------------
     def _on_messages(self, *events) -> None:
@@ -740,7 +747,7 @@ class Explorer(pn.viewable.Viewer):
     def _update_same_point(self) -> None:
         """Name the other runs that have a tree at the selected point, each a button that switches to it."""
         others = self.controller.same_point(self.x_w.value)
-        items = [pn.pane.Markdown("**Same point in:**", margin=(8, 5))]
+        items = [pn.pane.Markdown("**Same point in:**", margin=(8, 5), width=120)]
         for run, t in others:
             btn = pn.widgets.Button(
                 label=f"{run.label}, tree {t.id}",
@@ -766,9 +773,19 @@ class Explorer(pn.viewable.Viewer):
         self.controller.compare = None if event.new in (None, -1) else int(event.new)
 
     # -- exports -------------------------------------------------------------------------------------
-    def export(self, kind: str) -> bytes:
-        """The bytes of one export of the selected tree/run: png, svg, txt, json, front_json, front_csv."""
-        run, entry = self.controller.selection()
+    def export(self, kind: str, run_id: int | None = None, tree_id: int | None = None) -> bytes:
+        """The bytes of one export: png, svg, txt, json (a tree), front_json, front_csv (its run).
+
+        The selected tree by default; ``run_id`` (and ``tree_id``, default: the run's best tree) export
+        another one without changing what the screen shows.
+        """
+        if run_id is not None:
+            run = self.controller.run_by_id(run_id)
+            if run is None:
+                raise ValueError(f"no run #{run_id}")
+            entry = run.front[tree_id] if tree_id is not None else run.front.best()
+        else:
+            run, entry = self.controller.selection()
         if run is None and kind.startswith("front") and self.controller.runs:
             run = self.controller.runs[-1]
         if run is None:
