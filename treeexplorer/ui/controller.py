@@ -341,10 +341,13 @@ class Controller(param.Parameterized):
                 self.error = readable_error(exc)
             return False
         except (DataError, ValueError) as exc:
+            # kept so "drop rows with missing values" can retry this table rather than the current one
+            self._pending = (loader, target, bundled, frame, probe, frame_id, table, None)
             with param.parameterized.batch_call_watchers(self):
                 self.missing = missing
                 self.error = readable_error(exc)
             return False
+        self._pending = None
         self._stash_selection()
         self._test_frame = None
         self._test_id = ""
