@@ -153,6 +153,11 @@ def test_a_click_on_shared_points_opens_the_run_on_top_and_offers_the_others(app
     app.wait_for_selector("text=/#2 uigreedy.*tree 3: 4 splits/", timeout=30_000)
 
 
+def checkbox(page, label: str):
+    """The input of the Panel checkbox labelled ``label`` (input and label are siblings in a shadow root)."""
+    return page.locator(".bk-Checkbox", has_text=label).locator("input[type=checkbox]")
+
+
 def red_alert(page) -> bool:
     """Whether the red (error) alert is on screen (Panel keeps it in the page, hidden, when there is none)."""
     return page.locator(".alert-danger").first.is_visible()
@@ -266,7 +271,7 @@ def test_bad_uploads_say_what_is_wrong_and_missing_rows_can_be_dropped(app):
     app.wait_for_selector("text=Drop rows with missing values (would drop 3 rows)", timeout=30_000)
     assert red_alert(app)
     app.wait_for_selector("text=/missing value/", timeout=30_000)
-    app.get_by_text("Drop rows with missing values (would drop 3 rows)").click()
+    checkbox(app, "Drop rows with missing values").check()
     app.wait_for_selector("text=/holes.*147 rows/", timeout=30_000)
     app.wait_for_selector("text=Drop rows with missing values (drops 3 rows)", timeout=30_000)
     assert not red_alert(app)
@@ -308,7 +313,7 @@ def test_complexity_axis_and_held_out_points(app):
     app.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
     after = points(app, runs={1})
     assert [p["x"] for p in after] != [p["x"] for p in before]
-    app.get_by_role("checkbox", name="held-out points").uncheck()
+    checkbox(app, "held-out points").uncheck()
     app.wait_for_selector(".bk-item:has-text('held-out accuracy')", state="detached", timeout=30_000)
 
 
@@ -323,7 +328,7 @@ def test_cancel_keeps_a_partial_front(app):
     shot(app, "09_running")
     t0 = time.time()
     app.get_by_role("button", name="Cancel", exact=True).click()
-    app.wait_for_selector("text=cancelled: kept", timeout=30_000)
+    app.wait_for_selector("text=/run #2 cancelled: kept the \\d+ tree/", timeout=30_000)
     assert time.time() - t0 < 10  # browser round trips on a busy machine; the job itself stops in < 1 s
     assert {p["run"] for p in points(app, runs={1, 2})} == {1, 2}
 

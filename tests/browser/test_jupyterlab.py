@@ -34,6 +34,7 @@ def lab(tmp_path_factory):
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
         "IPYTHONDIR": str(home / "ipython"),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -99,11 +100,14 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         "() => document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\"idle\"]') !== null",
         timeout=120_000,
     )
+    print("lab open; run all", flush=True)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     # every code cell has run: a number in its prompt, no "[*]"
     page.wait_for_function(
         f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=300_000, polling=1000
     )
+    print("all cells ran", flush=True)
+    shot(page, "11_jupyterlab_run_all_done", full_page=False)
     cells = page.evaluate(CELLS_JS)
     outputs = " ".join(c["text"] for c in cells)
     assert "Traceback" not in outputs and "Error" not in outputs, outputs[-2000:]
