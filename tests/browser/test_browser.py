@@ -329,7 +329,10 @@ def test_cancel_keeps_a_partial_front(app):
     t0 = time.time()
     app.get_by_role("button", name="Cancel", exact=True).click()
     app.wait_for_selector("text=/run #2 cancelled: kept the \\d+ tree/", timeout=30_000)
-    assert time.time() - t0 < 10  # browser round trips on a busy machine; the job itself stops in < 1 s
+    # stopped by the click, not by running out of trees (21 s); wall time is not asserted: on a busy machine the
+    # browser round trips dominate (the controller test checks that the job itself stops within a second)
+    assert time.time() - t0 < 21
+    app.wait_for_selector("text=/#2 uislow.*cancelled in/", timeout=30_000)
     assert {p["run"] for p in points(app, runs={1, 2})} == {1, 2}
 
 
