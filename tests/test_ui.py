@@ -51,9 +51,13 @@ def test_bundled_load_lists_columns_and_target(ctrl):
     assert ctrl.columns[-1] == "species" and "petal_length" in ctrl.columns
     v = ctrl.data_version
     cols = list(ctrl.columns)
-    assert ctrl.set_target("petal_width")
+    # petal_width has 22 non-integer values: it needs the user's confirmation before it becomes the target
+    assert not ctrl.set_target("petal_width")
+    assert ctrl.many_classes == {"column": "petal_width", "n_classes": 22} and "petal_width" in ctrl.error
+    assert ctrl.target == "species" and ctrl.data_version == v
+    assert ctrl.confirm_many_classes()
     assert ctrl.target == "petal_width" and ctrl.dataset.schema.target == "petal_width"
-    assert ctrl.columns == cols and ctrl.data_version > v
+    assert ctrl.columns == cols and ctrl.data_version > v and ctrl.many_classes is None and not ctrl.error
     assert not ctrl.set_target("nope") and "unknown target column" in ctrl.error
 
 
@@ -119,7 +123,12 @@ def test_run_adds_a_front_and_selects_the_best_tree(ctrl):
     assert entry is run.front.best()
     assert "uigreedy" in run.label and "depth=2" in run.label
     df = points_frame(ctrl.runs)
-    assert len(df) == 3 and set(df.proven) == {"proven optimal", "not proven"}
+    # the claim is worded by the run's search space (a numeric stand-in on the raw columns)
+    assert len(df) == 3 and set(df.proven) == {
+        "proven optimal on the raw features (every threshold)",
+        "not proven optimal",
+    }
+    assert df.optimal.tolist() == [True, False, False]
 
 
 def test_progress_is_forwarded_while_running(ctrl):
@@ -362,15 +371,13 @@ def test_errors_show_as_alerts_not_tracebacks(explorer):
 
 
 def test_invalid_upload_via_widget_shows_message(explorer):
-    explorer.upload_w.filename = "bad.csv"
-    explorer.upload_w.value = b"only_one_column\n1\n2\n"
+    explorer.upload_w.param.update(filename="bad.csv", value=b"only_one_column\n1\n2\n")  # as the browser sends it
     assert explorer.error_w.visible and "at least one feature column" in explorer.error_w.object
     explorer.controller.error = ""
 
 
 def test_valid_upload_via_widget_is_listed_and_labelled(explorer):
-    explorer.upload_w.filename = "my_flowers.csv"
-    explorer.upload_w.value = IRIS_CSV
+    explorer.upload_w.param.update(filename="my_flowers.csv", value=IRIS_CSV)
     assert explorer.dataset_w.value == "uploaded: my_flowers" and not explorer.error_w.visible
     assert "**my_flowers**: 150 rows" in explorer.data_info.object
     run = explorer.run_now(wait=True)
@@ -392,3 +399,139 @@ def test_job_thread_is_a_daemon(ctrl):
     job.wait(5)
     ctrl.poll()
     assert all(d for n, d in names.items() if n.startswith("treeexplorer-job"))
+
+
+# -- trust (issue 12) --------------------------------------------------------------------------------------
+
+
+def test_importing_treeexplorer_does_not_import_panel_and_explorer_is_exported():
+    import subprocess
+
+    code = (
+        "import sys, treeexplorer as tx\n"
+        "assert 'panel' not in sys.modules and 'bokeh' not in sys.modules\n"
+        "assert tx.Explorer.__name__ == 'Explorer' and 'panel' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_runs_belong_to_their_data_and_come_back(ctrl):
+    r1 = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 1}))
+    ctrl.select(r1.id, 1)
+    assert ctrl.load_bundled("car")
+    assert ctrl.runs == [] and ctrl.selected is None and ctrl.data_label().startswith("car · target class")
+    r2 = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 1}))
+    assert r2.label.endswith(" · car") and [r.id for r in ctrl.runs] == [r2.id]
+    assert ctrl.load_bundled("iris")
+    assert [r.id for r in ctrl.runs] == [r1.id] and ctrl.selected == (r1.id, 1)  # the selection comes back too
+    ctrl.seed = 4  # another split is other data
+    assert ctrl.runs == []
+    ctrl.seed = 0
+    assert [r.id for r in ctrl.runs] == [r1.id]
+    ctrl.clear_runs()  # the plot's runs only: car's stay
+    assert ctrl.runs == [] and [r.id for r in ctrl.all_runs] == [r2.id]
+
+
+def test_a_run_finishing_after_a_data_switch_stays_with_its_data(ctrl):
+    job = ctrl.run(RunSettings("uislow", {"max_depth": 1, "step": 0.2}))
+    assert ctrl.load_bundled("car")
+    wait_done(ctrl)
+    assert ctrl.runs == [] and "switch back to that data" in ctrl.notice
+    assert job.data_label.startswith("iris")
+    ctrl.load_bundled("iris")
+    assert len(ctrl.runs) == 1
+
+
+def test_claims_and_dominance_name_the_search_space(ctrl):
+    from treeexplorer.ui.controller import dominance
+    from treeexplorer.ui.views import metrics_frame
+
+    raw = ctrl.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    mid = ctrl.run_sync(RunSettings("uibinary", {"max_depth": 2}, "mid", 3))
+    assert mid.front.search_space == {"kind": "tests", "discretizer": "mid", "n_tests": 3}
+    dom = dominance(ctrl.runs)
+    two = next(t for t in mid.front if t.metrics["splits"] == 2)
+    text = dom[(mid.id, two.id)]
+    assert text.startswith(f"dominated by run #{raw.id}") and "3 MID tests" in text
+    assert all(k[0] == mid.id for k in dom)  # raw's proven tree (the single leaf) is beaten by nobody
+    df = points_frame(ctrl.runs, dom)
+    row = df[(df.run_id == mid.id) & (df.tree == two.id)].iloc[0]
+    assert row.proven == f"proven optimal over the 3 tests of MID; {text}"
+    m = dict(metrics_frame(two, mid.front, text).values)
+    assert m["status"] == "proven optimal over the 3 tests of MID" and m["dominated"] == text
+    assert m["search space"] == "3 binary tests of mid"
+    assert "optimal over the 3 tests of MID" in mid.status_text
+    job = ctrl.rerun_with_more_tests(mid.id)
+    wait_done(ctrl)
+    assert job.settings.n_bins == 6 and ctrl.runs[-1].front.search_space["n_tests"] == 6
+
+
+def test_a_tap_on_overlapping_points_picks_the_one_on_top(explorer):
+    c = explorer.controller
+    c.clear_runs()
+    a = c.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    b = c.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+    df = explorer.pareto.frame
+    hits = [int(i) for i in df.index[df.splits == 1]]  # one point of each run under the cursor
+    assert len(hits) == 2
+    explorer.pareto.points.selected.indices = hits  # what the browser sends for a tap on both
+    assert c.selected == (b.id, 1) and explorer.pareto.points.selected.indices == [max(hits)]
+    # the card names the other run at this point; its button switches to it
+    assert [(r.id, t.id) for r, t in c.same_point()] == [(a.id, 1)]
+    btn = explorer.same_point_box.objects[1]
+    btn.clicks += 1
+    assert c.selected == (a.id, 1)
+    # the selected point is drawn on top: tapping the pile again keeps it
+    explorer.pareto.points.selected.indices = hits
+    assert c.selected == (a.id, 1)
+    # hiding run b in the legend removes its points: only a's can be hit
+    explorer.pareto._lines[b.id].visible = False
+    assert set(explorer.pareto.frame.run_id) == {a.id}
+    explorer.pareto._lines[b.id].visible = True
+    assert set(explorer.pareto.frame.run_id) == {a.id, b.id}
+
+
+def test_removing_the_selected_run_or_all_runs_leaves_no_error(explorer):
+    c = explorer.controller
+    run = c.run_sync(RunSettings("uigreedy", {"max_depth": 2}))
+    assert c.selected[0] == run.id and explorer.tree_box.visible
+    c.remove_run(run.id)
+    assert not c.error and not explorer.tree_box.visible
+    c.run_sync(RunSettings("uigreedy", {"max_depth": 2}))
+    c.clear_runs()
+    assert not c.error and not explorer.error_w.visible
+    assert explorer.pareto.points.data["x"] == []
+    c.error = "something failed"
+    c.run_sync(RunSettings("uigreedy", {"max_depth": 1}))
+    assert not explorer.error_w.visible  # the next successful run clears the alert
+
+
+def test_explorer_parameters_are_live(explorer):
+    explorer.test_size = 0.5
+    assert explorer.test_size_w.value == 0.5 and explorer.controller.test_size == 0.5
+    explorer.solver = "uislow"
+    assert explorer.solver_w.value == "uislow"
+    explorer.dataset = "car"
+    assert explorer.controller.dataset_name == "car" and explorer.dataset_w.value == "car"
+    explorer.dataset = "iris"
+    explorer.solver = "uigreedy"
+    explorer.test_size = 0.25
+    assert explorer.controller.dataset_name == "iris" and explorer.controller.test_size == 0.25
+
+
+def test_many_classes_and_missing_rows_through_the_widgets(explorer):
+    c = explorer.controller
+    explorer.target_w.value = "petal_width"
+    assert c.many_classes == {"column": "petal_width", "n_classes": 22} and explorer.many_w.visible
+    explorer.many_cancel_w.clicks += 1
+    assert c.target == "species" and not explorer.many_w.visible and not explorer.error_w.visible
+    holes = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,,1.4,0.2", 1)
+    explorer.upload_w.param.update(filename="holes.csv", value=holes)
+    assert "missing" in c.error and "would drop 1 row)" in explorer.drop_missing_w.label
+    explorer.drop_missing_w.value = True
+    assert not c.error and c.dataset.n_rows == 149 and "drops 1 row)" in explorer.drop_missing_w.label
+    explorer.drop_missing_w.value = False
+    explorer.upload_w.param.update(filename="nothing.csv", value=None)  # Panel's value for an empty file
+    assert c.error == "nothing.csv: the file is empty"
+    c.error = ""
+    explorer.dataset_w.value = "iris"

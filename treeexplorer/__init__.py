@@ -18,6 +18,16 @@ from treeexplorer.tree import Tree
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # The Explorer needs Panel/Bokeh: imported on first use, so `import treeexplorer` stays light.
+    if name == "Explorer":
+        from treeexplorer.ui import Explorer
+
+        return Explorer
+    raise AttributeError(f"module 'treeexplorer' has no attribute {name!r}")
+
+
 __all__ = [
     "Binarization",
     "Column",
@@ -25,6 +35,7 @@ __all__ = [
     "Control",
     "CVFront",
     "DataError",
+    "Explorer",
     "ManyClassesError",
     "Dataset",
     "Front",

@@ -80,12 +80,22 @@ def _run_slow(X, y, n_classes, control, max_depth=6, step=0.3):
     return RawFront(sols, "slow stand-in", control.status())
 
 
+def _run_binary(X, y, n_classes, control, max_depth=2):
+    # Greedy trees over the discretizer's 0/1 tests, each claimed optimal: the claim the UI must qualify
+    # ("optimal over the N tests of MID") and flag when a run on the raw columns beats it.
+    sols = []
+    for d in range(max_depth + 1):
+        control.report("growing", depth=d)
+        sols.append(RawSolution(greedy_tree(X.astype(np.float64), y, n_classes, d), optimal=True))
+    return RawFront(sols, "greedy over binary tests, claimed optimal (test stand-in)", control.status())
+
+
 def _run_fail(X, y, n_classes, control, max_depth=2):
     raise ValueError("the stand-in solver refuses this data on purpose")
 
 
 def register_fakes() -> None:
-    """Register ``uigreedy``, ``uislow`` and ``uifail`` (idempotent)."""
+    """Register ``uigreedy``, ``uislow``, ``uibinary`` and ``uifail`` (idempotent)."""
     register(
         SolverSpec(
             "uigreedy",
@@ -111,6 +121,17 @@ def register_fakes() -> None:
     )
     register(
         SolverSpec(
+            "uibinary",
+            "binary",
+            _run_binary,
+            (Param("max_depth", "int", 2, "deepest tree", bounds=(0, 6)),),
+            title="Binary (test)",
+            description="Greedy trees over binary tests, claimed optimal; test stand-in.",
+            default_discretizer="mid",
+        )
+    )
+    register(
+        SolverSpec(
             "uifail",
             "numeric",
             _run_fail,
@@ -129,5 +150,5 @@ def unregister_fakes() -> None:
         registry._REGISTRY.pop(name, None)
 
 
-FAKE_NAMES = ("uigreedy", "uislow", "uifail")
+FAKE_NAMES = ("uigreedy", "uislow", "uibinary", "uifail")
 register_fakes()  # importing this module (TREEEXPLORER_PLUGINS=fakes) registers the stand-ins

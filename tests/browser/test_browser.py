@@ -1,314 +1,369 @@
 """Playwright + Debian's chromium against ``panel serve apps/explorer.py`` (the real app file).
 
-The served process imports ``fakes`` (``TREEEXPLORER_PLUGINS``) so the tests do not depend on which
-solvers have landed; screenshots of the main states go to ``test-artifacts/``.
+The served process imports ``fakes`` (``TREEEXPLORER_PLUGINS``) so most tests do not depend on which solvers
+have landed.  One server per module; every test opens its own page (its own session), so any test runs alone
+(``-k``).  The ``offline`` guard (conftest) fails a test whose page asks for anything outside localhost.
+Screenshots of the main states go to ``test-artifacts/``.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-
-CHROMIUM = Path("/usr/bin/chromium")
-# without the background-networking flags Chromium keeps dialling Google's hosts, which this closed network
-# refuses; --headless is Playwright's default
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
+from browser_helpers import (
+    ARTIFACTS,
+    AXIS_LABEL_JS,
+    CHROMIUM,
+    POINTS_JS,
+    ROOT,
+    TREE_SOURCE_JS,
+    TREE_TEXTS_JS,
+    served_app,
+    shot,
+)
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
 ]
 
-# Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
-POINTS_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = [];
-  for (const v of views.filter(v => v.frame && v.renderer_views)) {
-    const rect = v.el.getBoundingClientRect();
-    for (const [m] of v.renderer_views) {
-      const d = m.data_source && m.data_source.data;
-      if (!d || !d.tree || !d.train_accuracy || !d.run_id) continue;
-      const xk = d.x ? "x" : Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
-      for (let i = 0; i < d.tree.length; i++) {
-        out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
-                  x: rect.x + v.frame.x_scale.compute(d[xk][i]),
-                  y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
-      }
-    }
-  }
-  return out;
-}"""
-
-# Bold node labels (tests and leaf classes) drawn by the tree view, in node order.
-TREE_TEXTS_JS = """() => {
-  const out = [];
-  const walk = v => {
-    const d = v.model && v.model.data_source && v.model.data_source.data;
-    const bold = v.model && v.model.glyph && (v.model.glyph.text_font_style || {}).value === "bold";
-    if (d && d.text && bold) out.push(...Array.from(d.text));
-    if (v.child_views) for (const c of v.child_views) walk(c);
-    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
-  };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  return out;
-}"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
-        "TREEEXPLORER_PLUGINS": "fakes",
-        "TREEEXPLORER_SOLVER": "uigreedy",
-    }
-    cmd = [
-        sys.executable,
-        "-m",
-        "panel",
-        "serve",
-        str(ROOT / "apps" / "explorer.py"),
-        "--port",
-        str(port),
-        "--address",
-        "127.0.0.1",
-        f"--allow-websocket-origin=127.0.0.1:{port}",
-        # forget closed sessions within seconds (default: minutes); not shorter: a page still loading
-        # has no websocket yet and would be discarded too
-        "--check-unused-sessions",
-        "500",
-        "--unused-session-lifetime",
-        "5000",
-    ]
-    ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / "panel-serve.log"
-    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}/explorer"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:  # a static file: answers once the server listens, without building a whole session
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/static/js/bokeh.min.js", timeout=5).read(1)
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail("panel serve exited:\n" + log_path.read_text(errors="replace"))
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("panel serve did not answer within 60 s")
-    yield url, log_path
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with served_app() as s:
+        yield s
 
 
-@pytest.fixture(scope="module")
-def page(server):
+@pytest.fixture
+def app(server, new_page):
+    """A fresh session of the app at 1600×1000, its default run (#1, the greedy stand-in) drawn."""
     url, _ = server
-    sync_api = pytest.importorskip("playwright.sync_api")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1300}, accept_downloads=True)
-        pg = ctx.new_page()
-        # generous: on a fresh machine the first session also compiles numba kernels (cached afterwards)
-        pg.goto(url, timeout=180_000)
-        pg.wait_for_selector("text=Pareto front", timeout=180_000)
-        yield pg
-        browser.close()
+    page = new_page(url)
+    page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
+    points(page, runs={1})
+    return page
 
 
-def shot(page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def points(page, wait: float = 15.0, runs: set | None = None) -> list[dict]:
+def points(page, wait: float = 20.0, runs: set | None = None) -> list[dict]:
     """Train points on the canvas, waiting until some (or exactly the ``runs``) are drawn."""
     deadline = time.time() + wait
     pts = []
     while time.time() < deadline:
         pts = page.evaluate(POINTS_JS)
-        if pts and (runs is None or {p["run"] for p in pts} == runs):
+        if (pts if runs is None else {p["run"] for p in pts} == runs) or (runs == set() and not pts):
             return pts
         time.sleep(0.2)
     return pts
 
 
-def test_app_loads_with_a_default_front(page):
-    page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
-    pts = points(page)
-    assert len({p["tree"] for p in pts}) == 4  # greedy depths 0..3
-    assert page.get_by_text("Selected tree").count() == 1
-    shot(page, "01_loaded")
+def select(page, label: str, value: str) -> None:
+    """Choose ``value`` in the sidebar select labelled ``label``."""
+    page.locator(f".bk-input-group:has(label:text-is('{label}')) select").select_option(value)
 
 
-def test_run_adds_a_front(page):
+def run_and_wait(page, run_id: int, solver: str = "uigreedy") -> None:
     page.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_selector("text=#2 uigreedy", timeout=30_000)
-    assert {p["run"] for p in points(page, runs={1, 2})} == {1, 2}
-    shot(page, "02_second_run")
+    page.wait_for_selector(f"text=#{run_id} {solver}", timeout=60_000)
 
 
-def test_clicking_a_point_shows_its_tree(page):
-    pt = next(p for p in points(page) if p["run"] == 1 and p["splits"] == 1)
-    page.mouse.click(pt["x"], pt["y"])
-    page.wait_for_selector("text=tree 1: 1 splits", timeout=10_000)
-    # the drawing itself, not only its caption: one test and two leaves in the tree view's glyphs
-    page.wait_for_function(
-        f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 3 && "
-        "t[0].includes('petal_length') && !t.slice(1).some(s => s.includes('≤')); }",
-        timeout=10_000,
+def card_title(page) -> str:
+    return page.locator("p:has-text(', tree ')").first.text_content()
+
+
+def test_app_loads_offline_with_a_default_front(server, new_page):
+    url, _ = server
+    for width, height in ((1600, 1000), (1280, 800)):
+        page = new_page(url, width, height)
+        page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
+        pts = points(page, runs={1})
+        assert len({p["tree"] for p in pts}) == 4  # greedy depths 0..3
+        assert page.get_by_text("Selected tree").count() == 1
+        page.wait_for_timeout(300)  # let the canvas repaint before the screenshot
+        shot(page, f"01_loaded_{width}x{height}")
+    # the offline guard (conftest) checks at teardown that nothing outside localhost was requested
+
+
+def test_a_click_shows_the_tree_whose_nodes_name_their_majority_class(app):
+    pt = next(p for p in points(app) if p["run"] == 1 and p["splits"] == 2)
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector("text=tree 2: 2 splits", timeout=30_000)
+    app.wait_for_function(
+        f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 5 && t[0].includes('petal_length'); }}",
+        timeout=30_000,
     )
-    page.wait_for_timeout(300)  # let the canvas repaint before the screenshot
-    shot(page, "03_point_selected")
+    check_majority_labels(app)
+    shot(app, "02_point_selected")
+
+
+def check_majority_labels(page) -> None:
+    """Item 1: every drawn node, internal ones included, is labelled with the class of most rows (argmax)."""
+    drawn = page.evaluate(TREE_SOURCE_JS)
+    assert drawn["majority"] and len(drawn["majority"]) == len(drawn["classes"])
+    for majority, classes in zip(drawn["majority"], drawn["classes"]):
+        counts = {name: int(n) for name, n in (part.rsplit(": ", 1) for part in classes.split(", "))}
+        label = majority.rsplit(" (", 1)[0]
+        assert counts[label] == max(counts.values()), f"node labelled {label!r} but its counts are {counts}"
+
+
+@pytest.mark.xfail(
+    raises=AssertionError,
+    strict=False,
+    reason="SAT's internal-node predictions are fixed on the trustcore branch (issue 12 item 1); drop at merge",
+)
+def test_sat_trees_name_the_majority_class_at_every_node(app):
+    # the real SAT solver (pysat): its internal nodes once all read the first class ("setosa 0%")
+    select(app, "Solver", "sat")
+    app.wait_for_selector("text=Max depth", timeout=30_000)
+    run_and_wait(app, 2, "sat")
+    pts = [p for p in points(app, runs={1, 2}) if p["run"] == 2 and p["splits"] >= 2]
+    pt = max(pts, key=lambda p: p["splits"])
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector(f"text=/#2 sat.*tree {pt['tree']}:/", timeout=30_000)
+    app.wait_for_function(f"() => ({TREE_SOURCE_JS})().majority.length === {2 * pt['splits'] + 1}", timeout=30_000)
+    check_majority_labels(app)
+
+
+def test_a_click_on_shared_points_opens_the_run_on_top_and_offers_the_others(app):
+    run_and_wait(app, 2)  # the same greedy trees again: every point of run 1 lies under one of run 2
+    pts = points(app, runs={1, 2})
+    pt = next(p for p in pts if p["run"] == 2 and p["splits"] == 1)
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+    # the card names the other run with the same point; its button switches to that run's tree
+    other = app.get_by_role("button", name="#1 uigreedy · depth=3, tree 1")
+    other.wait_for(timeout=30_000)
+    shot(app, "03_shared_point")
+    other.click()
+    app.wait_for_selector("text=/#1 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+    app.get_by_role("button", name="#2 uigreedy · depth=3, tree 1").wait_for(timeout=30_000)
+    # hide run 2 with the legend: its points leave the plot and a click can only reach run 1
+    app.locator(".bk-item", has_text="#2 uigreedy").click()
+    assert {p["run"] for p in points(app, runs={1})} == {1}
+    pt = next(p for p in points(app) if p["splits"] == 2)
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector("text=/#1 uigreedy.*tree 2: 2 splits/", timeout=30_000)
+    # shown again, run 2 is on top once more
+    app.locator(".bk-item", has_text="#2 uigreedy").click()
+    pt = next(p for p in points(app, runs={1, 2}) if p["run"] == 2 and p["splits"] == 4)
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector("text=/#2 uigreedy.*tree 3: 4 splits/", timeout=30_000)
+
+
+def checkbox(page, label: str):
+    """The input of the Panel checkbox labelled ``label`` (input and label are siblings in a shadow root)."""
+    return page.locator(".bk-Checkbox", has_text=label).locator("input[type=checkbox]")
+
+
+def red_alert(page) -> bool:
+    """Whether the red (error) alert is on screen (Panel keeps it in the page, hidden, when there is none)."""
+    return page.locator(".alert-danger").first.is_visible()
+
+
+def test_removing_the_selected_run_and_all_runs_shows_no_error(server, app):
+    _, log_path = server
+    before = log_path.read_text(errors="replace").count("TypeError")
+    run_and_wait(app, 2)
+    app.get_by_role("button", name="✕").nth(1).click()  # run 2's: its tree is the one shown
+    app.wait_for_selector("text=Click a point of the front to see its tree", timeout=30_000)
+    assert points(app, runs={1}) and not red_alert(app)
+    run_and_wait(app, 3)
+    app.get_by_role("button", name="Remove all runs").click()
+    app.wait_for_selector("text=Run a solver to get a front of trees", timeout=30_000)
+    assert points(app, runs=set()) == [] and not red_alert(app)
+    # a failing run shows a red alert; the next successful run clears it
+    select(app, "Solver", "uifail")
+    app.wait_for_selector("text=Always raises", timeout=30_000)
+    app.get_by_role("button", name="Run", exact=True).click()
+    app.wait_for_selector("text=refuses this data on purpose", timeout=20_000)
+    select(app, "Solver", "uigreedy")
+    app.wait_for_selector("text=Greedy Gini trees", timeout=30_000)
+    run_and_wait(app, 4)
+    app.wait_for_selector("text=refuses this data on purpose", state="hidden", timeout=30_000)
+    assert not red_alert(app)
+    log = log_path.read_text(errors="replace")  # (uifail's own traceback is logged on purpose)
+    assert log.count("TypeError") == before and "Bokeh.stylesheets" not in log
+    shot(app, "04_after_removing_runs")
+
+
+def test_optimality_claims_name_their_search_space_and_dominated_points(app):
+    select(app, "Solver", "uibinary")
+    app.wait_for_selector("text=claimed optimal", timeout=30_000)
+    select(app, "Discretizer", "mid")
+    app.locator(".bk-input-group:has-text('N bins') input").fill("3")
+    app.keyboard.press("Tab")
+    run_and_wait(app, 2, "uibinary")
+    pt = next(p for p in points(app, runs={1, 2}) if p["run"] == 2 and p["splits"] == 2)
+    assert pt["proven"].startswith("proven optimal over the 3 tests of MID; dominated by run #1")
+    # hover: the claim, qualified, and who dominates it (the tooltip is the only place saying both before a click)
+    app.mouse.move(pt["x"], pt["y"] + 1)
+    app.wait_for_selector("text=/proven optimal over the 3 tests of MID; dominated by run #1/", timeout=30_000)
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector("text=/#2 uibinary.*tree 2: 2 splits.*proven optimal over the 3 tests of MID/")
+    app.wait_for_selector("text=/Tree 2 is dominated by run #1.*the 3 MID tests exclude better thresholds/")
+    metrics = app.locator("table").first.text_content()
+    assert "proven optimal over the 3 tests of MID" in metrics and "dominated by run #1" in metrics
+    shot(app, "05_dominated_claim")
+    # the marker legend states the claims of the runs on the plot
+    legend = app.locator("text=/proven optimal over its run's search space/")
+    assert legend.count() == 1
+    # the offered re-run uses twice the tests
+    app.get_by_role("button", name="Re-run with 6 tests").click()
+    app.wait_for_selector("text=#3 uibinary · mid/6", timeout=30_000)
+
+
+def test_runs_belong_to_their_dataset_target_and_split(app):
+    select(app, "Dataset", "car")
+    app.wait_for_selector("text=/car.*1,728 rows/", timeout=30_000)
+    app.wait_for_selector("text=Runs on car · target class", timeout=30_000)
+    assert points(app, runs=set()) == []  # iris's run is not drawn over car's axes
+    assert app.locator("text=#1 uigreedy").count() == 0
+    run_and_wait(app, 2)
+    assert app.locator("text=#2 uigreedy · depth=3 · car").count() >= 1  # the session has runs of two tables
+    assert {p["run"] for p in points(app, runs={2})} == {2}
+    shot(app, "06_car_runs")
+    select(app, "Dataset", "iris")
+    app.wait_for_selector("text=Runs on iris · target species", timeout=30_000)
+    assert {p["run"] for p in points(app, runs={1})} == {1}  # iris's run is back, car's is not drawn
+    app.wait_for_selector("text=/#1 uigreedy.*tree 2/", timeout=30_000)  # and so is its selected tree
+    # another split is other data too
+    app.locator(".bk-input-group:has-text('Split seed') input").fill("3")
+    app.keyboard.press("Tab")
+    app.wait_for_selector("text=/Runs on iris.*seed 3/", timeout=30_000)
+    assert points(app, runs=set()) == []
+
+
+def test_a_target_with_many_classes_asks_for_confirmation(app):
+    select(app, "Target column", "petal_width")
+    app.wait_for_selector("text=/petal_width.*22/", timeout=30_000)
+    keep = app.get_by_role("button", name="Keep the previous table")
+    keep.click()
+    app.wait_for_selector("text=/target column 'petal_width' has 22/", state="hidden", timeout=30_000)
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(app.locator(".bk-input-group:has(label:text-is('Target column')) select")).to_have_value("species")
+    select(app, "Target column", "petal_width")
+    app.get_by_role("button", name=re.compile("Use 'petal_width' anyway")).click()
+    app.wait_for_selector("text=/iris.*150 rows.*22 classes/", timeout=30_000)
+    assert not red_alert(app)
+    shot(app, "07_many_classes_confirmed")
+
+
+def upload(page, name: str, content: bytes) -> None:
+    page.locator("input[type=file]").first.set_input_files(
+        files=[{"name": name, "mimeType": "text/csv", "buffer": content}]
+    )
+
+
+def test_bad_uploads_say_what_is_wrong_and_missing_rows_can_be_dropped(app):
+    upload(app, "nothing.csv", b"")
+    app.wait_for_selector("text=nothing.csv: the file is empty", timeout=30_000)
+    upload(app, "broken.csv", b"just_one_column\n1\n2\n")
+    app.wait_for_selector("text=needs at least one feature column", timeout=30_000)
+    lines = (ROOT / "assets" / "iris.csv").read_text().splitlines()
+    for i in (5, 40, 90):  # blank one cell in three rows
+        cells = lines[i].split(",")
+        cells[1] = ""
+        lines[i] = ",".join(cells)
+    upload(app, "holes.csv", ("\n".join(lines) + "\n").encode())
+    app.wait_for_selector("text=Drop rows with missing values (would drop 3 rows)", timeout=30_000)
+    assert red_alert(app)
+    app.wait_for_selector("text=/missing value/", timeout=30_000)
+    checkbox(app, "Drop rows with missing values").check()
+    app.wait_for_selector("text=/holes.*147 rows/", timeout=30_000)
+    app.wait_for_selector("text=Drop rows with missing values (drops 3 rows)", timeout=30_000)
+    assert not red_alert(app)
+    run_and_wait(app, 2)
+    shot(app, "08_missing_rows_dropped")
+
+
+def test_valid_upload_loads_the_table(app):
+    upload(app, "my_flowers.csv", (ROOT / "assets" / "iris.csv").read_bytes())
+    app.wait_for_selector("text=/my_flowers.*150 rows/", timeout=30_000)
+    expect = pytest.importorskip("playwright.sync_api").expect
+    expect(app.locator("select").nth(0)).to_have_value(re.compile("my_flowers"), timeout=30_000)
+    expect(app.locator("select").nth(1)).to_have_value("species", timeout=30_000)
+    run_and_wait(app, 2)
 
 
 def _download(page, label: str) -> bytes:
     with page.expect_download(timeout=20_000) as info:
         page.get_by_role("button", name=label, exact=True).click()
-    path = info.value.path()
-    data = Path(path).read_bytes()
+    data = Path(info.value.path()).read_bytes()
     (ARTIFACTS / info.value.suggested_filename).write_bytes(data)
     return data
 
 
-def test_png_and_rules_downloads_are_valid(page):
+def test_png_and_rules_downloads_are_valid(app):
     from PIL import Image
 
-    png = _download(page, "PNG")
+    png = _download(app, "PNG")
     img = Image.open(io.BytesIO(png))
     img.load()
     assert img.format == "PNG" and img.width > 200 and "iris" in img.text["Title"]
-    rules = _download(page, "Rules").decode("utf-8")
+    rules = _download(app, "Rules").decode("utf-8")
     assert rules.startswith("# dataset: iris") and "IF petal_length" in rules
 
 
-def test_cancel_keeps_a_partial_front(page):
-    page.locator("select").nth(2).select_option("uislow")  # dataset, target, solver
-    page.wait_for_selector("text=One tree per step", timeout=10_000)
-    page.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_selector("text=growing", timeout=10_000)
+def test_complexity_axis_and_held_out_points(app):
+    before = points(app, runs={1})
+    app.get_by_role("button", name="Leaves", exact=True).click()
+    app.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
+    after = points(app, runs={1})
+    assert [p["x"] for p in after] != [p["x"] for p in before]
+    checkbox(app, "held-out points").uncheck()
+    app.wait_for_selector(".bk-item:has-text('held-out accuracy')", state="detached", timeout=30_000)
+
+
+def test_cancel_keeps_a_partial_front(app):
+    select(app, "Solver", "uislow")
+    app.wait_for_selector("text=One tree per step", timeout=30_000)
+    app.locator(".bk-input-group:has-text('Step') input").fill("3")  # 7 trees, 21 s: time to press Cancel
+    app.keyboard.press("Tab")
+    app.get_by_role("button", name="Run", exact=True).click()
+    app.wait_for_selector("text=growing", timeout=30_000)
     time.sleep(0.8)
-    shot(page, "04_running")
+    shot(app, "09_running")
     t0 = time.time()
-    page.get_by_role("button", name="Cancel", exact=True).click()
-    page.wait_for_selector("text=cancelled: kept", timeout=10_000)
-    assert time.time() - t0 < 5  # includes the browser round trips; the job itself stops in < 1 s
-    assert page.get_by_text("uislow").count() >= 1
-    assert {p["run"] for p in points(page, runs={1, 2, 3})} == {1, 2, 3}
-    shot(page, "05_cancelled")
+    app.get_by_role("button", name="Cancel", exact=True).click()
+    app.wait_for_selector("text=/run #2 cancelled: kept the \\d+ tree/", timeout=30_000)
+    # stopped by the click, not by running out of trees (21 s); wall time is not asserted: on a busy machine the
+    # browser round trips dominate (the controller test checks that the job itself stops within a second)
+    assert time.time() - t0 < 21
+    app.wait_for_selector("text=/#2 uislow.*cancelled in/", timeout=30_000)
+    assert {p["run"] for p in points(app, runs={1, 2})} == {1, 2}
 
 
-def test_invalid_upload_shows_a_message(page):
-    page.locator("input[type=file]").first.set_input_files(
-        files=[{"name": "broken.csv", "mimeType": "text/csv", "buffer": b"just_one_column\n1\n2\n"}]
-    )
-    page.wait_for_selector("text=needs at least one feature column", timeout=10_000)
-    shot(page, "06_invalid_upload")
-
-
-def test_valid_upload_loads_the_table(page):
-    csv = (ROOT / "assets" / "iris.csv").read_bytes()
-    page.locator("input[type=file]").first.set_input_files(
-        files=[{"name": "my_flowers.csv", "mimeType": "text/csv", "buffer": csv}]
-    )
-    page.wait_for_selector("text=/my_flowers.*150 rows/", timeout=10_000)
-    assert page.get_by_text("needs at least one feature column").count() == 0  # the old alert is gone
-    # the sidebar shows what is loaded (the app sets these selects itself)
-    expect = pytest.importorskip("playwright.sync_api").expect
-    expect(page.locator("select").nth(0)).to_have_value(re.compile("my_flowers"), timeout=10_000)
-    expect(page.locator("select").nth(1)).to_have_value("species", timeout=10_000)
-    page.locator("select").nth(2).select_option("uigreedy")
-    page.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_selector("text=#4 uigreedy", timeout=30_000)
-    shot(page, "07_uploaded_table")
-
-
-def test_closing_the_tab_stops_its_job(server, page):
-    url, log_path = server
-    pg = page.context.new_page()
-    pg.goto(url)
-    pg.wait_for_selector("text=#1 uigreedy", timeout=60_000)
-    pg.locator("select").nth(2).select_option("uislow")
-    pg.wait_for_selector("text=One tree per step", timeout=10_000)
-    pg.locator(".bk-input-group:has-text('Step') input").fill("2")
-    pg.keyboard.press("Tab")
-    pg.get_by_role("button", name="Run", exact=True).click()
-    pg.wait_for_selector("text=growing", timeout=10_000)
-    pg.close()
-    deadline = time.time() + 20
+def test_closing_the_tab_stops_its_job(server, app):
+    _, log_path = server
+    select(app, "Solver", "uislow")
+    app.wait_for_selector("text=One tree per step", timeout=30_000)
+    app.locator(".bk-input-group:has-text('Step') input").fill("8")  # still running when the session is reaped
+    app.keyboard.press("Tab")
+    app.get_by_role("button", name="Run", exact=True).click()
+    app.wait_for_selector("text=growing", timeout=30_000)
+    app.close()
+    deadline = time.time() + 40  # the server looks for closed sessions every 0.5 s, forgets them after 15 s
     while time.time() < deadline and "session closed, cancelled its job" not in log_path.read_text(errors="replace"):
         time.sleep(0.3)
     assert "session closed, cancelled its job" in log_path.read_text(errors="replace")
 
 
-# Every text column of the tree view's sources: node tests / hover texts and edge labels.
-TREE_SOURCE_JS = """() => {
-  const out = {test: [], text: []};
-  const walk = v => {
-    const d = v.model && v.model.data_source && v.model.data_source.data;
-    if (d && d.test) out.test.push(...Array.from(d.test));
-    if (d && d.text) out.text.push(...Array.from(d.text));
-    if (v.child_views) for (const c of v.child_views) walk(c);
-    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
-  };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  return out;
-}"""
-
-
-def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(page):
+def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(app):
     # the real BRANCHES solver (compiled by the non-browser tests that ran before) on the bundled car table
-    page.locator("select").nth(0).select_option("car")
-    page.wait_for_selector("text=/car.*1,728 rows/", timeout=30_000)
-    expect = pytest.importorskip("playwright.sync_api").expect
-    expect(page.locator("select").nth(1)).to_have_value("class", timeout=10_000)  # car's target, not iris's
-    page.locator("select").nth(2).select_option("branches")
-    page.wait_for_selector("text=multiway", timeout=10_000)
-    page.get_by_role("button", name="Run", exact=True).click()
-    label = page.wait_for_selector("text=/#\\d+ branches/", timeout=180_000).text_content()
-    run = int(re.search(r"#(\d+) branches", label).group(1))
-    deadline = time.time() + 30
-    while not (mine := [p for p in points(page) if p["run"] == run]) and time.time() < deadline:
-        time.sleep(0.2)
-    pt = min((p for p in mine if p["splits"]), key=lambda p: p["splits"])
-    page.mouse.click(pt["x"], pt["y"])
-    page.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=10_000)
-    page.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))", timeout=10_000)
-    drawn = page.evaluate(TREE_SOURCE_JS)
-    # a multiway node of car: every category of its column labels one edge
+    select(app, "Dataset", "car")
+    app.wait_for_selector("text=/car.*1,728 rows/", timeout=30_000)
+    select(app, "Solver", "branches")
+    app.wait_for_selector("text=multiway", timeout=30_000)
+    run_and_wait(app, 2, "branches")
+    pts = [p for p in points(app, runs={2}) if p["splits"]]
+    pt = min(pts, key=lambda p: p["splits"])
+    app.mouse.click(pt["x"], pt["y"])
+    app.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=30_000)
+    app.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))", timeout=30_000)
+    drawn = app.evaluate(TREE_SOURCE_JS)
     categories = {
         "buying": {"vhigh", "high", "med", "low"},
         "maint": {"vhigh", "high", "med", "low"},
@@ -320,9 +375,9 @@ def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(pag
     multi = [t.split(":")[0] for t in drawn["test"] if "one per category" in t]
     assert multi and all(categories[col] <= set(drawn["text"]) for col in multi)
     # hovering the point: the tooltip (with the solver's long info line) wraps inside the plot's width
-    page.mouse.move(pt["x"], pt["y"] + 1)
-    tip = page.locator(".bk-Tooltip, .bk-tooltip").first
-    tip.wait_for(timeout=10_000)
+    app.mouse.move(pt["x"], pt["y"] + 1)
+    tip = app.locator(".bk-Tooltip, .bk-tooltip").first
+    tip.wait_for(timeout=30_000)
     box = tip.bounding_box()
     assert box is not None and box["width"] <= 420
-    shot(page, "08_multiway_tree_hover")
+    shot(app, "10_multiway_tree_hover")

@@ -6,15 +6,23 @@ colour and a label), the selected tree and the running job.  Views watch its par
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
-from treeexplorer.data import DataError, Dataset, bundled_datasets, load_dataset, read_text_table
+from treeexplorer.data import (
+    DataError,
+    Dataset,
+    ManyClassesError,
+    bundled_datasets,
+    load_dataset,
+    read_text_table,
+)
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
@@ -31,6 +39,8 @@ __all__ = [
     "list_solvers",
     "solver_spec",
     "broken_solvers",
+    "missing_rows",
+    "dominance",
 ]
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -61,6 +71,66 @@ def discretizer_names() -> list[str]:
     from treeexplorer.discretize import DISCRETIZER_NAMES
 
     return list(DISCRETIZER_NAMES)
+
+
+def missing_rows(frame: pd.DataFrame) -> int:
+    """Rows with a missing value (what "drop rows with missing values" would drop)."""
+    try:  # one home for the count once the data layer has it
+        from treeexplorer.data import count_missing_rows
+    except ImportError:
+        return int(frame.isna().any(axis=1).sum())
+    return int(count_missing_rows(frame)[0])
+
+
+def dominance(runs) -> dict[tuple[int, int], str]:
+    """``{(run id, tree id): "dominated by run #k ..."}`` for proven-optimal trees another run beats.
+
+    Only runs on the same data are compared (the plot shows one data set's runs at a time).
+    """
+    try:
+        from treeexplorer.compare import dominated_by
+    except ImportError:
+        dominated_by = _dominated_by
+    out = {}
+    for run in runs:
+        others = {r.id: r.front for r in runs if r.id != run.id}
+        for tree_id, (_, _, text) in dominated_by(run.front, others).items():
+            out[(run.id, tree_id)] = text
+    return out
+
+
+def _dominated_by(front: Front, others: dict) -> dict[int, tuple[object, int, str]]:
+    """Stand-in for :func:`treeexplorer.compare.dominated_by` (same contract) until that lands."""
+    out = {}
+    for t in front.trees:
+        if not t.optimal:
+            continue
+        s, e = t.metrics["splits"], t.metrics["train_errors"]
+        best = None
+        for label, other in others.items():
+            if other is front or other.n_train != front.n_train or other.dataset != front.dataset:
+                continue
+            for u in other.trees:
+                us, ue = u.metrics["splits"], u.metrics["train_errors"]
+                if us <= s and (ue < e or (ue == e and us < s)):
+                    key = (ue, us)
+                    if best is None or key < best[0]:
+                        best = (key, label, u)
+        if best is not None:
+            _, label, u = best
+            ss = front.search_space or {}
+            why = (
+                f": the {ss['n_tests']} {str(ss.get('discretizer', '')).upper()} tests exclude better thresholds"
+                if ss.get("kind") == "tests" and ss.get("n_tests")
+                else ""
+            )
+            out[t.id] = (
+                label,
+                u.id,
+                f"dominated by run #{label} (tree {u.id}: {u.metrics['splits']} splits, train accuracy "
+                f"{u.metrics['train_accuracy']:.4f}){why}",
+            )
+    return out
 
 
 def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
@@ -133,6 +203,8 @@ class Run:
     color: str
     front: Front
     settings: RunSettings
+    data_key: tuple = ()
+    data_label: str = ""
 
     @property
     def status_text(self) -> str:
@@ -141,11 +213,16 @@ class Run:
         status = {"done": "done", "time_limit": "time limit reached", "cancelled": "cancelled"}.get(
             self.front.status, self.front.status
         )
-        return f"{n} trees ({proven} proven optimal), {status} in {self.front.runtime_s:.2f} s"
+        claim = f"{proven} {self.front.optimality}" if proven else "none proven optimal"
+        return f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
 
 
 class Controller(param.Parameterized):
-    """State and actions of one Explorer session."""
+    """State and actions of one Explorer session.
+
+    Runs belong to the data they were solved on (table, target column and split): ``runs`` holds the
+    current data's runs only; switching back to a table shows its runs again.
+    """
 
     dataset_name = param.String(default="", doc="Name shown in provenance")
     columns = param.List(default=[], doc="Columns of the loaded table")
@@ -153,7 +230,12 @@ class Controller(param.Parameterized):
     test_size = param.Number(default=0.25, bounds=(0.0, 0.9))
     seed = param.Integer(default=0, bounds=(0, None))
     test_name = param.String(default="", doc="Name of an uploaded test file ('' = use test_size)")
-    runs = param.List(default=[], doc="Runs shown on the Pareto plot")
+    drop_missing = param.Boolean(default=False, doc="Drop rows with missing values instead of refusing them")
+    missing = param.Integer(default=0, doc="Rows with a missing value in the current table")
+    many_classes = param.Dict(
+        default=None, allow_None=True, doc="A target waiting for confirmation: {column, n_classes}"
+    )
+    runs = param.List(default=[], doc="Runs of the current data, shown on the Pareto plot")
     partial = param.Parameter(default=None, doc="Provisional run (best-so-far front) while a job streams")
     selected = param.Tuple(default=None, allow_None=True, length=2, doc="(run id, tree id)")
     compare = param.Integer(default=None, allow_None=True, doc="Tree id of the same run to compare with")
@@ -166,10 +248,16 @@ class Controller(param.Parameterized):
     def __init__(self, **params):
         super().__init__(**params)
         self._frame: pd.DataFrame | None = None  # uploaded table (bundled ones are reloaded by name)
+        self._frame_id = ""  # content hash of the uploaded table: two uploads named alike are different data
         self._bundled: str | None = None
         self._dataset: Dataset | None = None
+        self._allow_many: set = set()  # (table, target) pairs the user confirmed
         self._test_frame: pd.DataFrame | None = None
+        self._test_id = ""
         self._prep: Prepared | None = None
+        self._all_runs: list[Run] = []  # every run of the session, of every data set
+        self._selected_by_key: dict = {}
+        self._pending = None  # a load waiting for the many-classes confirmation
         self.job: Job | None = None
         self._next_id = 1
         self._closed = False
@@ -181,7 +269,15 @@ class Controller(param.Parameterized):
 
     def load_bundled(self, name: str, target: str | None = None) -> bool:
         """Load a bundled dataset; returns False (and sets ``error``) when it cannot be loaded."""
-        return self._load(lambda t: load_dataset(name, t), target, bundled=name, frame=None)
+        try:
+            from treeexplorer.data import _resolve
+
+            frame = _resolve(name)[0]  # read once for the missing-value count; the loader reads it by name
+        except Exception:
+            frame = None
+        return self._load(
+            lambda t, **kw: load_dataset(name, t, **kw), target, bundled=name, frame=None, probe=frame, frame_id=""
+        )
 
     def load_upload(self, content: bytes, filename: str, target: str | None = None) -> bool:
         """Load an uploaded table (size-capped, parsed in memory); False and ``error`` on bad input."""
@@ -192,16 +288,43 @@ class Controller(param.Parameterized):
             return False
         stem = Path(filename).stem or "upload"
         return self._load(
-            lambda t: load_dataset(frame, t, name=stem, max_rows=MAX_UPLOAD_ROWS), target, bundled=None, frame=frame
+            lambda t, **kw: load_dataset(frame, t, name=stem, max_rows=MAX_UPLOAD_ROWS, **kw),
+            target,
+            bundled=None,
+            frame=frame,
+            probe=frame,
+            frame_id=hashlib.sha1(content).hexdigest()[:12],
         )
 
-    def _load(self, loader, target, bundled, frame) -> bool:
+    def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
+        table = bundled if bundled is not None else f"upload:{frame_id}"
+        missing = missing_rows(probe) if probe is not None else 0
+
+        def attempt(t):
+            allow = (table, t) in self._allow_many
+            return loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow)
+
         try:
-            ds = loader(target or None)
-        except (DataError, ValueError) as exc:
-            self.error = readable_error(exc)
+            ds = attempt(target)
+        except ManyClassesError as exc:
+            # Ask, do not refuse: the app offers "use it anyway" (allow_many_classes) next to the message.
+            self._pending = (loader, target, bundled, frame, probe, frame_id, table, exc.column)
+            with param.parameterized.batch_call_watchers(self):
+                self.missing = missing
+                self.many_classes = {"column": exc.column, "n_classes": exc.n_classes}
+                self.error = readable_error(exc)
             return False
+        except (DataError, ValueError) as exc:
+            # kept so "drop rows with missing values" can retry this table rather than the current one
+            self._pending = (loader, target, bundled, frame, probe, frame_id, table, None)
+            with param.parameterized.batch_call_watchers(self):
+                self.missing = missing
+                self.error = readable_error(exc)
+            return False
+        self._pending = None
+        self._stash_selection()
         self._test_frame = None
+        self._test_id = ""
         self._prep = None
         if frame is not None:
             cols = list(frame.columns)
@@ -209,27 +332,66 @@ class Controller(param.Parameterized):
             cols = list(self.columns)  # same bundled table, new target: keep the file's column order
         else:
             cols = ds.schema.feature_names + [ds.schema.target]
-        self._bundled, self._frame, self._dataset = bundled, frame, ds
+        self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, frame_id
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
+            self.many_classes = None
+            self.missing = missing
             self.notice = "; ".join(ds.notices)
             self.dataset_name = ds.name
             self.columns = [str(c) for c in cols]
             self.target = ds.schema.target
             self.test_name = ""
             self.data_version += 1
+            self._show_runs_of_current_data()
         return True
+
+    def confirm_many_classes(self) -> bool:
+        """Use the target column the last load refused for its many classes (the user confirmed it)."""
+        pending = self._pending
+        if pending is None or self.many_classes is None:
+            return False
+        loader, target, bundled, frame, probe, frame_id, table, column = pending
+        self._allow_many.add((table, target))
+        self._allow_many.add((table, column))
+        self._pending = None
+        return self._load(loader, target, bundled, frame, probe, frame_id)
+
+    def dismiss_many_classes(self) -> None:
+        self._pending = None
+        with param.parameterized.batch_call_watchers(self):
+            self.many_classes = None
+            self.error = ""
+
+    def set_drop_missing(self, value: bool) -> bool:
+        """Turn "drop rows with missing values" on or off and reload the current (or refused) table."""
+        self.drop_missing = bool(value)
+        pending = self._pending
+        if pending is not None:
+            loader, target, bundled, frame, probe, frame_id, *_ = pending
+            return self._load(loader, target, bundled, frame, probe, frame_id)
+        if self._dataset is None:
+            return False
+        return self._reload(self.target)
+
+    def _reload(self, target: str) -> bool:
+        if self._bundled is not None:
+            return self.load_bundled(self._bundled, target)
+        frame, name, fid = self._frame, self._dataset.name, self._frame_id
+        return self._load(
+            lambda t, **kw: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS, **kw),
+            target,
+            bundled=None,
+            frame=frame,
+            probe=frame,
+            frame_id=fid,
+        )
 
     def set_target(self, target: str) -> bool:
         """Reload the current table with another target column."""
         if target == self.target or self._dataset is None:
             return True
-        if self._bundled is not None:
-            return self.load_bundled(self._bundled, target)
-        frame, name = self._frame, self._dataset.name
-        return self._load(
-            lambda t: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS), target, bundled=None, frame=frame
-        )
+        return self._reload(target)
 
     def load_test_upload(self, content: bytes, filename: str) -> bool:
         """Use an uploaded table as the held-out set (instead of a split)."""
@@ -241,23 +403,72 @@ class Controller(param.Parameterized):
         except DataError as exc:
             self.error = str(exc)
             return False
+        self._stash_selection()
         self._test_frame = frame
+        self._test_id = hashlib.sha1(content).hexdigest()[:12]
         self._prep = None
-        self.error = ""
-        self.test_name = Path(filename).name
-        self.data_version += 1
+        with param.parameterized.batch_call_watchers(self):
+            self.error = ""
+            self.test_name = Path(filename).name
+            self.data_version += 1
+            self._show_runs_of_current_data()
         return True
 
     def clear_test_upload(self) -> None:
+        self._stash_selection()
         self._test_frame = None
+        self._test_id = ""
         self._prep = None
-        self.test_name = ""
-        self.data_version += 1
+        with param.parameterized.batch_call_watchers(self):
+            self.test_name = ""
+            self.data_version += 1
+            self._show_runs_of_current_data()
 
     @param.depends("test_size", "seed", watch=True)
     def _split_changed(self):
+        self._stash_selection()
         self._prep = None
-        self.data_version += 1
+        with param.parameterized.batch_call_watchers(self):
+            self.data_version += 1
+            self._show_runs_of_current_data()
+
+    # -- runs belong to their data -------------------------------------------------------------------
+    def data_key(self) -> tuple:
+        """What a run was solved on: table (bundled name or upload hash), target, missing-row policy, split."""
+        if self._dataset is None:
+            return ()
+        table = ("bundled", self._bundled) if self._bundled is not None else ("upload", self._frame_id)
+        split = ("file", self._test_id) if self._test_frame is not None else ("split", self.test_size, self.seed)
+        return (*table, self.target, self.drop_missing, split)
+
+    def data_label(self) -> str:
+        """The current data in words: ``iris · target species · 25% held out (seed 0)``."""
+        if self._dataset is None:
+            return ""
+        if self._test_frame is not None:
+            held = f"held-out file {self.test_name}"
+        else:
+            held = f"{self.test_size:.0%} held out (seed {self.seed})" if self.test_size else "no held-out rows"
+        return f"{self.dataset_name} · target {self.target} · {held}"
+
+    @property
+    def all_runs(self) -> list[Run]:
+        """Every run of the session, on every data set (``runs`` has the current data's)."""
+        return list(self._all_runs)
+
+    def _stash_selection(self) -> None:
+        if self._shown_key:
+            self._selected_by_key[self._shown_key] = self.selected
+
+    def _show_runs_of_current_data(self) -> None:
+        key = self.data_key()
+        self._shown_key = key
+        self.runs = [r for r in self._all_runs if r.data_key == key]
+        sel = self._selected_by_key.get(key)
+        self.compare = None
+        self.selected = sel if sel is not None and any(r.id == sel[0] for r in self.runs) else None
+
+    _shown_key: tuple = ()
 
     @property
     def dataset(self) -> Dataset | None:
@@ -320,6 +531,7 @@ class Controller(param.Parameterized):
         self.error = ""
         self.job = Job(work, settings.time_limit, label=settings.label())
         self.job.settings = settings
+        self.job.data_key, self.job.data_label = self.data_key(), self.data_label()
         self.running = True
         self.progress = {"phase": "starting", "elapsed": 0.0}
         return self.job.start()
@@ -342,12 +554,15 @@ class Controller(param.Parameterized):
                 self.progress = payload
                 if isinstance(partial, Front) and len(partial):
                     # Best-so-far trees streamed by the pipeline: drawn as a provisional run until done.
-                    self.partial = Run(0, f"{job.settings.label()} (running…)", "#999999", partial, job.settings)
+                    if job.data_key == self.data_key():  # drawn over the data it belongs to only
+                        self.partial = Run(
+                            0, f"{job.settings.label()} (running…)", "#999999", partial, job.settings, job.data_key
+                        )
                 continue
             ended = True  # a result or an error is the job's last word; the thread only cleans up after it
             self.partial = None
             if kind == "done":
-                self._add_run(payload, job.settings)
+                self._add_run(payload, job.settings, job.data_key, job.data_label)
             else:
                 self.error = payload if kind == "error" else f"Run stopped: {payload}"
         if ended:
@@ -365,23 +580,32 @@ class Controller(param.Parameterized):
         self.poll()
         return self.runs[-1] if len(self.runs) > n else None
 
-    def _add_run(self, front: Front, settings: RunSettings) -> None:
+    def _add_run(self, front: Front, settings: RunSettings, data_key: tuple = (), data_label: str = "") -> None:
         rid = self._next_id
         self._next_id += 1
-        used = {r.color for r in self.runs}
+        data_key = data_key or self.data_key()
+        used = {r.color for r in self._all_runs if r.data_key == data_key}
         color = next((c for c in PALETTE if c not in used), PALETTE[rid % len(PALETTE)])
         label = f"#{rid} {settings.label()}"
-        if any(r.front.dataset != front.dataset for r in self.runs):
-            label += f" · {front.dataset}"  # runs on different tables are overlaid: say which is which
-        run = Run(rid, label, color, front, settings)
+        if any(r.front.dataset != front.dataset for r in self._all_runs):
+            label += f" · {front.dataset}"  # the session holds runs of several tables: say which is which
+        run = Run(rid, label, color, front, settings, data_key, data_label or self.data_label())
         notices = [n for n in front.notices if n]
         if front.status == "cancelled":
             notices.insert(0, f"run #{rid} cancelled: kept the {len(front)} tree(s) found so far (not proven)")
         elif front.status == "time_limit":
             notices.insert(0, f"run #{rid} hit the time limit: kept the {len(front)} tree(s) found so far (not proven)")
+        here = data_key == self.data_key()
+        if not here:
+            notices.insert(0, f"run #{rid} finished on {run.data_label}: switch back to that data to see it")
+        self._all_runs.append(run)
         with param.parameterized.batch_call_watchers(self):
-            self.runs = [*self.runs, run]
             self.notice = "; ".join(notices)
+            if not here:
+                if len(front):
+                    self._selected_by_key[data_key] = (rid, front.best().id)
+                return
+            self.runs = [*self.runs, run]
             if len(front):
                 best = front.best()
                 self.selected = (rid, best.id)
@@ -390,18 +614,52 @@ class Controller(param.Parameterized):
                 self.error = f"run #{rid} found no tree"
 
     def remove_run(self, rid: int) -> None:
-        runs = [r for r in self.runs if r.id != rid]
+        self._all_runs = [r for r in self._all_runs if r.id != rid]
         with param.parameterized.batch_call_watchers(self):
             if self.selected is not None and self.selected[0] == rid:
                 self.selected = None
                 self.compare = None
-            self.runs = runs
+            self.runs = [r for r in self.runs if r.id != rid]
 
     def clear_runs(self) -> None:
+        """Remove the current data's runs (runs of other data sets stay, for when the user switches back)."""
+        shown = {r.id for r in self.runs}
+        self._all_runs = [r for r in self._all_runs if r.id not in shown]
         with param.parameterized.batch_call_watchers(self):
             self.selected = None
             self.compare = None
             self.runs = []
+
+    def rerun_with_more_tests(self, rid: int) -> Job | None:
+        """Run ``rid``'s settings again with twice as many discretizer tests (when its claim is over tests)."""
+        run = self.run_by_id(rid)
+        if run is None:
+            self.error = f"no run #{rid}"
+            return None
+        ss = run.front.search_space or {}
+        if ss.get("kind") != "tests" or not ss.get("n_tests"):
+            self.error = f"run #{rid} already searched every threshold"
+            return None
+        settings = replace(run.settings, n_bins=2 * int(ss["n_tests"]), mid_budget=None)
+        if settings.discretizer in (None, "raw"):
+            settings = replace(settings, discretizer=ss.get("discretizer"))
+        return self.run(settings)
+
+    def same_point(self, x: str = "splits") -> list[tuple[Run, FrontTree]]:
+        """Trees of the other shown runs drawn at the selected tree's point (same ``x`` and train accuracy)."""
+        run, entry = self.selection()
+        if entry is None:
+            return []
+        key = (entry.metrics[x], entry.metrics["train_accuracy"])
+        out = []
+        for r in self.runs:
+            if r.id == run.id:
+                continue
+            for t in r.front:
+                if (t.metrics[x], t.metrics["train_accuracy"]) == key:
+                    out.append((r, t))
+                    break
+        return out
 
     # -- selection -----------------------------------------------------------------------------------
     def run_by_id(self, rid: int) -> Run | None:

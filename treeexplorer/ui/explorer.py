@@ -17,11 +17,21 @@ import traceback
 
 import panel as pn
 import param
+from panel.io.state import set_curdoc
+from panel.theme.fast import Fast
 
 from treeexplorer.discretize import takes_n_bins
 from treeexplorer.export import export_bytes
+from treeexplorer.front import optimality_text
 from treeexplorer.render.bokehview import TreeFigure
-from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, Controller, RunSettings, broken_solvers, solver_spec
+from treeexplorer.ui.controller import (
+    MAX_UPLOAD_BYTES,
+    Controller,
+    RunSettings,
+    broken_solvers,
+    dominance,
+    solver_spec,
+)
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
@@ -43,6 +53,19 @@ td { text-align: left !important; padding: 3px 8px; border-bottom: 1px solid #ee
 td:first-child { color: #555; width: 42%; }
 """
 SIDEBAR_W = 310
+
+# Inline SVG icons: an icon *name* makes the browser fetch the tabler-icons webfont from a CDN.
+_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24" fill="currentColor" '
+    'stroke="none">{}</svg>'
+)
+PLAY_ICON = _SVG.format('<path d="M7 4v16l13-8z"/>')
+STOP_ICON = _SVG.format('<rect x="6" y="6" width="12" height="12" rx="1"/>')
+
+# Panel's Fast design adds a Google Fonts stylesheet (Open Sans); this one is the same design without it, so
+# the served page needs nothing from the internet (the text falls back to the system's sans-serif).  The
+# class keeps the name "Fast": Panel finds the design's own bundled files by the class name.
+OfflineFast = type("Fast", (Fast,), {"_resources": {**Fast._resources, "font": {}}, "__module__": __name__})
 
 
 def _safe(method):
@@ -69,13 +92,16 @@ class Explorer(pn.viewable.Viewer):
     Parameters
     ----------
     dataset : str
-        Bundled dataset opened at start (see :func:`treeexplorer.bundled_datasets`).
+        Bundled dataset shown (see :func:`treeexplorer.bundled_datasets`); setting it later loads that table.
     solver : str, optional
-        Solver selected at start (default: CART when available, else the first registered one).
+        Solver selected (default: CART when available, else the first registered one); live like ``dataset``.
     run_default : bool
         Solve once at start so a front is shown right away.
     test_size : float
-        Held-out fraction at start.
+        Held-out fraction (live).
+
+    In a notebook, load Panel with ``pn.extension(inline=True)`` so BokehJS and Panel's scripts come from the
+    installed packages rather than a CDN.
     """
 
     dataset = param.String(default="iris")
@@ -86,17 +112,22 @@ class Explorer(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self.controller = c = Controller(test_size=self.test_size)
+        # The document this component was built for (a served session's; None in a notebook until shown):
+        # raw Bokeh changes made from another thread are handed to it under its lock.
+        self._doc = pn.state.curdoc if getattr(pn.state.curdoc, "session_context", None) else None
         self._poller = None
         self._run_rows: dict = {}
+        self._dominated: dict = {}
         self._quiet = 0  # > 0 while the app itself sets widgets: their watchers must not act on it
         self._build_widgets()
         self._build_layout()
         c.param.watch(self._on_runs, ["runs"])
         c.param.watch(self._redraw_plot, ["partial"])
         c.param.watch(self._on_selected, ["selected", "compare"])
-        c.param.watch(self._on_messages, ["error", "notice"])
+        c.param.watch(self._on_messages, ["error", "notice", "many_classes"])
         c.param.watch(self._on_progress, ["progress", "running"])
-        c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name"])
+        c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name", "missing", "drop_missing"])
+        self.param.watch(self._on_own_params, ["dataset", "solver", "test_size"])
         self._register_session_end()
         if c.load_bundled(self.dataset):
             self._on_data()
@@ -123,6 +154,9 @@ class Explorer(pn.viewable.Viewer):
         self.test_upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", **sw)
         self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **sw)
         self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+        self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **sw)
+        self.many_w = pn.widgets.Button(label="Use it anyway", color="danger", visible=False, width=150)
+        self.many_cancel_w = pn.widgets.Button(label="Keep the previous table", color="light", visible=False, width=190)
 
         solvers = c.solvers()
         default = (
@@ -162,8 +196,8 @@ class Explorer(pn.viewable.Viewer):
             description="Best trees so far are kept, marked not proven",
             **sw,
         )
-        self.run_w = pn.widgets.Button(label="Run", color="primary", icon="player-play", **sw)
-        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon="player-stop", disabled=True, **sw)
+        self.run_w = pn.widgets.Button(label="Run", color="primary", icon=PLAY_ICON, **sw)
+        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon=STOP_ICON, disabled=True, **sw)
         self.progress_w = pn.indicators.Progress(
             active=False, value=0, max=100, visible=False, bar_color="primary", **sw
         )
@@ -175,18 +209,22 @@ class Explorer(pn.viewable.Viewer):
             options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
         )
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
-        self.pareto = ParetoFigure(on_select=self._on_point)
+        self.pareto = ParetoFigure(on_select=self._on_point, on_change=self._push)
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
+        self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "color": "#333"}, margin=(0, 10))
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
         self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
-        self.legend_note = pn.pane.HTML(
-            "<span style='font-size:0.85em;color:#555'>● proven optimal &nbsp; ◇ not proven &nbsp; "
-            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree</span>"
-        )
+        self.legend_note = pn.pane.HTML("", sizing_mode="stretch_width")
 
         self.tree_fig = TreeFigure()
-        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, visible=False, sizing_mode="fixed")
+        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="fixed")
+        # Shown/hidden through this column: toggling the Bokeh pane itself makes Panel re-sync the figure's
+        # stylesheets, which fails in Panel 1.9 ("List parameter 'Bokeh.stylesheets' ...").
+        self.tree_box = pn.Column(self.tree_pane, visible=False, margin=0)
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
+        self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
+        self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+        self.rerun_w = pn.widgets.Button(label="Re-run with more tests", color="warning", visible=False, width=200)
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.metrics_pane = pn.pane.DataFrame(
             None, index=False, header=False, sizing_mode="stretch_width", stylesheets=[TABLE_CSS]
@@ -219,11 +257,16 @@ class Explorer(pn.viewable.Viewer):
             )
 
         self.dataset_w.param.watch(lambda e: self._quiet or self._load_bundled(e.new), "value")
-        self.upload_w.param.watch(self._on_upload, "value")
-        self.target_w.param.watch(lambda e: self._quiet or not e.new or self.controller.set_target(e.new), "value")
+        # both: Panel turns an empty file's content into None, so only its name changes
+        self.upload_w.param.watch(self._on_upload, ["value", "filename"])
+        self.drop_missing_w.param.watch(lambda e: self._quiet or self.controller.set_drop_missing(e.new), "value")
+        self.many_w.on_click(lambda e: self.controller.confirm_many_classes())
+        self.many_cancel_w.on_click(lambda e: self._keep_previous_table())
+        self.rerun_w.on_click(lambda e: self._rerun_more_tests())
+        self.target_w.param.watch(self._on_target_w, "value")
         self.test_size_w.param.watch(lambda e: setattr(self.controller, "test_size", e.new), "value")
         self.seed_w.param.watch(lambda e: setattr(self.controller, "seed", int(e.new or 0)), "value")
-        self.test_upload_w.param.watch(self._on_test_upload, "value")
+        self.test_upload_w.param.watch(self._on_test_upload, ["value", "filename"])
         self.test_clear_w.on_click(lambda e: self.controller.clear_test_upload())
         self.solver_w.param.watch(lambda e: self._on_solver(), "value")
         self.disc_w.param.watch(lambda e: self._on_disc(), "value")
@@ -240,6 +283,7 @@ class Explorer(pn.viewable.Viewer):
             self.dataset_w,
             pn.pane.Markdown(f"**or upload** CSV / TSV / Parquet (≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
             self.upload_w,
+            self.drop_missing_w,
             self.target_w,
             self.test_size_w,
             self.seed_w,
@@ -278,6 +322,7 @@ class Explorer(pn.viewable.Viewer):
                 self.show_test_w,
                 sizing_mode="stretch_width",
             ),
+            self.data_caption,
             self.plot_pane,
             self.legend_note,
             pn.Row(self.runs_box, self.clear_w),
@@ -302,13 +347,22 @@ class Explorer(pn.viewable.Viewer):
         )
         tree_card = pn.Card(
             self.tree_title,
-            self.tree_pane,
+            self.same_point_box,
+            pn.Row(self.dominated_pane, self.rerun_w, sizing_mode="stretch_width"),
+            self.tree_box,
             pn.Row(details, exports, sizing_mode="stretch_width"),
             title="Selected tree",
             collapsible=False,
             sizing_mode="stretch_width",
         )
-        self.main = pn.Column(self.error_w, self.notice_w, plot_card, tree_card, sizing_mode="stretch_width")
+        self.main = pn.Column(
+            self.error_w,
+            pn.Row(self.many_w, self.many_cancel_w),
+            self.notice_w,
+            plot_card,
+            tree_card,
+            sizing_mode="stretch_width",
+        )
 
     def __panel__(self):
         return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")
@@ -322,6 +376,7 @@ class Explorer(pn.viewable.Viewer):
             sidebar_width=SIDEBAR_W + 20,
             accent="#0072B2",
             header_background="#0b3d63",
+            design=OfflineFast,
         )
 
     # -- data ----------------------------------------------------------------------------------------
@@ -341,17 +396,22 @@ class Explorer(pn.viewable.Viewer):
         finally:
             self._quiet -= 1
 
-    def _on_upload(self, event) -> None:
-        if event.new and self.controller.load_upload(event.new, self.upload_w.filename or "upload.csv"):
+    def _on_upload(self, *events) -> None:
+        # an empty file arrives as value None with a new file name: the controller then says it is empty
+        content, name = self.upload_w.value, self.upload_w.filename
+        if content is None and not name:
+            return
+        if self.controller.load_upload(content or b"", name or "upload.csv"):
             # Show the uploaded table in the dataset list so the sidebar says what is loaded.
             entry = f"{UPLOAD_PREFIX}{self.controller.dataset_name}"
             with self._setting():
                 self.dataset_w.options = [entry, *self.controller.bundled()]
                 self.dataset_w.value = entry
 
-    def _on_test_upload(self, event) -> None:
-        if event.new:
-            self.controller.load_test_upload(event.new, self.test_upload_w.filename or "test.csv")
+    def _on_test_upload(self, *events) -> None:
+        content, name = self.test_upload_w.value, self.test_upload_w.filename
+        if content is not None or name:
+            self.controller.load_test_upload(content or b"", name or "test.csv")
 
     @_safe
     def _on_data(self, *events) -> None:
@@ -360,6 +420,16 @@ class Explorer(pn.viewable.Viewer):
         with self._setting():
             self.target_w.options = list(c.columns)
             self.target_w.value = c.target
+        with self._setting():
+            self.drop_missing_w.value = c.drop_missing
+        if c.missing:
+            verb = "drops" if c.drop_missing else "would drop"
+            self.drop_missing_w.label = (
+                f"Drop rows with missing values ({verb} {c.missing:,} row{'s' if c.missing != 1 else ''})"
+            )
+        else:
+            self.drop_missing_w.label = "Drop rows with missing values (none missing)"
+        self.data_caption.object = f"Runs on **{c.data_label()}**" if c.dataset is not None else ""
         using_file = bool(c.test_name)
         self.test_size_w.disabled = using_file
         self.seed_w.disabled = using_file
@@ -375,6 +445,38 @@ class Explorer(pn.viewable.Viewer):
                 f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
                 f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
             )
+
+    def _on_target_w(self, event) -> None:
+        if self._quiet or not event.new:
+            return
+        if not self.controller.set_target(event.new) and self.controller.many_classes is None:
+            with self._setting():  # refused: the select shows the target still in use
+                self.target_w.value = self.controller.target
+
+    def _keep_previous_table(self) -> None:
+        c = self.controller
+        c.dismiss_many_classes()
+        with self._setting():
+            self.target_w.value = c.target
+            if c.dataset_name in self.dataset_w.options:
+                self.dataset_w.value = c.dataset_name
+
+    def _on_own_params(self, *events) -> None:
+        """``Explorer(...).dataset = "car"`` (or ``solver``, ``test_size``) acts like the sidebar widget."""
+        for e in events:
+            if e.name == "dataset" and e.new != self.dataset_w.value:
+                if e.new in self.dataset_w.options:
+                    self.dataset_w.value = e.new
+                else:
+                    self.controller.load_bundled(e.new)  # sets a readable error for an unknown name
+            elif e.name == "solver" and e.new and e.new != self.solver_w.value:
+                if e.new in self.solver_w.options:
+                    self.solver_w.value = e.new
+                else:
+                    names = ", ".join(self.solver_w.options)
+                    self.controller.error = f"unknown solver {e.new!r}; choose one of {names}"
+            elif e.name == "test_size" and e.new != self.test_size_w.value:
+                self.test_size_w.value = e.new
 
     # -- solver settings -----------------------------------------------------------------------------
     @_safe
@@ -459,6 +561,8 @@ class Explorer(pn.viewable.Viewer):
         elif c.runs:
             last = c.runs[-1]
             self.status_w.object = f"Last run {last.label}: {last.status_text}"
+        else:
+            self.status_w.object = ""
 
     # -- messages ------------------------------------------------------------------------------------
     def _on_messages(self, *events) -> None:
@@ -467,13 +571,67 @@ class Explorer(pn.viewable.Viewer):
         self.error_w.visible = bool(c.error)
         self.notice_w.object = c.notice
         self.notice_w.visible = bool(c.notice)
+        asking = c.many_classes is not None
+        if asking:
+            self.many_w.label = f"Use {c.many_classes['column']!r} anyway ({c.many_classes['n_classes']:,} classes)"
+            self.many_w.width = 330
+        self.many_w.visible = self.many_cancel_w.visible = asking
 
     # -- plot ----------------------------------------------------------------------------------------
+    # -- Bokeh models ---------------------------------------------------------------------------------
+    def _bokeh(self, fn) -> None:
+        """Change raw Bokeh models (the figures and their sources) safely on every route.
+
+        Served: from a worker thread (``--num-threads``) the change is queued on the session's document,
+        which runs it under the document lock; on the server's own thread it runs at once.  In a notebook it
+        runs at once and is then pushed to the page (Panel sends only its own panes' changes by itself).
+        """
+
+        def run():
+            try:
+                fn()
+            except Exception as exc:
+                traceback.print_exc()
+                self.controller.error = f"display error in {getattr(fn, '__name__', 'update')}: {readable_error(exc)}"
+            self._push()
+
+        if self._doc is not None:
+            with set_curdoc(self._doc):
+                pn.state.execute(run)
+        else:
+            run()
+
+    def _push(self) -> None:
+        if self._doc is None:  # notebook: send the raw model changes (a no-op when not displayed)
+            pn.io.push_notebook(self.plot_pane, self.tree_pane)
+
     @_safe
     def _redraw_plot(self, *events) -> None:
         c = self.controller
-        runs = [*c.runs, c.partial] if c.partial is not None else c.runs
-        self.pareto.update(runs, self.x_w.value, self.show_test_w.value, c.selected)
+        runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
+        self._dominated = dominance(c.runs)
+        x, show_test, selected, dominated = self.x_w.value, self.show_test_w.value, c.selected, self._dominated
+
+        def redraw():
+            self.pareto.update(runs, x, show_test, selected, dominated)
+
+        self._bokeh(redraw)
+        self._update_legend_note(c.runs)
+        if events and any(getattr(e, "name", "") == "value" for e in events):
+            self._update_same_point()
+
+    def _update_legend_note(self, runs) -> None:
+        claims = sorted({optimality_text(r.front.search_space) for r in runs if any(t.optimal for t in r.front)})
+        if len(claims) == 1:
+            proven = f"● proven {claims[0]}"
+        elif claims:
+            proven = "● proven optimal over its run's search space (hover a point: which)"
+        else:
+            proven = "● proven optimal"
+        self.legend_note.object = (
+            f"<span style='font-size:0.85em;color:#555'>{proven} &nbsp; ◇ not proven &nbsp; "
+            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, a legend entry to hide a run</span>"
+        )
 
     @_safe
     def _on_runs(self, *events) -> None:
@@ -522,29 +680,45 @@ class Explorer(pn.viewable.Viewer):
             self.tree_title.object = (
                 "Click a point of the front to see its tree." if c.runs else "Run a solver to get a front of trees."
             )
-            self.tree_fig.show(None)
-            self.tree_pane.visible = False
+            self.tree_box.visible = False
+            self._bokeh(lambda: self.tree_fig.show(None))
             self.rules_pane.object = ""
             self.metrics_pane.object = None
+            self.same_point_box.visible = False
+            self.dominated_pane.visible = self.rerun_w.visible = False
             with self._setting():
                 self.compare_w.options = {"—": -1}
                 self.compare_w.value = -1
             return
-        self.tree_title.object = (
+        claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
+        title = (
             f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
             f"{entry.metrics['splits']} splits, train accuracy "
-            f"{entry.metrics['train_accuracy']:.3f}"
-            f"{', proven optimal' if entry.optimal else ', not proven optimal'}"
+            f"{entry.metrics['train_accuracy']:.3f}, {claim}"
         )
-        self.tree_fig.show(entry.tree)
-        if self.tree_fig.clipped:
-            self.tree_title.object += " · *large tree: drag it to see the rest*"
-        # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync
-        # the figure's properties (which fails on its stylesheets in Panel 1.9).
-        self.tree_pane.visible = True
-        self.pareto.select(c.selected)
+        selected, tree = c.selected, entry.tree
+
+        def draw():
+            # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync
+            # the figure's properties (which fails on its stylesheets in Panel 1.9).
+            self.tree_fig.show(tree)
+            self.pareto.select(selected)
+
+        self._bokeh(draw)
+        if self.tree_fig.clipped and self.tree_fig.tree is tree:
+            title += " · *large tree: drag it to see the rest*"
+        self.tree_title.object = title
+        self.tree_box.visible = True
+        dominated = self._dominated.get((run.id, entry.id))
+        self.dominated_pane.object = f"**Tree {entry.id} is {dominated}.**" if dominated else ""
+        self.dominated_pane.visible = bool(dominated)
+        ss = run.front.search_space or {}
+        self.rerun_w.visible = bool(dominated) and ss.get("kind") == "tests" and bool(ss.get("n_tests"))
+        if self.rerun_w.visible:
+            self.rerun_w.label = f"Re-run with {2 * int(ss['n_tests'])} tests"
+        self._update_same_point()
         self.rules_pane.object = rules_markdown(entry)
-        self.metrics_pane.object = metrics_frame(entry, run.front)
+        self.metrics_pane.object = metrics_frame(entry, run.front, dominated)
         base = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}_tree{entry.id}"
         for key in ("png", "svg", "txt", "json"):
             self.dl[key].filename = f"{base}.{key}"
@@ -569,15 +743,48 @@ class Explorer(pn.viewable.Viewer):
             else "Pick a second tree of the same run to see what changed."
         )
 
+    def _update_same_point(self) -> None:
+        """Name the other runs that have a tree at the selected point, each a button that switches to it."""
+        others = self.controller.same_point(self.x_w.value)
+        items = [pn.pane.Markdown("**Same point in:**", margin=(8, 5), width=120)]
+        for run, t in others:
+            btn = pn.widgets.Button(
+                label=f"{run.label}, tree {t.id}",
+                color="light",
+                margin=(2, 4),
+                description=f"Show the tree of run #{run.id} at this point",
+                width=min(360, 40 + 8 * len(run.label)),
+            )
+            btn.on_click(lambda e, rid=run.id, tid=t.id: self.controller.select(rid, tid))
+            items.append(btn)
+        self.same_point_box.objects = items if others else []
+        self.same_point_box.visible = bool(others)
+
+    def _rerun_more_tests(self) -> None:
+        if self.controller.selected is None:
+            return
+        if self.controller.rerun_with_more_tests(self.controller.selected[0]) is not None:
+            self._start_polling()
+
     def _on_compare_w(self, event) -> None:
         if self._quiet:
             return
         self.controller.compare = None if event.new in (None, -1) else int(event.new)
 
     # -- exports -------------------------------------------------------------------------------------
-    def export(self, kind: str) -> bytes:
-        """The bytes of one export of the selected tree/run: png, svg, txt, json, front_json, front_csv."""
-        run, entry = self.controller.selection()
+    def export(self, kind: str, run_id: int | None = None, tree_id: int | None = None) -> bytes:
+        """The bytes of one export: png, svg, txt, json (a tree), front_json, front_csv (its run).
+
+        The selected tree by default; ``run_id`` (and ``tree_id``, default: the run's best tree) export
+        another one without changing what the screen shows.
+        """
+        if run_id is not None:
+            run = self.controller.run_by_id(run_id)
+            if run is None:
+                raise ValueError(f"no run #{run_id}")
+            entry = run.front[tree_id] if tree_id is not None else run.front.best()
+        else:
+            run, entry = self.controller.selection()
         if run is None and kind.startswith("front") and self.controller.runs:
             run = self.controller.runs[-1]
         if run is None:

@@ -61,15 +61,27 @@ COLUMNS = [
 class ParetoFigure:
     """Train points (tap to select), held-out crosses and one step line per run, with a legend.
 
+    Rows are drawn in run order, so a later run's point covers an earlier one's; a tap on overlapping points
+    selects the one drawn on top (the selected one, else the latest run's).  Hiding a run in the legend
+    hides its points too: they leave the data, so they can be neither seen nor clicked.
+
     Parameters
     ----------
     on_select : callable, optional
         ``on_select(run_id, tree_id)`` when the user taps a train point.
     height : int
+    on_change : callable, optional
+        Called after every change of the figure's models (the notebook route pushes them to the page).
     """
 
-    def __init__(self, on_select: Callable[[int, int], None] | None = None, height: int = 380):
+    def __init__(
+        self,
+        on_select: Callable[[int, int], None] | None = None,
+        height: int = 380,
+        on_change: Callable[[], None] | None = None,
+    ):
         self.on_select = on_select
+        self.on_change = on_change
         self.points = ColumnDataSource({c: [] for c in COLUMNS})
         # run_id only on the train points: it marks the tappable series (the browser tests rely on it)
         self.tests = ColumnDataSource({c: [] for c in COLUMNS if c != "run_id"})
@@ -111,25 +123,57 @@ class ParetoFigure:
         )
         fig.add_layout(self.legend)
         self.figure = fig
-        self._lines: list = []
+        self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self.frame = points_frame([])
         self._muted = False
+        self._args: tuple = ([], "splits", True, None, None)
+        self._selected: tuple | None = None
         self.points.selected.on_change("indices", self._on_indices)
 
-    def _line(self, i: int):
-        while len(self._lines) <= i:
-            src = ColumnDataSource({"x": [], "y": []})
-            self._lines.append(
-                self.figure.step("x", "y", source=src, mode="after", line_width=2, alpha=0.8, level="underlay")
-            )
-        return self._lines[i]
+    @property
+    def hidden(self) -> set[int]:
+        """Ids of the runs hidden with the legend."""
+        return {rid for rid, line in self._lines.items() if not line.visible}
 
-    def update(self, runs, x: str = "splits", show_test: bool = True, selected: tuple | None = None) -> None:
-        """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined."""
-        df = points_frame(runs)
+    def _line(self, run):
+        line = self._lines.get(run.id)
+        if line is None or line.glyph.line_color != run.color:
+            if line is not None:
+                self.figure.renderers = [r for r in self.figure.renderers if r is not line]
+            src = ColumnDataSource({"x": [], "y": []})
+            # The colour is given at creation: setting it on an existing Step later fails validation in
+            # notebooks (a Value(...) wrapper where a Color is expected).
+            line = self.figure.step(
+                "x", "y", source=src, mode="after", line_width=2, alpha=0.8, level="underlay", line_color=run.color
+            )
+            line.on_change("visible", self._on_visible)
+            self._lines[run.id] = line
+        return line
+
+    def update(
+        self,
+        runs,
+        x: str = "splits",
+        show_test: bool = True,
+        selected: tuple | None = None,
+        dominated: dict | None = None,
+    ) -> None:
+        """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined.
+
+        ``dominated`` maps ``(run id, tree id)`` to a "dominated by ..." text shown on hover.
+        """
+        self._args = (list(runs), x, show_test, selected, dominated)
+        live = {run.id for run in runs}
+        gone = [line for rid, line in self._lines.items() if rid not in live]
+        if gone:
+            self.figure.renderers = [r for r in self.figure.renderers if r not in gone]
+            self._lines = {rid: line for rid, line in self._lines.items() if rid in live}
+        lines = [self._line(run) for run in runs]
+        hidden = self.hidden
+        df = points_frame([r for r in runs if r.id not in hidden], dominated)
         self.frame = df
         if len(df):
-            proven = df.proven == "proven optimal"
+            proven = df.optimal.tolist()
             data = {
                 "x": df[x].tolist(),
                 "y": df.train_accuracy.tolist(),
@@ -142,7 +186,6 @@ class ParetoFigure:
             data["test_accuracy"] = df.test_accuracy.fillna(-1).tolist()
         else:
             data = {c: [] for c in COLUMNS}
-        tdata = {k: list(v) for k, v in data.items()}
         if show_test and len(df):
             keep = [i for i, v in enumerate(df.test_accuracy.tolist()) if v == v]  # drop NaN (no held-out rows)
             tdata = {k: [v[i] for i in keep] for k, v in data.items()}
@@ -155,49 +198,77 @@ class ParetoFigure:
             self.points.selected.indices = []  # old indices point at other rows of the new data
             self.points.data = data
             self.tests.data = tdata
-            self.select(selected)
+            self._select(selected)
         finally:
             self._muted = False
         items = []
-        for i, run in enumerate(runs):
-            line = self._line(i)
-            sub = df[df.run_id == run.id]
+        everything = points_frame(runs)
+        for run, line in zip(runs, lines):
+            sub = everything[everything.run_id == run.id]
             stair = _staircase(sub, x, "train_accuracy") if len(sub) else sub
             line.data_source.data = {
                 "x": stair[x].tolist() if len(sub) else [],
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
-            line.glyph.line_color = run.color
-            line.visible = True
             items.append(LegendItem(label=run.label, renderers=[line]))
-        for line in self._lines[len(runs) :]:
-            line.visible = False
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
         self.legend.visible = bool(items)
         self.figure.xaxis.axis_label = X_MEASURES[x]
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def select(self, selected: tuple | None) -> None:
         """Outline the point of ``(run_id, tree_id)`` (no callback)."""
+        self._select(selected)
+        self._changed()
+
+    def _select(self, selected: tuple | None) -> None:
+        self._selected = selected
         idx = []
         if selected is not None and len(self.frame):
             hit = self.frame.index[(self.frame.run_id == selected[0]) & (self.frame.tree == selected[1])]
             idx = [int(hit[0])] if len(hit) else []
-        current = list(self.points.selected.indices)
-        if idx and idx[0] in current:
-            return  # a tap already selected it in the browser: writing back would race the next tap
+        if list(self.points.selected.indices) == idx:
+            return
         muted, self._muted = self._muted, True
         try:
-            if current != idx:
-                self.points.selected.indices = idx
+            self.points.selected.indices = idx
         finally:
             self._muted = muted
+
+    def pick(self, indices, selected: tuple | None = None) -> int | None:
+        """The row a tap on ``indices`` (every point under the cursor) means: the point drawn on top.
+
+        The selected point is drawn over the others (Bokeh draws selections last), then later rows over
+        earlier ones.
+        """
+        rows = [int(i) for i in indices if 0 <= int(i) < len(self.frame)]
+        if not rows:
+            return None
+        if selected is not None:
+            for i in rows:
+                r = self.frame.iloc[i]
+                if (int(r["run_id"]), int(r["tree"])) == tuple(selected):
+                    return i
+        return max(rows)
+
+    def _on_visible(self, attr, old, new) -> None:
+        # a legend click hid or showed a run: its points leave or rejoin the data
+        runs, x, show_test, _, dominated = self._args
+        self.update(runs, x, show_test, self._selected, dominated)
 
     def _on_indices(self, attr, old, new) -> None:
         if self._muted or not new or self.on_select is None:
             return
-        i = int(new[0])
-        if i < len(self.frame):
-            row = self.frame.iloc[i]
-            self.on_select(int(row["run_id"]), int(row["tree"]))
+        i = self.pick(new, self._selected)
+        if i is None:
+            return
+        row = self.frame.iloc[i]
+        if len(new) > 1:  # keep one outlined point: the one whose tree the card shows
+            self._select((int(row["run_id"]), int(row["tree"])))
+        self.on_select(int(row["run_id"]), int(row["tree"]))

@@ -9,7 +9,7 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend with
 import pandas as pd
 
 from treeexplorer.export import rules_lines
-from treeexplorer.front import FrontTree
+from treeexplorer.front import FrontTree, optimality_text
 from treeexplorer.schema import format_number
 
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
@@ -53,8 +53,22 @@ def _info_text(info: dict) -> str:
     return ", ".join(parts) or "-"
 
 
-def points_frame(runs) -> pd.DataFrame:
-    """One row per tree of every run (the Pareto plot's data; row order = Selection1D index)."""
+def claim_text(entry: FrontTree, front, dominated: str | None = None) -> str:
+    """The status of one tree in words: "proven optimal over the 16 tests of MID" or "not proven optimal",
+    followed by "; dominated by run #3 ..." when another run on the same data beats a proven tree."""
+    if not entry.optimal:
+        return "not proven optimal"
+    text = "proven " + optimality_text(front.search_space)
+    return f"{text}; {dominated}" if dominated else text
+
+
+def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
+    """One row per tree of every run (the Pareto plot's data; row order = Selection1D index).
+
+    ``dominated`` maps ``(run id, tree id)`` to a "dominated by run #k ..." text (see
+    :func:`treeexplorer.ui.controller.dominance`); it is appended to the tree's status.
+    """
+    dominated = dominated or {}
     rows = []
     for run in runs:
         for t in run.front:
@@ -73,11 +87,12 @@ def points_frame(runs) -> pd.DataFrame:
                     "test_accuracy": m["test_accuracy"] if m["test_accuracy"] is not None else float("nan"),
                     "train_errors": m["train_errors"],
                     "test_errors": m["test_errors"] if m["test_errors"] is not None else -1,
-                    "proven": "proven optimal" if t.optimal else "not proven",
+                    "proven": claim_text(t, run.front, dominated.get((run.id, t.id))),
                     "info": _info_text(t.info),
+                    "optimal": bool(t.optimal),
                 }
             )
-    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:]]
+    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:], "optimal"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -101,7 +116,7 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     """
     df = points_frame(runs)
     # run_id only on the train series: it identifies the clickable points (browser tests rely on it)
-    vd = ["train_accuracy", *[c for c in HOVER_COLS if c not in (x, "train_accuracy")], "color", "run_id"]
+    vd = ["train_accuracy", *[c for c in HOVER_COLS if c not in (x, "train_accuracy")], "color", "optimal", "run_id"]
     tooltips = [
         ("run", "@run"),
         ("tree", "@tree"),
@@ -128,7 +143,7 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     empty = len(df) == 0
     if empty:
         df = pd.DataFrame({c: pd.Series(dtype=float) for c in df.columns})
-    is_proven = hv.dim("proven") == "proven optimal"
+    is_proven = hv.dim("optimal") == True  # noqa: E712  (a dim expression, not a comparison)
     train = hv.Scatter(df, x, vd).opts(
         color="color",
         size=13,
@@ -144,7 +159,7 @@ def pareto_plot(runs, x: str = "splits", show_test: bool = True, height: int = 3
     )
     layers.append(train)
     if show_test and not empty and df["test_accuracy"].notna().any():
-        vt = ["test_accuracy", *[c for c in HOVER_COLS if c not in (x, "test_accuracy")], "color"]
+        vt = ["test_accuracy", *[c for c in HOVER_COLS if c not in (x, "test_accuracy")], "color", "optimal"]
         test = hv.Scatter(df.dropna(subset=["test_accuracy"]), x, vt, label="held-out").opts(
             color="color",
             marker="x",
@@ -201,12 +216,12 @@ def style_pareto(obj, x: str, height: int = 380):
     )
 
 
-def metrics_frame(entry: FrontTree, front) -> pd.DataFrame:
-    """The selected tree's metrics as a two-column table."""
+def metrics_frame(entry: FrontTree, front, dominated: str | None = None) -> pd.DataFrame:
+    """The selected tree's metrics as a two-column table (``dominated``: see :func:`claim_text`)."""
     m = entry.metrics
     rows = [
         ("tree", f"{entry.id} of {len(front)}"),
-        ("status", "proven optimal" if entry.optimal else "not proven optimal"),
+        ("status", claim_text(entry, front)),
         ("splits / leaves / depth", f"{m['splits']} / {m['leaves']} / {m['depth']}"),
         ("expected tests per sample", format_number(round(float(m["avg_tests"]), 3))),
         ("train accuracy", f"{m['train_accuracy']:.4f} ({m['train_errors']} errors / {front.n_train})"),
@@ -216,12 +231,24 @@ def metrics_frame(entry: FrontTree, front) -> pd.DataFrame:
     rows += [
         ("solver", f"{front.solver} ({front.objective})" if front.objective else front.solver),
         ("discretizer", front.discretizer),
+        ("search space", _search_space_text(front.search_space)),
         ("run status", front.status),
         ("runtime", f"{front.runtime_s:.2f} s"),
     ]
     if entry.info:
         rows.append(("solver info", _info_text(entry.info)))
+    if dominated:
+        rows.insert(2, ("dominated", dominated))
     return pd.DataFrame(rows, columns=["metric", "value"])
+
+
+def _search_space_text(ss: dict | None) -> str:
+    ss = ss or {}
+    if ss.get("kind") == "raw":
+        return "raw features (every threshold)"
+    n = ss.get("n_tests")
+    disc = str(ss.get("discretizer") or "?")
+    return f"{n} binary tests of {disc}" if n is not None else f"the binary tests of {disc}"
 
 
 def rules_markdown(entry: FrontTree) -> str:

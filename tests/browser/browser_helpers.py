@@ -1,0 +1,191 @@
+"""Helpers shared by the browser tests: chromium, a served app, the offline guard, screenshots."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+# without the background-networking flags Chromium itself keeps dialling Google's hosts (not the page's
+# doing, and invisible to the page's request hook); --headless is Playwright's default
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+LOCAL_SCHEMES = {"data", "blob", "about", "chrome", "chrome-extension", "devtools"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def is_local(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in LOCAL_SCHEMES or (parsed.hostname or "") in LOCAL_HOSTS
+
+
+@contextlib.contextmanager
+def served_app(extra_args=(), env_extra=None, log_name="panel-serve.log"):
+    """``panel serve apps/explorer.py`` on a free local port with the stand-in solvers; yields (url, log path)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT)]),
+        "TREEEXPLORER_PLUGINS": "fakes",
+        "TREEEXPLORER_SOLVER": "uigreedy",
+        **(env_extra or {}),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        str(ROOT / "apps" / "explorer.py"),
+        "--port",
+        str(port),
+        "--address",
+        "127.0.0.1",
+        f"--allow-websocket-origin=127.0.0.1:{port}",
+        # forget closed sessions within seconds (default: minutes).  Not much shorter: a page still loading
+        # has no websocket yet, and a session discarded then is rebuilt from its token without the page's
+        # local resource paths, so its stylesheets would point at Panel's CDN (the offline guard fails).
+        "--check-unused-sessions",
+        "500",
+        "--unused-session-lifetime",
+        "15000",
+        *extra_args,
+    ]
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / log_name
+    log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:  # a static file: answers once the server listens, without building a whole session
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/static/js/bokeh.min.js", timeout=5).read(1)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("panel serve exited:\n" + log_path.read_text(errors="replace"))
+                time.sleep(0.3)
+        else:
+            pytest.fail("panel serve did not answer within 90 s")
+        yield f"http://127.0.0.1:{port}/explorer", log_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+class Offline:
+    """Every request of a browser context: local ones go through, any other is refused and remembered."""
+
+    def __init__(self):
+        self.refused: list[str] = []
+
+    def route(self, route) -> None:
+        url = route.request.url
+        if is_local(url):
+            route.continue_()
+        else:
+            self.refused.append(url)
+            route.abort()
+
+    def attach(self, ctx) -> None:
+        ctx.route("**/*", self.route)
+        # websockets are not routed by `route`: watch them on every page of the context
+        ctx.on(
+            "page", lambda pg: pg.on("websocket", lambda ws: None if is_local(ws.url) else self.refused.append(ws.url))
+        )
+
+
+def shot(page, name: str, full_page: bool = True) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+
+# Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
+POINTS_JS = """() => {
+  const views = [];
+  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  const out = [];
+  for (const v of views.filter(v => v.frame && v.renderer_views)) {
+    const rect = v.el.getBoundingClientRect();
+    for (const [m] of v.renderer_views) {
+      const d = m.data_source && m.data_source.data;
+      if (!d || !d.tree || !d.train_accuracy || !d.run_id) continue;
+      const xk = d.x ? "x" : Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
+      for (let i = 0; i < d.tree.length; i++) {
+        out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
+                  leaves: d.leaves ? d.leaves[i] : null, proven: d.proven ? d.proven[i] : null,
+                  x: rect.x + v.frame.x_scale.compute(d[xk][i]),
+                  y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
+      }
+    }
+  }
+  return out;
+}"""
+
+# Bold node labels (tests and leaf classes) drawn by the tree view, in node order.
+TREE_TEXTS_JS = """() => {
+  const out = [];
+  const walk = v => {
+    const d = v.model && v.model.data_source && v.model.data_source.data;
+    const bold = v.model && v.model.glyph && (v.model.glyph.text_font_style || {}).value === "bold";
+    if (d && d.text && bold) out.push(...Array.from(d.text));
+    if (v.child_views) for (const c of v.child_views) walk(c);
+    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
+  };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  return out;
+}"""
+
+# Every text column of the tree view's sources: node tests / hover texts, edge labels, class counts.
+TREE_SOURCE_JS = """() => {
+  const out = {test: [], text: [], majority: [], classes: []};
+  const walk = v => {
+    const d = v.model && v.model.data_source && v.model.data_source.data;
+    for (const k of Object.keys(out)) if (d && d[k]) out[k].push(...Array.from(d[k]));
+    if (v.child_views) for (const c of v.child_views) walk(c);
+    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
+  };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  return out;
+}"""
+
+# The Pareto plot's x-axis label as drawn.
+AXIS_LABEL_JS = """() => {
+  const out = [];
+  const walk = v => {
+    if (v.model && v.model.type === "LinearAxis" || (v.model && v.model.constructor.name === "LinearAxis"))
+      out.push(v.model.axis_label);
+    if (v.child_views) for (const c of v.child_views) walk(c);
+    if (v.renderer_views) for (const [, rv] of v.renderer_views) walk(rv);
+  };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  return out;
+}"""

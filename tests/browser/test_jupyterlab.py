@@ -1,0 +1,149 @@
+"""The quickstart notebook in a real JupyterLab (Debian's chromium): Run All, click a Pareto point of the inline
+Explorer, switch the complexity axis to Leaves, and check that the screen follows, with no traceback in any
+output and nothing fetched from outside localhost (``offline`` guard, conftest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from browser_helpers import ARTIFACTS, AXIS_LABEL_JS, CHROMIUM, POINTS_JS, ROOT, free_port, shot
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+NOTEBOOK = ROOT / "notebooks" / "quickstart.ipynb"
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    pytest.importorskip("jupyterlab")
+    work = tmp_path_factory.mktemp("lab")
+    shutil.copy(NOTEBOOK, work / "quickstart.ipynb")  # the run saves outputs: never into the checkout
+    port = free_port()
+    home = work / "home"  # a private Jupyter config/runtime: no user settings, workspaces or news
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "IPYTHONDIR": str(home / "ipython"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--allow-root",  # CI containers run as root
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={work}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",  # the default one asks PyPI
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / "jupyterlab.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/api/status", timeout=5).read()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail("jupyter lab exited:\n" + log_path.read_text(errors="replace"))
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("jupyter lab did not answer within 120 s")
+    yield base, work
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell')).map(c => ({
+  prompt: (c.querySelector('.jp-InputPrompt') || {}).textContent || '',
+  text: (c.querySelector('.jp-OutputArea') || {}).innerText || '',
+  stderr: Array.from(c.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')).map(e => e.innerText),
+  canvases: c.querySelectorAll('.jp-OutputArea canvas, .jp-OutputArea .bk-Canvas').length
+    + Array.from(c.querySelectorAll('.jp-OutputArea *')).filter(e => e.shadowRoot
+        && e.shadowRoot.querySelector('canvas')).length,
+}))"""
+
+
+def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_page):
+    base, work = lab
+    page = new_page(f"{base}/lab/tree/quickstart.ipynb", 1600, 1000, wait_for=".jp-Notebook .jp-CodeCell")
+    page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\"idle\"]') !== null",
+        timeout=120_000,
+    )
+    print("lab open; run all", flush=True)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # every code cell has run: a number in its prompt, no "[*]"
+    page.wait_for_function(
+        f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=300_000, polling=1000
+    )
+    print("all cells ran", flush=True)
+    shot(page, "11_jupyterlab_run_all_done", full_page=False)
+    cells = page.evaluate(CELLS_JS)
+    outputs = " ".join(c["text"] for c in cells)
+    assert "Traceback" not in outputs and "Error" not in outputs, outputs[-2000:]
+    assert not [s for c in cells for s in c["stderr"] if "Traceback" in s or "Error" in s]
+    # the "front, inline" cell draws a plot (HoloViews' notebook display is loaded), not a text repr
+    front_cell = next(c for c in cells if "front_plot(" in c["text"] or c["canvases"])
+    assert ":Overlay" not in front_cell["text"]
+    # the inline Explorer: its default run is drawn
+    explorer = page.locator(".jp-CodeCell:has-text('tx.Explorer(dataset=\"iris\")')")
+    explorer.scroll_into_view_if_needed()
+    page.wait_for_function(
+        f"() => ({POINTS_JS})().some(p => p.run === 1 && p.leaves !== null)", timeout=120_000, polling=500
+    )
+    shot(page, "11_jupyterlab_after_run_all", full_page=False)
+    # click a point of the Explorer's plot: its tree card follows
+    pts = [p for p in page.evaluate(POINTS_JS) if p["run"] == 1]
+    pt = next(p for p in pts if p["splits"] == 1)
+    page.mouse.click(pt["x"], pt["y"])
+    page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 splits/", timeout=30_000)
+    title = page.locator("p:has-text(', tree ')").first.text_content()
+    tree_id = int(title.split(", tree ")[1].split(":")[0])
+    metrics = page.locator(".jp-OutputArea table").last.text_content()
+    assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
+    # switch the complexity axis to Leaves: the axis label and the points' positions change on screen
+    before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(POINTS_JS)}
+    page.get_by_role("button", name="Leaves", exact=True).last.click()
+    page.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
+    after = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(POINTS_JS)}
+    assert after != before
+    page.wait_for_timeout(500)
+    shot(page, "12_jupyterlab_leaves_axis", full_page=False)
+    cells = page.evaluate(CELLS_JS)
+    outputs = " ".join(c["text"] for c in cells)
+    assert "Traceback" not in outputs and "ValueError" not in outputs
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_timeout(1500)
+    saved = json.loads((work / "quickstart.ipynb").read_text())
+    assert any(c.get("outputs") for c in saved["cells"])  # saved after the run
+    assert not [o for c in saved["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
