@@ -86,7 +86,7 @@ async def one_session(browser, url: str, clicks: int, timeout: float, start: asy
             await page.mouse.move(5, 5)  # away first: a hover tooltip may cover the next point
             t0 = time.perf_counter()
             await page.mouse.click(pt["x"], pt["y"])
-            await page.get_by_text(re.compile(rf"#2 .*, tree {pt['tree']}: \d+ splits")).first.wait_for(
+            await page.get_by_text(re.compile(rf", tree {pt['tree']}: \d+ splits")).first.wait_for(
                 timeout=timeout * 1000
             )
             if i:  # the first click may hit the tree already shown
@@ -170,6 +170,19 @@ def measure(n: int, clicks: int, timeout: float, extra_args: list[str]) -> dict:
     }
 
 
+def _row(r: dict) -> str:
+    def ms(xs):
+        return f"{1000 * statistics.median(xs):.0f} / {1000 * pct(xs, 0.95):.0f}" if xs else "n/a"
+
+    def sec(xs):
+        return f"{statistics.median(xs):.2f} / {pct(xs, 0.95):.2f}" if xs else "n/a"
+
+    return (
+        f"| {r['n']} | {sec(r['first'])} | {sec(r['run'])} | {ms(r['lat'])} (n={len(r['lat'])}) "
+        f"| {len(r['errors'])} | {r['peak']:.0f} (idle {r['base']:.0f}) | {r['load'][0]:.1f} → {r['load'][1]:.1f} |"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 8, 16])
@@ -192,32 +205,19 @@ def main(argv=None) -> int:
         os.environ["TREEEXPLORER_MAX_JOBS"] = str(args.max_jobs)
     mode = f"panel serve {' '.join(extra) or '(default)'}; max jobs {os.environ.get('TREEEXPLORER_MAX_JOBS', 'cores')}"
     print(f"{mode}; {os.cpu_count()} CPUs; clicks per page {args.clicks}")
-    rows = []
-    for n in args.sizes:
-        n = min(n, args.max_pages)
-        r = measure(n, args.clicks, args.timeout, extra)
-        rows.append(r)
-        print(f"  N={n}: done in {r['wall']:.1f} s, errors {len(r['errors'])}", flush=True)
-        for e in r["errors"][:3]:
-            print(f"    {e}")
-    print()
     print(
         "| sessions | page → first front median / p95 (s) | Run → front median / p95 (s) "
         "| UI latency median / p95 (ms) | errors | peak server RSS (MB) | load avg (start → end) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    rows = []
+    for n in args.sizes:
+        r = measure(min(n, args.max_pages), args.clicks, args.timeout, extra)
+        rows.append(r)
+        print(_row(r), flush=True)
     for r in rows:
-
-        def ms(xs):
-            return f"{1000 * statistics.median(xs):.0f} / {1000 * pct(xs, 0.95):.0f}" if xs else "n/a"
-
-        def s(xs):
-            return f"{statistics.median(xs):.2f} / {pct(xs, 0.95):.2f}" if xs else "n/a"
-
-        print(
-            f"| {r['n']} | {s(r['first'])} | {s(r['run'])} | {ms(r['lat'])} (n={len(r['lat'])}) "
-            f"| {len(r['errors'])} | {r['peak']:.0f} (idle {r['base']:.0f}) | {r['load'][0]:.1f} → {r['load'][1]:.1f} |"
-        )
+        for e in r["errors"][:3]:
+            print(f"N={r['n']} error: {e}")
     target = next((r for r in rows if r["n"] == 8), None)
     if target is not None and target["first"]:
         ok = (
