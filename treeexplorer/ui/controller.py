@@ -7,7 +7,6 @@ colour and a label), the selected tree and the running job.  Views watch its par
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,11 +20,12 @@ from treeexplorer.data import (
     ManyClassesError,
     bundled_datasets,
     load_dataset,
-    read_text_table,
+    read_table_bytes,
 )
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
+from treeexplorer.ui.admission import max_upload_bytes
 from treeexplorer.ui.jobs import Job, readable_error
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
     "dominance",
 ]
 
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
 MAX_UPLOAD_ROWS = 200_000
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -136,8 +136,7 @@ def _dominated_by(front: Front, others: dict) -> dict[int, tuple[object, int, st
 def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
     """Read an uploaded CSV/TSV/Parquet file into a DataFrame, refusing anything else with a clear message.
 
-    Nothing is executed; a Parquet file is written to a private temporary directory (deleted at once)
-    because the reader needs a seekable file.
+    Nothing is executed and nothing is written to disk: a Parquet file is read from an in-memory buffer.
     """
     name = Path(filename or "upload").name
     if not content:
@@ -152,21 +151,7 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
         raise DataError(
             f"{name}: unsupported file type {suffix or '(none)'}; upload a .csv, .tsv, .txt or .parquet file"
         )
-    if suffix in (".parquet", ".pq"):
-        with tempfile.TemporaryDirectory(prefix="treeexplorer-upload-") as tmp:
-            path = Path(tmp) / "upload.parquet"
-            path.write_bytes(content)
-            try:
-                return pd.read_parquet(path)
-            except Exception as exc:  # pyarrow raises many types; all mean "not a readable Parquet file"
-                raise DataError(f"{name}: not a readable Parquet file ({exc})") from None
-    if b"\x00" in content[:4096]:
-        raise DataError(f"{name}: looks like a binary file, not {suffix[1:].upper()} text")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = content.decode("latin-1")
-    return read_text_table(text, name)
+    return read_table_bytes(content, name)  # the one reader: format by content, UTF-16, gzip, ...
 
 
 @dataclass
@@ -529,7 +514,7 @@ class Controller(param.Parameterized):
             )
 
         self.error = ""
-        self.job = Job(work, settings.time_limit, label=settings.label())
+        self.job = Job(work, settings.time_limit, label=settings.label(), session=id(self))
         self.job.settings = settings
         self.job.data_key, self.job.data_label = self.data_key(), self.data_label()
         self.running = True

@@ -4,6 +4,10 @@ The worker never touches widgets.  It pushes ``("progress", dict)``, ``("done", 
 ``("error", message)`` events; the UI thread drains them with :meth:`Job.events` (the Explorer does so
 from a periodic callback), so Bokeh documents are only modified from their own thread.  Solver kernels
 release the GIL, so the UI stays responsive while a job runs.
+
+Before solving, a job takes a slot from the process-wide :mod:`~treeexplorer.ui.admission` scheduler
+(a server-wide cap on concurrent solves); while it waits, its place in the queue arrives as a
+``progress`` event whose phase reads ``queued: 2 ahead of you``, and cancelling takes it out of the queue.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ import queue
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from treeexplorer.data import DataError
 from treeexplorer.solvers import Cancelled, Control
+from treeexplorer.ui.admission import AdmissionError, Scheduler, get_scheduler, queued_text
 
 __all__ = ["Job", "readable_error"]
 
@@ -42,9 +47,20 @@ class Job:
         Seconds; the solver returns its best-so-far marked not proven.
     label : str
         Shown in progress messages.
+    session : hashable, optional
+        Whose job this is, for the scheduler's per-session limit (None: not limited).
+    scheduler : Scheduler, optional
+        Admission control; default the process-wide :func:`~treeexplorer.ui.admission.get_scheduler`.
     """
 
-    def __init__(self, work: Callable[[Control], object], time_limit: float | None = None, label: str = ""):
+    def __init__(
+        self,
+        work: Callable[[Control], object],
+        time_limit: float | None = None,
+        label: str = "",
+        session: Hashable | None = None,
+        scheduler: Scheduler | None = None,
+    ):
         self.label = label
         self._queue: queue.Queue = queue.Queue()
         self.control = Control(time_limit, progress=self._on_progress, poll_interval=0.2)
@@ -53,17 +69,33 @@ class Job:
         self.started_at = None
         self.finished = threading.Event()
         self.last_progress: dict = {}
+        self.session = session
+        self._scheduler = scheduler
+        self.ticket = None
 
     def start(self) -> Job:
         self.started_at = time.perf_counter()
+        try:  # queued here, on the caller's thread, so the queue keeps the order of the clicks
+            self.ticket = (self._scheduler or get_scheduler()).submit(self.session)
+        except AdmissionError as exc:
+            self._queue.put(("error", str(exc)))
+            self.finished.set()
+            return self
         self._thread.start()
         return self
 
     def _on_progress(self, info: dict) -> None:
         self._queue.put(("progress", dict(info)))
 
+    def _on_queued(self, ahead: int) -> None:
+        # phase only: the status line then reads "<run>: queued: 2 ahead of you" (it changes on each move)
+        self._queue.put(("progress", {"phase": queued_text(ahead)}))
+
     def _main(self) -> None:
         try:
+            if not self.ticket.wait(self._on_queued, should_stop=lambda: self.control.cancelled):
+                self._queue.put(("cancelled", "cancelled while queued, before it started"))
+                return
             result = self._work(self.control)
         except Cancelled:
             self._queue.put(("cancelled", "cancelled before any tree was found"))
@@ -73,12 +105,15 @@ class Job:
         else:
             self._queue.put(("done", result))
         finally:
+            self.ticket.release()
             self.control.stop()
             self.finished.set()
 
     def cancel(self) -> None:
-        """Ask the solver to stop; it returns what it found so far."""
+        """Ask the solver to stop (it returns what it found so far), or leave the queue."""
         self.control.cancel()
+        if self.ticket is not None:
+            self.ticket.cancel()
 
     @property
     def running(self) -> bool:

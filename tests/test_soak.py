@@ -1,0 +1,39 @@
+"""Soak: opening and closing many sessions on a real ``panel serve`` leaves nothing behind.
+
+The 200-session version is ``benchmarks/bench_soak.py``; this one opens 30 (after a warm-up) with
+websocket clients and checks that the server's threads, open files and memory stay within 10 % and that
+no job is left running or queued.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)"),
+]
+
+
+def test_many_sessions_leave_threads_files_memory_flat():
+    pytest.importorskip("bokeh.client")
+    from bench_soak import growth, soak
+
+    r = soak(n_sessions=30, parallel=3, warmup=9, max_seconds=600, verbose=False)
+    assert r["sessions"] == 30 and not r["errors"], r["errors"][:3]
+    before, after = r["before"], r["after"]
+    g = growth(before, after)
+    # small absolute slack: a count of ~30 threads may differ by one pool worker between two readings
+    assert after["threads"] <= max(before["threads"] * 1.10, before["threads"] + 2), (before, after)
+    assert after["fds"] <= max(before["fds"] * 1.10, before["fds"] + 3), (before, after)
+    assert g["rss_mb"] <= 0.10, (before, after)
+    stats = r["stats"]
+    assert stats["jobs"] == stats["running"] == stats["queued"] == stats["held"] == 0, stats
+    assert stats["admitted"] >= 39  # every session solved once
+    assert "Traceback" not in r["log"], r["log"][-3000:]
