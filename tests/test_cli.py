@@ -190,3 +190,21 @@ def test_plugin_solver_and_unavailable_module_in_the_cli(tmp_path):
     r = cli("solve", "iris", "--solver", "nope")
     assert r.returncode == EXIT_BAD_INPUT
     assert "unknown solver 'nope'; choose one of cart, dpdt, murtree, branches, sat, majority" in r.stderr
+
+
+def test_app_server_settings_are_checked_and_passed_on(monkeypatch):
+    import os
+
+    import treeexplorer.app as app
+    from treeexplorer.cli import main
+
+    seen = {}
+    monkeypatch.setattr(
+        app, "serve", lambda *a, **kw: seen.update(kw, env=os.environ.get("TREEEXPLORER_MAX_JOBS")) or 0
+    )
+    monkeypatch.setattr(os, "_exit", lambda code: seen.setdefault("exit", code))
+    monkeypatch.delenv("TREEEXPLORER_MAX_JOBS", raising=False)
+    main(["app", "iris", "--max-jobs", "3", "--num-threads", "2", "--no-show"])
+    assert seen["num_threads"] == 2 and seen["env"] == "3" and seen["exit"] == 0
+    monkeypatch.delenv("TREEEXPLORER_MAX_JOBS", raising=False)
+    assert main(["app", "iris", "--max-jobs", "0"]) == 2  # one clear line, exit 2

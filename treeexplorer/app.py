@@ -77,6 +77,7 @@ def serve(
     address: str = "localhost",
     show: bool = False,
     out=None,
+    num_threads: int | None = None,
 ) -> int:
     """Serve the explorer until Ctrl-C; returns the exit code (0).
 
@@ -93,9 +94,12 @@ def serve(
         Open a browser tab.
     out : file, optional
         Where the address is printed (default standard output).
+    num_threads : int, optional
+        Panel's thread pool for concurrent sessions (``panel serve --num-threads``).
     """
     import panel as pn
 
+    from treeexplorer.ui.admission import max_upload_bytes
     from treeexplorer.ui.warm import warm_up_in_background
 
     data = data or "iris"
@@ -120,7 +124,9 @@ def serve(
         start=False,
         title=TITLE,
         verbose=False,
-        websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_SIZE,
+        # an upload travels base64-encoded (4/3 of its size) in one websocket message
+        websocket_max_message_size=max(WEBSOCKET_MAX_MESSAGE_SIZE, int(max_upload_bytes() * 1.4) + 2**20),
+        **({} if num_threads is None else {"num_threads": num_threads}),
     )
     url = f"http://{'localhost' if address in ('', '0.0.0.0') else address}:{server.port}/"
     print(f"treeexplorer app serving {data} at {url} (Ctrl-C to stop)", file=out, flush=True)

@@ -119,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--show", action=argparse.BooleanOptionalAction, default=False, help="open a browser tab (default: no)"
     )
+    a.add_argument("--num-threads", type=int, help="Panel's thread pool for concurrent sessions (default: none)")
+    a.add_argument(
+        "--max-jobs", type=int, help="solves running at once server-wide; more wait in a queue (default: cores)"
+    )
+    a.add_argument("--max-upload-mb", type=float, help="largest upload accepted, in MB (default 20)")
     return p
 
 
@@ -339,9 +344,26 @@ def _cmd_solvers(a) -> int:
 def _cmd_app(a) -> int:
     import os
 
+    # Read by treeexplorer.ui.admission when the UI is imported, so they are set before it.
+    for flag, env in (("max_jobs", "TREEEXPLORER_MAX_JOBS"), ("max_upload_mb", "TREEEXPLORER_MAX_UPLOAD_MB")):
+        value = getattr(a, flag)
+        if value is not None:
+            if value <= 0:
+                raise ValueError(f"--{flag.replace('_', '-')} must be > 0, got {value}")
+            os.environ[env] = str(value)
+    if a.num_threads is not None and a.num_threads < 0:
+        raise ValueError(f"--num-threads must be >= 0, got {a.num_threads}")
     from treeexplorer.app import serve
 
-    code = serve(a.data, target=a.target, solver=a.solver, port=a.port, address=a.address, show=a.show)
+    code = serve(
+        a.data,
+        target=a.target,
+        solver=a.solver,
+        port=a.port,
+        address=a.address,
+        show=a.show,
+        num_threads=a.num_threads,
+    )
     # Leave at once: a solve still running in a worker thread (or the kernel warm-up) would otherwise hold the
     # interpreter's exit until it finishes, and Ctrl-C must end the command within 2 s.
     sys.stdout.flush()
