@@ -189,7 +189,9 @@ def test_plugin_solver_and_unavailable_module_in_the_cli(tmp_path):
     assert "plugin txcli_broken: unavailable (ImportError: needs libfoo)" in r.stdout
     r = cli("solve", "iris", "--solver", "nope")
     assert r.returncode == EXIT_BAD_INPUT
-    assert "unknown solver 'nope'; choose one of cart, dpdt, murtree, branches, sat, majority" in r.stderr
+    from treeexplorer.registry import SOLVER_NAMES
+
+    assert f"unknown solver 'nope'; choose one of {', '.join(SOLVER_NAMES)}, majority" in r.stderr
 
 
 def test_app_server_settings_are_checked_and_passed_on(monkeypatch):

@@ -555,8 +555,12 @@ def test_unreadable_paths_are_one_line(capsys, tmp_path):
     one_line_error(capsys, ["discretize", "iris", "--method", "mdlp", "--out", str(tmp_path / "no" / "t.json")])
 
 
-def test_param_shadowed_by_a_solve_option_is_said(capsys):
-    one_line_error(capsys, ["solve", "iris", "-P", "criterion=gini"], "cannot be set here; it keeps its default")
+def test_solver_criterion_is_not_shadowed_by_the_discretizer(capsys):
+    from treeexplorer.cli import main
+
+    # -P criterion is the solver's own (CART), no longer taken by MID's --criterion
+    assert main(["solve", "iris", "--solver", "cart", "-P", "criterion=entropy", "--max-depth", "2"]) == 0
+    assert "error" not in capsys.readouterr().err
 
 
 def test_names_equal_once_stripped_or_row_names_meeting_unnamed_are_duplicates(tmp_path):

@@ -77,7 +77,7 @@ def test_grid_is_validated_like_solve():
     for grid, message in [
         ({"solver": ["nope"]}, "grid solver: unknown solver 'nope'"),
         ({"max_depth": [-5]}, "grid max_depth: parameter 'max_depth' must be >= -1, got -5"),
-        ({"max_depth": ["deep"]}, "parameter 'max_depth' must be int, got 'deep'"),
+        ({"max_depth": ["deep"]}, "parameter 'max_depth' must be an integer, got 'deep'"),
         ({"sparsity": [0.1]}, "grid sparsity: solver 'cart' does not use sparsity"),
         ({"discretizer": ["fancy"]}, "grid discretizer: unknown discretizer 'fancy'"),
         ({"n_bins": [0]}, "grid n_bins: n_bins must be a positive integer, got 0"),

@@ -109,11 +109,6 @@ def check_majority_labels(page) -> None:
         assert counts[label] == max(counts.values()), f"node labelled {label!r} but its counts are {counts}"
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    strict=False,
-    reason="SAT's internal-node predictions are fixed on the trustcore branch (issue 12 item 1); drop at merge",
-)
 def test_sat_trees_name_the_majority_class_at_every_node(app):
     # the real SAT solver (pysat): its internal nodes once all read the first class ("setosa 0%")
     select(app, "Solver", "sat")

@@ -151,6 +151,8 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
         raise DataError(
             f"{name}: unsupported file type {suffix or '(none)'}; upload a .csv, .tsv, .txt or .parquet file"
         )
+    if suffix in (".parquet", ".pq") and not content.startswith(b"PAR1"):
+        raise DataError(f"{name}: not a readable Parquet file (no Parquet header); upload the table itself")
     return read_table_bytes(content, name)  # the one reader: format by content, UTF-16, gzip, ...
 
 
