@@ -33,6 +33,7 @@ from treeexplorer.ui.controller import (
     solver_spec,
 )
 from treeexplorer.ui.jobs import readable_error
+from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
 from treeexplorer.ui.views import (
@@ -366,6 +367,12 @@ class Explorer(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        view = self._create_view()
+        bundle = view._repr_mimebundle_(include, exclude)
+        keep_local(view)  # what appears later in this display (tree card, tables) keeps local stylesheets
+        return bundle
 
     def app(self, title: str = "treeexplorer · optimal decision trees"):
         """The full-page version for ``panel serve`` (same widgets in a template)."""
