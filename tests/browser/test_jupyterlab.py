@@ -106,6 +106,21 @@ _LAST_ROOT = """walk(Object.values(Bokeh.index).filter(r => {
 assert _ALL_ROOTS in POINTS_JS
 EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _LAST_ROOT)
 
+LEGEND_JS = (
+    """() => {
+  const views = [];
+  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
+  """
+    + _LAST_ROOT
+    + """
+  const out = [];
+  for (const m of views[0].model.document.all_models)  // the legends of the Explorer's document
+    if (Array.isArray(m.items) && m.location !== undefined && m.visible)
+      for (const it of m.items) out.push(it.label && (it.label.value !== undefined ? it.label.value : it.label));
+  return out;
+}"""
+)
+
 SCROLL_TO_PLOT_JS = (
     """() => {
   const views = [];
@@ -188,6 +203,11 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     assert after != before
     page.wait_for_timeout(500)
     shot(page, "12_jupyterlab_leaves_axis", full_page=False)
+    # untick "held-out points": the held-out crosses leave the plot and its legend
+    assert "held-out accuracy" in page.evaluate(LEGEND_JS)
+    page.locator(".bk-Checkbox", has_text="held-out points").locator("input[type=checkbox]").last.uncheck()
+    page.wait_for_function(f"() => !({LEGEND_JS})().includes('held-out accuracy')", timeout=30_000)
+    shot(page, "12_jupyterlab_no_heldout", full_page=False)
     cells = page.evaluate(CELLS_JS)
     outputs = " ".join(c["text"] for c in cells)
     assert "Traceback" not in outputs and "ValueError" not in outputs
