@@ -133,7 +133,10 @@ class Explorer(pn.viewable.Viewer):
         if c.load_bundled(self.dataset):
             self._on_data()
         if self.run_default and self.solver_w.options:
-            self.run_now(wait=True)
+            # served: the first run goes to the background like any other, so building the page never waits
+            # for a solve (sessions opening together would queue behind each other on the server's event
+            # loop); in a notebook or script the Explorer comes back with its first front
+            self.run_now(wait=self._doc is None)
         self._on_runs()
         broken = broken_solvers()
         if broken:
