@@ -16,7 +16,7 @@ from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limi
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
-from treeexplorer.tree import Tree
+from treeexplorer.tree import Tree, shorten_thresholds
 from treeexplorer.warm import ensure_warm
 
 __all__ = ["solve", "prepare", "Prepared", "numeric_features", "run_prepared"]
@@ -557,6 +557,7 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
                 continue
             seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
     _fill_metrics(list(seen.values()), prep, control)
+    shorten_thresholds([e.tree for e in seen.values()], prep.X_train, prep.X_test)  # the text's thresholds
     trees = sorted(
         seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
     )

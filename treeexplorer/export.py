@@ -81,11 +81,13 @@ def path_conditions(tree: Tree, path) -> list[str]:
         if c not in order:
             order.append(c)
         if cond.op == OP_LE:
+            # Merge on the exact thresholds; show the tightest one's short form (Tree.shown_threshold).
             lo, hi = bounds.setdefault(c, [None, None])
+            shown = (cond.value, tree.shown_threshold(k))
             if negate:
-                bounds[c][0] = cond.value if lo is None else max(lo, cond.value)
+                bounds[c][0] = shown if lo is None else max(lo, shown)
             else:
-                bounds[c][1] = cond.value if hi is None else min(hi, cond.value)
+                bounds[c][1] = shown if hi is None else min(hi, shown)
         elif cond.op == OP_EQ and not negate:
             equal[c] = cond
         else:
@@ -95,7 +97,7 @@ def path_conditions(tree: Tree, path) -> list[str]:
     for c in order:
         name = schema.columns[c].name
         if c in bounds:
-            lo, hi = bounds[c]
+            lo, hi = (None if b is None else b[1] for b in bounds[c])
             if lo is not None and hi is not None:
                 out.append(f"{format_number(lo)} < {name} <= {format_number(hi)}")
             elif hi is not None:

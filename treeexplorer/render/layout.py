@@ -15,7 +15,7 @@ from pathlib import Path
 
 from treeexplorer.front import optimality_text
 from treeexplorer.schema import format_number
-from treeexplorer.tree import Tree
+from treeexplorer.tree import Tree, class_text
 
 __all__ = [
     "NodeBox",
@@ -23,6 +23,7 @@ __all__ = [
     "TreeLayout",
     "layout_tree",
     "class_colors",
+    "class_legend",
     "PALETTE",
     "FONT_PATH",
     "BOLD_FONT_PATH",
@@ -73,6 +74,17 @@ def text_width(text: str, size: int = FONT_SIZE, bold: bool = False) -> float:
 def class_colors(n_classes: int) -> list[str]:
     """One colour per class from the colour-blind-safe palette (cycled beyond eight classes)."""
     return [PALETTE[i % len(PALETTE)] for i in range(n_classes)]
+
+
+def class_legend(schema) -> list[tuple[str, str]]:
+    """``(class text, colour)`` per class, in class order: the colours every tree view and export uses.
+
+    ``schema`` is a :class:`~treeexplorer.schema.Schema` or anything with one (a Tree); numeric labels read
+    ``class 0`` (:func:`treeexplorer.tree.class_text`).
+    """
+    schema = getattr(schema, "schema", schema)
+    colors = class_colors(schema.n_classes)
+    return [(class_text(schema, i), colors[i]) for i in range(schema.n_classes)]
 
 
 def _rgb(color: str) -> tuple[int, int, int]:
@@ -232,13 +244,16 @@ def layout_tree(tree: Tree) -> TreeLayout:
         details = {
             "node": str(k),
             "samples": str(n),
-            "classes": ", ".join(f"{tree.schema.class_name(i)}: {int(c)}" for i, c in enumerate(counts)),
+            "classes": ", ".join(f"{tree.class_text(i)}: {int(c)}" for i, c in enumerate(counts)),
             "majority": f"{tree.leaf_label(k)} ({_percent(d['purity'])})",
         }
         if tree.is_multi(k):
             details["test"] = f"{tree.node_text(k)}: {len(tree.child_list(k))} branches, one per category"
         elif not tree.is_leaf(k):
             details["test"] = tree.node_text(k)
+            exact = tree.condition(k).value
+            if tree.shown_threshold(k) != exact:  # the label is the short form: hover gives the split itself
+                details["test"] += f" (split at {format_number(exact)})"
         else:
             details["prediction"] = tree.leaf_label(k)
         nodes.append(
@@ -273,7 +288,7 @@ def layout_tree(tree: Tree) -> TreeLayout:
 
     width = max((b.x1 for b in nodes), default=0.0) + GAP_X / 2
     height = max((b.bottom for b in nodes), default=0.0)
-    legend = [(tree.schema.class_name(i), colors[i]) for i in range(tree.n_classes)]
+    legend = class_legend(tree.schema)
     return TreeLayout(nodes, edges, float(width), float(height), legend)
 
 
