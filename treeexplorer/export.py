@@ -18,9 +18,11 @@ __all__ = [
     "tree_from_json",
     "front_csv",
     "front_json",
+    "CSV_PROVENANCE",
     "provenance_lines",
     "export_bytes",
     "EXPORT_FORMATS",
+    "canonical_format",
     "TREE_FORMATS",
     "FRONT_FORMATS",
     "TEXT_FORMATS",
@@ -39,7 +41,12 @@ EXPORT_FORMATS = {
     "front_csv": ".csv",
 }
 TEXT_FORMATS = frozenset(EXPORT_FORMATS) - {"png"}  # UTF-8 text: may go to a terminal
-_ALIASES = {"txt": "rules"}
+_ALIASES = {"txt": "rules", "csv": "front_csv"}  # a tree has no CSV: "csv" is the front's table
+
+
+def canonical_format(fmt: str) -> str:
+    """The :data:`EXPORT_FORMATS` key ``fmt`` names (``txt`` is ``rules``, ``csv`` is ``front_csv``)."""
+    return _ALIASES.get(fmt, fmt)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -195,10 +202,21 @@ def tree_from_json(text: str) -> Tree:
     return Tree.from_dict(d)
 
 
+# Provenance columns the front CSV ends with (same value on every row): the header line comes first, so
+# pandas.read_csv and spreadsheets read the file as it is; the parameters and notices are in the front JSON.
+CSV_PROVENANCE = ("dataset", "solver", "discretizer", "objective", "status", "optimality")
+
+
 def front_csv(front) -> str:
-    """The front's table (one row per tree) as CSV with a provenance comment header."""
-    header = "".join(f"# {line}\n" for line in provenance_lines(front))
-    return header + front.to_frame().to_csv(index=False)
+    """The front's table (one row per tree, :meth:`Front.to_frame`) as CSV, header line first.
+
+    The run's provenance follows as constant columns (:data:`CSV_PROVENANCE`; ``optimality`` says what the
+    ``optimal`` column ranges over); the front JSON has the rest (parameters, notices, the trees).
+    """
+    table = front.to_frame()
+    for key in CSV_PROVENANCE:
+        table[key] = optimality_line(front).removeprefix("optimality: ") if key == "optimality" else getattr(front, key)
+    return table.to_csv(index=False)
 
 
 def front_json(front) -> str:
@@ -212,7 +230,8 @@ def export_bytes(fmt: str, front, entry=None) -> bytes:
     Parameters
     ----------
     fmt : str
-        A key of :data:`EXPORT_FORMATS` (or ``txt`` for ``rules``); text formats are UTF-8.
+        A key of :data:`EXPORT_FORMATS` (or ``txt`` for ``rules``, ``csv`` for ``front_csv``); text formats
+        are UTF-8.
     front : Front
         Gives the provenance header, and the tree table for front formats.
     entry : FrontTree, optional
@@ -223,7 +242,7 @@ def export_bytes(fmt: str, front, entry=None) -> bytes:
     ValueError
         Unknown format, or a tree format without a tree.
     """
-    fmt = _ALIASES.get(fmt, fmt)
+    fmt = canonical_format(fmt)
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "front_json":

@@ -470,8 +470,7 @@ class Tree:
                 c = Condition.from_list(node["test"])
                 column[k], op[k], value[k] = c.column, c.op, c.value
                 t[k], f[k] = node["true"], node["false"]
-                if node.get("display") is not None:
-                    shown[k] = float(node["display"])
+                shown[k] = _shown_from_json(node.get("display"), value[k])
             elif "multiway" in node:
                 m = node["multiway"]
                 column[k], op[k], f[k] = m["column"], OP_MULTI, m["fallback"]
@@ -490,6 +489,15 @@ class Tree:
 
 # Re-exported for renderers that colour by operator.
 OPS = {OP_LE: "≤", OP_EQ: "=", OP_MULTI: "∈"}
+
+
+def _shown_from_json(text, exact: float) -> float:
+    """A node's ``display`` string read back; one that is not a finite number shows the exact threshold."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return np.nan
+    return v if np.isfinite(v) else np.nan
 
 
 def class_text(schema: Schema, code: int) -> str:
