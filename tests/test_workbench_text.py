@@ -169,3 +169,58 @@ def test_class_legend_html_lists_every_class_with_its_colour():
     evil = Schema((Column("x", "numeric"),), "y", ("<b>", "a&b"))
     html = legend_html(evil, title=None)
     assert "&lt;b&gt;" in html and "a&amp;b" in html and "<b>" not in html
+
+
+# -- the MID anytime front keeps its non-dominated trees -----------------------------------------------------------
+
+
+def test_mid_anytime_front_keeps_the_non_dominated_trees(tmp_path):
+    from treeexplorer.front import COMPLEXITY_MEASURES, Front, pareto_mask
+
+    events = []
+    front = tx.solve(
+        "breast_cancer", solver="cart", discretizer="mid", mid_budget=30, test_size=0.3, progress=events.append
+    )
+    assert front.status == "done" and front.dominated  # the loop's inner runs overlap: some trees are beaten
+    everyone = front.trees + front.dominated
+    assert sorted(t.id for t in everyone) == list(range(len(everyone)))
+    acc = [t.metrics["train_accuracy"] for t in everyone]
+    on_some_front = np.zeros(len(everyone), dtype=bool)
+    for x in COMPLEXITY_MEASURES:
+        on_some_front |= pareto_mask([t.metrics[x] for t in everyone], acc)
+    kept = {id(t) for t in front.trees}
+    assert [id(t) in kept for t in everyone] == on_some_front.tolist()
+    # every set-aside tree is beaten along every measure by a kept one
+    for d in front.dominated:
+        for x in COMPLEXITY_MEASURES:
+            assert any(
+                t.metrics[x] <= d.metrics[x] and t.metrics["train_accuracy"] >= d.metrics["train_accuracy"]
+                for t in front.trees
+            ), (d.id, x)
+    # streamed partial fronts are trimmed the same way
+    partials = [e["partial_front"] for e in events if e.get("phase") == "anytime"]
+    assert partials and all(non_dominated(p) for p in partials)
+    # the JSON keeps the others under "dominated"; a round trip keeps both lists
+    path = tmp_path / "front.json"
+    front.to_json(path)
+    d = json.loads(path.read_text())
+    assert len(d["trees"]) == len(front.trees) and len(d["dominated"]) == len(front.dominated)
+    back = Front.from_json(path)
+    assert [t.id for t in back.dominated] == [t.id for t in front.dominated]
+    assert [t.metrics for t in back.trees] == [t.metrics for t in front.trees]
+    # a damaged dominated list gets the one-line error of any damaged front
+    d["dominated"][0]["splits"] = 99
+    path.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match=r"dominated trees.*says splits=99"):
+        Front.from_json(path)
+
+
+def non_dominated(front) -> bool:
+    from treeexplorer.front import non_dominated_mask
+
+    return bool(non_dominated_mask(front.trees).all())
+
+
+def test_fronts_of_other_runs_have_no_dominated_key(stump_solver):
+    front = tx.solve(_numeric_toy(), "label", solver=stump_solver)
+    assert front.dominated == [] and "dominated" not in front.to_dict()

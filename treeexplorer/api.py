@@ -459,7 +459,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
             values["partial_front"] = _assemble(
                 prep, spec, resolved, parts, "mid", list(notices), time.perf_counter() - start, "running"
-            )
+            ).drop_dominated()
         outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
             break
@@ -471,7 +471,8 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
     )
     front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status, outer)
     front.params["mid_budget"] = budget
-    return front
+    # Every inner run adds its own front: keep the trees no other run's tree beats (the rest stay in the JSON)
+    return front.drop_dominated()
 
 
 def _solve_once(spec, matrix, prep, control, resolved, features):
