@@ -224,3 +224,50 @@ def non_dominated(front) -> bool:
 def test_fronts_of_other_runs_have_no_dominated_key(stump_solver):
     front = tx.solve(_numeric_toy(), "label", solver=stump_solver)
     assert front.dominated == [] and "dominated" not in front.to_dict()
+
+
+# -- runs stay distinguishable on the Pareto plot ------------------------------------------------------------------
+
+
+def test_runs_differ_in_marker_shape_and_label(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "browser"))
+    import fakes  # registers uigreedy, a stand-in solver
+
+    from treeexplorer.render.layout import PALETTE, RUN_MARKERS, run_marker
+    from treeexplorer.ui.controller import Controller, RunSettings
+    from treeexplorer.ui.paretofig import ParetoFigure
+
+    fakes.register_fakes()
+    c = Controller()
+    try:
+        assert c.load_bundled("iris")
+        settings = RunSettings("uigreedy", {"max_depth": 2})
+        runs = [c.run_sync(settings, timeout=20) for _ in range(5)]
+        # repeated runs with equal settings carry distinct labels
+        assert len({r.label for r in runs}) == 5
+        # the palette's look-alikes (blue / sky blue, orange / vermilion: 4 apart) get different shapes
+        assert (PALETTE[0], PALETTE[4]) == ("#0072B2", "#56B4E9")
+        assert run_marker(runs[0].id) != run_marker(runs[4].id) and len(set(RUN_MARKERS)) == len(RUN_MARKERS)
+        fig = ParetoFigure()
+        fig.update(c.runs)
+        data = fig.points.data
+        for run in runs:
+            rows = [i for i, rid in enumerate(data["run_id"]) if rid == run.id]
+            assert rows and {data["marker"][i] for i in rows} == {run_marker(run.id)}
+            # fill still says proven (filled) or not (hollow)
+            for i in rows:
+                assert data["fill_alpha"][i] == (0.95 if run.front[data["tree"][i]].optimal else 0.15)
+        items = [item for item in fig.legend.items if item.label.value != "held-out accuracy"]
+        assert [item.label.value for item in items] == [r.label for r in runs]
+        for item, run in zip(items, runs):
+            line, key = item.renderers
+            assert key.glyph.marker == run_marker(run.id) and key.glyph.fill_color == run.color
+        # a removed run takes its legend marker along
+        fig.update(c.runs[:2])
+        assert sum(1 for r in fig.figure.renderers if getattr(r.glyph, "marker", None) in RUN_MARKERS) == 2
+    finally:
+        c.close()
+        fakes.unregister_fakes()

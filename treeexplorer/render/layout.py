@@ -25,6 +25,8 @@ __all__ = [
     "class_colors",
     "class_legend",
     "PALETTE",
+    "RUN_MARKERS",
+    "run_marker",
     "FONT_PATH",
     "BOLD_FONT_PATH",
     "text_width",
@@ -36,6 +38,16 @@ BOLD_FONT_PATH = FONTS_DIR / "DejaVuSans-Bold.ttf"
 
 # Okabe & Ito (2008) colour-blind-safe palette (black moved last: it reads as "no class").
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+# Marker shapes of runs on the Pareto plot (Bokeh names), by run number: runs whose colours are close
+# (the palette's blue and sky blue, orange and vermilion are 4 apart) differ in shape too.
+RUN_MARKERS = ("circle", "square", "triangle", "diamond", "inverted_triangle", "hex", "star", "square_pin")
+
+
+def run_marker(run_id: int) -> str:
+    """The marker shape of run number ``run_id`` (1, 2, ...) on the Pareto plot."""
+    return RUN_MARKERS[(int(run_id) - 1) % len(RUN_MARKERS)]
+
 
 FONT_SIZE = 13
 LINE_H = 17
