@@ -562,14 +562,16 @@ def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
                 used.setdefault(int(tree.column[k]), set()).add(float(tree.value[k]))
     shown: dict[tuple[int, float], float] = {}
     for col, values in used.items():
-        x = np.concatenate([m[:, col] for m in rows])
-        x = np.unique(x[~np.isnan(x)])
         t = np.fromiter(values, dtype=np.float64, count=len(values))
-        i = np.searchsorted(x, t, side="right")  # x[i - 1] <= t < x[i]
-        for v, j in zip(t.tolist(), i.tolist()):
-            lo = x[j - 1] if j > 0 else np.nan
-            hi = x[j] if j < len(x) else np.nan
-            shown[(col, v)] = shortest_between(lo, hi, v)
+        lo, hi = np.full(len(t), -np.inf), np.full(len(t), np.inf)
+        for m in rows:  # a sort per column and matrix (NaN sorts last and never bounds a threshold)
+            x = np.sort(m[:, col])
+            i = np.searchsorted(x, t, side="right")  # x[i - 1] <= t < x[i]
+            below = np.where(i > 0, x[np.maximum(i - 1, 0)], -np.inf)
+            above = np.where(i < len(x), x[np.minimum(i, len(x) - 1)], np.inf)
+            lo, hi = np.maximum(lo, below), np.fmin(hi, np.where(np.isnan(above), np.inf, above))
+        for v, a, b in zip(t.tolist(), lo.tolist(), hi.tolist()):
+            shown[(col, v)] = shortest_between(a, b, v)  # an infinite side: the exact value stays
     for tree in trees:
         for k in range(tree.n_nodes):
             if tree.column[k] >= 0 and tree.op[k] == OP_LE:
