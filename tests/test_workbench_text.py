@@ -93,6 +93,10 @@ def test_thresholds_shown_short_everywhere_and_exact_in_json(stump_solver):
     assert node["test"] == [1, "<=", 0.27267714] and node["display"] == "0.2727"
     back = tx.Front.from_dict(d).trees[-1].tree
     assert back.shown_threshold(0) == 0.2727 and back.value[0] == 0.27267714
+    # rules files and pictures say so; a tree shown with its exact thresholds does not
+    note = "thresholds: shown as the shortest decimal between neighbouring values"
+    assert note in tx.rules_text(tree, front, front.trees[-1]) and note in svg
+    assert note not in tx.rules_text(_numeric_class_tree())
     # the shown rule classifies every row of the run as the tree does
     X = np.c_[df["f0"], df["f8"]]
     assert ((X[:, 1] <= 0.2727) == (tree.apply(X) == tree.true_child[0])).all()

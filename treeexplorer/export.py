@@ -20,6 +20,7 @@ __all__ = [
     "front_json",
     "CSV_PROVENANCE",
     "provenance_lines",
+    "threshold_note",
     "export_bytes",
     "EXPORT_FORMATS",
     "canonical_format",
@@ -167,10 +168,24 @@ def provenance_lines(front=None, entry=None) -> list[str]:
     return out
 
 
+def threshold_note(tree: Tree) -> str | None:
+    """A line saying that thresholds are shown short (``None`` when every shown threshold is the exact one)."""
+    r = tree.reachable()
+    if not any(tree.column[k] >= 0 and tree.shown_threshold(k) != tree.value[k] for k in r):
+        return None
+    return (
+        "thresholds: shown as the shortest decimal between neighbouring values of the run's rows (every one of "
+        "them is split alike); the tree JSON has the exact splits"
+    )
+
+
 def rules_text(tree: Tree, front=None, entry=None) -> str:
     """Rules with a ``#`` provenance header (dataset, solver, discretizer, accuracies)."""
     header = [f"# {line}" for line in provenance_lines(front, entry)]
     header.append(f"# target: {tree.schema.target}; classes: {', '.join(map(str, tree.schema.classes))}")
+    note = threshold_note(tree)
+    if note:
+        header.append(f"# {note}")
     return "\n".join(header + rules_lines(tree)) + "\n"
 
 
