@@ -150,8 +150,9 @@ class ParetoFigure:
             )
             line.on_change("visible", self._on_visible)
             self._lines[run.id] = line
+            # one point off the plot (NaN): the legend draws a glyph only for a renderer with data
             key = self.figure.scatter(
-                [], [], marker=run_marker(run.id), size=10, line_width=2, color=run.color, fill_alpha=0.95
+                [float("nan")], [float("nan")], marker=run_marker(run.id), size=10, line_width=2, color=run.color
             )
             old_key, self._keys[run.id] = self._keys.get(run.id), key
             if old_key is not None:
