@@ -470,7 +470,7 @@ class Tree:
                 c = Condition.from_list(node["test"])
                 column[k], op[k], value[k] = c.column, c.op, c.value
                 t[k], f[k] = node["true"], node["false"]
-                shown[k] = _shown_from_json(node.get("display"), value[k])
+                shown[k] = _shown_from_json(node.get("display"))
             elif "multiway" in node:
                 m = node["multiway"]
                 column[k], op[k], f[k] = m["column"], OP_MULTI, m["fallback"]
@@ -491,7 +491,7 @@ class Tree:
 OPS = {OP_LE: "≤", OP_EQ: "=", OP_MULTI: "∈"}
 
 
-def _shown_from_json(text, exact: float) -> float:
+def _shown_from_json(text) -> float:
     """A node's ``display`` string read back; one that is not a finite number shows the exact threshold."""
     try:
         v = float(text)
@@ -573,6 +573,8 @@ def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
         for v, a, b in zip(t.tolist(), lo.tolist(), hi.tolist()):
             shown[(col, v)] = shortest_between(a, b, v)  # an infinite side: the exact value stays
     for tree in trees:
+        d = np.full(tree.n_nodes, np.nan)
         for k in range(tree.n_nodes):
             if tree.column[k] >= 0 and tree.op[k] == OP_LE:
-                tree.display_value[k] = shown.get((int(tree.column[k]), float(tree.value[k])), np.nan)
+                d[k] = shown.get((int(tree.column[k]), float(tree.value[k])), np.nan)
+        tree.display_value = d  # a new array: trees made by with_counts share the old one
