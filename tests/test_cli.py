@@ -210,3 +210,34 @@ def test_app_server_settings_are_checked_and_passed_on(monkeypatch):
     assert seen["num_threads"] == 2 and seen["env"] == "3" and seen["exit"] == 0
     monkeypatch.delenv("TREEEXPLORER_MAX_JOBS", raising=False)
     assert main(["app", "iris", "--max-jobs", "0"]) == 2  # one clear line, exit 2
+
+
+# -- issue 16: the whole front from the CLI, as CSV that pandas reads --------------------------------------------
+def test_export_whole_front_as_csv(iris_front, tmp_path, capsys):
+    import pandas as pd
+
+    from treeexplorer.export import CSV_PROVENANCE
+    from treeexplorer.front import Front
+
+    front = Front.from_json(iris_front)
+    out = tmp_path / "front.csv"
+    assert main(["export", str(iris_front), "--format", "csv", "-o", str(out)]) == 0
+    assert f"front written to {out}" in capsys.readouterr().out
+    text = out.read_text()
+    assert not text.startswith("#") and text.startswith("id,splits,")
+    table = pd.read_csv(out)  # header first: no comment lines to skip
+    assert table["id"].tolist() == [t.id for t in front.trees]
+    assert table["train_accuracy"].tolist() == pytest.approx([t.metrics["train_accuracy"] for t in front.trees])
+    assert list(table.columns[-len(CSV_PROVENANCE) :]) == list(CSV_PROVENANCE)
+    assert set(table["dataset"]) == {"iris"} and set(table["solver"]) == {"cart"}
+    # to standard output, and the front JSON the same way
+    assert main(["export", str(iris_front), "--format", "front_csv"]) == 0
+    assert capsys.readouterr().out == text
+    assert main(["export", str(iris_front), "--format", "front_json", "-o", str(tmp_path / "f.json")]) == 0
+    assert len(Front.from_json(tmp_path / "f.json")) == len(front)
+    # one clear line when --tree is missing for a tree format, or given for a front format
+    capsys.readouterr()
+    assert main(["export", str(iris_front), "--format", "rules"]) == EXIT_BAD_INPUT
+    assert "give --tree ID" in capsys.readouterr().err
+    assert main(["export", str(iris_front), "--tree", "1", "--format", "csv"]) == EXIT_BAD_INPUT
+    assert "exports the whole front: leave out --tree" in capsys.readouterr().err

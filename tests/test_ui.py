@@ -314,7 +314,7 @@ def test_exports_of_the_selected_tree_carry_provenance(explorer):
     front = json.loads(explorer.export("front_json"))
     assert front["solver"] == "uigreedy" and len(front["trees"]) == len(explorer.controller.runs[0].front)
     csv = explorer.export("front_csv").decode()
-    assert csv.startswith("# dataset: iris") and "train_accuracy" in csv
+    assert csv.startswith("id,") and "train_accuracy" in csv and ",iris,uigreedy," in csv  # header first
     # the download buttons call the same code
     assert explorer.dl["txt"].callback().getvalue().decode() == rules
 

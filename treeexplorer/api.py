@@ -16,7 +16,7 @@ from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limi
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
-from treeexplorer.tree import Tree
+from treeexplorer.tree import Tree, shorten_thresholds
 from treeexplorer.warm import ensure_warm
 
 __all__ = ["solve", "prepare", "Prepared", "numeric_features", "run_prepared"]
@@ -459,7 +459,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
             values["partial_front"] = _assemble(
                 prep, spec, resolved, parts, "mid", list(notices), time.perf_counter() - start, "running"
-            )
+            ).drop_dominated()
         outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
             break
@@ -471,7 +471,8 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
     )
     front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status, outer)
     front.params["mid_budget"] = budget
-    return front
+    # Every inner run adds its own front: keep the trees no other run's tree beats (the rest stay in the JSON)
+    return front.drop_dominated()
 
 
 def _solve_once(spec, matrix, prep, control, resolved, features):
@@ -557,6 +558,7 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
                 continue
             seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
     _fill_metrics(list(seen.values()), prep, control)
+    shorten_thresholds([e.tree for e in seen.values()], prep.X_train, prep.X_test)  # the text's thresholds
     trees = sorted(
         seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
     )

@@ -19,7 +19,7 @@ EXIT_NOT_IMPLEMENTED = 3
 def build_parser() -> argparse.ArgumentParser:
     from treeexplorer import __version__
     from treeexplorer.discretize import DISCRETIZER_NAMES
-    from treeexplorer.export import TREE_FORMATS
+    from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
     from treeexplorer.registry import PLUGINS_ENV, SOLVER_NAMES
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
@@ -83,10 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--rules", action="store_true", help="also print the rules of every tree")
 
-    e = sub.add_parser("export", help="export one tree of a saved front")
+    e = sub.add_parser(
+        "export",
+        help="export one tree of a saved front, or the whole front",
+        description="Export tree --tree ID of FRONT.json (rules, json, png, svg), or the whole front: "
+        "--format csv (its table, header first) or front_json.",
+    )
     e.add_argument("front", help="FRONT.json written by `solve --out`")
-    e.add_argument("--tree", type=int, required=True, help="tree id (first column of the front table)")
-    e.add_argument("--format", required=True, choices=TREE_FORMATS)
+    e.add_argument("--tree", type=int, help="tree id (first column of the front table); tree formats only")
+    e.add_argument("--format", required=True, choices=(*TREE_FORMATS, "csv", *FRONT_FORMATS))
     e.add_argument("-o", "--output", help="output file; '-' or none writes to standard output (png: only with '-o -')")
 
     d = sub.add_parser("discretize", help="list the binary tests a discretizer makes")
@@ -264,18 +269,23 @@ def _cmd_solve(a) -> int:
 
 
 def _cmd_export(a) -> int:
-    from treeexplorer.export import TEXT_FORMATS, export_bytes
+    from treeexplorer.export import FRONT_FORMATS, TEXT_FORMATS, canonical_format, export_bytes
     from treeexplorer.front import Front
 
+    whole = canonical_format(a.format) in FRONT_FORMATS
+    if whole and a.tree is not None:
+        raise ValueError(f"--format {a.format} exports the whole front: leave out --tree")
+    if not whole and a.tree is None:
+        raise ValueError(f"--format {a.format} exports one tree: give --tree ID (the first column of the front table)")
     if not Path(a.front).is_file():
         raise ValueError(f"no such front file: {a.front}")
     to_stdout = a.output in (None, "-")
-    if a.output is None and a.format not in TEXT_FORMATS:
+    if a.output is None and canonical_format(a.format) not in TEXT_FORMATS:
         raise ValueError(f"--format {a.format} is binary: give -o FILE (or '-o -' to write it to standard output)")
     if not to_stdout:
         _check_out(a.output, "--output")
     front = Front.from_json(a.front)
-    entry = front[a.tree]
+    entry = None if whole else front[a.tree]
     data = export_bytes(a.format, front, entry)
     if to_stdout:
         sys.stdout.flush()
@@ -283,7 +293,7 @@ def _cmd_export(a) -> int:
         sys.stdout.buffer.flush()
         return 0
     Path(a.output).write_bytes(data)
-    print(f"tree {entry.id} written to {a.output}")
+    print(f"{'front' if whole else f'tree {entry.id}'} written to {a.output}")
     return 0
 
 

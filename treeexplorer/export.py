@@ -18,9 +18,12 @@ __all__ = [
     "tree_from_json",
     "front_csv",
     "front_json",
+    "CSV_PROVENANCE",
     "provenance_lines",
+    "threshold_note",
     "export_bytes",
     "EXPORT_FORMATS",
+    "canonical_format",
     "TREE_FORMATS",
     "FRONT_FORMATS",
     "TEXT_FORMATS",
@@ -39,7 +42,12 @@ EXPORT_FORMATS = {
     "front_csv": ".csv",
 }
 TEXT_FORMATS = frozenset(EXPORT_FORMATS) - {"png"}  # UTF-8 text: may go to a terminal
-_ALIASES = {"txt": "rules"}
+_ALIASES = {"txt": "rules", "csv": "front_csv"}  # a tree has no CSV: "csv" is the front's table
+
+
+def canonical_format(fmt: str) -> str:
+    """The :data:`EXPORT_FORMATS` key ``fmt`` names (``txt`` is ``rules``, ``csv`` is ``front_csv``)."""
+    return _ALIASES.get(fmt, fmt)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -81,11 +89,13 @@ def path_conditions(tree: Tree, path) -> list[str]:
         if c not in order:
             order.append(c)
         if cond.op == OP_LE:
+            # Merge on the exact thresholds; show the tightest one's short form (Tree.shown_threshold).
             lo, hi = bounds.setdefault(c, [None, None])
+            shown = (cond.value, tree.shown_threshold(k))
             if negate:
-                bounds[c][0] = cond.value if lo is None else max(lo, cond.value)
+                bounds[c][0] = shown if lo is None else max(lo, shown)
             else:
-                bounds[c][1] = cond.value if hi is None else min(hi, cond.value)
+                bounds[c][1] = shown if hi is None else min(hi, shown)
         elif cond.op == OP_EQ and not negate:
             equal[c] = cond
         else:
@@ -95,7 +105,7 @@ def path_conditions(tree: Tree, path) -> list[str]:
     for c in order:
         name = schema.columns[c].name
         if c in bounds:
-            lo, hi = bounds[c]
+            lo, hi = (None if b is None else b[1] for b in bounds[c])
             if lo is not None and hi is not None:
                 out.append(f"{format_number(lo)} < {name} <= {format_number(hi)}")
             elif hi is not None:
@@ -158,10 +168,24 @@ def provenance_lines(front=None, entry=None) -> list[str]:
     return out
 
 
+def threshold_note(tree: Tree) -> str | None:
+    """A line saying that thresholds are shown short (``None`` when every shown threshold is the exact one)."""
+    r = tree.reachable()
+    if not any(tree.column[k] >= 0 and tree.shown_threshold(k) != tree.value[k] for k in r):
+        return None
+    return (
+        "thresholds: shown as the shortest decimal between neighbouring values of the run's rows (every one of "
+        "them is split alike); the tree JSON has the exact splits"
+    )
+
+
 def rules_text(tree: Tree, front=None, entry=None) -> str:
     """Rules with a ``#`` provenance header (dataset, solver, discretizer, accuracies)."""
     header = [f"# {line}" for line in provenance_lines(front, entry)]
     header.append(f"# target: {tree.schema.target}; classes: {', '.join(map(str, tree.schema.classes))}")
+    note = threshold_note(tree)
+    if note:
+        header.append(f"# {note}")
     return "\n".join(header + rules_lines(tree)) + "\n"
 
 
@@ -193,10 +217,21 @@ def tree_from_json(text: str) -> Tree:
     return Tree.from_dict(d)
 
 
+# Provenance columns the front CSV ends with (same value on every row): the header line comes first, so
+# pandas.read_csv and spreadsheets read the file as it is; the parameters and notices are in the front JSON.
+CSV_PROVENANCE = ("dataset", "solver", "discretizer", "objective", "status", "optimality")
+
+
 def front_csv(front) -> str:
-    """The front's table (one row per tree) as CSV with a provenance comment header."""
-    header = "".join(f"# {line}\n" for line in provenance_lines(front))
-    return header + front.to_frame().to_csv(index=False)
+    """The front's table (one row per tree, :meth:`Front.to_frame`) as CSV, header line first.
+
+    The run's provenance follows as constant columns (:data:`CSV_PROVENANCE`; ``optimality`` says what the
+    ``optimal`` column ranges over); the front JSON has the rest (parameters, notices, the trees).
+    """
+    table = front.to_frame()
+    for key in CSV_PROVENANCE:
+        table[key] = optimality_line(front).removeprefix("optimality: ") if key == "optimality" else getattr(front, key)
+    return table.to_csv(index=False)
 
 
 def front_json(front) -> str:
@@ -210,7 +245,8 @@ def export_bytes(fmt: str, front, entry=None) -> bytes:
     Parameters
     ----------
     fmt : str
-        A key of :data:`EXPORT_FORMATS` (or ``txt`` for ``rules``); text formats are UTF-8.
+        A key of :data:`EXPORT_FORMATS` (or ``txt`` for ``rules``, ``csv`` for ``front_csv``); text formats
+        are UTF-8.
     front : Front
         Gives the provenance header, and the tree table for front formats.
     entry : FrontTree, optional
@@ -221,7 +257,7 @@ def export_bytes(fmt: str, front, entry=None) -> bytes:
     ValueError
         Unknown format, or a tree format without a tree.
     """
-    fmt = _ALIASES.get(fmt, fmt)
+    fmt = canonical_format(fmt)
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "front_json":

@@ -12,7 +12,15 @@ from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
 
-__all__ = ["FrontTree", "Front", "COMPLEXITY_MEASURES", "pareto_mask", "make_search_space", "optimality_text"]
+__all__ = [
+    "FrontTree",
+    "Front",
+    "COMPLEXITY_MEASURES",
+    "pareto_mask",
+    "non_dominated_mask",
+    "make_search_space",
+    "optimality_text",
+]
 
 
 @dataclass
@@ -128,6 +136,22 @@ def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return keep
 
 
+def non_dominated_mask(trees: list[FrontTree], y: str = "train_accuracy") -> np.ndarray:
+    """Which ``trees`` are on the Pareto front of ``y`` (maximised) along at least one complexity measure.
+
+    A tree is kept when no other tree is as simple and at least as accurate (better in one) for some
+    measure of :data:`COMPLEXITY_MEASURES`, so whichever axis the front is drawn along shows its whole front.
+    Ties keep the first tree once (:func:`pareto_mask`).
+    """
+    keep = np.zeros(len(trees), dtype=bool)
+    if not trees:
+        return keep
+    acc = [t.metrics[y] for t in trees]
+    for x in COMPLEXITY_MEASURES:
+        keep |= pareto_mask([t.metrics[x] for t in trees], acc)
+    return keep
+
+
 @dataclass
 class Front:
     """All trees of one run.
@@ -159,6 +183,9 @@ class Front:
     data_key : str
         Digest of the training and test rows (see :func:`data_key`): runs with equal keys compare
         (``""`` for fronts read from files written before it existed).
+    dominated : list of FrontTree
+        Trees the run found but set aside as dominated (see :meth:`drop_dominated`): not in ``trees``, the
+        plot or the table; kept in the JSON under ``"dominated"``.
     """
 
     trees: list[FrontTree]
@@ -176,6 +203,19 @@ class Front:
     stats: dict = field(default_factory=dict)
     search_space: dict = field(default_factory=dict)
     data_key: str = ""
+    dominated: list[FrontTree] = field(default_factory=list)
+
+    def drop_dominated(self) -> Front:
+        """Move the trees off every complexity measure's front (:func:`non_dominated_mask`, on train
+        accuracy) to :attr:`dominated`; ids are renumbered, the kept trees first.  Returns ``self``."""
+        keep = non_dominated_mask(self.trees)
+        if keep.all():
+            return self
+        self.dominated = self.dominated + [t for t, k in zip(self.trees, keep) if not k]
+        self.trees = [t for t, k in zip(self.trees, keep) if k]
+        for i, t in enumerate(self.trees + self.dominated):
+            t.id = i
+        return self
 
     @property
     def optimality(self) -> str:
@@ -254,17 +294,20 @@ class Front:
             "schema": self.schema.to_dict(),
             "trees": [],
         }
-        for t in self.trees:
-            d = {
-                "id": t.id,
-                **{k: _jsonable(v) for k, v in t.metrics.items()},
-                "optimal": t.optimal,
-                "info": _jsonable(t.info),
-            }
-            if rules:
-                d["rules"] = rules_lines(t.tree)
-            d["tree"] = t.tree.to_dict(with_schema=False)
-            out["trees"].append(d)
+        for group, entries in (("trees", self.trees), ("dominated", self.dominated)):
+            if group == "dominated" and entries:
+                out["dominated"] = []
+            for t in entries:
+                d = {
+                    "id": t.id,
+                    **{k: _jsonable(v) for k, v in t.metrics.items()},
+                    "optimal": t.optimal,
+                    "info": _jsonable(t.info),
+                }
+                if rules:
+                    d["rules"] = rules_lines(t.tree)
+                d["tree"] = t.tree.to_dict(with_schema=False)
+                out[group].append(d)
         return out
 
     def to_json(self, path=None, indent: int | None = 1) -> str:
@@ -277,14 +320,15 @@ class Front:
     @classmethod
     def from_dict(cls, d: dict) -> Front:
         schema = Schema.from_dict(d["schema"])
-        trees = []
-        for t in d["trees"]:
-            metrics = {k: t.get(k) for k in METRIC_KEYS}
-            if "gap_errors" in t:  # set by treeexplorer.gap.attach_gaps
-                metrics["gap_errors"] = t["gap_errors"]
-            trees.append(
-                FrontTree(t["id"], Tree.from_dict(t["tree"], schema), bool(t["optimal"]), metrics, t.get("info", {}))
-            )
+        groups = {"trees": [], "dominated": []}
+        for group, trees in groups.items():
+            for t in d.get(group) or []:
+                metrics = {k: t.get(k) for k in METRIC_KEYS}
+                if "gap_errors" in t:  # set by treeexplorer.gap.attach_gaps
+                    metrics["gap_errors"] = t["gap_errors"]
+                tree = Tree.from_dict(t["tree"], schema)
+                trees.append(FrontTree(t["id"], tree, bool(t["optimal"]), metrics, t.get("info", {})))
+        trees = groups["trees"]
         return cls(
             trees,
             d["solver"],
@@ -301,6 +345,7 @@ class Front:
             d.get("stats", {}),
             d.get("search_space") or {"kind": "tests", "discretizer": d["discretizer"], "n_tests": None},
             d.get("data_key", ""),
+            groups["dominated"],
         )
 
     @classmethod

@@ -18,6 +18,18 @@ with the most training rows when the tree is built (the first on ties): the bran
 "an ordinary row here".  A multiway node is ONE split and ONE test per row, whatever its number of
 children (the BRANCHES objective's point).  Binary nodes and leaves have empty child ranges, so binary
 trees and their JSON are unchanged.
+
+Shown thresholds
+----------------
+A threshold such as ``0.27267714`` is shown as the shortest decimal that splits the rows the same way
+(``0.2727``): :func:`shorten_thresholds` sets ``display_value[k]`` to the shortest decimal lying strictly
+between the two values of the column that neighbour ``value[k]`` among the rows of the run (the largest
+value ``<= value[k]`` and the smallest ``> value[k]``).  The neighbours are taken over the whole training
+set *and* the held-out rows, so the text classifies every row of the run exactly as the tree does (and
+lies strictly between the neighbouring training values, the interval being narrower).  Only the text
+changes: ``value`` stays exact and is what :meth:`Tree.apply` and the JSON ``test`` use; a future row
+falling between the shown and the exact threshold follows ``value``.  ``NaN`` (the default) shows
+``value`` itself.
 """
 
 from __future__ import annotations
@@ -30,7 +42,7 @@ from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema, forma
 from treeexplorer.solvers import RawTree
 from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes
 
-__all__ = ["Tree"]
+__all__ = ["Tree", "class_text", "shorten_thresholds", "shortest_between"]
 
 
 class Tree:
@@ -51,6 +63,9 @@ class Tree:
         CSR ranges of the multiway nodes' children (default: no multiway node).
     children, child_values : array-like, optional
         Child node and category code of every multiway branch (see module docstring).
+    display_value : array-like of shape (n_nodes,), optional
+        The threshold each ``x <= value`` test shows (``NaN``: ``value`` itself); see the module docstring
+        and :func:`shorten_thresholds`.
     """
 
     def __init__(
@@ -66,6 +81,7 @@ class Tree:
         child_offsets=None,
         children=None,
         child_values=None,
+        display_value=None,
     ):
         self.column = np.ascontiguousarray(column, dtype=np.int64)
         self.op = np.ascontiguousarray(op, dtype=np.int64)
@@ -83,6 +99,11 @@ class Tree:
         self.child_values = np.ascontiguousarray(child_values, dtype=np.float64)
         if self.child_offsets.shape != (n + 1,) or self.children.shape != self.child_values.shape:
             raise ValueError("child_offsets must have n_nodes + 1 entries; children and child_values alike")
+        if display_value is None:
+            display_value = np.full(n, np.nan)
+        self.display_value = np.ascontiguousarray(display_value, dtype=np.float64)
+        if self.display_value.shape != (n,):
+            raise ValueError("display_value must have one entry per node")
         self._depths = None
 
     def _csr(self) -> tuple:
@@ -99,6 +120,7 @@ class Tree:
             self.prediction,
             self.schema,
             *self._csr(),
+            self.display_value,
         )
 
     # -- construction ----------------------------------------------------------------------------------
@@ -196,8 +218,10 @@ class Tree:
         return self.condition(k), child != self.true_child[k]
 
     def edge_text(self, k: int, child: int, ascii: bool = False) -> str:
-        """Text of the branch from ``k`` to ``child`` (``colour = red``, ``age > 35``)."""
+        """Text of the branch from ``k`` to ``child`` (``colour = red``, ``age > 35``), threshold as shown."""
         cond, negate = self.edge_condition(k, child)
+        if not self.is_multi(k):
+            cond = self.shown_condition(k)
         return cond.ascii_text(self.schema, negate) if ascii else cond.text(self.schema, negate)
 
     def edge_label(self, k: int, child: int) -> str:
@@ -268,14 +292,31 @@ class Tree:
             raise ValueError(f"node {k} is a multiway node; use edge_condition for its branches")
         return Condition(int(self.column[k]), int(self.op[k]), float(self.value[k]))
 
+    def shown_threshold(self, k: int) -> float:
+        """The threshold node ``k``'s text shows: ``display_value[k]`` when set, else the exact ``value[k]``."""
+        d = self.display_value[k]
+        return float(self.value[k]) if np.isnan(d) else float(d)
+
+    def shown_condition(self, k: int) -> Condition:
+        """The test at node ``k`` as displayed (its threshold from :meth:`shown_threshold`); for text only,
+        :meth:`condition` is the exact test."""
+        c = self.condition(k)
+        return Condition(c.column, c.op, self.shown_threshold(k)) if c.op == OP_LE else c
+
     def node_text(self, k: int, negate: bool = False) -> str:
-        """The test at node ``k`` in original units (``petal_length ≤ 2.45``; a multiway node: ``colour``)."""
+        """The test at node ``k`` in original units (``petal_length ≤ 2.45``; a multiway node: ``colour``),
+        its threshold as shown (:meth:`shown_threshold`)."""
         if self.is_multi(k):
             return self.schema.columns[self.column[k]].name
-        return self.condition(k).text(self.schema, negate)
+        return self.shown_condition(k).text(self.schema, negate)
+
+    def class_text(self, code: int) -> str:
+        """Class ``code`` as text reads (:func:`class_text`)."""
+        return class_text(self.schema, code)
 
     def leaf_label(self, k: int) -> str:
-        return self.schema.class_name(self.prediction[k])
+        """The predicted class of node ``k`` as text (:meth:`class_text`)."""
+        return self.class_text(self.prediction[k])
 
     def paths(self) -> list[tuple[int, list[tuple[int, int]]]]:
         """For each leaf (in :meth:`reachable` order), the ``(node, child taken)`` steps from the root;
@@ -389,6 +430,8 @@ class Tree:
                     }
                 )
             elif self.column[k] >= 0:
+                if not np.isnan(self.display_value[k]):
+                    node["display"] = format_number(self.display_value[k])  # shown threshold; "test" is exact
                 node.update(
                     {
                         "test": self.condition(k).to_list(),
@@ -417,6 +460,7 @@ class Tree:
         f = np.full(n, -1, dtype=np.int64)
         counts = np.zeros((n, schema.n_classes), dtype=np.int64)
         pred = np.zeros(n, dtype=np.int64)
+        shown = np.full(n, np.nan)
         multi = {}
         for node in nodes:
             k = node["id"]
@@ -426,6 +470,7 @@ class Tree:
                 c = Condition.from_list(node["test"])
                 column[k], op[k], value[k] = c.column, c.op, c.value
                 t[k], f[k] = node["true"], node["false"]
+                shown[k] = _shown_from_json(node.get("display"))
             elif "multiway" in node:
                 m = node["multiway"]
                 column[k], op[k], f[k] = m["column"], OP_MULTI, m["fallback"]
@@ -436,7 +481,7 @@ class Tree:
                 kids += multi[k][0]
                 codes += multi[k][1]
             offsets.append(len(kids))
-        return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes)
+        return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes, shown)
 
     def __repr__(self) -> str:
         return f"Tree(splits={self.n_splits}, depth={self.depth}, classes={self.n_classes})"
@@ -444,3 +489,92 @@ class Tree:
 
 # Re-exported for renderers that colour by operator.
 OPS = {OP_LE: "≤", OP_EQ: "=", OP_MULTI: "∈"}
+
+
+def _shown_from_json(text) -> float:
+    """A node's ``display`` string read back; one that is not a finite number shows the exact threshold."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return np.nan
+    return v if np.isfinite(v) else np.nan
+
+
+def class_text(schema: Schema, code: int) -> str:
+    """Class ``code`` of ``schema`` as text reads: its label, or ``class 0`` when the label is a number (a
+    bare ``0`` next to a percentage reads as a count).  Display only: JSON and predictions keep the label."""
+    name = schema.class_name(code)
+    return f"class {name}" if _numeric_label(schema.classes[int(code)]) else name
+
+
+def _numeric_label(label) -> bool:
+    """Whether a class label is a number (``0``, ``1.5``, ``"2"``): such labels read as ``class 0``."""
+    if isinstance(label, (bool, int, float, np.number, np.bool_)):
+        return True
+    try:
+        float(str(label).strip())
+    except ValueError:
+        return False
+    return str(label).strip().lower() not in ("nan", "inf", "-inf", "infinity", "-infinity")
+
+
+def shortest_between(lo: float, hi: float, near: float) -> float:
+    """The decimal with the fewest digits after the point (tens, hundreds... first) in ``(lo, hi)``,
+    the one nearest ``near`` when several qualify; ``near`` itself when it is no longer or none is found.
+
+    The result ``d`` satisfies ``lo < d < hi`` as floats, so ``x <= d`` and ``x <= near`` agree for every
+    ``x <= lo`` or ``x >= hi``.
+    """
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        return float(near)
+    dlo, dhi, dnear = Decimal(float(lo)), Decimal(float(hi)), Decimal(float(near))
+    top = int(np.floor(np.log10(max(abs(lo), abs(hi), 1e-300))))
+    for places in range(min(-top, 0), 20 - top):  # places < 0: multiples of 10, 100, ...
+        q = Decimal(1).scaleb(-places)
+        first = (dlo / q).to_integral_value(ROUND_FLOOR) + 1  # smallest multiple of q above lo
+        last = (dhi / q).to_integral_value(ROUND_CEILING) - 1  # largest multiple of q below hi
+        if first > last:
+            continue
+        m = min(max((dnear / q).to_integral_value(), first), last)  # nearest to ``near`` in range
+        shown = format_number(float(m * q))  # the text is what must lie in (lo, hi): format_number rounds
+        if lo < float(shown) < hi:
+            return float(near) if len(format_number(near)) <= len(shown) else float(shown)
+    return float(near)
+
+
+def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
+    """Set ``display_value`` of every ``x <= value`` test of ``trees`` (see the module docstring).
+
+    ``matrices`` are the encoded rows of the run (training rows, then any held-out rows): a test's shown
+    threshold lies strictly between the values of its column that neighbour its exact threshold among
+    all these rows, so the shown text classifies each of them as the tree does.  Each column is sorted
+    once for every tree of the front.
+    """
+    rows = [np.asarray(m, dtype=np.float64) for m in matrices if m is not None and len(m)]
+    if not rows:
+        return
+    used: dict[int, set] = {}
+    for tree in trees:
+        for k in tree.reachable():
+            if tree.column[k] >= 0 and tree.op[k] == OP_LE:
+                used.setdefault(int(tree.column[k]), set()).add(float(tree.value[k]))
+    shown: dict[tuple[int, float], float] = {}
+    for col, values in used.items():
+        t = np.fromiter(values, dtype=np.float64, count=len(values))
+        lo, hi = np.full(len(t), -np.inf), np.full(len(t), np.inf)
+        for m in rows:  # a sort per column and matrix (NaN sorts last and never bounds a threshold)
+            x = np.sort(m[:, col])
+            i = np.searchsorted(x, t, side="right")  # x[i - 1] <= t < x[i]
+            below = np.where(i > 0, x[np.maximum(i - 1, 0)], -np.inf)
+            above = np.where(i < len(x), x[np.minimum(i, len(x) - 1)], np.inf)
+            lo, hi = np.maximum(lo, below), np.fmin(hi, np.where(np.isnan(above), np.inf, above))
+        for v, a, b in zip(t.tolist(), lo.tolist(), hi.tolist()):
+            shown[(col, v)] = shortest_between(a, b, v)  # an infinite side: the exact value stays
+    for tree in trees:
+        d = np.full(tree.n_nodes, np.nan)
+        for k in range(tree.n_nodes):
+            if tree.column[k] >= 0 and tree.op[k] == OP_LE:
+                d[k] = shown.get((int(tree.column[k]), float(tree.value[k])), np.nan)
+        tree.display_value = d  # a new array: trees made by with_counts share the old one

@@ -285,6 +285,9 @@ def check_front_dict(d, name: str = "front") -> None:
                 _fail(name, w, f"says {key}={_short(t[key])} but its nodes give {facts[key]}")
         if _is_int(d.get("n_train")) and d["n_train"] != facts["root_count"]:
             _fail(name, w, f"its root counts {facts['root_count']} rows but the front has n_train={d['n_train']}")
+    if d.get("dominated") is not None:  # trees a run set aside as dominated (Front.dominated): checked alike
+        _need(d, "dominated", list, name, "", "a list")
+        check_front_dict({**d, "trees": d["dominated"], "dominated": None}, f"{name} (dominated trees)")
 
 
 def check_tree_json_dict(d, name: str = "tree") -> None:

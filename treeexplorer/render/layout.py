@@ -15,7 +15,7 @@ from pathlib import Path
 
 from treeexplorer.front import optimality_text
 from treeexplorer.schema import format_number
-from treeexplorer.tree import Tree
+from treeexplorer.tree import Tree, class_text
 
 __all__ = [
     "NodeBox",
@@ -23,7 +23,10 @@ __all__ = [
     "TreeLayout",
     "layout_tree",
     "class_colors",
+    "class_legend",
     "PALETTE",
+    "RUN_MARKERS",
+    "run_marker",
     "FONT_PATH",
     "BOLD_FONT_PATH",
     "text_width",
@@ -35,6 +38,16 @@ BOLD_FONT_PATH = FONTS_DIR / "DejaVuSans-Bold.ttf"
 
 # Okabe & Ito (2008) colour-blind-safe palette (black moved last: it reads as "no class").
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+# Marker shapes of runs on the Pareto plot (Bokeh names), by run number: runs whose colours are close
+# (the palette's blue and sky blue, orange and vermilion are 4 apart) differ in shape too.
+RUN_MARKERS = ("circle", "square", "triangle", "diamond", "inverted_triangle", "hex", "star", "square_pin")
+
+
+def run_marker(run_id: int) -> str:
+    """The marker shape of run number ``run_id`` (1, 2, ...) on the Pareto plot."""
+    return RUN_MARKERS[(int(run_id) - 1) % len(RUN_MARKERS)]
+
 
 FONT_SIZE = 13
 LINE_H = 17
@@ -73,6 +86,17 @@ def text_width(text: str, size: int = FONT_SIZE, bold: bool = False) -> float:
 def class_colors(n_classes: int) -> list[str]:
     """One colour per class from the colour-blind-safe palette (cycled beyond eight classes)."""
     return [PALETTE[i % len(PALETTE)] for i in range(n_classes)]
+
+
+def class_legend(schema) -> list[tuple[str, str]]:
+    """``(class text, colour)`` per class, in class order: the colours every tree view and export uses.
+
+    ``schema`` is a :class:`~treeexplorer.schema.Schema` or anything with one (a Tree); numeric labels read
+    ``class 0`` (:func:`treeexplorer.tree.class_text`).
+    """
+    schema = getattr(schema, "schema", schema)
+    colors = class_colors(schema.n_classes)
+    return [(class_text(schema, i), colors[i]) for i in range(schema.n_classes)]
 
 
 def _rgb(color: str) -> tuple[int, int, int]:
@@ -232,13 +256,16 @@ def layout_tree(tree: Tree) -> TreeLayout:
         details = {
             "node": str(k),
             "samples": str(n),
-            "classes": ", ".join(f"{tree.schema.class_name(i)}: {int(c)}" for i, c in enumerate(counts)),
+            "classes": ", ".join(f"{tree.class_text(i)}: {int(c)}" for i, c in enumerate(counts)),
             "majority": f"{tree.leaf_label(k)} ({_percent(d['purity'])})",
         }
         if tree.is_multi(k):
             details["test"] = f"{tree.node_text(k)}: {len(tree.child_list(k))} branches, one per category"
         elif not tree.is_leaf(k):
             details["test"] = tree.node_text(k)
+            exact = tree.condition(k).value
+            if tree.shown_threshold(k) != exact:  # the label is the short form: hover gives the split itself
+                details["test"] += f" (split at {format_number(exact)})"
         else:
             details["prediction"] = tree.leaf_label(k)
         nodes.append(
@@ -273,7 +300,7 @@ def layout_tree(tree: Tree) -> TreeLayout:
 
     width = max((b.x1 for b in nodes), default=0.0) + GAP_X / 2
     height = max((b.bottom for b in nodes), default=0.0)
-    legend = [(tree.schema.class_name(i), colors[i]) for i in range(tree.n_classes)]
+    legend = class_legend(tree.schema)
     return TreeLayout(nodes, edges, float(width), float(height), legend)
 
 

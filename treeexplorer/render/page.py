@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treeexplorer.export import provenance_lines
+from treeexplorer.export import provenance_lines, threshold_note
 from treeexplorer.render.layout import TreeLayout, layout_tree, summary_line, text_width
 from treeexplorer.tree import Tree
 
@@ -55,6 +55,9 @@ def make_page(tree: Tree, front=None, entry=None, title: str | None = None) -> P
         if tree.has_multiway
         else ""
     )
+    note = threshold_note(tree)
+    if note:
+        footer.append(note)
     footer.append(
         f"target: {tree.schema.target}; 'yes' branches (left) satisfy the test{multi}; made with treeexplorer"
     )

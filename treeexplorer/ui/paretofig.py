@@ -13,6 +13,7 @@ from collections.abc import Callable
 from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
 
+from treeexplorer.render.layout import run_marker
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
@@ -124,6 +125,7 @@ class ParetoFigure:
         fig.add_layout(self.legend)
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
+        self._keys: dict[int, object] = {}  # run id -> empty scatter: draws the run's marker in the legend
         self.frame = points_frame([])
         self._muted = False
         self._args: tuple = ([], "splits", True, None, None)
@@ -148,6 +150,13 @@ class ParetoFigure:
             )
             line.on_change("visible", self._on_visible)
             self._lines[run.id] = line
+            # one point off the plot (NaN): the legend draws a glyph only for a renderer with data
+            key = self.figure.scatter(
+                [float("nan")], [float("nan")], marker=run_marker(run.id), size=10, line_width=2, color=run.color
+            )
+            old_key, self._keys[run.id] = self._keys.get(run.id), key
+            if old_key is not None:
+                self.figure.renderers = [r for r in self.figure.renderers if r is not old_key]
         return line
 
     def update(
@@ -166,8 +175,10 @@ class ParetoFigure:
         live = {run.id for run in runs}
         gone = [line for rid, line in self._lines.items() if rid not in live]
         if gone:
+            gone += [key for rid, key in self._keys.items() if rid not in live]
             self.figure.renderers = [r for r in self.figure.renderers if r not in gone]
             self._lines = {rid: line for rid, line in self._lines.items() if rid in live}
+            self._keys = {rid: key for rid, key in self._keys.items() if rid in live}
         lines = [self._line(run) for run in runs]
         hidden = self.hidden
         df = points_frame([r for r in runs if r.id not in hidden], dominated)
@@ -177,7 +188,8 @@ class ParetoFigure:
             data = {
                 "x": df[x].tolist(),
                 "y": df.train_accuracy.tolist(),
-                "marker": ["circle" if p else "diamond" for p in proven],
+                # shape: the run (colours alone get confused); filled: proven optimal, hollow: not proven
+                "marker": [run_marker(r) for r in df.run_id.tolist()],
                 "fill_alpha": [0.95 if p else 0.15 for p in proven],
             }
             for c in COLUMNS[2:]:
@@ -210,7 +222,7 @@ class ParetoFigure:
                 "x": stair[x].tolist() if len(sub) else [],
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
-            items.append(LegendItem(label=run.label, renderers=[line]))
+            items.append(LegendItem(label=run.label, renderers=[line, self._keys[run.id]]))
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
