@@ -13,6 +13,7 @@ from collections.abc import Callable
 from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
 
+from treeexplorer.ui.cvfig import CVLayer
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
@@ -122,6 +123,7 @@ class ParetoFigure:
             click_policy="hide",
         )
         fig.add_layout(self.legend)
+        self.cv = CVLayer(fig)  # cross-validated runs: mean held-out curve, ±1 sd band, 1-SE mark
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self.frame = points_frame([])
@@ -211,6 +213,7 @@ class ParetoFigure:
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
             items.append(LegendItem(label=run.label, renderers=[line]))
+        items += self.cv.update([r for r in runs if r.id not in hidden], x)
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items

@@ -1,0 +1,125 @@
+"""Cross-validation in the app, headless: a CV run's band and marks, and the Sweep view on a dask cluster."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "browser"))
+import fakes  # noqa: E402  (registers uigreedy / uislow / uifail)
+
+from treeexplorer.cv import cross_validate  # noqa: E402
+from treeexplorer.ui.controller import Controller, RunSettings  # noqa: E402
+from treeexplorer.ui.cvfig import step_band  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stand_in_solvers():
+    fakes.register_fakes()
+    yield
+    fakes.unregister_fakes()
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(solver="uigreedy", run_default=False)
+    e.cv_option.enabled = True
+    e.cv_option.folds = 3
+    run = e.run_now(wait=True)
+    assert run is not None and run.cv is not None, e.controller.error
+    yield e
+    e.close()
+
+
+def test_cv_option_is_off_by_default_and_bounded():
+    from treeexplorer.ui.cvoption import CVOption
+
+    opt = CVOption()
+    assert opt.cv is None and not opt.folds_w.visible
+    opt.enabled = True
+    assert opt.cv == 5 and opt.folds_w.visible and (opt.folds_w.start, opt.folds_w.end) == (3, 10)
+    c = Controller()
+    assert c.load_bundled("iris")
+    assert c.run(RunSettings("uigreedy", cv=2)) is None and "3 to 10 folds" in c.error
+    c.close()
+
+
+def test_cv_run_draws_the_mean_and_sd_band_of_its_cv_front(explorer):
+    c = explorer.controller
+    run = c.runs[-1]
+    assert run.settings.cv == 3 and "CV 3-fold" in run.label and len(run.cv.folds) == 3
+    # the folds are the library's: the same call on the run's training rows gives the same table
+    prep = c.prepared()
+    ref = cross_validate(prep.dataset, solver="uigreedy", cv=3, seed=c.seed, refit=False)
+    table = run.cv.table("splits")
+    assert [(r["level"], r["cv_mean"], r["cv_std"]) for r in table] == [
+        (r["level"], r["cv_mean"], r["cv_std"]) for r in ref.table("splits")
+    ]
+    # the run's front is the refit on the training rows, measured on the held-out rows like any run
+    assert run.cv.refit is run.front and run.front.n_train == len(prep.y_train) and run.front.n_test == 38
+    layer = explorer.pareto.cv
+    df = layer.frame
+    assert df.level.tolist() == [r["level"] for r in table]
+    assert df.cv_mean.tolist() == [r["cv_mean"] for r in table]
+    assert df.cv_std.tolist() == [r["cv_std"] for r in table]
+    assert df.n_reached.tolist() == [r["n_reached"] for r in table] and set(df.k) == {3}
+    assert layer.means.data["cv_mean"] == df.cv_mean.tolist()
+    # the band: one polygon for the run, mean ± sd held from each level to the next
+    (xs,), (ys,) = layer.band.data["xs"], layer.band.data["ys"]
+    levels = [r["level"] for r in table]
+    lo = [r["cv_mean"] - r["cv_std"] for r in table]
+    hi = [r["cv_mean"] + r["cv_std"] for r in table]
+    assert (xs, ys) == step_band(levels, lo, hi)
+    assert max(ys) == pytest.approx(max(hi)) and min(ys) == pytest.approx(min(lo))
+    assert layer.band.data["color"] == [run.color]
+    labels = [item.label.value for item in explorer.pareto.legend.items]
+    assert "CV mean held-out ±1 sd" in labels
+
+
+def test_one_se_and_best_marks_and_the_selected_tree(explorer):
+    run = explorer.controller.runs[-1]
+    one_se, best = run.cv.select("1se", "splits"), run.cv.select("best", "splits")
+    marks = explorer.pareto.cv.marks.data
+    by_marker = dict(zip(marks["marker"], zip(marks["level"], marks["cv_mean"])))
+    assert by_marker["star"] == (one_se["level"], one_se["cv_mean"])
+    assert by_marker["triangle"] == (best["level"], best["cv_mean"])
+    # the run opens on the refit tree the 1-SE rule picks
+    assert explorer.controller.selected == (run.id, one_se["tree"].id)
+    assert "1-SE" in run.status_text
+
+
+def test_cv_band_follows_the_complexity_axis(explorer):
+    run = explorer.controller.runs[-1]
+    explorer.x_w.value = "leaves"
+    try:
+        assert explorer.pareto.cv.frame.level.tolist() == [r["level"] for r in run.cv.table("leaves")]
+    finally:
+        explorer.x_w.value = "splits"
+
+
+def test_cv_run_progress_counts_folds_and_cancel_stops_it():
+    c = Controller()
+    assert c.load_bundled("iris")
+    seen = []
+    job = c.run(RunSettings("uislow", {"max_depth": 12, "step": 0.05}, cv=4))
+    assert job is not None
+    t0 = time.time()
+    while time.time() - t0 < 20 and not any(p.get("folds_done", 0) >= 1 for p in seen):
+        c.poll()
+        seen.append(dict(c.progress))
+        time.sleep(0.05)
+    assert any(p.get("folds") == 4 and p.get("folds_done") == 1 for p in seen), seen[-3:]
+    c.cancel()
+    t1 = time.time()
+    assert job.wait(5), "cancel did not stop the CV run"
+    assert time.time() - t1 < 2
+    c.poll()
+    assert not c.running and not c.runs
+    assert re.search(r"cancelled during cross-validation \([12] of 4 folds done\)", c.error), c.error
+    c.close()
