@@ -123,3 +123,95 @@ def test_cv_run_progress_counts_folds_and_cancel_stops_it():
     assert not c.running and not c.runs
     assert re.search(r"cancelled during cross-validation \([12] of 4 folds done\)", c.error), c.error
     c.close()
+
+
+# -- the Sweep view -------------------------------------------------------------------------------------
+
+
+def in_process_cluster():
+    """A light dask cluster for tests: one in-process worker (the stand-in solvers are registered here)."""
+    from distributed import Client
+
+    client = Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    cluster = client.cluster
+
+    def release():
+        client.close()
+        cluster.close()
+
+    return client, release
+
+
+@pytest.fixture(scope="module")
+def sweep_session():
+    from treeexplorer.ui.sweepview import SweepSession
+
+    c = Controller()
+    assert c.load_bundled("iris")
+    s = SweepSession(c, connector=in_process_cluster)
+    yield s
+    s.close()
+    assert s.wait(30) and s.wait_closed(30)
+
+
+def poll_until_done(s, timeout: float = 60.0) -> list[int]:
+    """Poll like the view's periodic callback; returns the row counts seen along the way."""
+    counts = []
+    t0 = time.time()
+    while s.poll():
+        counts.append(len(s.rows))
+        assert time.time() - t0 < timeout, "the sweep did not finish"
+        time.sleep(0.05)
+    counts.append(len(s.rows))
+    return counts
+
+
+def test_a_sweep_on_a_two_by_one_by_one_grid_fills_the_table(sweep_session):
+    from treeexplorer.sweep import sweep
+    from treeexplorer.ui.sweepview import SweepView
+
+    s = sweep_session
+    view = SweepView(s.controller, session=s)
+    assert s.start(["uigreedy", "uifail"], [None], [2], cv=3)
+    assert s.running and view.cancel_w.disabled is False and view.run_w.disabled
+    counts = poll_until_done(s)
+    assert counts[0] <= 1 and counts[-1] == 2  # rows come in as settings finish
+    assert s.status == "done" and not s.error and not s.running and view.cancel_w.disabled
+    table = s.table()
+    assert table["solver"].tolist() == ["uigreedy", "uifail"] and table["max depth"].tolist() == [2, 2]
+    ok, failed = table.iloc[0], table.iloc[1]
+    # the failing setting shows its message; the other its 1-SE choice, equal to a serial run's
+    assert failed["status"] == "error" and "refuses this data on purpose" in failed["message"]
+    ref = sweep(s.controller.prepared().dataset, {"solver": ["uigreedy"], "max_depth": [2]}, cv=3, scheduler="serial")
+    one_se = ref.fronts[0].select("1se")
+    assert ok["status"] == "done" and ok["1-SE splits"] == one_se["level"]
+    assert ok["1-SE CV accuracy"] == f"{one_se['cv_mean']:.4f} ± {one_se['cv_std']:.4f}"
+    # the widget table and the overlay: the one successful setting, its 1-SE point starred
+    assert list(view.table_w.object["solver"]) == ["uigreedy", "uifail"]
+    assert view.fig.marks.data["x"] == [one_se["level"]] and view.fig.marks.data["y"] == [one_se["cv_mean"]]
+    assert len(view.fig.lines.data["xs"]) == 1 and "#1 uigreedy" in view.fig.lines.data["label"][0]
+    assert "1 failed" in view.status_w.object
+
+
+def test_a_bad_grid_is_refused_with_a_clear_message(sweep_session):
+    s = sweep_session
+    assert not s.start([], [None], [2]) and "at least one solver" in s.error
+    assert not s.start(["uigreedy"], ["nope"], [2]) and "grid discretizer: unknown discretizer 'nope'" in s.error
+    assert not s.start(["uigreedy"], [None], [2], cv=11) and "3 to 10 folds" in s.error
+    assert not s.running
+
+
+def test_cancel_stops_every_task_of_a_sweep(sweep_session):
+    s = sweep_session
+    assert s.start(["uislow"], [None], [8, 10], cv=3, time_limit=60)
+    t0 = time.time()
+    while time.time() - t0 < 20 and not s.progress.get("phase") == "running":
+        s.poll()
+        time.sleep(0.05)
+    time.sleep(0.5)
+    s.cancel()
+    t1 = time.time()
+    poll_until_done(s, timeout=15)
+    assert time.time() - t1 < 5, "cancel did not stop the sweep promptly"
+    assert s.status == "cancelled" and len(s.rows) == 2
+    assert {r["status"] for r in s.rows} <= {"cancelled"} and not s.error

@@ -23,9 +23,9 @@ class CVOption(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         sw = {"sizing_mode": "stretch_width"}
-        self.enabled_w = pn.widgets.Checkbox.from_param(self.param.enabled, name="Cross-validate (k folds)", **sw)
+        self.enabled_w = pn.widgets.Checkbox.from_param(self.param.enabled, label="Cross-validate (k folds)", **sw)
         self.folds_w = pn.widgets.IntSlider.from_param(
-            self.param.folds, name="k folds", visible=self.param.enabled, **sw
+            self.param.folds, label="k folds", visible=self.param.enabled, **sw
         )
         self.help = pn.pane.Markdown(
             "Stratified folds of the training rows: the plot adds the mean held-out accuracy ±1 sd per "

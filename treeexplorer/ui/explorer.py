@@ -36,6 +36,7 @@ from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
+from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.views import (
     X_MEASURES,
     compare_markdown,
@@ -358,12 +359,20 @@ class Explorer(pn.viewable.Viewer):
             collapsible=False,
             sizing_mode="stretch_width",
         )
+        self.sweep_view = SweepView(self.controller)
+        sweep_card = pn.Card(
+            self.sweep_view,
+            title="Sweep: cross-validate a grid of settings on a local Dask cluster",
+            collapsed=True,
+            sizing_mode="stretch_width",
+        )
         self.main = pn.Column(
             self.error_w,
             pn.Row(self.many_w, self.many_cancel_w),
             self.notice_w,
             plot_card,
             tree_card,
+            sweep_card,
             sizing_mode="stretch_width",
         )
 
@@ -825,3 +834,4 @@ class Explorer(pn.viewable.Viewer):
             self._poller.stop()
             self._poller = None
         self.controller.close()
+        self.sweep_view.close()  # cancels its sweep and closes the session's Dask cluster
