@@ -88,7 +88,7 @@ def test_one_se_and_best_marks_and_the_selected_tree(explorer):
     marks = explorer.pareto.cv.marks.data
     by_marker = dict(zip(marks["marker"], zip(marks["level"], marks["cv_mean"])))
     assert by_marker["star"] == (one_se["level"], one_se["cv_mean"])
-    assert by_marker["triangle"] == (best["level"], best["cv_mean"])
+    assert by_marker["circle"] == (best["level"], best["cv_mean"])
     # the run opens on the refit tree the 1-SE rule picks
     assert explorer.controller.selected == (run.id, one_se["tree"].id)
     assert "1-SE" in run.status_text

@@ -43,7 +43,8 @@ FRAME_COLUMNS = [
     "tree",
     "choice",
 ]
-MARKS = {"one_se": ("star", 24, "1-SE choice"), "best": ("triangle", 15, "best mean")}
+# (marker, size, fill alpha, name): the best-mean mark is a ring, so a 1-SE star at the same level shows inside it
+MARKS = {"one_se": ("star", 22, 1.0, "1-SE choice"), "best": ("circle", 30, 0.0, "best mean")}
 
 
 def cv_frame(runs, x: str = "splits") -> pd.DataFrame:
@@ -56,7 +57,7 @@ def cv_frame(runs, x: str = "splits") -> pd.DataFrame:
         for r in cvf.table(x):
             if not r["n_folds"] or math.isnan(r["cv_mean"]):
                 continue
-            choice = " and ".join(MARKS[k][2] for k in ("one_se", "best") if r[k])
+            choice = " and ".join(MARKS[k][3] for k in ("one_se", "best") if r[k])
             rows.append(
                 {
                     "run": run.label,
@@ -106,7 +107,7 @@ class CVLayer:
         self.band = ColumnDataSource({"xs": [], "ys": [], "color": [], "run_id": [], "kind": []})
         self.lines = ColumnDataSource({"xs": [], "ys": [], "color": [], "run_id": []})
         self.means = ColumnDataSource({c: [] for c in FRAME_COLUMNS})
-        self.marks = ColumnDataSource({c: [] for c in [*FRAME_COLUMNS, "marker", "size"]})
+        self.marks = ColumnDataSource({c: [] for c in [*FRAME_COLUMNS, "marker", "size", "alpha"]})
         self._band = figure.patches(
             "xs", "ys", source=self.band, fill_color="color", fill_alpha=0.15, line_alpha=0, level="underlay"
         )
@@ -123,8 +124,9 @@ class CVLayer:
             marker="marker",
             size="size",
             fill_color="color",
+            fill_alpha="alpha",
             line_color="black",
-            line_width=1.5,
+            line_width=2,
         )
         figure.add_tools(HoverTool(renderers=[self._means, self._marks], tooltips=CV_TOOLTIPS))
         self.frame = cv_frame([])
@@ -149,17 +151,18 @@ class CVLayer:
         self.band.data = band
         self.lines.data = lines
         self.means.data = {c: df[c].tolist() for c in FRAME_COLUMNS}
-        marks = {c: [] for c in [*FRAME_COLUMNS, "marker", "size"]}
-        for flag, (marker, size, _) in MARKS.items():
+        marks = {c: [] for c in [*FRAME_COLUMNS, "marker", "size", "alpha"]}
+        for flag, (marker, size, alpha, _) in MARKS.items():
             for _, row in df[df[flag]].iterrows():
                 for c in FRAME_COLUMNS:
                     marks[c].append(row[c])
                 marks["marker"].append(marker)
                 marks["size"].append(size)
+                marks["alpha"].append(alpha)
         self.marks.data = marks
         if not len(df):
             return []
         return [
             LegendItem(label="CV mean held-out ±1 sd", renderers=[self._lines, self._band, self._means]),
-            LegendItem(label="★ 1-SE choice  ▲ best mean", renderers=[self._marks]),
+            LegendItem(label="★ 1-SE choice  ○ best mean", renderers=[self._marks]),
         ]
