@@ -450,6 +450,7 @@ class SweepView(pn.viewable.Viewer):
         self.run_w.on_click(lambda e: self.run())
         self.cancel_w.on_click(lambda e: self.session.cancel())
         s.param.watch(self._on_state, ["running", "progress", "rows", "error", "notice", "status"])
+        controller.param.watch(self._on_state, ["data_version"])  # the caption names the data a sweep uses
         self._on_state()
 
     def __panel__(self):
