@@ -215,3 +215,19 @@ def test_cancel_stops_every_task_of_a_sweep(sweep_session):
     assert time.time() - t1 < 5, "cancel did not stop the sweep promptly"
     assert s.status == "cancelled" and len(s.rows) == 2
     assert {r["status"] for r in s.rows} <= {"cancelled"} and not s.error
+
+
+def test_a_cluster_that_cannot_start_is_a_message_not_a_hang():
+    from treeexplorer.ui.sweepview import SweepSession
+
+    def broken():
+        raise OSError("no cluster here")
+
+    c = Controller()
+    assert c.load_bundled("iris")
+    s = SweepSession(c, connector=broken)
+    assert s.start(["uigreedy"], [None], [2], cv=3)
+    poll_until_done(s, timeout=10)
+    assert not s.running and s.error == "OSError: no cluster here" and s.rows == []
+    s.close()
+    assert s.wait_closed(10)

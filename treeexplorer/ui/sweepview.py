@@ -221,9 +221,8 @@ class SweepSession(param.Parameterized):
                 ended = True
                 self.result = payload
                 rows = self._final_rows(payload, rows)
-            else:  # "error" / "cancelled": the sweep's last word
+            else:  # "error" / "cancelled" (before any task ran): the sweep's last word
                 ended = True
-                rows = self._final_rows(None, rows)
                 if kind == "error":
                     self.error = payload
                 else:
@@ -239,14 +238,11 @@ class SweepSession(param.Parameterized):
 
     def _final_rows(self, result, rows: list[dict]) -> list[dict]:
         """Every setting once the sweep ended: the ones cancelled before finishing get a row too."""
-        if result is not None:
-            self.status = result.status
-            for i, front in enumerate(result.fronts):
-                if front is not None:
-                    self.fronts[i] = front
-            errors = result.table.groupby("setting")["error"].first().to_dict() if len(result.table) else {}
-        else:
-            errors = {}
+        self.status = result.status
+        for i, front in enumerate(result.fronts):
+            if front is not None:
+                self.fronts[i] = front
+        errors = result.table.groupby("setting")["error"].first().to_dict() if len(result.table) else {}
         done = {r["#"] - 1 for r in rows}
         for i, s in enumerate(self.settings):
             if i not in done:
@@ -429,10 +425,10 @@ class SweepView(pn.viewable.Viewer):
             **sw,
         )
         self.depth_w = pn.widgets.CheckButtonGroup(
-            label="Max depth", options=[1, 2, 3, 4, 5, 6], value=[2, 3], color="primary", variant="outline"
+            label="Max depths", options=[1, 2, 3, 4, 5, 6], value=[2, 3], color="primary", variant="outline"
         )
         self.folds_w = pn.widgets.IntSlider(
-            label="k folds", start=FOLD_CHOICES[0], end=FOLD_CHOICES[1], value=DEFAULT_FOLDS, width=200
+            label="Folds (k)", start=FOLD_CHOICES[0], end=FOLD_CHOICES[1], value=DEFAULT_FOLDS, width=200
         )
         self.time_w = pn.widgets.FloatInput(
             label="Time limit per task (s)", value=30.0, start=0.5, end=3600, step=5, width=180
@@ -457,7 +453,7 @@ class SweepView(pn.viewable.Viewer):
         return pn.Column(
             pn.Row(self.solvers_w, self.disc_w, **{"sizing_mode": "stretch_width"}),
             pn.Row(
-                pn.Column(pn.pane.Markdown("Max depth", margin=(0, 10)), self.depth_w),
+                pn.Column(pn.pane.Markdown("Max depths", margin=(0, 10)), self.depth_w),
                 self.folds_w,
                 self.time_w,
             ),
@@ -517,20 +513,22 @@ class SweepView(pn.viewable.Viewer):
             self.progress_w.value = int(100 * p.get("done", 0) / p["total"])
         else:
             self.progress_w.value = -1 if s.running else 0
+        text = ""
         if s.running:
             bits = [str(p.get("phase", "running"))]
             if p.get("total"):
                 bits.append(f"{p.get('done', 0)} of {p['total']} tasks")
             if "elapsed" in p:
                 bits.append(f"{float(p['elapsed']):.1f} s")
-            self.status_w.object = " · ".join(bits)
+            text = " · ".join(bits)
         elif s.status:
             n_err = sum(r["status"] == "error" for r in s.rows)
-            self.status_w.object = f"Sweep {s.status}: {len(s.rows)} settings" + (
+            text = f"Sweep {s.status}: {len(s.rows)} settings" + (
                 f", {n_err} failed (see the message column)" if n_err else ""
             )
-        if s.dashboard:
-            self.status_w.object += f" · [Dask dashboard]({s.dashboard})"
+        if s.dashboard and text:
+            text += f" · [Dask dashboard]({s.dashboard})"
+        self.status_w.object = text
         self.error_w.object, self.error_w.visible = s.error, bool(s.error)
         self.notice_w.object, self.notice_w.visible = s.notice, bool(s.notice)
         if not events or any(e.name == "rows" for e in events):
