@@ -231,3 +231,17 @@ def test_a_cluster_that_cannot_start_is_a_message_not_a_hang():
     assert not s.running and s.error == "OSError: no cluster here" and s.rows == []
     s.close()
     assert s.wait_closed(10)
+
+
+def test_sweep_rows_stream_in_before_the_sweep_ends(sweep_session):
+    s = sweep_session
+    assert s.start(["uigreedy", "uislow"], [None], [2], cv=3)  # the greedy setting ends ~1 s before the slow one
+    seen = []
+    t0 = time.time()
+    while s.poll():
+        seen.append((len(s.rows), s.progress.get("done", 0)))
+        assert time.time() - t0 < 30
+        time.sleep(0.02)
+    assert any(n == 1 for n, _ in seen), "the first setting's row came only at the end"
+    assert s.status == "done" and [r["solver"] for r in s.rows] == ["uigreedy", "uislow"]
+    assert s.progress["done"] == s.progress["total"] == 8  # 2 settings x (3 folds + refit)
