@@ -245,3 +245,13 @@ def test_sweep_rows_stream_in_before_the_sweep_ends(sweep_session):
     assert any(n == 1 for n, _ in seen), "the first setting's row came only at the end"
     assert s.status == "done" and [r["solver"] for r in s.rows] == ["uigreedy", "uislow"]
     assert s.progress["done"] == s.progress["total"] == 8  # 2 settings x (3 folds + refit)
+
+
+def test_cv_time_limit_applies_to_each_fold_and_is_told():
+    c = Controller()
+    assert c.load_bundled("iris")
+    run = c.run_sync(RunSettings("uislow", {"max_depth": 6, "step": 0.3}, time_limit=0.5, cv=3), timeout=30)
+    assert run is not None and {f.status for f in run.cv.folds} == {"time_limit"}
+    assert run.front.status == "time_limit" and len(run.front) < 7  # the refit stopped too, kept its best so far
+    assert "3 of 3 folds hit the time limit" in c.notice
+    c.close()

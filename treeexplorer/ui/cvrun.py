@@ -74,6 +74,9 @@ def cv_work(
             control.progress({"phase": "refitting on all training rows", "folds_done": folds, "folds": folds})
         front = run_prepared(prep, spec, resolved, discretizer=discretizer, n_bins=n_bins, control=control)
         notices = list(cvf.notices) + [n for n in front.notices if n not in cvf.notices]
+        limited = sum(f.status == "time_limit" for f in cvf.folds)
+        if limited:
+            notices.insert(0, f"{limited} of {folds} folds hit the time limit: their trees are the best found so far")
         return replace(cvf, refit=front, notices=notices)
 
     return work
