@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.cv import CVFront
 from treeexplorer.data import (
     DataError,
     Dataset,
@@ -26,6 +27,7 @@ from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.admission import max_upload_bytes
+from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.jobs import Job, readable_error
 
 __all__ = [
@@ -166,6 +168,7 @@ class RunSettings:
     n_bins: int | None = None
     mid_budget: float | None = None
     time_limit: float | None = 30.0
+    cv: int | None = None  # cross-validate with this many folds (None: a plain run)
 
     def label(self) -> str:
         bits = [self.solver]
@@ -178,6 +181,8 @@ class RunSettings:
         for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
+        if self.cv:
+            bits.append(f"CV {self.cv}-fold")
         return " · ".join(bits)
 
 
@@ -192,6 +197,7 @@ class Run:
     settings: RunSettings
     data_key: tuple = ()
     data_label: str = ""
+    cv: CVFront | None = None  # a cross-validated run's folds (its front is the refit)
 
     @property
     def status_text(self) -> str:
@@ -201,7 +207,8 @@ class Run:
             self.front.status, self.front.status
         )
         claim = f"{proven} {self.front.optimality}" if proven else "none proven optimal"
-        return f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
+        text = f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
+        return f"{text}; {cv_summary(self.cv)}" if self.cv is not None else text
 
 
 class Controller(param.Parameterized):
@@ -506,6 +513,10 @@ class Controller(param.Parameterized):
             mid_budget = settings.mid_budget if disc == "mid" else None
             if settings.time_limit is not None and not settings.time_limit > 0:
                 raise ValueError("time limit must be a positive number of seconds")
+            if settings.cv is not None and not FOLD_CHOICES[0] <= settings.cv <= FOLD_CHOICES[1]:
+                raise ValueError(
+                    f"cross-validation takes {FOLD_CHOICES[0]} to {FOLD_CHOICES[1]} folds, not {settings.cv}"
+                )
         except (DataError, ValueError, NotImplementedError) as exc:
             self.error = readable_error(exc)
             return None
@@ -513,6 +524,19 @@ class Controller(param.Parameterized):
         def work(control):
             return run_prepared(
                 prep, spec, resolved, discretizer=disc, n_bins=n_bins, control=control, mid_budget=mid_budget
+            )
+
+        if settings.cv is not None:  # k folds on the training rows, then the refit: the run's front
+            work = cv_work(
+                prep,
+                spec,
+                dict(settings.params),
+                resolved,
+                discretizer=disc,
+                n_bins=n_bins,
+                folds=settings.cv,
+                seed=self.seed,
+                time_limit=settings.time_limit,
             )
 
         self.error = ""
@@ -568,6 +592,9 @@ class Controller(param.Parameterized):
         return self.runs[-1] if len(self.runs) > n else None
 
     def _add_run(self, front: Front, settings: RunSettings, data_key: tuple = (), data_label: str = "") -> None:
+        cv = front if isinstance(front, CVFront) else None
+        if cv is not None:
+            front = cv.refit
         rid = self._next_id
         self._next_id += 1
         data_key = data_key or self.data_key()
@@ -576,8 +603,8 @@ class Controller(param.Parameterized):
         label = f"#{rid} {settings.label()}"
         if any(r.front.dataset != front.dataset for r in self._all_runs):
             label += f" · {front.dataset}"  # the session holds runs of several tables: say which is which
-        run = Run(rid, label, color, front, settings, data_key, data_label or self.data_label())
-        notices = [n for n in front.notices if n]
+        run = Run(rid, label, color, front, settings, data_key, data_label or self.data_label(), cv)
+        notices = [n for n in (cv.notices if cv is not None else front.notices) if n]
         if front.status == "cancelled":
             notices.insert(0, f"run #{rid} cancelled: kept the {len(front)} tree(s) found so far (not proven)")
         elif front.status == "time_limit":
@@ -590,11 +617,11 @@ class Controller(param.Parameterized):
             self.notice = "; ".join(notices)
             if not here:
                 if len(front):
-                    self._selected_by_key[data_key] = (rid, front.best().id)
+                    self._selected_by_key[data_key] = (rid, (cv_choice(cv) or front.best()).id)
                 return
             self.runs = [*self.runs, run]
             if len(front):
-                best = front.best()
+                best = cv_choice(cv) or front.best()  # a CV run shows its 1-SE choice
                 self.selected = (rid, best.id)
                 self.compare = None
             else:

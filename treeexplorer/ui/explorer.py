@@ -32,10 +32,12 @@ from treeexplorer.ui.controller import (
     dominance,
     solver_spec,
 )
+from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
+from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.views import (
     X_MEASURES,
     compare_markdown,
@@ -200,6 +202,7 @@ class Explorer(pn.viewable.Viewer):
             description="Best trees so far are kept, marked not proven",
             **sw,
         )
+        self.cv_option = CVOption()
         self.run_w = pn.widgets.Button(label="Run", color="primary", icon=PLAY_ICON, **sw)
         self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon=STOP_ICON, disabled=True, **sw)
         self.progress_w = pn.indicators.Progress(
@@ -307,6 +310,7 @@ class Explorer(pn.viewable.Viewer):
             self.mid_w,
             self.params_box,
             self.time_w,
+            self.cv_option,
             title="Solver",
             collapsible=False,
             sizing_mode="stretch_width",
@@ -359,12 +363,20 @@ class Explorer(pn.viewable.Viewer):
             collapsible=False,
             sizing_mode="stretch_width",
         )
+        self.sweep_view = SweepView(self.controller)
+        sweep_card = pn.Card(
+            self.sweep_view,
+            title="Sweep: cross-validate a grid of settings on a local Dask cluster",
+            collapsed=True,
+            sizing_mode="stretch_width",
+        )
         self.main = pn.Column(
             self.error_w,
             pn.Row(self.many_w, self.many_cancel_w),
             self.notice_w,
             plot_card,
             tree_card,
+            sweep_card,
             sizing_mode="stretch_width",
         )
 
@@ -522,6 +534,7 @@ class Explorer(pn.viewable.Viewer):
             self.bins_w.value if self.bins_w.visible else None,
             self.mid_w.value if self.mid_w.visible else None,
             self.time_w.value,
+            cv=self.cv_option.cv,
         )
 
     # -- running -------------------------------------------------------------------------------------
@@ -565,6 +578,8 @@ class Explorer(pn.viewable.Viewer):
         self.progress_w.visible = running
         self.progress_w.active = running
         self.progress_w.value = -1 if running else 0
+        if running and c.progress.get("folds"):  # a CV run: folds done of k (+ the refit)
+            self.progress_w.value = int(100 * c.progress.get("folds_done", 0) / (c.progress["folds"] + 1))
         label = c.job.label if c.job is not None else ""
         if running:
             self.status_w.object = progress_text(c.progress, label)
@@ -829,3 +844,4 @@ class Explorer(pn.viewable.Viewer):
             self._poller.stop()
             self._poller = None
         self.controller.close()
+        self.sweep_view.close()  # cancels its sweep and closes the session's Dask cluster

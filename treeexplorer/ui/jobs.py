@@ -97,8 +97,8 @@ class Job:
                 self._queue.put(("cancelled", "cancelled while queued, before it started"))
                 return
             result = self._work(self.control)
-        except Cancelled:
-            self._queue.put(("cancelled", "cancelled before any tree was found"))
+        except Cancelled as exc:  # its own text when it has one (a CV run says how many folds were done)
+            self._queue.put(("cancelled", str(exc) or "cancelled before any tree was found"))
         except Exception as exc:  # every failure becomes a readable message; the traceback goes to the log
             traceback.print_exc()
             self._queue.put(("error", readable_error(exc)))

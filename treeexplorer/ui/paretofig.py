@@ -14,6 +14,7 @@ from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, TapToo
 from bokeh.plotting import figure
 
 from treeexplorer.render.layout import run_marker
+from treeexplorer.ui.cvfig import CVLayer
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
@@ -123,6 +124,7 @@ class ParetoFigure:
             click_policy="hide",
         )
         fig.add_layout(self.legend)
+        self.cv = CVLayer(fig)  # cross-validated runs: mean held-out curve, ±1 sd band, 1-SE mark
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self._keys: dict[int, object] = {}  # run id -> empty scatter: draws the run's marker in the legend
@@ -223,6 +225,7 @@ class ParetoFigure:
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
             items.append(LegendItem(label=run.label, renderers=[line, self._keys[run.id]]))
+        items += self.cv.update([r for r in runs if r.id not in hidden], x)
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
