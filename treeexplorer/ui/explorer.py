@@ -24,6 +24,7 @@ from treeexplorer.discretize import takes_n_bins
 from treeexplorer.export import export_bytes
 from treeexplorer.front import optimality_text
 from treeexplorer.render.bokehview import TreeFigure
+from treeexplorer.render.legend import legend_html
 from treeexplorer.ui.controller import (
     MAX_UPLOAD_BYTES,
     Controller,
@@ -227,7 +228,8 @@ class Explorer(pn.viewable.Viewer):
         self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="fixed")
         # Shown/hidden through this column: toggling the Bokeh pane itself makes Panel re-sync the figure's
         # stylesheets, which fails in Panel 1.9 ("List parameter 'Bokeh.stylesheets' ...").
-        self.tree_box = pn.Column(self.tree_pane, visible=False, margin=0)
+        self.class_legend = pn.pane.HTML("", margin=(0, 10))  # the tree view's class colours
+        self.tree_box = pn.Column(self.class_legend, self.tree_pane, visible=False, margin=0)
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
         self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
@@ -648,14 +650,15 @@ class Explorer(pn.viewable.Viewer):
     def _update_legend_note(self, runs) -> None:
         claims = sorted({optimality_text(r.front.search_space) for r in runs if any(t.optimal for t in r.front)})
         if len(claims) == 1:
-            proven = f"● proven {claims[0]}"
+            proven = f"filled: proven {claims[0]}"
         elif claims:
-            proven = "● proven optimal over its run's search space (hover a point: which)"
+            proven = "filled: proven optimal over its run's search space (hover a point: which)"
         else:
-            proven = "● proven optimal"
+            proven = "filled: proven optimal"
         self.legend_note.object = (
-            f"<span style='font-size:0.85em;color:#555'>{proven} &nbsp; ◇ not proven &nbsp; "
-            "✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, a legend entry to hide a run</span>"
+            f"<span style='font-size:0.85em;color:#555'>{proven} &nbsp; hollow: not proven &nbsp; "
+            "shape and colour: the run &nbsp; ✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, "
+            "a legend entry to hide a run</span>"
         )
 
     @_safe
@@ -733,6 +736,7 @@ class Explorer(pn.viewable.Viewer):
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
         self.tree_title.object = title
+        self.class_legend.object = legend_html(tree)
         self.tree_box.visible = True
         dominated = self._dominated.get((run.id, entry.id))
         self.dominated_pane.object = f"**Tree {entry.id} is {dominated}.**" if dominated else ""
