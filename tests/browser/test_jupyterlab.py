@@ -193,7 +193,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 splits/", timeout=30_000)
     title = page.locator("text=/#1 cart.*tree \\d+: 1 splits/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
-    metrics = page.locator(".jp-OutputArea table").last.text_content()
+    metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").last.text_content()
     assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
     # switch the complexity axis to Leaves: the axis label and the points' positions change on screen
     before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
