@@ -16,6 +16,8 @@ from .cart import fit_cart
 
 __all__ = ["GreedyIncumbent"]
 
+_MAX_CELLS = 1 << 23  # rows x tests the greedy tree is grown on (about 320 MB of CART's working copies)
+
 
 class GreedyIncumbent:
     """One greedy tree per data set, pruned per λ on demand (the tree is grown once, lazily).
@@ -41,8 +43,10 @@ class GreedyIncumbent:
         if self._tree is None:
             n = self.X.shape[0]
             rows = np.arange(n)
-            if n > self.max_rows:
-                rows = np.sort(np.random.default_rng(self.seed).choice(n, self.max_rows, replace=False))
+            # CART works on float64 copies (about 40 bytes a cell): few rows when there are very many tests
+            max_rows = max(1, min(self.max_rows, _MAX_CELLS // max(1, self.X.shape[1])))
+            if n > max_rows:
+                rows = np.sort(np.random.default_rng(self.seed).choice(n, max_rows, replace=False))
             t = fit_cart(self.X[rows].astype(np.float64), self.y[rows], self.max_depth, n_classes=self.n_classes)
             self._tree = RawTree(
                 t.feature, t.threshold, t.left, t.right, _route_counts(t, self.X, self.y, self.n_classes)

@@ -362,6 +362,7 @@ def run_prepared(
     if mid_budget is not None and disc_name != "mid":
         raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
     from treeexplorer.discretize import MIDRanking, fit_discretizer
+    from treeexplorer.discretize.matrix import build_test_matrix
 
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
@@ -380,7 +381,9 @@ def run_prepared(
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
     _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
-    matrix = binz.transform(prep.X_train)
+    # by blocks, stopped by the time limit or cancel (the tests not built yet are then left out, with a notice)
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control))
+    notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
     return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
