@@ -218,8 +218,14 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
     return RawSolution(tree, bool(complete), info)
 
 
-def _greedy(X, y, n_classes, depth) -> GreedyIncumbent:
-    return GreedyIncumbent(X, y, n_classes, min(depth, _GREEDY_DEPTH))
+def _greedy(X, y, n_classes, depth, control=None) -> GreedyIncumbent:
+    """The greedy incumbent; with a caller's ``control``, grown now, before the search and under its limit
+    (a large one stops with its tree so far), rather than after the limit when the search returns."""
+    greedy = GreedyIncumbent(X, y, n_classes, min(depth, _GREEDY_DEPTH), flag=None if control is None else control.flag)
+    if control is not None:
+        control.report("branches: greedy incumbent")
+        greedy._grown()
+    return greedy
 
 
 _GREEDY_DEPTH = 6  # deeper greedy trees rarely survive the λ pruning and cost more to grow
@@ -279,7 +285,7 @@ def fit_branches(
     if own:
         control.start()
     try:
-        greedy = _greedy(X, y, n_classes, depth)
+        greedy = _greedy(X, y, n_classes, depth, None if own else control)
         return _solve(
             X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only, greedy
         )
@@ -340,7 +346,7 @@ def branches_front(
     if own:
         control.start()
     zob = _zobrist(X.shape[1])
-    greedy = _greedy(X, y, n_classes, depth)
+    greedy = _greedy(X, y, n_classes, depth, None if own else control)
     found: dict = {}
     iterations = 0
     notices = []
