@@ -54,6 +54,50 @@ def node_impurity(counts, criterion):
     return imp
 
 
+@njit(nogil=True, cache=True)
+def argsort_stable(x):
+    """Positions of ``x`` (float64, no NaN) in increasing order, ties in index order (as a stable argsort).
+
+    LSD radix sort on the order-preserving 64-bit keys of the values, 16 bits a pass (a pass is skipped when
+    all keys share its digit, e.g. the low bits of values read as float32): on a million rows several times
+    faster than a comparison sort, which made sorting the columns most of a large CART fit.
+    """
+    m = x.shape[0]
+    if m < 4096:
+        return np.argsort(x, kind="mergesort")
+    xx = x + 0.0  # contiguous, and -0.0 becomes 0.0 (equal values must tie)
+    raw = xx.view(np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    mask = np.uint64(0xFFFF)
+    keys = np.empty(m, dtype=np.uint64)
+    for i in range(m):
+        k = raw[i]
+        keys[i] = ~k if k & top else k | top
+    src_o = np.arange(m, dtype=np.int64)
+    dst_o = np.empty(m, dtype=np.int64)
+    src_k = keys
+    dst_k = np.empty(m, dtype=np.uint64)
+    cnt = np.empty(65537, dtype=np.int64)
+    for q in range(4):
+        sh = np.uint64(16 * q)
+        cnt[:] = 0
+        for i in range(m):
+            cnt[np.int64((src_k[i] >> sh) & mask) + 1] += 1
+        if cnt.max() == m:
+            continue  # every key has the same digit here
+        for b in range(65536):
+            cnt[b + 1] += cnt[b]
+        for i in range(m):
+            d = np.int64((src_k[i] >> sh) & mask)
+            j = cnt[d]
+            dst_o[j] = src_o[i]
+            dst_k[j] = src_k[i]
+            cnt[d] = j + 1
+        src_o, dst_o = dst_o, src_o
+        src_k, dst_k = dst_k, src_k
+    return src_o
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _midpoint(x0, x1):
     """scikit-learn's threshold: the midpoint, or the lower value when the midpoint rounds up to x1."""
@@ -250,7 +294,7 @@ def cart_build_stoppable(X, y, idx, n_classes, max_depth, max_leaves, min_sample
     for f in range(p):
         if flag[0] != 0:
             return _leaf_only(yc, n_classes)
-        srt[f, :] = np.argsort(xc[f], kind="mergesort")
+        srt[f, :] = argsort_stable(xc[f])
     return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
 
 
@@ -284,7 +328,7 @@ def feature_ranks_stoppable(X, flag):
     for f in range(p):
         if flag[0] != 0:
             return ranks, False
-        order = np.argsort(X[:, f], kind="mergesort")
+        order = argsort_stable(X[:, f])
         for j in range(n):
             ranks[0, f, order[j]] = j
             ranks[1, f, j] = order[j]
