@@ -354,7 +354,8 @@ def branches_front(
         for lam_k in grid:
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
-            control.report("branches", lam=lam_k, done=len(found))
+            partial = {"partial": RawFront(list(found.values()), OBJECTIVE, "running")} if found else {}
+            control.report("branches", lam=lam_k, done=len(found), **partial)  # the front so far
             sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only, greedy)
             iterations += sol.info["iterations"]
             t = sol.tree

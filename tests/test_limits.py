@@ -361,3 +361,17 @@ def test_sat_column_reduction_matches_the_column_by_column_rule():
     Xr, cols = _reduce_features(Xu)
     assert cols.tolist() == keep and np.array_equal(Xr, Xu[:, keep])
     assert 5 not in keep and 9 not in keep and 11 not in keep
+
+
+@pytest.mark.parametrize("solver", ["murtree", "branches"])
+def test_partial_fronts_are_streamed_while_solving(solver):
+    df = _noise(400, 8, seed=7)
+    ensure_warm(solver)
+    seen = []
+    params = {"max_depth": 3} if solver == "murtree" else {"max_depth": 3, "sparsity": 0.001}
+    front = solve(df, "label", solver=solver, discretizer="none", progress=seen.append, **params)
+    partials = [d["partial_front"] for d in seen if "partial_front" in d]
+    assert partials and all(len(p) >= 1 for p in partials)
+    assert not any("partial" in d for d in seen)  # raw fronts never reach the caller
+    final = {t.tree.structure_key() for t in front.trees}
+    assert all(t.tree.structure_key() in final for p in partials for t in p.trees)
