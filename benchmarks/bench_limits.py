@@ -6,8 +6,10 @@ Each case runs in a fresh process (kernels warmed first: compiling is outside th
 :mod:`treeexplorer.warm`) on a synthetic Parquet table (nothing downloaded), through ``treeexplorer.solve``
 with ``time_limit``: loading, discretizing, solving and assembling the front all count.  The table gives the
 wall time of the ``solve`` call, the overshoot past the limit, the target ``max(1 s, 10 %)``, the status and
-the printed runtime.  A second table shows the memory guard on the issue's cases (the ``exact`` discretizer
-on a magic-sized table, 1M rows, a 10,000-category ID column): the time to refuse and the message.
+the printed runtime, the phase the run was in when the limit came and the best training accuracy; the CANCEL
+cases cancel at ``--limit`` seconds instead (no time limit).  A second table shows the memory guard on the
+issue's cases (the ``exact`` discretizer on a magic-sized table, 1M rows, a 10,000-category ID column): the
+time to refuse and the message.
 """
 
 from __future__ import annotations
@@ -52,6 +54,16 @@ CASES = {
         {"conflicts": "majority", "allow_many_classes": True},
     ),
     "mid ranking 100k x 200, then murtree": ("n100000_p200_c3", "murtree", {"max_depth": 3, "n_bins": 800}),
+    # the exact discretizer on a magic-sized table: ~150,000 tests, each long step stopped by the control
+    "sat 15k x 10 (exact: 150k tests)": ("n15000_p10_c2", "sat", {"discretizer": "exact", "conflicts": "majority"}),
+    "branches 15k x 10 (exact: 150k tests)": ("n15000_p10_c2", "branches", {"discretizer": "exact"}),
+    "cart 1M x 20 no depth limit": ("n1000000_p20_c3", "cart", {"max_depth": -1}),
+}
+# cancel instead of a time limit: "limit" is then when the cancel comes (no time limit is set)
+CANCEL = {
+    "dpdt 1M x 20 depth 3, cancel": ("n1000000_p20_c3", "dpdt", {"max_depth": 3}),
+    "cart 1M x 20 depth 8, cancel": ("n1000000_p20_c3", "cart", {"max_depth": 8}),
+    "sat 15k x 10 (exact), cancel": ("n15000_p10_c2", "sat", {"discretizer": "exact", "conflicts": "majority"}),
 }
 QUICK = {
     "cart 1M x 20 depth 8": ("n200000_p20_c3", "cart", {"max_depth": 8}),
@@ -75,15 +87,27 @@ MEMORY = {
 }
 
 CHILD = r"""
-import json, sys, time
+import json, sys, threading, time
 from treeexplorer import solve
+from treeexplorer.solvers import Control
 from treeexplorer.warm import ensure_warm
 path, solver, kw, limit = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), float(sys.argv[4])
+cancel = kw.pop("cancel", False)
 ensure_warm(solver)
+phases = []
+def progress(d):
+    if not phases or phases[-1][1] != d["phase"]:
+        phases.append((time.perf_counter() - t0, d["phase"]))
+control = Control(None if cancel else limit, progress)
 t0 = time.perf_counter()
+if cancel:
+    threading.Timer(limit, control.cancel).start()
 try:
-    f = solve(path, "label", solver=solver, time_limit=limit, **kw)
-    out = {"wall": time.perf_counter() - t0, "status": f.status, "runtime": f.runtime_s, "trees": len(f),
+    f = solve(path, "label", solver=solver, control=control, **kw)
+    wall = time.perf_counter() - t0
+    at = [p for t, p in phases if t <= limit][-1:] or ["-"]
+    out = {"wall": wall, "status": f.status, "runtime": f.runtime_s, "trees": len(f), "phase": at[0],
+           "best": max(t.metrics["train_accuracy"] for t in f.trees),
            "notices": [n for n in f.notices if "ID-like" in n or "stopped" in n]}
 except Exception as exc:
     out = {"wall": time.perf_counter() - t0, "error": f"{type(exc).__name__}: {exc}"}
@@ -132,19 +156,26 @@ def main() -> None:
         print(
             f"time limit {a.limit:g} s; target: wall <= limit + max(1 s, 10 %) = {a.limit + max(1, 0.1 * a.limit):g} s"
         )
-        print("| case | wall s | overshoot s | within target | status | printed runtime s | trees |")
-        print("|---|---:|---:|:---:|---|---:|---:|")
-        for name, (key, solver, kw) in cases.items():
+        print(
+            "| case | limit s | wall s | overshoot s | within target | status | phase at the limit | printed runtime s "
+            "| trees | best train acc |"
+        )
+        print("|---|---:|---:|---:|:---:|---|---|---:|---:|---:|")
+        runs = [(n, c, {}) for n, c in cases.items()]
+        if not a.quick:
+            runs += [(n, c, {"cancel": True}) for n, c in CANCEL.items()]
+        for name, (key, solver, kw), extra in runs:
             if only and solver not in only:
                 continue
-            r = run(table_path(folder, key), solver, kw, a.limit, timeout=10 * a.limit + 120)
+            r = run(table_path(folder, key), solver, {**kw, **extra}, a.limit, timeout=10 * a.limit + 120)
             if "error" in r:
-                print(f"| {name} | - | - | no | {r['error']} | - | - |")
+                print(f"| {name} | {a.limit:g} | - | - | no | {r['error']} | - | - | - | - |")
                 continue
             over = r["wall"] - a.limit
             ok = "yes" if over <= max(1.0, 0.1 * a.limit) else "NO"
             print(
-                f"| {name} | {r['wall']:.2f} | {over:+.2f} | {ok} | {r['status']} | {r['runtime']:.2f} | {r['trees']} |"
+                f"| {name} | {a.limit:g} | {r['wall']:.2f} | {over:+.2f} | {ok} | {r['status']} | {r['phase']} "
+                f"| {r['runtime']:.2f} | {r['trees']} | {r['best']:.3f} |"
             )
         if a.no_memory:
             return

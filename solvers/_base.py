@@ -363,6 +363,8 @@ def check_binary(X) -> np.ndarray:
     X = np.asarray(X)
     if X.dtype == np.bool_:
         return np.ascontiguousarray(X, dtype=np.uint8)
+    if X.dtype == np.uint8 and (X.size == 0 or X.max() <= 1):  # one pass, no temporaries (gigabytes at scale)
+        return np.ascontiguousarray(X)
     bad = ~((X == 0) | (X == 1))
     if bad.any():
         col = int(np.argmax(bad.any(axis=0)))

@@ -12,9 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import RawTree
+from ._kernels.cart import cart_build_stoppable
 from .cart import fit_cart
 
 __all__ = ["GreedyIncumbent"]
+
+_MAX_CELLS = 1 << 23  # rows x tests the greedy tree is grown on (about 320 MB of CART's working copies)
+_ALWAYS_CELLS = 1 << 20  # below this the greedy tree takes a fraction of a second: grown whole even after a stop
 
 
 class GreedyIncumbent:
@@ -32,18 +36,27 @@ class GreedyIncumbent:
         Rows the greedy tree is grown on (a seeded sample when there are more); counts use every row.
     """
 
-    def __init__(self, X, y, n_classes: int, max_depth: int, max_rows: int = 50_000, seed: int = 0):
+    def __init__(self, X, y, n_classes: int, max_depth: int, max_rows: int = 50_000, seed: int = 0, flag=None):
         self.X, self.y, self.n_classes = X, y, n_classes
         self.max_depth, self.max_rows, self.seed = max_depth, max_rows, seed
+        self.flag = flag  # a Control's stop flag: a large greedy tree stops there with its tree so far
         self._tree: RawTree | None = None
 
     def _grown(self) -> RawTree:
         if self._tree is None:
             n = self.X.shape[0]
             rows = np.arange(n)
-            if n > self.max_rows:
-                rows = np.sort(np.random.default_rng(self.seed).choice(n, self.max_rows, replace=False))
-            t = fit_cart(self.X[rows].astype(np.float64), self.y[rows], self.max_depth, n_classes=self.n_classes)
+            # CART works on float64 copies (about 40 bytes a cell): few rows when there are very many tests
+            max_rows = max(1, min(self.max_rows, _MAX_CELLS // max(1, self.X.shape[1])))
+            if n > max_rows:
+                rows = np.sort(np.random.default_rng(self.seed).choice(n, max_rows, replace=False))
+            Xs = self.X[rows].astype(np.float64)
+            if self.flag is None or Xs.size <= _ALWAYS_CELLS:
+                t = fit_cart(Xs, self.y[rows], self.max_depth, n_classes=self.n_classes)
+            else:  # costs seconds: stopped with the run (nodes not yet split stay leaves)
+                ys = np.ascontiguousarray(self.y[rows], dtype=np.int64)
+                idx = np.arange(len(rows), dtype=np.int64)
+                t = RawTree(*cart_build_stoppable(Xs, ys, idx, self.n_classes, self.max_depth, 0, 1, 0, self.flag)[:5])
             self._tree = RawTree(
                 t.feature, t.threshold, t.left, t.right, _route_counts(t, self.X, self.y, self.n_classes)
             )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._kernels.cart import cart_build
+from ._kernels.cart import cart_build, cart_build_stoppable
 from ._kernels.cart_prune import extract_subtree, prune_path
 
 __all__ = ["fit_cart", "cart_path", "CRITERIA"]
@@ -98,7 +98,9 @@ def cart_path(
     X, y, max_depth, criterion, min_samples_leaf, max_leaves, n_classes
         As :func:`fit_cart`.
     control : Control, optional
-        Checked before pruning; CART itself takes milliseconds.
+        Time limit / cancel, looked at between nodes while the tree grows (level by level) and between the
+        subtrees of the pruning path: a stopped run returns the tree grown so far (its nodes not yet split
+        are leaves, ``stats["notices"]`` says so) with status ``"time_limit"`` or ``"cancelled"``.
     front : bool
         False: only the unpruned tree.
 
@@ -114,12 +116,28 @@ def cart_path(
     X, y, n_classes = check_xy(X, y, n_classes)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
     idx = np.arange(X.shape[0], dtype=np.int64)
-    f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
     objective = f"CART ({criterion}) and its cost-complexity pruning path"
+    if control is None:
+        f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
+    else:
+        control.watch("cart", ())
+        try:
+            f, t, left, right, value, _ = cart_build_stoppable(
+                X, y, idx, n_classes, depth, leaves, msl, crit, control.flag
+            )
+        finally:
+            control.unwatch()
+    stopped = control is not None and control.stopped
+    status = "done" if control is None else control.status()
     stats = {"n_nodes": int(f.shape[0])}
-    if not front or (control is not None and control.stopped):
+    if stopped:
+        # grown level by level: every node above some depth is split, the nodes not yet split are leaves
+        stats["notices"] = [
+            f"CART stopped ({status.replace('_', ' ')}) while growing: the tree shown is the tree grown so far "
+            f"({int(np.count_nonzero(f >= 0))} splits), its nodes not yet split being leaves"
+        ]
+    if not front or stopped:
         tree = RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
-        status = "done" if control is None else control.status()
         return RawFront([RawSolution(tree, False, {"alpha_lo": 0.0})], objective, status, stats)
     alphas, imps, pruned = prune_path(left, right, value, crit)
     is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
@@ -127,9 +145,15 @@ def cart_path(
     for j in range(alphas.shape[0]):
         if pruned[j] >= 0:
             is_leaf[pruned[j]] = True
+        if j and j + 1 < alphas.shape[0] and control is not None and control.stopped:
+            # out of time while listing the path (a very large tree): keep the subtrees so far and the root
+            j = alphas.shape[0] - 1
+            is_leaf[:] = True
         nf, nt, nl, nr, nv = extract_subtree(f, t, left, right, value, is_leaf)
         hi = float(alphas[j + 1]) if j + 1 < alphas.shape[0] else float("inf")
         info = {"alpha_lo": float(alphas[j]), "alpha_hi": hi, "impurity": float(imps[j]), "step": j}
         sols.append(RawSolution(RawTree(nf, nt, nl, nr, nv), False, info))
+        if j == alphas.shape[0] - 1:
+            break
     stats["path_length"] = len(sols)
     return RawFront(sols, objective, "done" if control is None else control.status(), stats)

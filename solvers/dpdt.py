@@ -36,7 +36,8 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals, lower_hull
-from ._kernels.cart import feature_ranks
+from ._kernels.cart import cart_build_ranked_stoppable, feature_ranks_stoppable
+from ._kernels.cart_prune import extract_subtree, prune_path
 from ._kernels.dpdt_budget import budget_values, extract_budget_tree
 from ._kernels.dpdt_gen import BOTH, GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
 from ._kernels.dpdt_hull import backward_hulls, extract_tree
@@ -112,10 +113,9 @@ def _on_threads(call, chunks, jobs, control):
         return [f.result() for f in futures]
 
 
-def _build(X, y, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, control, n_jobs):
+def _build(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, max_states, max_pool, control, n_jobs):
     """Grow the MDP depth by depth: tests of a depth's states on threads, then their children in order;
     the last depth's best tests on threads.  Returns the hull kernel's inputs and the run's figures."""
-    ranks = feature_ranks(X)
     st, act, act_thr, pool = mdp_init(y, n_classes)
     n_states, n_act = 1, 0
     level_start = [0, 1]
@@ -258,10 +258,12 @@ def _budget_solutions(tables, level_start, max_depth, k_max, hull_sols, X, y, n_
 def _anytime(X, y, kw, cart_depth, control, alpha, n_alphas):
     """DPDT-1, DPDT-2, ... DPDT-``cart_depth`` under one ``control`` (see ``dpdt``'s ``anytime``)."""
     done, k_done, times, guard = None, 0, [], None
+    ranks = _stoppable_ranks(X, control)  # sorted once for every K
+    incumbent = _greedy_incumbent(X, y, ranks, kw["n_classes"], kw["max_depth"], kw["criterion"], control)
     for kk in range(1, cart_depth + 1):
         t0 = time.perf_counter()
         try:
-            front = dpdt(X, y, cart_depth=kk, anytime=False, _fallback=kk == 1, control=control, **kw)
+            front = dpdt(X, y, cart_depth=kk, anytime=False, control=control, _ranks=ranks, _incumbent=incumbent, **kw)
         except MDPTooLarge as exc:
             if done is None:
                 raise
@@ -283,6 +285,44 @@ def _anytime(X, y, kw, cart_depth, control, alpha, n_alphas):
             front = _merge_fronts([done], X.shape[0], "done", done.stats, kw, alpha, n_alphas)
     front.stats.update(anytime_k_done=k_done, anytime_k_max=cart_depth, anytime_run_s=times, anytime_guard=guard)
     return front
+
+
+def _stoppable_ranks(X, control):
+    """Every feature's sort (shared by all CART fits), or ``None`` when ``control`` stopped it."""
+    ranks, complete = feature_ranks_stoppable(X, control.flag)
+    return ranks if complete else None
+
+
+def _greedy_incumbent(X, y, ranks, n_classes, max_depth, criterion, control) -> RawFront:
+    """CART of depth ``max_depth`` and its pruning path, grown under ``control`` before the MDP: a run
+    stopped by a time limit or a cancel returns the hull of its own trees and these, never worse than the
+    greedy baseline, without any work after the stop (a stopped CART keeps its tree so far)."""
+    n = X.shape[0]
+    crit = CRITERIA["entropy"] if criterion == "entropy" else CRITERIA["gini"]
+    if ranks is None:  # stopped while sorting: the root leaf
+        trees = [RawTree.leaf(np.bincount(y, minlength=n_classes))]
+    else:
+        idx = np.arange(n, dtype=np.int64)
+        f, t, left, right, value, _ = cart_build_ranked_stoppable(
+            X, y, ranks, idx, n_classes, max_depth, 0, 1, crit, control.flag
+        )
+        alphas, _, pruned = prune_path(left, right, value, crit)
+        is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
+        trees = []
+        for j in range(alphas.shape[0]):
+            if pruned[j] >= 0:
+                is_leaf[pruned[j]] = True
+            trees.append(RawTree(*extract_subtree(f, t, left, right, value, is_leaf)))
+    sols = []
+    for tree in trees:
+        inner = tree.feature >= 0
+        info = {
+            "expected_tests": float(tree.value[inner].sum()) / n,
+            "train_errors": int((tree.value.sum(axis=1) - tree.value.max(axis=1))[~inner].sum()),
+            "splits": tree.n_splits,
+        }
+        sols.append(RawSolution(tree, False, info))
+    return RawFront(sols, "greedy CART", "done")
 
 
 def _merge_fronts(fronts, n, status, stats, kw, alpha, n_alphas):
@@ -369,7 +409,8 @@ def dpdt(
     seed: int = 0,
     n_jobs: int | None = None,
     anytime: bool | None = None,
-    _fallback: bool = True,
+    _ranks: np.ndarray | None = None,
+    _incumbent: RawFront | None = None,
 ) -> RawFront:
     """Build DPDT's MDP on ``(X, y)`` and return every tree of the lower convex hull of (tests, error).
 
@@ -414,10 +455,12 @@ def dpdt(
     n_classes : int, optional
     control : Control, optional
         Time limit / cancel (checked at every state while the MDP grows) and progress counters
-        (``depth``, ``states``, ``expanded_at_depth``, ``states_at_depth``).  At a time limit the states
-        not yet expanded are leaves; the greedy MDP (DPDT-1, about one CART fit of this depth, run after
-        the limit) completes them and the front is the convex hull of both runs' trees
-        (``stats["greedy_completion"]``).  A cancel returns at once with what was found.
+        (``depth``, ``states``, ``expanded_at_depth``, ``states_at_depth``).  With a control, a greedy
+        CART of depth ``max_depth`` (about one CART fit, itself stopped by the control with its tree so
+        far) and the greedy MDP (DPDT-1, about as cheap) are built first; a run stopped by its time limit
+        or a cancel returns at once the hull and splits front of the MDP's trees (the states not yet
+        expanded being leaves) together with those greedy trees (``stats["greedy_completion"]``): never
+        worse than the greedy baseline, and no work after the stop.
     seed : int
         Seed of the row-set hash (results do not depend on it).
     n_jobs : int, optional
@@ -492,6 +535,36 @@ def dpdt(
 
     own = control is None
     control = control or Control()
+    ranks, incumbent = _ranks, _incumbent
+    if ranks is None:
+        ranks = _stoppable_ranks(X, control)
+    if incumbent is None and not own:
+        incumbent = _greedy_incumbent(X, y, ranks, n_classes, max_depth, criterion, control)
+        if not (gen == GEN_CART and k == 1) and max_depth > 1 and not control.stopped:
+            # the greedy MDP (DPDT-1, CART's split at every state: about one CART fit) first, under the same
+            # control: a stopped run is then never worse than its trees (the anytime schedule runs it anyway)
+            try:
+                incumbent = dpdt(
+                    X,
+                    y,
+                    max_depth=max_depth,
+                    generator="cart",
+                    cart_depth=1,
+                    criterion=criterion,
+                    splits_front=False,
+                    max_states=max_states,
+                    max_pool=max_pool,
+                    n_classes=n_classes,
+                    control=control,
+                    n_jobs=n_jobs,
+                    anytime=False,
+                    _ranks=ranks,
+                    _incumbent=incumbent,
+                )
+            except MDPTooLarge:  # the greedy MDP of a very deep run: the CART incumbent alone
+                pass
+    if ranks is None:  # stopped while sorting: nothing but the greedy incumbent (the root leaf)
+        ranks = np.zeros((2, X.shape[1], 0), dtype=np.int64)  # never read: the stopped run skips every state
     zobrist = np.random.default_rng(seed).integers(
         np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=X.shape[0], dtype=np.int64
     )
@@ -506,6 +579,7 @@ def dpdt(
         ) = _build(
             X,
             y,
+            ranks,
             n_classes,
             max_depth,
             gen,
@@ -551,29 +625,6 @@ def dpdt(
         )
         for v in range(int(h_start[0]), int(h_start[0] + h_count[0]))
     ]
-    fallback = _fallback and run_status == "time_limit" and not (gen == GEN_CART and k == 1) and max_depth > 1
-    if fallback:
-        # stopped before the MDP was complete: the states left unexpanded are leaves, which can make the
-        # trees poor; the greedy MDP (DPDT-1: CART's split at every state, about one CART fit of this
-        # depth) completes them, and the front is the hull of both runs' trees
-        try:
-            greedy = dpdt(
-                X,
-                y,
-                max_depth=max_depth,
-                generator="cart",
-                cart_depth=1,
-                criterion=criterion,
-                splits_front=False,
-                max_states=max_states,
-                max_pool=max_pool,
-                n_classes=n_classes,
-                n_jobs=1,
-            ).solutions
-        except MDPTooLarge:  # the greedy MDP of a very deep run: keep what the stopped run found
-            greedy = []
-            fallback = False
-        cands += [(round(g.info["expected_tests"] * n), g.info["train_errors"], lambda g=g: g.tree) for g in greedy]
     # the hull in (tests, errors), both in rows: the α per row of its intervals is α per sample
     costs, errs = [c[0] for c in cands], [c[1] for c in cands]
     ivals = hull_intervals(costs, errs)
@@ -629,8 +680,15 @@ def dpdt(
         "n_jobs": n_jobs,
         "solve_s": t_solve,
         "generator": generator,
-        "greedy_completion": fallback,
+        "greedy_completion": False,
         "splits_front_s": t_budget,
     }
     objective = f"train error rate + α · expected tests per sample, every α (convex hull); tests from {generator}"
-    return RawFront(sols, objective, run_status, stats)
+    front = RawFront(sols, objective, run_status, stats)
+    if run_status != "done" and incumbent is not None:
+        # stopped before the MDP was complete: states left unexpanded are leaves, which can make the trees
+        # poor; the greedy CART grown before the MDP (under the same limit) completes the front
+        stats["greedy_completion"] = True
+        kw = {"splits_front": splits_front, "max_depth": max_depth, "max_splits": max_splits}
+        front = _merge_fronts([front, incumbent], n, run_status, stats, kw, alpha, n_alphas)
+    return front

@@ -282,7 +282,10 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
         "max_depth": depth,
         "max_nodes": budget,
     }
-    return RawFront(sols, "misclassifications", control.status(), stats)
+    return RawFront(sols, _OBJ, control.status(), stats)
+
+
+_OBJ = "misclassifications"
 
 
 def _leaf_errors(ws):
@@ -328,6 +331,10 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
             return b - 1
         if err < found[-1][0]:
             found.append((err, b, _tree(ws, n, h1, h2, depth, b), True))
+            if control.progress is not None:  # the front so far, for a caller drawing a provisional front
+                control.report(
+                    "murtree", budget=b, partial=RawFront(_solutions(found, n, b, None, True), _OBJ, "running")
+                )
         control.counters[0] = b
     return budget
 

@@ -185,3 +185,193 @@ def test_sat_stopped_in_every_long_step_returns_promptly():
     front = sat_tree(X, y, control=control, conflicts="majority")
     assert time.perf_counter() - t0 < 3.0
     assert front.status in ("cancelled", "done") and front.solutions
+
+
+# -- CART, DPDT, SAT and BRANCHES stopped inside their long steps (issue 17, part 2) ------------------------------
+
+
+def _numeric(n, p, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.8 * rng.normal(size=n) > 0).astype(np.int64)
+    return X, y
+
+
+def _node_depths(tree):
+    depth = np.zeros(tree.n_nodes, dtype=np.int64)
+    for k in range(tree.n_nodes):  # preorder: children after their parent
+        if tree.feature[k] >= 0:
+            depth[tree.left[k]] = depth[tree.right[k]] = depth[k] + 1
+    return depth
+
+
+def _is_pruning_of(part, full, k=0, j=0):
+    """``part`` is ``full`` with some subtrees cut to leaves (same splits, same counts)."""
+    if not np.array_equal(part.value[k], full.value[j]):
+        return False
+    if part.feature[k] < 0:
+        return True
+    return (
+        part.feature[k] == full.feature[j]
+        and part.threshold[k] == full.threshold[j]
+        and _is_pruning_of(part, full, part.left[k], full.left[j])
+        and _is_pruning_of(part, full, part.right[k], full.right[j])
+    )
+
+
+def test_cart_stopped_returns_the_tree_grown_so_far_level_by_level():
+    from treeexplorer.solvers.cart import cart_path, fit_cart
+
+    X, y = _numeric(60_000, 8)
+    fit_cart(X[:50], y[:50])  # kernels loaded outside the limit
+    t0 = time.perf_counter()
+    full = fit_cart(X, y)
+    limit = (time.perf_counter() - t0) / 4  # stops while growing (sorting the 8 columns is a small part)
+    with Control(time_limit=limit) as control:
+        t0 = time.perf_counter()
+        front = cart_path(X, y, max_depth=None, control=control)
+        wall = time.perf_counter() - t0
+    assert wall <= 2 * limit + 2
+    assert front.status == "time_limit" and len(front.solutions) == 1
+    part = front.solutions[0].tree
+    assert not front.solutions[0].optimal and "grown so far" in front.stats["notices"][0]
+    assert part.n_nodes < full.n_nodes and _is_pruning_of(part, full)
+    # level order: no split below a node that the full tree splits but the stopped one left a leaf
+    depth, cut = _node_depths(part), []
+    walk = [(0, 0)]
+    while walk:
+        k, j = walk.pop()
+        if part.feature[k] >= 0:
+            walk += [(part.left[k], full.left[j]), (part.right[k], full.right[j])]
+        elif full.feature[j] >= 0:
+            cut.append(depth[k])
+    split_depths = depth[part.feature >= 0]
+    assert cut and (split_depths.size == 0 or split_depths.max() <= min(cut))
+    # a cancel before the root is searched: the root leaf, promptly
+    control = Control()
+    control.cancel()
+    front = cart_path(X, y, max_depth=None, control=control)
+    assert front.status == "cancelled" and front.solutions[0].tree.n_nodes == 1
+
+
+def test_cart_unchanged_when_not_stopped():
+    from treeexplorer.solvers.cart import cart_path, fit_cart
+
+    X, y = _numeric(3000, 5, seed=1)
+    for kw in ({"max_depth": 6}, {"max_leaves": 12}, {"max_depth": None, "criterion": "entropy"}):
+        with Control(time_limit=60) as control:
+            front = cart_path(X, y, control=control, **kw)
+        ref = cart_path(X, y, **kw)
+        assert front.status == "done" and len(front.solutions) == len(ref.solutions) > 1
+        for a, b in zip(front.solutions, ref.solutions):
+            assert np.array_equal(a.tree.feature, b.tree.feature) and np.array_equal(a.tree.left, b.tree.left)
+            assert np.array_equal(a.tree.threshold, b.tree.threshold) and np.array_equal(a.tree.value, b.tree.value)
+        if "max_leaves" not in kw:  # depth-first trees are numbered in preorder, as fit_cart's
+            assert np.array_equal(front.solutions[0].tree.feature, fit_cart(X, y, **kw).feature)
+
+
+def test_cancelled_dpdt_returns_the_greedy_trees_not_the_root_leaf():
+    import threading
+
+    from treeexplorer.solvers.dpdt import dpdt
+
+    X, y = _numeric(3000, 30, seed=2)
+    dpdt(X[:100], y[:100], max_depth=3, cart_depth=2)  # kernels loaded
+    greedy = dpdt(X, y, max_depth=6, cart_depth=1)
+    control = Control()
+    threading.Timer(1.0, control.cancel).start()
+    t0 = time.perf_counter()
+    front = dpdt(X, y, max_depth=6, cart_depth=4, control=control)  # DPDT-4 at depth 6: far longer than 1 s
+    wall = time.perf_counter() - t0
+    assert front.status == "cancelled" and wall <= 1.0 + 2
+    assert front.stats["greedy_completion"] and len(front.solutions) > 1
+    assert not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
+    best = min(s.info["train_errors"] for s in front.solutions)
+    assert best <= min(s.info["train_errors"] for s in greedy.solutions)
+
+
+def _exact_table(n, p=10, seed=3):
+    X, y = _numeric(n, p, seed)
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(p)])
+    df["label"] = y
+    return df
+
+
+@pytest.mark.parametrize("solver", ["sat", "branches"])
+def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
+    """The issue's magic-sized case, smaller: every midpoint is a test (~60,000 here), so building the matrix,
+    the distinct rows and columns and the greedy tree are each long; the limit holds across them."""
+    df = _exact_table(6000)
+    ensure_warm(solver)
+    kw = {"conflicts": "majority"} if solver == "sat" else {}
+    limit = 1.0
+    t0 = time.perf_counter()
+    front = solve(df, "label", solver=solver, discretizer="exact", time_limit=limit, **kw)
+    wall = time.perf_counter() - t0
+    assert wall <= 2 * limit + 2, f"{solver}: {wall:.2f} s for a {limit} s limit"
+    assert front.status == "time_limit" and len(front) >= 1
+    assert not any(t.optimal for t in front.trees)
+
+
+def test_exact_discretizer_cancel_returns_promptly():
+    import threading
+
+    df = _exact_table(6000)
+    ensure_warm("sat")
+    control = Control()
+    threading.Timer(0.5, control.cancel).start()
+    t0 = time.perf_counter()
+    front = solve(df, "label", solver="sat", discretizer="exact", control=control, conflicts="majority")
+    assert time.perf_counter() - t0 <= 0.5 + 2
+    assert front.status == "cancelled" and len(front) == 1 and not front.trees[0].optimal
+
+
+def test_test_matrix_by_blocks_matches_transform_and_stops_with_a_prefix():
+    from treeexplorer.api import prepare
+    from treeexplorer.discretize import fit_discretizer
+    from treeexplorer.discretize.matrix import build_test_matrix
+
+    df = _exact_table(400, 4)
+    df["colour"] = np.random.default_rng(0).choice(["red", "green", "blue"], size=len(df))
+    prep = prepare(df, "label")
+    binz = fit_discretizer("exact", prep.X_train, prep.y_train, prep.schema)
+    same, M = build_test_matrix(binz, prep.X_train)
+    assert same is binz and M.dtype == np.uint8 and np.array_equal(M, binz.transform(prep.X_train))
+    calls = []
+    part, P = build_test_matrix(binz, prep.X_train, stop=lambda: calls.append(1) or len(calls) > 1)
+    assert 0 < len(part) < len(binz) and P.shape == (M.shape[0], len(part)) and np.array_equal(P, M[:, : len(part)])
+    assert part.conditions == binz.conditions[: len(part)] and "tests left out" in part.notices[-1]
+
+
+def test_sat_column_reduction_matches_the_column_by_column_rule():
+    from treeexplorer.solvers.sat import _reduce_features
+
+    rng = np.random.default_rng(6)
+    Xu = rng.integers(0, 2, size=(37, 50)).astype(np.uint8)
+    Xu[:, 5] = Xu[:, 2]  # duplicate
+    Xu[:, 9] = 1 - Xu[:, 3]  # complement
+    Xu[:, 11] = 1  # constant
+    keep, seen = [], set()
+    for j in range(Xu.shape[1]):
+        col = Xu[:, j]
+        key = col.tobytes() if col[0] == 0 else (1 - col).tobytes()
+        if col.min() != col.max() and key not in seen:
+            seen.add(key)
+            keep.append(j)
+    Xr, cols = _reduce_features(Xu)
+    assert cols.tolist() == keep and np.array_equal(Xr, Xu[:, keep])
+    assert 5 not in keep and 9 not in keep and 11 not in keep
+
+
+@pytest.mark.parametrize("solver", ["murtree", "branches"])
+def test_partial_fronts_are_streamed_while_solving(solver):
+    df = _noise(400, 8, seed=7)
+    ensure_warm(solver)
+    seen = []
+    params = {"max_depth": 3} if solver == "murtree" else {"max_depth": 3, "sparsity": 0.001}
+    front = solve(df, "label", solver=solver, discretizer="none", progress=seen.append, **params)
+    partials = [d["partial_front"] for d in seen if "partial_front" in d]
+    assert partials and all(len(p) >= 1 for p in partials)
+    assert not any("partial" in d for d in seen)  # raw fronts never reach the caller
+    final = {t.tree.structure_key() for t in front.trees}
+    assert all(t.tree.structure_key() in final for p in partials for t in p.trees)

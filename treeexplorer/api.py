@@ -362,6 +362,7 @@ def run_prepared(
     if mid_budget is not None and disc_name != "mid":
         raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
     from treeexplorer.discretize import MIDRanking, fit_discretizer
+    from treeexplorer.discretize.matrix import build_test_matrix
 
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
@@ -380,7 +381,9 @@ def run_prepared(
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
     _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
-    matrix = binz.transform(prep.X_train)
+    # by blocks, stopped by the time limit or cancel (the tests not built yet are then left out, with a notice)
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control))
+    notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
     return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
@@ -450,7 +453,9 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
             matrix = matrix.astype(np.float64)
         # a child control: the caller's Cancel reaches the inner run's flag directly, with no watcher thread
         inner = Control(
-            min(left, outer.remaining) if outer.remaining is not None else left, outer.progress, parent=outer
+            min(left, outer.remaining) if outer.remaining is not None else left,
+            _no_partial(outer.progress),
+            parent=outer,
         )
         with inner:
             raw = _solve_once(spec, matrix, prep, inner, resolved, binz.conditions)
@@ -475,6 +480,13 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
     return front.drop_dominated()
 
 
+def _no_partial(progress):
+    """``progress`` without the solvers' raw fronts so far (the MID loop streams its own assembled fronts)."""
+    if progress is None:
+        return None
+    return lambda values: progress({k: v for k, v in values.items() if k != "partial"})
+
+
 def _solve_once(spec, matrix, prep, control, resolved, features):
     """One solver call; rows named in its errors are renumbered as in the user's table."""
     rows, how = prep.dataset.row_numbers(), "counted from 1 after the header"
@@ -495,6 +507,31 @@ def _extra(spec, features, prep) -> dict:
     return {"features": list(features), "encoded": prep.X_train, "schema": prep.schema} if spec.wants_features else {}
 
 
+def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, notices):
+    """While a solver runs, turn the raw front so far it reports (``partial``, MurTree and BRANCHES) into the
+    ``partial_front`` the app draws, at most every 0.25 s.  Returns the caller's callback (to restore)."""
+    user = control.progress
+    if user is None:
+        return None
+    last = [-1.0]
+
+    def relay(values):
+        raw = values.pop("partial", None)
+        if raw is not None and time.perf_counter() - last[0] >= 0.25:
+            try:
+                parts_now = [*parts, (current[0], raw, {})]
+                values["partial_front"] = _assemble(
+                    prep, spec, resolved, parts_now, disc_name, list(notices), control.elapsed, "running"
+                )
+                last[0] = time.perf_counter()
+            except (IndexError, ValueError):  # trees over tests the solver added itself: shown when it ends
+                pass
+        user(values)
+
+    control.progress = relay
+    return user
+
+
 def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     control.report("solving", solver=spec.name)
     control.start_once()
@@ -503,14 +540,19 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     if control.time_limit is not None:
         control.expire_at(control.time_limit - assembly_reserve(len(prep.y_train), n_test, control.time_limit))
     parts = []
+    current: list = [None]
+    user = _relay_partials(control, prep, spec, resolved, parts, current, disc_name, notices)
     try:
         for features, matrix, info in inputs:
+            current[0] = features
             raw = _solve_once(spec, matrix, prep, control, resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))
     finally:
         control.stop()
+        if user is not None:
+            control.progress = user
     status = parts[-1][1].status if parts[-1][1].status != "done" else control.status()
     front = _assemble(prep, spec, resolved, parts, disc_name, notices, control.elapsed, status, control)
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling

@@ -248,15 +248,32 @@ for _b in range(64):
 
 
 @njit(nogil=True, cache=True)
-def literal_bits(X):
-    """Row bitsets of every literal: ``bits[2a + s]`` has bit ``i`` set when ``X[i, a] == s``."""
+def literal_bits(X, flag):
+    """Row bitsets of every literal: ``bits[2a + s]`` has bit ``i`` set when ``X[i, a] == s``.
+
+    Built a word (64 rows) at a time over tiles of tests, so each word is written once and the tile of ``X``
+    stays in cache (row by row, the writes scattered over the 2p bitsets took 29 s on 15,000 x 150,000
+    tests).  ``flag`` is looked at between words; once it is set the bitsets are left incomplete (the search
+    then never reads them: it stops before its first iteration).
+    """
     n, p = X.shape
-    bits = np.zeros((2 * p, (n + 63) // 64), dtype=np.uint64)
-    for i in range(n):
-        w = i >> 6
-        b = np.uint64(1) << np.uint64(i & 63)
-        for a in range(p):
-            bits[2 * a + X[i, a], w] |= b
+    n_words = (n + 63) // 64
+    bits = np.zeros((2 * p, n_words), dtype=np.uint64)
+    one = np.uint64(1)
+    for w in range(n_words):
+        if flag[0] != 0:
+            break
+        i0 = w * 64
+        i1 = min(n, i0 + 64)
+        full = ~np.uint64(0) if i1 - i0 == 64 else (one << np.uint64(i1 - i0)) - one
+        for a0 in range(0, p, 1024):
+            for a in range(a0, min(p, a0 + 1024)):
+                word = np.uint64(0)
+                for i in range(i0, i1):
+                    if X[i, a] != 0:
+                        word |= one << np.uint64(i - i0)
+                bits[2 * a + 1, w] = word
+                bits[2 * a, w] = ~word & full
     return bits
 
 
@@ -539,7 +556,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int32)
     rows = np.empty(n, dtype=np.int64)
-    bits = literal_bits(X)
+    bits = literal_bits(X, flag)
     acc = np.empty(bits.shape[1], dtype=np.uint64)
     cnt1 = np.zeros((n_classes, p), dtype=np.int32)  # rows with test = 1, per class
     tot = np.zeros(n_classes, dtype=np.int64)

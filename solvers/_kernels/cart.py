@@ -54,6 +54,50 @@ def node_impurity(counts, criterion):
     return imp
 
 
+@njit(nogil=True, cache=True)
+def argsort_stable(x):
+    """Positions of ``x`` (float64, no NaN) in increasing order, ties in index order (as a stable argsort).
+
+    LSD radix sort on the order-preserving 64-bit keys of the values, 16 bits a pass (a pass is skipped when
+    all keys share its digit, e.g. the low bits of values read as float32): on a million rows several times
+    faster than a comparison sort, which made sorting the columns most of a large CART fit.
+    """
+    m = x.shape[0]
+    if m < 4096:
+        return np.argsort(x, kind="mergesort")
+    xx = x + 0.0  # contiguous, and -0.0 becomes 0.0 (equal values must tie)
+    raw = xx.view(np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    mask = np.uint64(0xFFFF)
+    keys = np.empty(m, dtype=np.uint64)
+    for i in range(m):
+        k = raw[i]
+        keys[i] = ~k if k & top else k | top
+    src_o = np.arange(m, dtype=np.int64)
+    dst_o = np.empty(m, dtype=np.int64)
+    src_k = keys
+    dst_k = np.empty(m, dtype=np.uint64)
+    cnt = np.empty(65537, dtype=np.int64)
+    for q in range(4):
+        sh = np.uint64(16 * q)
+        cnt[:] = 0
+        for i in range(m):
+            cnt[np.int64((src_k[i] >> sh) & mask) + 1] += 1
+        if cnt.max() == m:
+            continue  # every key has the same digit here
+        for b in range(65536):
+            cnt[b + 1] += cnt[b]
+        for i in range(m):
+            d = np.int64((src_k[i] >> sh) & mask)
+            j = cnt[d]
+            dst_o[j] = src_o[i]
+            dst_k[j] = src_k[i]
+            cnt[d] = j + 1
+        src_o, dst_o = dst_o, src_o
+        src_k, dst_k = dst_k, src_k
+    return src_o
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _midpoint(x0, x1):
     """scikit-learn's threshold: the midpoint, or the lower value when the midpoint rounds up to x1."""
@@ -208,6 +252,14 @@ def _gather(X, y, idx):
 
 @njit(nogil=True, cache=True)
 def cart_build(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
+    """Grow a CART tree on the rows ``idx`` of ``(X, y)`` (see :func:`cart_build_stoppable`, never stopped)."""
+    return cart_build_stoppable(
+        X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, np.zeros(1, dtype=np.int64)
+    )
+
+
+@njit(nogil=True, cache=True)
+def cart_build_stoppable(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag):
     """Grow a CART tree on the rows ``idx`` of ``(X, y)``.
 
     Parameters
@@ -224,6 +276,9 @@ def cart_build(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, cr
     min_samples_leaf : int
     criterion : int
         0 = gini, 1 = entropy.
+    flag : int64 (1,)
+        A ``Control``'s stop flag, looked at between features while sorting and between nodes while
+        growing: once it is set the tree grown so far is returned, its nodes not yet split being leaves.
 
     Returns
     -------
@@ -237,8 +292,20 @@ def cart_build(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, cr
     p = X.shape[1]
     srt = np.empty((p, idx.shape[0]), dtype=np.int64)
     for f in range(p):
-        srt[f, :] = np.argsort(xc[f], kind="mergesort")
-    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion)
+        if flag[0] != 0:
+            return _leaf_only(yc, n_classes)
+        srt[f, :] = argsort_stable(xc[f])
+    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
+
+
+@njit(nogil=True, cache=True)
+def _leaf_only(yc, n_classes):
+    """The single-leaf tree of the rows ``yc`` (a fit stopped before its root was searched)."""
+    value = np.zeros((1, n_classes), dtype=np.int64)
+    for i in range(yc.shape[0]):
+        value[0, yc[i]] += 1
+    minus = np.full(1, -1, dtype=np.int64)
+    return minus, np.zeros(1, dtype=np.float64), minus.copy(), minus.copy(), value, 1
 
 
 @njit(nogil=True, cache=True)
@@ -248,14 +315,24 @@ def feature_ranks(X):
     Returns int64 ``(2, p, n)``: ``[0, f, i]`` is the position of row ``i`` when rows are sorted by
     feature ``f`` (ties by row index), ``[1, f, j]`` the row at position ``j``.
     """
+    ranks, _ = feature_ranks_stoppable(X, np.zeros(1, dtype=np.int64))
+    return ranks
+
+
+@njit(nogil=True, cache=True)
+def feature_ranks_stoppable(X, flag):
+    """:func:`feature_ranks`, looking at ``flag`` between features; returns ``(ranks, complete)`` (the
+    ranks are unusable when not complete)."""
     n, p = X.shape
     ranks = np.empty((2, p, n), dtype=np.int64)
     for f in range(p):
-        order = np.argsort(X[:, f], kind="mergesort")
+        if flag[0] != 0:
+            return ranks, False
+        order = argsort_stable(X[:, f])
         for j in range(n):
             ranks[0, f, order[j]] = j
             ranks[1, f, j] = order[j]
-    return ranks
+    return ranks, True
 
 
 @njit(nogil=True, cache=True)
@@ -354,19 +431,30 @@ def rank_order(keys, order, buf, n_bits):
 @njit(nogil=True, cache=True)
 def cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
     """:func:`cart_build` given ``ranks = feature_ranks(X)``: no comparison sort per fit."""
+    return cart_build_ranked_stoppable(
+        X, y, ranks, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, np.zeros(1, dtype=np.int64)
+    )
+
+
+@njit(nogil=True, cache=True)
+def cart_build_ranked_stoppable(X, y, ranks, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag):
+    """:func:`cart_build_ranked` stopped by ``flag`` as :func:`cart_build_stoppable`."""
     xc, yc = _gather(X, y, idx)
     p = X.shape[1]
     m = idx.shape[0]
     srt = np.empty((p, m), dtype=np.int64)
     keys, buf, loc, n_bits, use_global = sorter(ranks, idx)
     for f in range(p):
+        if flag[0] != 0:
+            return _leaf_only(yc, n_classes)
         sort_positions(ranks, idx, f, srt[f], keys, buf, loc, n_bits, use_global)
-    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion)
+    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
 
 
 @njit(nogil=True, cache=True)
-def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion):
-    """CART growth on gathered rows ``xc`` (p, m), ``yc`` with ``srt[f]`` = positions sorted by feature f."""
+def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag):
+    """CART growth on gathered rows ``xc`` (p, m), ``yc`` with ``srt[f]`` = positions sorted by feature f;
+    ``flag`` set: the tree so far, its nodes not yet split being leaves."""
     p, m = xc.shape
     min_leaf = max(1, min_samples_leaf)
     xlogx = np.zeros(m + 1, dtype=np.float64)
@@ -402,142 +490,171 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     s_thr = np.zeros(cap, dtype=np.float64)
     s_gain = np.zeros(cap, dtype=np.float64)
 
-    n_nodes = 0
+    n_nodes = 1
+    n_start[0] = 0
+    n_end[0] = m
     if max_leaves <= 0:
-        # depth-first, preorder ids: stack of (start, end, depth, parent, is_left)
-        st = np.empty((cap + 1, 5), dtype=np.int64)
-        top = 0
-        st[0, 0] = 0
-        st[0, 1] = m
-        st[0, 2] = 0
-        st[0, 3] = -1
-        st[0, 4] = 0
-        top = 1
-        while top > 0:
-            top -= 1
-            start = st[top, 0]
-            end = st[top, 1]
-            depth = st[top, 2]
-            parent = st[top, 3]
-            k = n_nodes
-            n_nodes += 1
-            if parent >= 0:
-                if st[top, 4] == 1:
-                    left[parent] = k
-                else:
-                    right[parent] = k
+        # Level order (a node's id is its place in breadth-first order), so that a stopped fit has split
+        # every node above some depth rather than one deep branch; renumbered in preorder at the end, as
+        # scikit-learn numbers its depth-first trees.  A node's split depends only on its own rows (its
+        # segment of the sorted copies), so the order does not change the tree.
+        k = 0
+        while k < n_nodes:
+            if flag[0] != 0:
+                break
+            start = n_start[k]
+            end = n_end[k]
+            depth = n_depth[k]
             nmax = 0
             for i in range(start, end):
                 value[k, ys[0, i]] += 1
             for c in range(n_classes):
                 if value[k, c] > nmax:
                     nmax = value[k, c]
+            k += 1
             n = end - start
             if depth >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
                 continue
-            f, pos, thr = _best_split(xs, ys, start, end, value[k], n_classes, min_leaf, criterion, cl, cr, xlogx)
+            f, pos, thr = _best_split(xs, ys, start, end, value[k - 1], n_classes, min_leaf, criterion, cl, cr, xlogx)
             if f < 0:
                 continue
-            feature[k] = f
-            threshold[k] = thr
+            feature[k - 1] = f
+            threshold[k - 1] = thr
             _partition(srt, xs, ys, start, end, f, pos, mark, bi, bx, by)
-            # push right first so the left child is numbered next (preorder, as scikit-learn)
-            st[top, 0] = start + pos
-            st[top, 1] = end
-            st[top, 2] = depth + 1
-            st[top, 3] = k
-            st[top, 4] = 0
-            top += 1
-            st[top, 0] = start
-            st[top, 1] = start + pos
-            st[top, 2] = depth + 1
-            st[top, 3] = k
-            st[top, 4] = 1
-            top += 1
-    else:
-        # Best-first with lazy split search: a node's gain is at most (n / m) * impurity, so a node is
-        # only searched when that bound could make it the next one expanded.  The expansion order (largest
-        # gain, ties to the lowest id) and so the tree are exactly those of eager search; the leaves of the
-        # final tree are mostly never searched.
-        n_nodes = 1
-        n_start[0] = 0
-        n_end[0] = m
-        done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
-        _open_node(
-            0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
-        )
-        open_ = np.zeros(cap, dtype=np.bool_)
-        open_[0] = True
-        splits_left = max_leaves - 1
-        while splits_left > 0:
-            best = -1
-            for k in range(n_nodes):
-                if open_[k] and (best < 0 or s_gain[k] > s_gain[best]):
-                    best = k
-            if best < 0:
-                break
-            if not done[best]:
-                _search_node(
-                    best,
-                    xs,
-                    ys,
-                    n_start,
-                    n_end,
-                    value,
-                    s_feat,
-                    s_pos,
-                    s_thr,
-                    s_gain,
-                    n_classes,
-                    min_leaf,
-                    criterion,
-                    m,
-                    cl,
-                    cr,
-                    xlogx,
-                )
-                done[best] = True
-                continue
-            open_[best] = False
-            if s_feat[best] < 0:
-                continue
-            splits_left -= 1
-            k = best
-            start = n_start[k]
-            end = n_end[k]
-            feature[k] = s_feat[k]
-            threshold[k] = s_thr[k]
-            _partition(srt, xs, ys, start, end, s_feat[k], s_pos[k], mark, bi, bx, by)
-            for side in range(2):
-                c_id = n_nodes
-                n_nodes += 1
-                if side == 0:
-                    left[k] = c_id
-                    n_start[c_id] = start
-                    n_end[c_id] = start + s_pos[k]
-                else:
-                    right[k] = c_id
-                    n_start[c_id] = start + s_pos[k]
-                    n_end[c_id] = end
-                n_depth[c_id] = n_depth[k] + 1
-                _open_node(
-                    c_id,
-                    ys,
-                    n_start,
-                    n_end,
-                    n_depth,
-                    value,
-                    s_feat,
-                    s_gain,
-                    done,
-                    n_classes,
-                    min_leaf,
-                    criterion,
-                    max_depth,
-                    m,
-                )
-                open_[c_id] = True
-    return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes], value[:n_nodes], n_nodes)
+            left[k - 1] = n_nodes
+            right[k - 1] = n_nodes + 1
+            n_start[n_nodes] = start
+            n_end[n_nodes] = start + pos
+            n_start[n_nodes + 1] = start + pos
+            n_end[n_nodes + 1] = end
+            n_depth[n_nodes] = depth + 1
+            n_depth[n_nodes + 1] = depth + 1
+            n_nodes += 2
+        # stopped: the nodes not yet looked at stay leaves, with their class counts
+        for j in range(k, n_nodes):
+            for i in range(n_start[j], n_end[j]):
+                value[j, ys[0, i]] += 1
+        return _preorder(feature, threshold, left, right, value, n_nodes)
+    # Best-first with lazy split search: a node's gain is at most (n / m) * impurity, so a node is
+    # only searched when that bound could make it the next one expanded.  The expansion order (largest
+    # gain, ties to the lowest id) and so the tree are exactly those of eager search; the leaves of the
+    # final tree are mostly never searched.
+    done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
+    _open_node(
+        0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
+    )
+    open_ = np.zeros(cap, dtype=np.bool_)
+    open_[0] = True
+    splits_left = max_leaves - 1
+    while splits_left > 0 and flag[0] == 0:  # stopped: the open nodes stay leaves
+        best = -1
+        for k in range(n_nodes):
+            if open_[k] and (best < 0 or s_gain[k] > s_gain[best]):
+                best = k
+        if best < 0:
+            break
+        if not done[best]:
+            _search_node(
+                best,
+                xs,
+                ys,
+                n_start,
+                n_end,
+                value,
+                s_feat,
+                s_pos,
+                s_thr,
+                s_gain,
+                n_classes,
+                min_leaf,
+                criterion,
+                m,
+                cl,
+                cr,
+                xlogx,
+            )
+            done[best] = True
+            continue
+        open_[best] = False
+        if s_feat[best] < 0:
+            continue
+        splits_left -= 1
+        k = best
+        start = n_start[k]
+        end = n_end[k]
+        feature[k] = s_feat[k]
+        threshold[k] = s_thr[k]
+        _partition(srt, xs, ys, start, end, s_feat[k], s_pos[k], mark, bi, bx, by)
+        for side in range(2):
+            c_id = n_nodes
+            n_nodes += 1
+            if side == 0:
+                left[k] = c_id
+                n_start[c_id] = start
+                n_end[c_id] = start + s_pos[k]
+            else:
+                right[k] = c_id
+                n_start[c_id] = start + s_pos[k]
+                n_end[c_id] = end
+            n_depth[c_id] = n_depth[k] + 1
+            _open_node(
+                c_id,
+                ys,
+                n_start,
+                n_end,
+                n_depth,
+                value,
+                s_feat,
+                s_gain,
+                done,
+                n_classes,
+                min_leaf,
+                criterion,
+                max_depth,
+                m,
+            )
+            open_[c_id] = True
+    return (
+        feature[:n_nodes].copy(),
+        threshold[:n_nodes].copy(),
+        left[:n_nodes].copy(),
+        right[:n_nodes].copy(),
+        value[:n_nodes].copy(),
+        n_nodes,
+    )
+
+
+@njit(nogil=True, cache=True)
+def _preorder(feature, threshold, left, right, value, n_nodes):
+    """The first ``n_nodes`` of a tree renumbered in preorder (a node, its left subtree, its right one)."""
+    new_id = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes + 1, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    c = 0
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        new_id[k] = c
+        c += 1
+        if feature[k] >= 0:
+            stack[top] = right[k]
+            stack[top + 1] = left[k]
+            top += 2
+    f2 = np.empty(n_nodes, dtype=np.int64)
+    t2 = np.empty(n_nodes, dtype=np.float64)
+    l2 = np.full(n_nodes, -1, dtype=np.int64)
+    r2 = np.full(n_nodes, -1, dtype=np.int64)
+    v2 = np.empty((n_nodes, value.shape[1]), dtype=np.int64)
+    for k in range(n_nodes):
+        j = new_id[k]
+        f2[j] = feature[k]
+        t2[j] = threshold[k]
+        v2[j] = value[k]
+        if feature[k] >= 0:
+            l2[j] = new_id[left[k]]
+            r2[j] = new_id[right[k]]
+    return f2, t2, l2, r2, v2, n_nodes
 
 
 @njit(nogil=True, cache=True)

@@ -85,20 +85,21 @@ def _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterio
 
 
 @njit(nogil=True, cache=True)
-def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion):
-    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed)."""
+def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag):
+    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed); a fit
+    stopped by ``flag`` gives the tests of its tree so far."""
     if criterion == BOTH:
         srt2 = srt.copy()
-        f1, t1 = _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2)
-        f2, t2 = _cart_tests_sorted_one(X, y, idx, srt2, n_classes, max_depth, max_leaves, criterion - 1)
+        f1, t1 = _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2, flag)
+        f2, t2 = _cart_tests_sorted_one(X, y, idx, srt2, n_classes, max_depth, max_leaves, criterion - 1, flag)
         return _union(f1, t1, f2, t2)
-    return _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion)
+    return _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag)
 
 
 @njit(nogil=True, cache=True)
-def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion):
+def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag):
     xc, yc = _gather(X, y, idx)
-    f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, 1, criterion)
+    f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, 1, criterion, flag)
     feat = np.empty(nn, dtype=np.int64)
     thr = np.empty(nn, dtype=np.float64)
     n = 0
@@ -111,15 +112,15 @@ def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, cri
 
 
 @njit(nogil=True, cache=True)
-def generate_tests_sorted(X, y, ranks, idx, srt, n_classes, gen, k, depth, d0, criterion):
+def generate_tests_sorted(X, y, ranks, idx, srt, n_classes, gen, k, depth, d0, criterion, flag):
     """:func:`generate_tests` reusing ``srt`` (positions of ``idx`` sorted by each feature, consumed) for
     the CART generators."""
     if gen == GEN_CART:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, 0, criterion)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, 0, criterion, flag)
     if gen == GEN_CART_LEAVES:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, 2**31, k, criterion)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, 2**31, k, criterion, flag)
     if gen == GEN_HYBRID:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else 1, 0, criterion)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else 1, 0, criterion, flag)
     return generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion)
 
 

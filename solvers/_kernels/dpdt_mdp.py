@@ -224,7 +224,7 @@ def level_tests(
                 for g in range(srt.shape[0]):
                     for i in range(size):
                         spool[g, start + i] = rows[srt[g, i]]
-            f, t = generate_tests_sorted(X, y, ranks, rows, srt, n_classes, gen, k, d, d0, criterion)
+            f, t = generate_tests_sorted(X, y, ranks, rows, srt, n_classes, gen, k, d, d0, criterion, flag)
             if n + f.shape[0] > cap:
                 cap = max(2 * cap, n + f.shape[0])
                 feat = _grow_i(feat, cap)
