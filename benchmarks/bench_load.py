@@ -42,7 +42,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 # Same reader of the Pareto plot's points as the browser tests (kept in one place).
-POINTS_JS = (ROOT / "tests" / "browser" / "test_browser.py").read_text().split('POINTS_JS = """')[1].split('"""')[0]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from browser_helpers import POINTS_JS  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:

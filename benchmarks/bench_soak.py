@@ -174,15 +174,22 @@ def open_session(url: str, timeout: float = 120.0) -> float:
 
     _client_models()
     t0 = time.perf_counter()
+    deadline = t0 + timeout
     with pull_session(url=f"{url}/explorer") as session:
-        texts = [
-            getattr(m, "text", "") or ""
-            for root in session.document.roots
-            for m in root.references()
-            if isinstance(getattr(m, "text", None), str)
-        ]
-        if not any("#1 cart" in t for t in texts):
-            raise RuntimeError("the session's page shows no front (#1 cart missing)")
+        # the server solves the default run in the background after building the page: wait for its front
+        while True:
+            texts = [
+                getattr(m, "text", "") or ""
+                for root in session.document.roots
+                for m in root.references()
+                if isinstance(getattr(m, "text", None), str)
+            ]
+            if any("#1 cart" in t for t in texts):
+                break
+            if time.perf_counter() > deadline:
+                raise RuntimeError("the session's page shows no front (#1 cart missing)")
+            session.force_roundtrip()  # runs the client's loop: the server's document changes arrive
+            time.sleep(0.1)
     return time.perf_counter() - t0
 
 

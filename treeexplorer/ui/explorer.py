@@ -136,10 +136,10 @@ class Explorer(pn.viewable.Viewer):
         if c.load_bundled(self.dataset):
             self._on_data()
         if self.run_default and self.solver_w.options:
-            # served: the first run goes to the background like any other, so building the page never waits
-            # for a solve (sessions opening together would queue behind each other on the server's event
-            # loop); in a notebook or script the Explorer comes back with its first front
-            self.run_now(wait=self._doc is None)
+            # Blocking: a served page is built with its first front.  Sessions opening together therefore
+            # queue on the server's event loop (issue 18's load figures); a background first run would need
+            # the browser's document_ready before its results could be applied (Panel defers callbacks).
+            self.run_now(wait=True)
         self._on_runs()
         broken = broken_solvers()
         if broken:
