@@ -683,11 +683,14 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 for b in range(kk):
                     Slb[b] = Sub[b]
             else:
-                # the larger child first: its cost plus the sibling's bound from the interval's anchors
-                # often proves the split useless without solving the smaller child
-                right_first = m - k > k
+                # one child first (``prm[4]``: the larger one; else the left), then the sibling's bound from the
+                # interval's anchors with it often proves the split useless without solving the sibling
+                right_first = prm[4] != 0 and m - k > k
                 if right_first:
                     _anchor_child(rec, kk, kc, k, 0, _leaf(cntL), Llb)
+                    if prm[5] == 0:
+                        for b in range(1, kc + 1):
+                            Llb[b] = 0  # trivial bound: the split is then set aside less often
                     mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
                     _cuts(UE, Llb, kc, kd, single, b0, cutR)
                     if prm[3] == 0:
@@ -695,6 +698,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     exA = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
                 else:
                     _anchor_child(rec, kk, kc, k, 1, _leaf(cntR), Rlb)
+                    if prm[5] == 0:
+                        for b in range(1, kc + 1):
+                            Rlb[b] = 0  # trivial bound: the split is then set aside less often
                     mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
                     _cuts(UE, Rlb, kc, kd, single, b0, cutL)
                     if prm[3] == 0:
