@@ -83,6 +83,10 @@ def _repeat(k, fn, *args, **kw):
     return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
 
 
+def _fit_peer(ConTree, depth, X, y):
+    return ConTree(max_depth=depth, time_limit=3600).fit(X, y)
+
+
 def _load(path):
     d = json.loads(path.read_text())
     X = np.asarray(d["Xtrain"], dtype=float)
@@ -140,7 +144,7 @@ def main(argv=None) -> int:
         for depth in args.depths:
             r = {"set": name, "n": X.shape[0], "p": X.shape[1], "C": int(y.max()) + 1, "D": depth}
             if ConTree is not None:
-                t, mb, m = _repeat(args.repeat, lambda: ConTree(max_depth=depth, time_limit=3600).fit(X, y))
+                t, mb, m = _repeat(args.repeat, _fit_peer, ConTree, depth, X, y)
                 r.update(py=t, py_mb=mb, py_err=int(np.count_nonzero(m.predict(X) != y)))
             t, mb, raw = _repeat(args.repeat, contree, X, y, max_depth=depth, front=False)
             r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[0].info["errors"])
