@@ -12,7 +12,9 @@ the peak resident memory during the solve above the resident size before it (VmH
 single optimal tree, ``ours`` our single optimal tree (``front=False``), ``ratio`` ours/py, ``eq`` equal
 optimal training errors, and at depth 3 ``front`` our whole error-vs-splits front (budgets 0..7) and
 ``front/py``.  Depth 4: our anytime run with ``--d4-limit`` seconds (single tree), with the proven lower
-bound and the gap (upper - lower) in errors; ``proven`` when it finished.
+bound and the gap (upper - lower) in errors; ``proven`` when it finished.  Every warm time is the median of
+``--repeat`` runs (default 3; pycontree and ours alternate set by set under the same load), the depth-4 run is
+done once.
 
 Data: ``../shared/datasets/quantbnb/<name>.json`` (Quant-BnB's fixed train/test splits, train part only);
 missing sets are skipped, and without pycontree the peer columns stay empty.
@@ -75,6 +77,16 @@ def _measure(fn, *args, **kw):
     return dt, peak, out
 
 
+def _repeat(k, fn, *args, **kw):
+    """Median seconds and largest peak MB of ``k`` runs of ``fn``."""
+    runs = [_measure(fn, *args, **kw) for _ in range(max(1, k))]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
+
+
+def _fit_peer(ConTree, depth, X, y):
+    return ConTree(max_depth=depth, time_limit=3600).fit(X, y)
+
+
 def _load(path):
     d = json.loads(path.read_text())
     X = np.asarray(d["Xtrain"], dtype=float)
@@ -100,6 +112,7 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--no-front", action="store_true", help="skip the depth-3 front")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement: median time, largest MB")
     args = ap.parse_args(argv)
     if not args.data_dir.is_dir():
         print(f"skipped: no data directory {args.data_dir}")
@@ -131,16 +144,16 @@ def main(argv=None) -> int:
         for depth in args.depths:
             r = {"set": name, "n": X.shape[0], "p": X.shape[1], "C": int(y.max()) + 1, "D": depth}
             if ConTree is not None:
-                t, mb, m = _measure(ConTree(max_depth=depth, time_limit=3600).fit, X, y)
+                t, mb, m = _repeat(args.repeat, _fit_peer, ConTree, depth, X, y)
                 r.update(py=t, py_mb=mb, py_err=int(np.count_nonzero(m.predict(X) != y)))
-            t, mb, raw = _measure(contree, X, y, max_depth=depth, front=False)
+            t, mb, raw = _repeat(args.repeat, contree, X, y, max_depth=depth, front=False)
             r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[0].info["errors"])
             if "py" in r:
                 r["ratio"] = r["ours"] / r["py"]
                 r["eq"] = r["ours_err"] == r["py_err"]
                 ratios[depth].append(r["ratio"])
             if depth == 3 and not args.no_front:
-                t, mb, fr = _measure(contree, X, y, max_depth=3)
+                t, mb, fr = _repeat(args.repeat, contree, X, y, max_depth=3)
                 r.update(front=t, front_mb=mb, front_err=fr.solutions[-1].info["errors"], front_n=len(fr.solutions))
                 if "py" in r:
                     r["front_ratio"] = t / r["py"]

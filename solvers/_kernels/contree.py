@@ -202,7 +202,10 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
     """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``.
 
     A boundary is skipped while the stump cannot beat the child's best (one row changes the error by
-    at most one); a child is done once it has a perfect stump.
+    at most one).  A child drops out of a feature's sweep once no later boundary can beat its best
+    (the skip reaches past its last row, or the rows still to come are of one class: then every later
+    stump has a pure right side and a larger left side), and the sweep ends when both have dropped out;
+    a child is done for good once it has a perfect stump.
     """
     C = cntL.shape[0]
     nL = 0
@@ -232,18 +235,34 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
         prevR = -1
         skipL = 0
         skipR = 0
+        actL = bestL > 0
+        actR = bestR > 0
         for i in range(m):
-            v = rk[i]
-            c = yy[i]
             if mark[rows[i]] == 1:
-                if seenL > 0 and v != prevL and skipL <= 0 and bestL > 0:
+                if not actL:
+                    continue
+                v = rk[i]
+                c = yy[i]
+                if seenL > 0 and v != prevL and skipL <= 0:
                     if binary:
-                        e = min(a0, a1) + min(cntL[0] - a0, cntL[1] - a1)
+                        r0 = cntL[0] - a0
+                        r1 = cntL[1] - a1
+                        e = min(a0, a1) + min(r0, r1)
+                        pure = r0 == 0 or r1 == 0
                     else:
                         e = _stump(tmpL, cntL, nL)
+                        pure = False
+                        for cc in range(C):
+                            if cntL[cc] - tmpL[cc] == nL - seenL:
+                                pure = True
                     if e < bestL:
                         bestL = e
                     skipL = e - bestL
+                    if pure or bestL == 0 or skipL >= nL - 1 - seenL:
+                        actL = False
+                        if not actR:
+                            break
+                        continue
                 skipL -= 1
                 if binary:
                     if c == 0:
@@ -255,14 +274,30 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
                 seenL += 1
                 prevL = v
             else:
-                if seenR > 0 and v != prevR and skipR <= 0 and bestR > 0:
+                if not actR:
+                    continue
+                v = rk[i]
+                c = yy[i]
+                if seenR > 0 and v != prevR and skipR <= 0:
                     if binary:
-                        e = min(b0, b1) + min(cntR[0] - b0, cntR[1] - b1)
+                        r0 = cntR[0] - b0
+                        r1 = cntR[1] - b1
+                        e = min(b0, b1) + min(r0, r1)
+                        pure = r0 == 0 or r1 == 0
                     else:
                         e = _stump(tmpR, cntR, nR)
+                        pure = False
+                        for cc in range(C):
+                            if cntR[cc] - tmpR[cc] == nR - seenR:
+                                pure = True
                     if e < bestR:
                         bestR = e
                     skipR = e - bestR
+                    if pure or bestR == 0 or skipR >= nR - 1 - seenR:
+                        actR = False
+                        if not actL:
+                            break
+                        continue
                 skipR -= 1
                 if binary:
                     if c == 0:
@@ -350,6 +385,30 @@ def _bound_at(rec, kk, kc, kj, b, single):
         if lv + rv < best:
             best = lv + rv
     return best
+
+
+@njit(nogil=True, cache=True)
+def _anchor_child(rec, kk, kc, kj, side, leafv, out):
+    """Lower bounds (budgets ``0..kc``) of the left (``side`` 0) or right child of the split at ``kj`` from the
+    interval's anchors (see ``_bound_at``); budget 0 is the child's leaf, exact."""
+    kl = rec[2]
+    kr = rec[3]
+    out[0] = leafv
+    for b in range(1, kc + 1):
+        v = 0
+        if side == 0:
+            if kl >= 0 and rec[4 + b] > v:
+                v = rec[4 + b]
+            if kr >= 0 and rec[4 + 2 * kk + b] - (kr - kj) > v:
+                v = rec[4 + 2 * kk + b] - (kr - kj)
+        else:
+            if kl >= 0 and rec[4 + kk + b] - (kj - kl) > v:
+                v = rec[4 + kk + b] - (kj - kl)
+            if kr >= 0 and rec[4 + 3 * kk + b] > v:
+                v = rec[4 + 3 * kk + b]
+        if v > leafv:
+            v = leafv
+        out[b] = v
 
 
 @njit(nogil=True, cache=True)
@@ -543,6 +602,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     rem_lb_floor = BIG  # features not started when stopped: nothing known beyond 0
     nf_started = 0
     for fi in range(p):
+        if UE[b0] <= 0 and (single or chf[1] >= 0 or UB[1] == leaf):
+            break  # a perfect tree (and the one-split tree's choice is known): nothing to improve
         f = gf if fi == 0 else (fi - 1 if fi - 1 < gf else fi)
         if gf < 0:
             f = fi
@@ -575,6 +636,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
+                break
+            if UE[b0] <= 0:
                 break
             rec = stk[sp - 1]
             lo = rec[0]
@@ -620,15 +683,29 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 for b in range(kk):
                     Slb[b] = Sub[b]
             else:
-                mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
-                # right child's trivial bounds: its leaf for no split, 0 otherwise
-                Rlb[0] = _leaf(cntR)
-                for b in range(1, kc + 1):
-                    Rlb[b] = 0
-                _cuts(UE, Rlb, kc, kd, single, b0, cutL)
-                if prm[3] == 0:
-                    cutL[:] = BIG
-                exL = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                # one child first (``prm[4]``: the larger one; else the left), then the sibling's bound from the
+                # interval's anchors with it often proves the split useless without solving the sibling
+                right_first = prm[4] != 0 and m - k > k
+                if right_first:
+                    _anchor_child(rec, kk, kc, k, 0, _leaf(cntL), Llb)
+                    if prm[5] == 0:
+                        for b in range(1, kc + 1):
+                            Llb[b] = 0  # trivial bound: the split is then set aside less often
+                    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
+                    _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                    if prm[3] == 0:
+                        cutR[:] = BIG
+                    exA = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                else:
+                    _anchor_child(rec, kk, kc, k, 1, _leaf(cntR), Rlb)
+                    if prm[5] == 0:
+                        for b in range(1, kc + 1):
+                            Rlb[b] = 0  # trivial bound: the split is then set aside less often
+                    mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
+                    _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                    if prm[3] == 0:
+                        cutL[:] = BIG
+                    exA = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
                 _combine(Llb, Rlb, kc, kd, single, Slb)
                 hopeless = True
                 for b in range(b0, kd + 1):
@@ -637,18 +714,25 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 if hopeless:
                     for b in range(kk):
                         Sub[b] = BIG
-                    if exL == 0:
+                    if exA == 0:
                         ex_split = False
                 else:
                     _set_mark(S, lvl, f, k, m, mark)
-                    mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
-                    _cuts(UE, Llb, kc, kd, single, b0, cutR)
-                    if prm[3] == 0:
-                        cutR[:] = BIG
-                    exR = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                    if right_first:
+                        mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
+                        _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                        if prm[3] == 0:
+                            cutL[:] = BIG
+                        exB = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                    else:
+                        mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
+                        _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                        if prm[3] == 0:
+                            cutR[:] = BIG
+                        exB = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
-                    if exL == 0 or exR == 0:
+                    if exA == 0 or exB == 0:
                         ex_split = False
             if not single:
                 Slb[1] = stu[j]  # exact
