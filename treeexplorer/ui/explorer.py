@@ -34,6 +34,7 @@ from treeexplorer.ui.controller import (
     solver_spec,
 )
 from treeexplorer.ui.cvoption import CVOption
+from treeexplorer.ui.diagnostics import DiagnosticsView
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
@@ -348,10 +349,12 @@ class Explorer(pn.viewable.Viewer):
             pn.Row(self.dl["front_json"], self.dl["front_csv"]),
             width=250,
         )
+        self.diagnostics = DiagnosticsView(self.controller)
         details = pn.Tabs(
             ("Metrics", self.metrics_pane),
             ("Rules", self.rules_pane),
             ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
+            ("Diagnostics", self.diagnostics),
             sizing_mode="stretch_width",
             dynamic=False,
         )
