@@ -9,7 +9,7 @@ Everything here reads one :class:`~treeexplorer.tree.Tree` and the encoded rows 
 >>> prep = prepare("iris", test_size=0.25, seed=0)  # the split solve() makes with the same settings
 >>> front = tx.solve("iris", solver="cart", max_depth=2, test_size=0.25, seed=0)
 >>> tree = front.trees[-1].tree
->>> confusion_matrix(tree, prep.X_train, prep.y_train).sum() == len(prep.y_train)
+>>> int(confusion_matrix(tree, prep.X_train, prep.y_train).sum()) == len(prep.y_train)
 True
 """
 
