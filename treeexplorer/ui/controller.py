@@ -26,6 +26,7 @@ from treeexplorer.front import Front, FrontTree
 from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.admission import max_upload_bytes
+from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import Job, readable_error
 
 __all__ = [
@@ -248,6 +249,7 @@ class Controller(param.Parameterized):
         self.job: Job | None = None
         self._next_id = 1
         self._closed = False
+        self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
     # -- data ----------------------------------------------------------------------------------------
     @staticmethod
@@ -586,6 +588,7 @@ class Controller(param.Parameterized):
         if not here:
             notices.insert(0, f"run #{rid} finished on {run.data_label}: switch back to that data to see it")
         self._all_runs.append(run)
+        self.exact.run_added(run)  # gaps before the views draw the run (may start the exact front)
         with param.parameterized.batch_call_watchers(self):
             self.notice = "; ".join(notices)
             if not here:
@@ -691,3 +694,4 @@ class Controller(param.Parameterized):
         self._closed = True
         if self.job is not None and self.job.running:
             self.job.cancel()
+        self.exact.close()
