@@ -31,6 +31,7 @@ _ROWS = [
     ("train errors", "@train_errors"),
     ("status", "@proven"),
     ("solver info", "@info"),
+    ("vs optimum", "@gap"),
 ]
 TOOLTIPS = (
     '<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
@@ -55,6 +56,7 @@ COLUMNS = [
     "train_errors",
     "proven",
     "info",
+    "gap",
 ]
 
 
@@ -122,6 +124,20 @@ class ParetoFigure:
             click_policy="hide",
         )
         fig.add_layout(self.legend)
+        # The exact front (contree) as a dashed reference step line, on train accuracy over splits/leaves.
+        self.reference = fig.step(
+            "x",
+            "y",
+            source=ColumnDataSource({"x": [], "y": []}),
+            mode="after",
+            line_width=2,
+            line_dash="dashed",
+            line_color="#222222",
+            alpha=0.9,
+            level="underlay",
+        )
+        self._reference: dict | None = None
+        self._gaps: dict | None = None
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self.frame = points_frame([])
@@ -157,11 +173,16 @@ class ParetoFigure:
         show_test: bool = True,
         selected: tuple | None = None,
         dominated: dict | None = None,
+        reference: dict | None = None,
+        gaps: dict | None = None,
     ) -> None:
         """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined.
 
         ``dominated`` maps ``(run id, tree id)`` to a "dominated by ..." text shown on hover.
+        ``reference`` is the exact front (:func:`treeexplorer.ui.gapview.reference_curve`), drawn over splits
+        or leaves only; ``gaps`` maps ``(run id, tree id)`` to the tree's gap in words (hover).
         """
+        self._reference, self._gaps = reference, gaps
         self._args = (list(runs), x, show_test, selected, dominated)
         live = {run.id for run in runs}
         gone = [line for rid, line in self._lines.items() if rid not in live]
@@ -179,6 +200,7 @@ class ParetoFigure:
                 "y": df.train_accuracy.tolist(),
                 "marker": ["circle" if p else "diamond" for p in proven],
                 "fill_alpha": [0.95 if p else 0.15 for p in proven],
+                "gap": [(gaps or {}).get((r, t)) or "—" for r, t in zip(df.run_id.tolist(), df.tree.tolist())],
             }
             for c in COLUMNS[2:]:
                 if c not in data:
@@ -211,6 +233,13 @@ class ParetoFigure:
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
             items.append(LegendItem(label=run.label, renderers=[line]))
+        ref = reference if reference is not None and x in ("splits", "leaves") else None
+        self.reference.data_source.data = {
+            "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
+            "y": list(ref["accuracy"]) if ref else [],
+        }
+        if ref:
+            items.append(LegendItem(label=ref["label"], renderers=[self.reference]))
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
@@ -260,7 +289,7 @@ class ParetoFigure:
     def _on_visible(self, attr, old, new) -> None:
         # a legend click hid or showed a run: its points leave or rejoin the data
         runs, x, show_test, _, dominated = self._args
-        self.update(runs, x, show_test, self._selected, dominated)
+        self.update(runs, x, show_test, self._selected, dominated, self._reference, self._gaps)
 
     def _on_indices(self, attr, old, new) -> None:
         if self._muted or not new or self.on_select is None:
