@@ -149,6 +149,9 @@ class ExactFronts(param.Parameterized):
     ----------
     controller : Controller
         The session (its current data, runs and prepared split).
+    auto : bool
+        Compute the exact front of small data on its own after a run (the Explorer turns it on; a bare
+        controller only offers it, so scripts and tests start no job they did not ask for).
     auto_rows : int
         Training rows up to which the front is computed without asking (``TREEEXPLORER_EXACT_AUTO_ROWS``;
         0: always ask).
@@ -159,6 +162,7 @@ class ExactFronts(param.Parameterized):
     version = param.Integer(default=0, doc="Bumped when an exact front arrives (gaps changed)")
     offer = param.Dict(default=None, allow_None=True, doc="{depth, why}: the button's offer for the current data")
     auto_rows = param.Integer(default=AUTO_ROWS, bounds=(0, None))
+    auto = param.Boolean(default=False, doc="Compute small data's exact front after its first run (the Explorer's)")
 
     def __init__(self, controller, **params):
         params.setdefault("auto_rows", _auto_rows_default())
@@ -221,7 +225,7 @@ class ExactFronts(param.Parameterized):
             except Exception:
                 n_train = None
             auto_depth = min(need, AUTO_DEPTH)
-            small = n_train is not None and n_train <= self.auto_rows
+            small = self.auto and n_train is not None and n_train <= self.auto_rows
             covered = rec is not None and rec.depth >= auto_depth and rec.proven
             if small and not covered and start and not self.running and (key, auto_depth) not in self._tried:
                 self._tried.add((key, auto_depth))  # once: a stopped or failed automatic run is not repeated
@@ -230,7 +234,9 @@ class ExactFronts(param.Parameterized):
             else:
                 depth = min(need, MAX_DEPTH)
                 if rec is None or rec.depth < depth or not rec.proven:
-                    if not small and n_train is not None:
+                    if not self.auto:
+                        why = "automatic computation is off"
+                    elif not small and n_train is not None:
                         why = f"{n_train:,} training rows (automatic up to {self.auto_rows:,})"
                     elif need > AUTO_DEPTH:
                         why = f"trees of depth {need} (automatic up to depth {AUTO_DEPTH})"
