@@ -131,6 +131,7 @@ class Explorer(pn.viewable.Viewer):
         c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name", "missing", "drop_missing"])
         self.param.watch(self._on_own_params, ["dataset", "solver", "test_size"])
         self._exact_poller = None
+        self._building = True
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
@@ -144,6 +145,7 @@ class Explorer(pn.viewable.Viewer):
             note = "; ".join(f"solver {n} is unavailable ({why})" for n, why in broken.items())
             c.notice = f"{c.notice}; {note}" if c.notice else note
         self._on_messages()
+        self._building = False
 
     # -- widgets -------------------------------------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -789,13 +791,24 @@ class Explorer(pn.viewable.Viewer):
             self.exact_btn.label = f"Compute exact front (depth {offer['depth']})"
         self.exact_stop_w.visible = ex.running
         if ex.running and self._exact_poller is None:
+            self._start_exact_polling()
+        if any(e.name == "version" for e in events):
+            self._redraw_plot()
+            self._on_selected()
+
+    def _start_exact_polling(self) -> None:
+        def start():
+            if self._exact_poller is not None or not self.controller.exact.running:
+                return
             try:
                 self._exact_poller = pn.state.add_periodic_callback(self.poll_exact, period=POLL_MS * 2)
             except Exception:  # no event loop (plain script): callers poll_exact() themselves
                 self._exact_poller = None
-        if any(e.name == "version" for e in events):
-            self._redraw_plot()
-            self._on_selected()
+
+        if self._doc is not None and self._building:
+            pn.state.onload(start)  # a served page being built: a periodic callback only runs once it has loaded
+        else:
+            start()
 
     def poll_exact(self) -> bool:
         """Apply the exact front when it arrives (UI thread); stops its periodic callback when done."""
