@@ -793,7 +793,10 @@ class Explorer(pn.viewable.Viewer):
         if ex.running and self._exact_poller is None:
             self._start_exact_polling()
         if any(e.name == "version" for e in events):
-            self._redraw_plot()
+            c = self.controller
+            runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
+            reference, gaps = reference_curve(ex.record()), ex.gaps(runs)
+            self._bokeh(lambda: self.pareto.set_exact(reference, gaps))
             self._on_selected()
 
     def _start_exact_polling(self) -> None:

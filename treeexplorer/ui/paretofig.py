@@ -233,18 +233,40 @@ class ParetoFigure:
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
             items.append(LegendItem(label=run.label, renderers=[line]))
-        ref = reference if reference is not None and x in ("splits", "leaves") else None
-        self.reference.data_source.data = {
-            "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
-            "y": list(ref["accuracy"]) if ref else [],
-        }
-        if ref:
-            items.append(LegendItem(label=ref["label"], renderers=[self.reference]))
+        items += self._draw_reference(reference, x)
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
         self.legend.visible = bool(items)
         self.figure.xaxis.axis_label = X_MEASURES[x]
+        self._changed()
+
+    def _draw_reference(self, reference: dict | None, x: str) -> list:
+        """Set the exact front's line for axis ``x``; its legend item (none where it is meaningless)."""
+        ref = reference if reference is not None and x in ("splits", "leaves") else None
+        self.reference.data_source.data = {
+            "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
+            "y": list(ref["accuracy"]) if ref else [],
+        }
+        return [LegendItem(label=ref["label"], renderers=[self.reference])] if ref else []
+
+    def set_exact(self, reference: dict | None, gaps: dict | None) -> None:
+        """Show a newly known exact front: its line and the hover gaps, without redrawing the points.
+
+        The points' data and selection stay as they are, so a tap on its way from the browser keeps its meaning.
+        """
+        self._reference, self._gaps = reference, gaps
+        x = self._args[1]
+        items = [i for i in self.legend.items if self.reference not in i.renderers]
+        items += self._draw_reference(reference, x)
+        self.legend.items = items
+        self.legend.visible = bool(items)
+        n = len(self.frame)
+        if n and len(self.points.data.get("gap", [])) == n:
+            col = [
+                (gaps or {}).get((r, t)) or "—" for r, t in zip(self.frame.run_id.tolist(), self.frame.tree.tolist())
+            ]
+            self.points.patch({"gap": [(slice(0, n), col)]})
         self._changed()
 
     def _changed(self) -> None:
