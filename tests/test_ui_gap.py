@@ -89,6 +89,13 @@ def test_contree_run_is_its_own_exact_front_with_gap_zero():
     assert c.exact.job is None and c.exact.record().front is run.front  # adopted, nothing recomputed
     assert [t.metrics["gap_errors"] for t in run.front] == [0] * len(run.front)
     assert all(gap_text(t, c.exact.record()) == "optimal (equals the exact front)" for t in run.front)
+    # contree over a discretizer's tests is optimal over those tests only: compared, never adopted
+    binned = c.run_sync(RunSettings("contree", {"max_depth": 2}, discretizer="quantile", n_bins=2), timeout=WAIT)
+    assert binned.front.search_space["kind"] == "tests" and c.exact.record().front is run.front
+    for t in binned.front:
+        opt = optimum_by_splits(run.front)[t.metrics["splits"]]
+        assert t.metrics["gap_errors"] == t.metrics["train_errors"] - opt
+    assert any(t.metrics["gap_errors"] > 0 for t in binned.front)  # 2 thresholds a feature miss the optimum
     c.close()
 
 

@@ -33,7 +33,7 @@ from treeexplorer.ui.controller import (
     dominance,
     solver_spec,
 )
-from treeexplorer.ui.gapview import gap_text, reference_curve
+from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
@@ -729,7 +729,7 @@ class Explorer(pn.viewable.Viewer):
         self._bokeh(draw)
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
-        gap = gap_text(entry, c.exact.record(run.data_key))
+        gap = c.exact.text(run, entry) if run.id else ""
         if gap:
             title += f" · **{gap}**"
         self.tree_title.object = title

@@ -85,7 +85,7 @@ def _bounds(record: ExactRecord) -> dict:
     return out
 
 
-def gap_text(entry: FrontTree, record: ExactRecord | None) -> str:
+def gap_text(entry: FrontTree, record: ExactRecord | None, comparable: bool = True) -> str:
     """One tree's gap to the exact front in words ("" when no exact front is known for its data).
 
     Uses the ``gap_errors`` that :func:`~treeexplorer.gap.attach_gaps` stored; for a budget a stopped exact
@@ -93,6 +93,8 @@ def gap_text(entry: FrontTree, record: ExactRecord | None) -> str:
     """
     if record is None:
         return ""
+    if not comparable:
+        return "not comparable with the exact front (its training rows differ)"
     m = entry.metrics
     k, e = int(m["splits"]), int(m["train_errors"])
     if m["depth"] > record.depth:
@@ -169,6 +171,7 @@ class ExactFronts(param.Parameterized):
         super().__init__(**params)
         self._c = controller
         self._records: dict = {}  # data key -> ExactRecord
+        self._incomparable: set = set()  # id() of fronts attach_gaps refused (other rows)
         self._tried: set = set()  # (data key, depth) computed automatically once already
         self.job: Job | None = None
         controller.param.watch(lambda e: self.refresh(start=True), ["data_version"])
@@ -180,19 +183,19 @@ class ExactFronts(param.Parameterized):
 
     def gaps(self, runs) -> dict:
         """``{(run id, tree id): gap text}`` for ``runs`` (empty strings while no exact front is known)."""
-        out = {}
-        for run in runs:
-            rec = self._records.get(run.data_key)
-            for t in run.front:
-                out[(run.id, t.id)] = gap_text(t, rec)
-        return out
+        return {(run.id, t.id): self.text(run, t) for run in runs for t in run.front}
+
+    def text(self, run, entry: FrontTree) -> str:
+        """:func:`gap_text` of tree ``entry`` of ``run`` against its data's exact front."""
+        return gap_text(entry, self._records.get(run.data_key), id(run.front) not in self._incomparable)
 
     # -- hooks ---------------------------------------------------------------------------------------
     def run_added(self, run) -> None:
         """A run finished: store its gaps if the exact front is known, adopt it if it is one, else start one."""
         rec = self._records.get(run.data_key)
         if self._adoptable(run, rec):
-            rec = self._records[run.data_key] = ExactRecord(run.front, int(run.front.params["max_depth"]))
+            prep = self._c.prepared() if run.data_key == self._c.data_key() else None
+            rec = self._records[run.data_key] = ExactRecord(run.front, int(run.front.params["max_depth"]), prep)
             self._attach(run.data_key)
         elif rec is not None:
             self._attach_one(run, rec)
@@ -207,6 +210,8 @@ class ExactFronts(param.Parameterized):
         if f.solver != "contree" or f.status != "done" or not p.get("front", True) or p.get("sparsity") is not None:
             return False
         if p.get("max_nodes") is not None or p.get("max_depth") is None:
+            return False
+        if f.search_space.get("kind") != "raw":  # a discretized contree run is optimal over its tests only
             return False
         return rec is None or not rec.proven or int(p["max_depth"]) > rec.depth
 
@@ -345,6 +350,7 @@ class ExactFronts(param.Parameterized):
         try:
             attach_gaps(run.front, rec.front, rec.prep)
         except GapError as exc:
+            self._incomparable.add(id(run.front))
             for t in run.front:
                 t.metrics["gap_errors"] = None
             self._c.notice = f"run #{run.id}: no gap to the exact front ({exc})"
