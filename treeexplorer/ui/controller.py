@@ -28,6 +28,7 @@ from treeexplorer.registry import SolverSpec, available_solvers, get_solver, una
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.admission import max_upload_bytes
 from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
+from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import Job, readable_error
 
 __all__ = [
@@ -255,6 +256,7 @@ class Controller(param.Parameterized):
         self.job: Job | None = None
         self._next_id = 1
         self._closed = False
+        self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
     # -- data ----------------------------------------------------------------------------------------
     @staticmethod
@@ -613,6 +615,7 @@ class Controller(param.Parameterized):
         if not here:
             notices.insert(0, f"run #{rid} finished on {run.data_label}: switch back to that data to see it")
         self._all_runs.append(run)
+        self.exact.run_added(run)  # gaps before the views draw the run (may start the exact front)
         with param.parameterized.batch_call_watchers(self):
             self.notice = "; ".join(notices)
             if not here:
@@ -718,3 +721,4 @@ class Controller(param.Parameterized):
         self._closed = True
         if self.job is not None and self.job.running:
             self.job.cancel()
+        self.exact.close()

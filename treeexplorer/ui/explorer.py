@@ -15,6 +15,7 @@ import io
 import re
 import traceback
 
+import pandas as pd
 import panel as pn
 import param
 from panel.io.state import set_curdoc
@@ -35,6 +36,7 @@ from treeexplorer.ui.controller import (
 )
 from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.diagnostics import DiagnosticsView
+from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
@@ -133,6 +135,10 @@ class Explorer(pn.viewable.Viewer):
         c.param.watch(self._on_progress, ["progress", "running"])
         c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name", "missing", "drop_missing"])
         self.param.watch(self._on_own_params, ["dataset", "solver", "test_size"])
+        self._exact_poller = None
+        self._building = True
+        c.exact.auto = True  # small data: the exact front follows the first run in the background
+        c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
         if c.load_bundled(self.dataset):
             self._on_data()
@@ -147,6 +153,7 @@ class Explorer(pn.viewable.Viewer):
             note = "; ".join(f"solver {n} is unavailable ({why})" for n, why in broken.items())
             c.notice = f"{c.notice}; {note}" if c.notice else note
         self._on_messages()
+        self._building = False
 
     # -- widgets -------------------------------------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -224,6 +231,18 @@ class Explorer(pn.viewable.Viewer):
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
         self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
         self.legend_note = pn.pane.HTML("", sizing_mode="stretch_width")
+        # the exact front (gapview): its state, and the button offered when it is not computed automatically
+        self.exact_status_w = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#333"}, margin=(0, 10))
+        self.exact_time_w = pn.widgets.FloatInput(
+            label="Exact time limit (s)", value=60.0, start=1, end=86400, step=10, width=150, visible=False
+        )
+        self.exact_btn = pn.widgets.Button(label="Compute exact front", color="primary", visible=False, width=230)
+        self.exact_stop_w = pn.widgets.Button(label="Stop exact front", color="warning", visible=False, width=150)
+        self.exact_btn.on_click(lambda e: self._start_exact())
+        self.exact_stop_w.on_click(lambda e: self.controller.exact.cancel())
+        self.exact_row = pn.Row(
+            self.exact_status_w, self.exact_time_w, self.exact_btn, self.exact_stop_w, sizing_mode="stretch_width"
+        )
 
         self.tree_fig = TreeFigure()
         self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="fixed")
@@ -336,6 +355,7 @@ class Explorer(pn.viewable.Viewer):
             self.data_caption,
             self.plot_pane,
             self.legend_note,
+            self.exact_row,
             pn.Row(self.runs_box, self.clear_w),
             title="Pareto front",
             collapsible=False,
@@ -642,8 +662,10 @@ class Explorer(pn.viewable.Viewer):
         self._dominated = dominance(c.runs)
         x, show_test, selected, dominated = self.x_w.value, self.show_test_w.value, c.selected, self._dominated
 
+        reference, gaps = reference_curve(c.exact.record()), c.exact.gaps(runs)
+
         def redraw():
-            self.pareto.update(runs, x, show_test, selected, dominated)
+            self.pareto.update(runs, x, show_test, selected, dominated, reference, gaps)
 
         self._bokeh(redraw)
         self._update_legend_note(c.runs)
@@ -738,6 +760,9 @@ class Explorer(pn.viewable.Viewer):
         self._bokeh(draw)
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
+        gap = c.exact.text(run, entry) if run.id else ""
+        if gap:
+            title += f" · **{gap}**"
         self.tree_title.object = title
         self.class_legend.object = legend_html(tree)
         self.tree_box.visible = True
@@ -750,7 +775,11 @@ class Explorer(pn.viewable.Viewer):
             self.rerun_w.label = f"Re-run with {2 * int(ss['n_tests'])} tests"
         self._update_same_point()
         self.rules_pane.object = rules_markdown(entry)
-        self.metrics_pane.object = metrics_frame(entry, run.front, dominated)
+        frame = metrics_frame(entry, run.front, dominated)
+        if gap:  # right under the status row
+            row = pd.DataFrame([["vs exact optimum", gap]], columns=frame.columns)
+            frame = pd.concat([frame.iloc[:2], row, frame.iloc[2:]], ignore_index=True)
+        self.metrics_pane.object = frame
         base = f"{_slug(run.front.dataset)}_{_slug(run.front.solver)}_run{run.id}_tree{entry.id}"
         for key in ("png", "svg", "txt", "json"):
             self.dl[key].filename = f"{base}.{key}"
@@ -774,6 +803,55 @@ class Explorer(pn.viewable.Viewer):
             if other is not None
             else "Pick a second tree of the same run to see what changed."
         )
+
+    # -- exact front (gapview) -------------------------------------------------------------------------
+    def _start_exact(self) -> None:
+        offer = self.controller.exact.offer or {}
+        self.controller.exact.start(offer.get("depth", 3), time_limit=self.exact_time_w.value)
+
+    @_safe
+    def _on_exact(self, *events) -> None:
+        ex = self.controller.exact
+        offer = ex.offer
+        if offer and not ex.running:
+            why = f"Exact front not computed automatically ({offer['why']}): compute it at depth {offer['depth']}"
+            self.exact_status_w.object = f"{ex.status} {why} with a time limit.".strip()
+        else:
+            self.exact_status_w.object = ex.status
+        self.exact_btn.visible = self.exact_time_w.visible = bool(offer) and not ex.running
+        if offer:
+            self.exact_btn.label = f"Compute exact front (depth {offer['depth']})"
+        self.exact_stop_w.visible = ex.running
+        if ex.running and self._exact_poller is None:
+            self._start_exact_polling()
+        if any(e.name == "version" for e in events):
+            c = self.controller
+            runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
+            reference, gaps = reference_curve(ex.record()), ex.gaps(runs)
+            self._bokeh(lambda: self.pareto.set_exact(reference, gaps))
+            self._on_selected()
+
+    def _start_exact_polling(self) -> None:
+        def start():
+            if self._exact_poller is not None or not self.controller.exact.running:
+                return
+            try:
+                self._exact_poller = pn.state.add_periodic_callback(self.poll_exact, period=POLL_MS * 2)
+            except Exception:  # no event loop (plain script): callers poll_exact() themselves
+                self._exact_poller = None
+
+        if self._doc is not None and self._building:
+            pn.state.onload(start)  # a served page being built: a periodic callback only runs once it has loaded
+        else:
+            start()
+
+    def poll_exact(self) -> bool:
+        """Apply the exact front when it arrives (UI thread); stops its periodic callback when done."""
+        running = self.controller.exact.poll()
+        if not running and self._exact_poller is not None:
+            self._exact_poller.stop()
+            self._exact_poller = None
+        return running
 
     def _update_same_point(self) -> None:
         """Name the other runs that have a tree at the selected point, each a button that switches to it."""
@@ -850,5 +928,8 @@ class Explorer(pn.viewable.Viewer):
         if self._poller is not None:
             self._poller.stop()
             self._poller = None
+        if self._exact_poller is not None:
+            self._exact_poller.stop()
+            self._exact_poller = None
         self.controller.close()
         self.sweep_view.close()  # cancels its sweep and closes the session's Dask cluster

@@ -33,6 +33,7 @@ _ROWS = [
     ("train errors", "@train_errors"),
     ("status", "@proven"),
     ("solver info", "@info"),
+    ("vs optimum", "@gap"),
 ]
 TOOLTIPS = (
     '<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
@@ -57,6 +58,7 @@ COLUMNS = [
     "train_errors",
     "proven",
     "info",
+    "gap",
 ]
 
 
@@ -125,6 +127,20 @@ class ParetoFigure:
         )
         fig.add_layout(self.legend)
         self.cv = CVLayer(fig)  # cross-validated runs: mean held-out curve, ±1 sd band, 1-SE mark
+        # The exact front (contree) as a dashed reference step line, on train accuracy over splits/leaves.
+        self.reference = fig.step(
+            "x",
+            "y",
+            source=ColumnDataSource({"x": [], "y": []}),
+            mode="after",
+            line_width=2,
+            line_dash="dashed",
+            line_color="#222222",
+            alpha=0.9,
+            level="underlay",
+        )
+        self._reference: dict | None = None
+        self._gaps: dict | None = None
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self._keys: dict[int, object] = {}  # run id -> empty scatter: draws the run's marker in the legend
@@ -168,11 +184,16 @@ class ParetoFigure:
         show_test: bool = True,
         selected: tuple | None = None,
         dominated: dict | None = None,
+        reference: dict | None = None,
+        gaps: dict | None = None,
     ) -> None:
         """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined.
 
         ``dominated`` maps ``(run id, tree id)`` to a "dominated by ..." text shown on hover.
+        ``reference`` is the exact front (:func:`treeexplorer.ui.gapview.reference_curve`), drawn over splits
+        or leaves only; ``gaps`` maps ``(run id, tree id)`` to the tree's gap in words (hover).
         """
+        self._reference, self._gaps = reference, gaps
         self._args = (list(runs), x, show_test, selected, dominated)
         live = {run.id for run in runs}
         gone = [line for rid, line in self._lines.items() if rid not in live]
@@ -193,6 +214,7 @@ class ParetoFigure:
                 # shape: the run (colours alone get confused); filled: proven optimal, hollow: not proven
                 "marker": [run_marker(r) for r in df.run_id.tolist()],
                 "fill_alpha": [0.95 if p else 0.15 for p in proven],
+                "gap": [(gaps or {}).get((r, t)) or "—" for r, t in zip(df.run_id.tolist(), df.tree.tolist())],
             }
             for c in COLUMNS[2:]:
                 if c not in data:
@@ -226,11 +248,40 @@ class ParetoFigure:
             }
             items.append(LegendItem(label=run.label, renderers=[line, self._keys[run.id]]))
         items += self.cv.update([r for r in runs if r.id not in hidden], x)
+        items += self._draw_reference(reference, x)
         if show_test and len(tdata["x"]):
             items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
         self.legend.items = items
         self.legend.visible = bool(items)
         self.figure.xaxis.axis_label = X_MEASURES[x]
+        self._changed()
+
+    def _draw_reference(self, reference: dict | None, x: str) -> list:
+        """Set the exact front's line for axis ``x``; its legend item (none where it is meaningless)."""
+        ref = reference if reference is not None and x in ("splits", "leaves") else None
+        self.reference.data_source.data = {
+            "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
+            "y": list(ref["accuracy"]) if ref else [],
+        }
+        return [LegendItem(label=ref["label"], renderers=[self.reference])] if ref else []
+
+    def set_exact(self, reference: dict | None, gaps: dict | None) -> None:
+        """Show a newly known exact front: its line and the hover gaps, without redrawing the points.
+
+        The points' data and selection stay as they are, so a tap on its way from the browser keeps its meaning.
+        """
+        self._reference, self._gaps = reference, gaps
+        x = self._args[1]
+        items = [i for i in self.legend.items if self.reference not in i.renderers]
+        items += self._draw_reference(reference, x)
+        self.legend.items = items
+        self.legend.visible = bool(items)
+        n = len(self.frame)
+        if n and len(self.points.data.get("gap", [])) == n:
+            col = [
+                (gaps or {}).get((r, t)) or "—" for r, t in zip(self.frame.run_id.tolist(), self.frame.tree.tolist())
+            ]
+            self.points.patch({"gap": [(slice(0, n), col)]})
         self._changed()
 
     def _changed(self) -> None:
@@ -275,7 +326,7 @@ class ParetoFigure:
     def _on_visible(self, attr, old, new) -> None:
         # a legend click hid or showed a run: its points leave or rejoin the data
         runs, x, show_test, _, dominated = self._args
-        self.update(runs, x, show_test, self._selected, dominated)
+        self.update(runs, x, show_test, self._selected, dominated, self._reference, self._gaps)
 
     def _on_indices(self, attr, old, new) -> None:
         if self._muted or not new or self.on_select is None:
