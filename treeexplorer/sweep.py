@@ -159,6 +159,9 @@ def connect(scheduler=None, n_workers: int | None = None):
         processes=True,
         host="127.0.0.1",
         dashboard_address="127.0.0.1:0",
+        # one core per worker process: numba's own thread pool (parallel kernels) would otherwise start a
+        # thread per core in every worker and the processes would fight over the same cores
+        env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
     )
     client = Client(cluster)
 
