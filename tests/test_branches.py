@@ -58,6 +58,10 @@ def random_problem(seed, n, p, n_classes, noise=0.2):
 def _compiled():
     # Compile the kernels before any timer starts.
     fit_branches(np.array([[0, 1], [1, 0], [1, 1]]), np.array([0, 1, 1]), 0.01)
+    # and the front's own path (its greedy incumbent is built under the caller's control, so compiles there)
+    X, y = random_problem(0, 60, 6, 3)
+    with Control() as c:
+        branches_front(X, y, lambdas="0.5,0.01", control=c)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
