@@ -508,23 +508,23 @@ def cross_validate(
     spec.resolve(params)  # bad parameters fail here, before any fold runs
     if scheduler != "serial":
         return _distributed(
-            data,
-            target,
-            solver,
-            discretizer,
-            n_bins,
-            cv,
-            repeats,
-            seed,
-            time_limit,
-            refit,
-            progress,
-            control,
-            drop_missing,
-            categorical,
-            discretizer_params,
-            scheduler,
-            params,
+            data=data,
+            target=target,
+            solver=solver,
+            discretizer=discretizer,
+            n_bins=n_bins,
+            cv=cv,
+            repeats=repeats,
+            seed=seed,
+            time_limit=time_limit,
+            refit=refit,
+            progress=progress,
+            control=control,
+            drop_missing=drop_missing,
+            categorical=categorical,
+            discretizer_params=discretizer_params,
+            scheduler=scheduler,
+            params=params,
         )
     ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
     folds = None
@@ -563,6 +563,7 @@ def cross_validate(
 
 
 def _distributed(
+    *,
     data,
     target,
     solver,
