@@ -4,6 +4,12 @@ Every public solver takes ``(X, y, ...)`` plus an optional :class:`solvers.Contr
 :class:`solvers.RawFront`.  See ``solvers._base`` for the tree-array convention.
 """
 
+if __name__ != "treeexplorer.solvers":
+    # Imported as a top-level ``solvers`` (a checkout's root on sys.path): numba would then cache kernels whose
+    # types name the module ``solvers._kernels...`` next to the installed ones in the same cache index, and every
+    # process that cannot import ``solvers`` would fail to read that index.
+    raise ImportError("import the solvers as treeexplorer.solvers (the package installs them there), not as solvers")
+
 from ._base import Cancelled, Control, RawFront, RawSolution, RawTree
 
 __all__ = ["Cancelled", "Control", "RawFront", "RawSolution", "RawTree", "predict_raw"]

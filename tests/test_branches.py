@@ -116,7 +116,7 @@ def test_same_optimum_as_streed_at_a_depth_limit(seed):
 def test_same_optimum_as_murtree_sparse_at_a_depth_limit(seed):
     # The cross-check: on binary tests at the same depth limit, BRANCHES and MurTree's sparse
     # objective (errors / n + sparsity * splits, minimised) reach the same optimum.
-    murtree = pytest.importorskip("solvers.murtree").murtree
+    murtree = pytest.importorskip("treeexplorer.solvers.murtree").murtree
     X, y = random_problem(100 + seed, 250, 9, 2 + seed % 3, noise=0.3)
     lam, depth = (0.004, 0.01, 0.03, 0.0)[seed % 4], 2 + seed % 3
     (theirs,) = murtree(X, y, max_depth=depth, sparsity=lam).solutions
