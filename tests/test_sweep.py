@@ -251,3 +251,19 @@ def test_background_job_for_an_app_streams_and_cancels(slowcart):
     assert slow.result(timeout=10).status == "cancelled"
     with pytest.raises(ValueError, match="grid solver"):
         start_sweep("iris", {"solver": ["nope"]}).result(timeout=10)
+
+
+def _worker_env():
+    return {k: os.environ.get(k) for k in ("NUMBA_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")}
+
+
+def test_default_cluster_workers_run_one_numba_thread_with_glibc_malloc_defaults():
+    # dask's default MALLOC_TRIM_THRESHOLD_ made every fold task 1.3-1.5x slower inside a worker (large arrays
+    # mmap-ed and page-faulted at each allocation); two numba threads per worker would oversubscribe the cores
+    from treeexplorer.sweep import connect
+
+    client, close = connect(n_workers=1)
+    try:
+        assert list(client.run(_worker_env).values()) == [{"NUMBA_NUM_THREADS": "1", "MALLOC_TRIM_THRESHOLD_": None}]
+    finally:
+        close()

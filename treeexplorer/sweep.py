@@ -153,16 +153,23 @@ def connect(scheduler=None, n_workers: int | None = None):
         raise ValueError(
             f"scheduler must be None, 'serial', an address 'tcp://host:port' or a Client; got {scheduler!r}"
         )
-    cluster = LocalCluster(
-        n_workers=n_workers or _cores(),
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        # one core per worker process: numba's own thread pool (parallel kernels) would otherwise start a
-        # thread per core in every worker and the processes would fight over the same cores
-        env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
-    )
+    import dask
+
+    # dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the system);
+    # setting it switches off glibc's adaptive mmap threshold, so every array above 128 KiB is mmap-ed, page-faulted
+    # and unmapped again: DPDT's fold tasks ran 1.45x slower that way (108 vs 157 ms, magic). Workers here keep
+    # glibc's defaults; their peak memory is what bench_sweep.py reports.
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        cluster = LocalCluster(
+            n_workers=n_workers or _cores(),
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            # one core per worker process: numba's own thread pool (parallel kernels) would otherwise start a
+            # thread per core in every worker and the processes would fight over the same cores
+            env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+        )
     client = Client(cluster)
 
     def close():
