@@ -264,3 +264,29 @@ def test_default_mid_test_count_is_capped_and_says_so():
     assert len(binz) == MID_DEFAULT_MAX_TESTS
     assert any(f"capped at {MID_DEFAULT_MAX_TESTS}" in n for n in binz.notices)
     assert len(fit_discretizer("mid", X, y, schema, n_bins=200)) == 200  # an explicit n_bins is not capped
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(5, 120),
+    p=st.integers(1, 4),
+    classes=st.integers(2, 4),
+    most=st.integers(1, 12),
+    criterion=st.sampled_from(["entropy", "gini"]),
+)
+def test_a_ranking_cut_at_max_tests_selects_what_the_whole_ranking_selects(seed, n, p, classes, most, criterion):
+    # fit(max_tests=K) ranks each column only K deep; select(k <= K) must not notice
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 1 + n // 3, size=(n, p + 1)).astype(float)
+    X[:, 0] = rng.integers(0, 6, size=n)  # a categorical column: its one-hot tests are cut at K too
+    y = rng.integers(0, classes, size=n)
+    cols = (Column("cat", "categorical", tuple("abcdef")), *(Column(f"x{j}", "numeric") for j in range(p)))
+    schema = Schema(cols, "y", tuple(range(classes)))
+    whole = MIDRanking.fit(X, y, schema, criterion)
+    cut = MIDRanking.fit(X, y, schema, criterion, max_tests=most)
+    assert cut.n_candidates == whole.n_candidates == whole.n_available >= cut.n_available
+    for k in range(1, min(most, whole.n_available) + 1):
+        a, b = whole.select(k), cut.select(k)
+        assert a.conditions == b.conditions
+        np.testing.assert_array_equal(a.gains, b.gains)

@@ -435,7 +435,9 @@ def _check_exact_memory(prep, spec, limit_mb) -> None:
 
 def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until the budget runs out."""
-    ranking = MIDRanking.fit(prep.X_train, prep.y_train, prep.schema, criterion, stop=_stopper(control))
+    ranking = MIDRanking.fit(
+        prep.X_train, prep.y_train, prep.schema, criterion, stop=_stopper(control), max_tests=n_bins or None
+    )
     notices += [n for n in ranking.notices if n not in notices]
     limit = min(n_bins or ranking.n_available, ranking.n_available)
     if limit < 1:

@@ -224,7 +224,9 @@ def fit_discretizer(
 
 
 def _fit_mid(X_enc, y, schema, n_bins, criterion, stop=None) -> Binarization:
-    ranking = MIDRanking.fit(X_enc, y, schema, criterion, stop=stop)
+    # only the top n_bins (or the default cap) are ever selected: rank no further than that
+    most = MID_DEFAULT_MAX_TESTS if n_bins is None else max(int(n_bins), 1)
+    ranking = MIDRanking.fit(X_enc, y, schema, criterion, stop=stop, max_tests=most)
     if ranking.n_available == 0:
         return Binarization([], "mid", _as_array([]), list(ranking.notices))
     if n_bins is None:
@@ -236,7 +238,9 @@ def _fit_mid(X_enc, y, schema, n_bins, criterion, stop=None) -> Binarization:
             if n < MID_DEFAULT_MAX_TESTS or DEFAULT_N_BINS * usable == n
             else f"capped at {MID_DEFAULT_MAX_TESTS} to keep a first run interactive; give n_bins for more"
         )
-        binz.notices.append(f"mid: n_bins not given; using the top {n} of {ranking.n_available} ranked tests ({why})")
+        binz.notices.append(
+            f"mid: n_bins not given; using the top {n} of {ranking.n_candidates} candidate tests ({why})"
+        )
         return binz
     return ranking.select(n_bins)
 

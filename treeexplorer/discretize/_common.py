@@ -18,7 +18,44 @@ import numpy as np
 
 from treeexplorer.schema import OP_EQ, Schema
 
-__all__ = ["ColumnSummary", "check_inputs", "summarise_columns", "value_counts", "boundary_mask", "midpoints"]
+__all__ = [
+    "ColumnSummary",
+    "check_inputs",
+    "summarise_columns",
+    "value_counts",
+    "boundary_mask",
+    "midpoints",
+    "map_columns",
+]
+
+
+def map_columns(fn, items, stop=None) -> list:
+    """``[fn(item) for item in items]`` on numba's thread count (numpy's sorts and the nogil kernels release the
+    GIL, so columns run in parallel), in order.
+
+    ``stop() -> bool``, if given, is polled between batches once at least one result exists: the results so far
+    (a prefix of ``items``) are returned.  Sweep workers set ``NUMBA_NUM_THREADS=1`` and so map serially.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+
+    items = list(items)
+    jobs = max(1, min(numba.get_num_threads(), len(items)))
+    if jobs == 1:
+        out = []
+        for item in items:
+            if stop is not None and out and stop():
+                break
+            out.append(fn(item))
+        return out
+    out = []
+    with ThreadPoolExecutor(jobs) as pool:
+        for start in range(0, len(items), jobs):
+            if stop is not None and out and stop():
+                break
+            out += pool.map(fn, items[start : start + jobs])
+    return out
 
 
 @dataclass
@@ -95,7 +132,9 @@ def check_inputs(X_enc, y, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
 
 def value_counts(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values of ``x`` (ascending) and the ``(m, C)`` float64 class counts of each."""
-    order = np.argsort(x, kind="stable")
+    # not a stable sort: the counts of a distinct value do not depend on the order of its rows (numpy's default
+    # argsort is SIMD-vectorised, 4x faster than the stable one on 100,000 floats)
+    order = np.argsort(x)
     xs = x[order]
     new = np.empty(xs.shape[0], dtype=bool)
     new[0] = True
@@ -132,16 +171,15 @@ def summarise_columns(
     """
     out = []
     constant = []
-    for j, col in enumerate(schema.columns):
-        if stop is not None and out and stop():
-            left = [c.name for c in schema.columns[j:]]
-            notices.append(
-                f"stopped (time limit or cancel) before reading {len(left)} column(s), left out: "
-                + ", ".join(map(repr, left[:5]))
-                + (" ..." if len(left) > 5 else "")
-            )
-            break
-        values, counts = value_counts(X[:, j], y, schema.n_classes)
+    read = map_columns(lambda j: value_counts(X[:, j], y, schema.n_classes), range(len(schema.columns)), stop)
+    if len(read) < len(schema.columns):
+        left = [c.name for c in schema.columns[len(read) :]]
+        notices.append(
+            f"stopped (time limit or cancel) before reading {len(left)} column(s), left out: "
+            + ", ".join(map(repr, left[:5]))
+            + (" ..." if len(left) > 5 else "")
+        )
+    for j, (col, (values, counts)) in enumerate(zip(schema.columns, read)):
         if values.shape[0] < 2:
             role = "constant"
             constant.append(col.name)
