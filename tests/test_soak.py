@@ -19,24 +19,19 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)"),
-    # Not yet seen to pass end to end (a short 10-session run grew RSS by 10.3 %, possibly still warming up):
-    # opt-in until it has, so CI measures what is proven.
+    # ~70 s on the 2-core machine, too long for every CI run: opt-in.  bench_soak.py's 200 sessions pass the same
+    # check (README); this 30-session version passed too when last run with TREEEXPLORER_SOAK=1.
     pytest.mark.skipif(not os.environ.get("TREEEXPLORER_SOAK"), reason="soak test is opt-in: TREEEXPLORER_SOAK=1"),
 ]
 
 
 def test_many_sessions_leave_threads_files_memory_flat():
     pytest.importorskip("bokeh.client")
-    from bench_soak import growth, soak
+    from bench_soak import flat, soak
 
     r = soak(n_sessions=30, parallel=3, warmup=9, max_seconds=600, verbose=False)
     assert r["sessions"] == 30 and not r["errors"], r["errors"][:3]
-    before, after = r["before"], r["after"]
-    g = growth(before, after)
-    # small absolute slack: a count of ~30 threads may differ by one pool worker between two readings
-    assert after["threads"] <= max(before["threads"] * 1.10, before["threads"] + 2), (before, after)
-    assert after["fds"] <= max(before["fds"] * 1.10, before["fds"] + 3), (before, after)
-    assert g["rss_mb"] <= 0.10, (before, after)
+    assert all(flat(r["before"], r["after"]).values()), (r["before"], r["after"])
     stats = r["stats"]
     assert stats["jobs"] == stats["running"] == stats["queued"] == stats["held"] == 0, stats
     assert stats["admitted"] >= 39  # every session solved once
