@@ -15,12 +15,12 @@ import os
 
 import panel as pn
 
-from treeexplorer.app import explorer_page
+from treeexplorer.app import explorer_page, servable_page
 from treeexplorer.ui.warm import warm_up_in_background
 
 pn.extension(sizing_mode="stretch_width")
 warm_up_in_background()
 # the page `treeexplorer app` serves (it also loads the TREEEXPLORER_PLUGINS modules, through the registry)
-explorer_page(
-    os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None
-).servable()
+servable_page(
+    explorer_page(os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None)
+)
