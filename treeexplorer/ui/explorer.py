@@ -38,6 +38,7 @@ from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.diagnostics import DiagnosticsView
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
+from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
@@ -405,10 +406,9 @@ class Explorer(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
         self.sweep_view = SweepView(self.controller)
-        sweep_card = pn.Card(
+        sweep_card = lazy_card(  # rendered when first opened: ~80 Bokeh models fewer per session
             self.sweep_view,
             title="Sweep: cross-validate a grid of settings on a local Dask cluster",
-            collapsed=True,
             sizing_mode="stretch_width",
         )
         self.main = pn.Column(
