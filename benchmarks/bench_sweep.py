@@ -19,6 +19,9 @@ Reported, warm and cold apart (numba loads its cached kernels once per process, 
   (everything a task costs besides the solve: scheduling, transfer, result assembly, idle tails), and the
   same for a sweep of near-empty tasks (CART, depth 1, 60 rows) (target <= 20 ms);
 * dask's own floor: a no-op ``client.map`` of as many tasks, for the same machine state;
+* the machine's ceiling: the serial one-thread sweep in one plain process, then in one process per worker at
+  once; ``workers x alone / together`` is the best speed-up any scheduler could reach here (two cores share one
+  memory system: memory-heavy kernels slow each other down);
 * peak memory per worker: each worker process's peak resident set (``ru_maxrss``) after the sweeps.
 
 The distributed table is checked equal to the serial one (runtimes aside).
@@ -80,13 +83,50 @@ def _same(a, b) -> bool:
         return False
 
 
+def _child(a) -> int:
+    """``--machine-child``: one serial sweep on one numba thread (after a warm-up) in a plain process."""
+    import numba
+
+    from treeexplorer.sweep import sweep
+
+    numba.set_num_threads(1)
+    df = load(a.dataset, a.rows)
+    sweep(df.groupby("y", group_keys=False).head(30), GRID, target="y", cv=a.cv, scheduler="serial")
+    print(f"WALL {sweep(df, GRID, target='y', cv=a.cv, scheduler='serial').wall_s}")
+    return 0
+
+
+def machine_ceiling(a, workers: int) -> tuple[float, float, float]:
+    """What this machine gives to ``workers`` plain processes running the same serial sweep at once.
+
+    Returns ``(alone_s, together_s, ceiling)`` where ``ceiling = workers * alone / together`` is the speed-up
+    a perfect scheduler could reach (memory bandwidth and shared caches are not doubled with the cores).
+    """
+    import subprocess
+
+    cmd = [sys.executable, __file__, "--machine-child", "--dataset", a.dataset, "--cv", str(a.cv)]
+    cmd += ["--rows", str(a.rows)] if a.rows else []
+
+    def walls(n: int) -> list[float]:
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(n)]
+        outs = [p.communicate()[0] for p in procs]
+        return [float(line.split()[1]) for out in outs for line in out.splitlines() if line.startswith("WALL ")]
+
+    alone = walls(1)[0]
+    together = float(np.mean(walls(workers)))
+    return alone, together, workers * alone / together
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", default="raisin")
     ap.add_argument("--cv", type=int, default=5)
     ap.add_argument("--workers", type=int, help="worker processes (default: the cores available)")
     ap.add_argument("--rows", type=int, help="use only the first ROWS training rows")
+    ap.add_argument("--machine-child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.machine_child:
+        return _child(a)
     df = load(a.dataset, a.rows)
     if df is None:
         print(f"skipped: {DATA_ROOT / (a.dataset + '.json')} not found")
@@ -141,6 +181,7 @@ def main() -> int:
         serial_1 = sweep(df, GRID, target="y", cv=a.cv, scheduler="serial")
     finally:
         numba.set_num_threads(threads)
+    alone_s, together_s, ceiling = machine_ceiling(a, workers)
     equal = _same(serial, cold) and _same(serial, warm)
     failed = int((warm.table["status"] == "error").sum())
     rows = [
@@ -157,6 +198,11 @@ def main() -> int:
             "serial warm, one numba thread",
             f"{serial_1.wall_s:.1f} s",
             f"cluster speed-up over it {serial_1.wall_s / warm.wall_s:.2f}x",
+        ),
+        (
+            f"machine ceiling: the serial sweep in 1 / {workers} plain processes at once",
+            f"{alone_s:.1f} s / {together_s:.1f} s",
+            f"best possible speed-up {ceiling:.2f}x; the cluster reaches {serial_1.wall_s / warm.wall_s / ceiling:.0%}",
         ),
         ("overhead per task, this grid (warm)", f"{overhead_ms(warm, workers):.1f} ms", "target <= 20 ms"),
         (

@@ -159,7 +159,12 @@ def connect(scheduler=None, n_workers: int | None = None):
     # setting it switches off glibc's adaptive mmap threshold, so every array above 128 KiB is mmap-ed, page-faulted
     # and unmapped again: DPDT's fold tasks ran 1.45x slower that way (108 vs 157 ms, magic). Workers here keep
     # glibc's defaults; their peak memory is what bench_sweep.py reports.
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    quiet = {
+        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+        # the worker's statistical profiler samples the running task's stack every 10 ms (with the GIL)
+        "distributed.worker.profile.enabled": False,
+    }
+    with dask.config.set(quiet):
         cluster = LocalCluster(
             n_workers=n_workers or _cores(),
             threads_per_worker=1,
