@@ -354,12 +354,28 @@ class Explorer(pn.viewable.Viewer):
             collapsible=False,
             sizing_mode="stretch_width",
         )
-        self.sidebar = pn.Column(
-            data_card,
-            solver_card,
-            pn.Row(self.run_w, self.cancel_w),
+        # Run, Cancel and the progress stay in view at laptop sizes: first in the sidebar and pinned to its top
+        # while the cards below scroll (the Data and Solver cards alone are taller than an 800 px window).
+        self.run_bar = pn.Column(
+            pn.Row(self.run_w, self.cancel_w, sizing_mode="stretch_width"),
             self.progress_w,
             self.status_w,
+            sizing_mode="stretch_width",
+            css_classes=["tx-run-bar"],
+            styles={
+                "position": "sticky",
+                "top": "-10px",  # with the padding: covers the sidebar's own top margin while pinned
+                "padding-top": "10px",
+                "z-index": "10",
+                "background": "var(--background-color, #fff)",
+                "border-bottom": "1px solid var(--accent-fill-rest, #ddd)",
+                "padding-bottom": "4px",
+            },
+        )
+        self.sidebar = pn.Column(
+            self.run_bar,
+            data_card,
+            solver_card,
             sizing_mode="stretch_width",
         )
         plot_card = pn.Card(
