@@ -258,6 +258,33 @@ class Controller(param.Parameterized):
         self._closed = False
         self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
+    def take_over(self, old: Controller) -> None:
+        """Continue ``old``'s session (the same browser tab, reloaded): its data, runs, selection and exact
+        fronts; no job (``old``'s was cancelled when its page went away)."""
+        for name in (
+            "_frame",
+            "_frame_id",
+            "_bundled",
+            "_dataset",
+            "_allow_many",
+            "_test_frame",
+            "_test_id",
+            "_prep",
+            "_all_runs",
+            "_selected_by_key",
+            "_next_id",
+            "_shown_key",
+        ):
+            if hasattr(old, name):
+                setattr(self, name, getattr(old, name))
+        self.exact._records = dict(old.exact._records)
+        self.exact._incomparable = set(old.exact._incomparable)
+        self.exact._tried = set(old.exact._tried)
+        keep = ("dataset_name", "columns", "target", "test_size", "seed", "test_name", "drop_missing", "missing")
+        self.param.update({name: getattr(old, name) for name in keep})
+        self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare)
+        self.data_version = old.data_version + 1
+
     # -- data ----------------------------------------------------------------------------------------
     @staticmethod
     def bundled() -> list[str]:

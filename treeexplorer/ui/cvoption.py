@@ -31,7 +31,7 @@ class CVOption(pn.viewable.Viewer):
             "Stratified folds of the training rows: the plot adds the mean held-out accuracy ±1 sd per "
             "complexity and marks the 1-SE choice (★). The time limit applies to each fold and to the refit; "
             "the MID anytime budget is not used.",
-            styles={"font-size": "0.85em", "color": "#555"},
+            styles={"font-size": "0.85em", "opacity": "0.75"},
             margin=(0, 10),
             visible=self.param.enabled,
         )

@@ -26,6 +26,7 @@ from treeexplorer.export import export_bytes
 from treeexplorer.front import optimality_text
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.legend import legend_html
+from treeexplorer.ui import handover
 from treeexplorer.ui.controller import (
     MAX_UPLOAD_BYTES,
     Controller,
@@ -58,7 +59,7 @@ UPLOAD_PREFIX = "uploaded: "
 TABLE_CSS = """
 table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
 td { text-align: left !important; padding: 3px 8px; border-bottom: 1px solid #eee; }
-td:first-child { color: #555; width: 42%; }
+td:first-child { opacity: 0.75; width: 42%; }
 """
 SIDEBAR_W = 310
 
@@ -157,9 +158,18 @@ class Explorer(pn.viewable.Viewer):
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
-        if c.load_bundled(self.dataset):
+        # the same tab reloaded (the theme switch reloads the page): continue its session instead of starting over
+        self._token = handover.token_from_args(pn.state.session_args) if self._doc is not None else None
+        previous = handover.take(self._token)
+        self._token = self._token or handover.new_token()
+        if self._doc is not None:
+            handover.register(self._token, c)
+        if previous is not None:
+            c.take_over(previous)
+            self._show_taken_over_data()
+        elif c.load_bundled(self.dataset):
             self._on_data()
-        if self.run_default and self.solver_w.options:
+        if previous is None and self.run_default and self.solver_w.options:
             # Blocking: a served page is built with its first front.  Sessions opening together therefore
             # queue on the server's event loop (issue 18's load figures); a background first run would need
             # the browser's document_ready before its results could be applied (Panel defers callbacks).
@@ -185,7 +195,7 @@ class Explorer(pn.viewable.Viewer):
         self.seed_w = pn.widgets.IntInput(label="Split seed", value=0, start=0, **sw)
         self.test_upload_w = pn.widgets.FileInput(accept=".csv,.tsv,.txt,.parquet,.pq", **sw)
         self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **sw)
-        self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+        self.data_info = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.75"}, margin=(0, 10))
         self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **sw)
         self.many_w = pn.widgets.Button(label="Use it anyway", color="danger", visible=False, width=150)
         self.many_cancel_w = pn.widgets.Button(label="Keep the previous table", color="light", visible=False, width=190)
@@ -197,7 +207,7 @@ class Explorer(pn.viewable.Viewer):
             else ("cart" if "cart" in solvers else (solvers[0] if solvers else None))
         )
         self.solver_w = pn.widgets.Select(label="Solver", options=solvers, value=default, **sw)
-        self.solver_doc = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+        self.solver_doc = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.75"}, margin=(0, 10))
         self.disc_w = pn.widgets.Select(label="Discretizer", options=[], **sw)
         self.bins_w = pn.widgets.IntInput(
             label="N bins (tests)",
@@ -244,12 +254,12 @@ class Explorer(pn.viewable.Viewer):
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
         self.pareto = ParetoFigure(on_select=self._on_point, on_change=self._push)
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
-        self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "color": "#333"}, margin=(0, 10))
+        self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "opacity": "0.9"}, margin=(0, 10))
         self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
         self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
         self.legend_note = pn.pane.HTML("", sizing_mode="stretch_width")
         # the exact front (gapview): its state, and the button offered when it is not computed automatically
-        self.exact_status_w = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#333"}, margin=(0, 10))
+        self.exact_status_w = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.9"}, margin=(0, 10))
         self.exact_time_w = pn.widgets.FloatInput(
             label="Exact time limit (s)", value=60.0, start=1, end=86400, step=10, width=150, visible=False
         )
@@ -367,7 +377,7 @@ class Explorer(pn.viewable.Viewer):
                 "top": "-10px",  # with the padding: covers the sidebar's own top margin while pinned
                 "padding-top": "10px",
                 "z-index": "10",
-                "background": "var(--background-color, #fff)",
+                "background": "var(--neutral-layer-1, var(--background-color, #fff))",
                 "border-bottom": "1px solid var(--accent-fill-rest, #ddd)",
                 "padding-bottom": "4px",
             },
@@ -714,7 +724,7 @@ class Explorer(pn.viewable.Viewer):
         else:
             proven = "filled: proven optimal"
         self.legend_note.object = (
-            f"<span style='font-size:0.85em;color:#555'>{proven} &nbsp; hollow: not proven &nbsp; "
+            f"<span style='font-size:0.85em;opacity:0.75'>{proven} &nbsp; hollow: not proven &nbsp; "
             "shape and colour: the run &nbsp; ✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, "
             "a legend entry to hide a run</span>"
         )
@@ -733,7 +743,7 @@ class Explorer(pn.viewable.Viewer):
                 self._run_rows[run.id] = pn.Row(
                     pn.pane.HTML(
                         f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
-                        f"<span style='color:#666;font-size:0.85em'>{run.status_text}</span>",
+                        f"<span style='opacity:0.75;font-size:0.85em'>{run.status_text}</span>",
                         margin=(4, 5),
                     ),
                     btn,
@@ -949,9 +959,29 @@ class Explorer(pn.viewable.Viewer):
         doc = pn.state.curdoc
         if doc is not None and getattr(doc, "session_context", None) is not None:
             pn.state.on_session_destroyed(lambda ctx: self._session_closed())
+            pn.state.onload(self._show_token)
+
+    def _show_token(self) -> None:
+        # the tab's URL carries the session's token (kept by a reload): see treeexplorer.ui.handover
+        if pn.state.location is not None:
+            pn.state.location.update_query(s=self._token)
+
+    def _show_taken_over_data(self) -> None:
+        c = self.controller
+        entry = f"{UPLOAD_PREFIX}{c.dataset_name}" if c._frame is not None else c.dataset_name
+        with self._setting():
+            if entry not in self.dataset_w.options:
+                self.dataset_w.options = [entry, *c.bundled()]
+            self.dataset_w.value = entry
+            self.test_size_w.value = c.test_size
+            self.seed_w.value = c.seed
+        self._on_data()
+        self._on_selected()
 
     def _session_closed(self) -> None:
         running = self.controller.running
+        if self._token is not None:
+            handover.keep(self._token, self.controller)
         self.close()
         if running:  # one line in the server log: the job of a closed tab does not keep solving
             print(f"treeexplorer: session closed, cancelled its job {self.controller.job.label!r}", flush=True)

@@ -135,7 +135,7 @@ class ParetoFigure:
             mode="after",
             line_width=2,
             line_dash="dashed",
-            line_color="#222222",
+            line_color="#888888",  # mid grey: reads on the light and the dark theme
             alpha=0.9,
             level="underlay",
         )

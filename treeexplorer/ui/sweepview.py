@@ -437,7 +437,7 @@ class SweepView(pn.viewable.Viewer):
         self.cancel_w = pn.widgets.Button(label="Cancel sweep", color="warning", disabled=True, width=130)
         self.progress_w = pn.indicators.Progress(value=0, max=100, visible=False, bar_color="primary", **sw)
         self.status_w = pn.pane.Markdown("", styles={"font-size": "0.85em"}, margin=(0, 10))
-        self.caption = pn.pane.Markdown("", styles={"font-size": "0.85em", "color": "#555"}, margin=(0, 10))
+        self.caption = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.75"}, margin=(0, 10))
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, **sw)
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, **sw)
         self.table_w = pn.pane.DataFrame(s.table(), index=False, **sw)

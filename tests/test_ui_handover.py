@@ -1,0 +1,64 @@
+"""A reloaded tab (the theme switch reloads the page) continues its session: data, runs, selection."""
+
+from __future__ import annotations
+
+from treeexplorer.ui import handover
+from treeexplorer.ui.controller import Controller, RunSettings
+
+
+def _session_with_two_runs() -> Controller:
+    c = Controller(test_size=0.3)
+    assert c.load_bundled("wine")
+    c.seed = 3
+    for depth in (2, 3):
+        assert c.run_sync(RunSettings("cart", {"max_depth": depth}), timeout=60) is not None
+    c.selected = (c.runs[0].id, c.runs[0].front.trees[1].id)
+    return c
+
+
+def test_a_new_controller_takes_over_data_runs_and_selection():
+    old = _session_with_two_runs()
+    old.close()  # the page went away
+    new = Controller()
+    new.take_over(old)
+    assert new.dataset_name == old.dataset_name and new.target == old.target
+    assert (new.test_size, new.seed) == (0.3, 3)
+    assert [r.id for r in new.runs] == [r.id for r in old.runs] and len(new.runs) == 2
+    assert new.selected == old.selected
+    assert new.data_key() == old.data_key()
+    # and it goes on working: a third run gets the next id, on the same split
+    run = new.run_sync(RunSettings("cart", {"max_depth": 1}), timeout=60)
+    assert run.id == max(r.id for r in old.runs) + 1 and run.data_key == old.runs[0].data_key
+
+
+def test_the_store_is_bounded_and_gives_each_session_back_once(monkeypatch):
+    monkeypatch.setattr(handover, "_store", type(handover._store)())
+    tokens = [handover.new_token() for _ in range(handover.MAX_KEPT + 3)]
+    for i, t in enumerate(tokens):
+        handover.keep(t, i)
+    assert handover.kept() == handover.MAX_KEPT
+    assert handover.take(tokens[0]) is None  # the oldest went first
+    assert handover.take(tokens[-1]) == len(tokens) - 1
+    assert handover.take(tokens[-1]) is None  # once
+    monkeypatch.setattr(handover, "KEEP_SECONDS", -1.0)
+    assert handover.kept() == 0  # expired
+
+
+def test_only_well_formed_tokens_are_read_from_the_url():
+    t = handover.new_token()
+    assert handover.token_from_args({"s": [t.encode()]}) == t
+    assert handover.token_from_args({"s": [b"../../etc"]}) is None
+    assert handover.token_from_args({"theme": [b"dark"]}) is None
+    assert handover.token_from_args(None) is None
+
+
+def test_an_open_session_is_found_by_its_token_until_it_is_gone():
+    c = Controller()
+    t = handover.new_token()
+    handover.register(t, c)
+    assert handover.take(t) is c  # the reloaded page opens before the old session is discarded
+    del c
+    import gc
+
+    gc.collect()
+    assert handover.take(t) is None
