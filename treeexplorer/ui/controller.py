@@ -85,6 +85,13 @@ def missing_rows(frame: pd.DataFrame) -> int:
     return int(count_missing_rows(frame)[0])
 
 
+def missing_by_column(frame: pd.DataFrame) -> dict[str, int]:
+    """Missing values per column of the file (only the columns that have some)."""
+    from treeexplorer.data import count_missing_rows
+
+    return count_missing_rows(frame)[1]
+
+
 def dominance(runs) -> dict[tuple[int, int], str]:
     """``{(run id, tree id): "dominated by run #k ..."}`` for proven-optimal trees another run beats.
 
@@ -256,6 +263,7 @@ class Controller(param.Parameterized):
         self.job: Job | None = None
         self._next_id = 1
         self._closed = False
+        self.missing_by_column: dict[str, int] = {}  # of the file as read, for the data preview
         self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
     def take_over(self, old: Controller) -> None:
@@ -274,6 +282,7 @@ class Controller(param.Parameterized):
             "_selected_by_key",
             "_next_id",
             "_shown_key",
+            "missing_by_column",
         ):
             if hasattr(old, name):
                 setattr(self, name, getattr(old, name))
@@ -322,6 +331,7 @@ class Controller(param.Parameterized):
     def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
         table = bundled if bundled is not None else f"upload:{frame_id}"
         missing = missing_rows(probe) if probe is not None else 0
+        self.missing_by_column = missing_by_column(probe) if probe is not None else {}
 
         def attempt(t):
             allow = (table, t) in self._allow_many

@@ -43,6 +43,7 @@ from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
+from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.views import (
     X_MEASURES,
@@ -437,10 +438,19 @@ class Explorer(pn.viewable.Viewer):
             title="Sweep: cross-validate a grid of settings on a local Dask cluster",
             sizing_mode="stretch_width",
         )
+        # columns, types, missing values and class balance, built when opened (np.unique over every column)
+        self.preview_pane = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10))
+        self.preview_card = lazy_card(
+            self.preview_pane,
+            title="Data preview: columns, types, missing values, classes",
+            sizing_mode="stretch_width",
+        )
+        self.preview_card.param.watch(lambda e: self._update_preview(), "collapsed")
         self.main = pn.Column(
             self.error_w,
             pn.Row(self.many_w, self.many_cancel_w),
             self.notice_w,
+            self.preview_card,
             plot_card,
             tree_card,
             sweep_card,
@@ -506,6 +516,7 @@ class Explorer(pn.viewable.Viewer):
     def _on_data(self, *events) -> None:
         c = self.controller
         ds = c.dataset
+        self._update_preview()
         with self._setting():
             self.target_w.options = list(c.columns)
             self.target_w.value = c.target
@@ -965,6 +976,12 @@ class Explorer(pn.viewable.Viewer):
         # the tab's URL carries the session's token (kept by a reload): see treeexplorer.ui.handover
         if pn.state.location is not None:
             pn.state.location.update_query(s=self._token)
+
+    def _update_preview(self) -> None:
+        ds = self.controller.dataset
+        if self.preview_card.collapsed or ds is None:
+            return
+        self.preview_pane.object = preview_markdown(ds, self.controller.missing_by_column)
 
     def _show_taken_over_data(self) -> None:
         c = self.controller

@@ -1,0 +1,56 @@
+"""A dataset preview before running: columns, types, missing values, class balance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treeexplorer.data import Dataset
+
+__all__ = ["preview_markdown"]
+
+
+def _num(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def preview_markdown(ds: Dataset, missing_by_column: dict | None = None, max_columns: int = 40) -> str:
+    """Markdown for the loaded table: one row per feature column, then the target's class balance.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The table as loaded (after any rows with missing values were dropped).
+    missing_by_column : dict, optional
+        Missing values per column in the file (``treeexplorer.data.count_missing_rows``).
+    max_columns : int
+        Columns listed (a wide table says how many more there are).
+    """
+    missing = missing_by_column or {}
+    lines = [
+        f"**{ds.name}**: {ds.n_rows:,} rows, {len(ds.schema.columns)} feature columns",
+        "",
+        "| column | type | distinct | values | missing |",
+        "|---|---|---:|---|---:|",
+    ]
+    for j, col in enumerate(ds.schema.columns[:max_columns]):
+        x = ds.X[:, j]
+        distinct = int(np.unique(x).shape[0]) if x.size else 0
+        if col.kind == "categorical":
+            cats = [str(c) for c in (col.categories or ())]
+            shown = ", ".join(cats[:4]) + (f", … ({len(cats)})" if len(cats) > 4 else "")
+            kind = "categorical"
+        else:
+            shown = f"{_num(float(x.min()))} … {_num(float(x.max()))}" if x.size else ""
+            kind = "numeric"
+        lines.append(f"| {col.name} | {kind} | {distinct:,} | {shown} | {missing.get(col.name, 0):,} |")
+    if len(ds.schema.columns) > max_columns:
+        lines.append(f"| … {len(ds.schema.columns) - max_columns} more | | | | |")
+    counts = np.bincount(ds.y, minlength=len(ds.schema.classes)) if ds.n_rows else np.zeros(0, dtype=int)
+    total = max(int(counts.sum()), 1)
+    order = np.argsort(-counts, kind="stable")
+    balance = ", ".join(f"{ds.schema.classes[k]} {int(counts[k]):,} ({counts[k] / total:.0%})" for k in order[:8])
+    more = f", … {len(order) - 8} more classes" if len(order) > 8 else ""
+    target_missing = missing.get(ds.schema.target, 0)
+    unlabelled = f"; {target_missing:,} rows without a label in the file" if target_missing else ""
+    lines += ["", f"**Classes** ({ds.schema.target}): {balance}{more}{unlabelled}"]
+    return "\n".join(lines)
