@@ -44,12 +44,12 @@ from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
 from treeexplorer.ui.preview import preview_markdown
+from treeexplorer.ui.progress import describe
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.views import (
     X_MEASURES,
     compare_markdown,
     metrics_frame,
-    progress_text,
     rules_markdown,
 )
 
@@ -656,12 +656,17 @@ class Explorer(pn.viewable.Viewer):
         self.cancel_w.disabled = not running
         self.progress_w.visible = running
         self.progress_w.active = running
-        self.progress_w.value = -1 if running else 0
-        if running and c.progress.get("folds"):  # a CV run: folds done of k (+ the refit)
-            self.progress_w.value = int(100 * c.progress.get("folds_done", 0) / (c.progress["folds"] + 1))
+        settings = getattr(c.job, "settings", None)
+        text, fraction = describe(
+            c.progress if running else {},
+            settings.params if settings is not None else {},
+            settings.time_limit if settings is not None else None,
+        )
+        # determinate where the work can be counted (depths, budgets, folds, rows), else activity only
+        self.progress_w.value = (-1 if fraction is None else int(100 * fraction)) if running else 0
         label = c.job.label if c.job is not None else ""
         if running:
-            self.status_w.object = progress_text(c.progress, label)
+            self.status_w.object = f"{label}: {text}" if label else text
         elif c.runs:
             last = c.runs[-1]
             self.status_w.object = f"Last run {last.label}: {last.status_text}"

@@ -288,14 +288,8 @@ def compare_markdown(a: FrontTree, b: FrontTree) -> str:
 
 
 def progress_text(progress: dict, label: str = "") -> str:
-    """``solving · 1.2 s · states 1,234 · trees 3`` from a Control progress report."""
-    if not progress:
-        return ""
-    bits = [str(progress.get("phase", "")) or "working"]
-    if "elapsed" in progress:
-        bits.append(f"{float(progress['elapsed']):.1f} s")
-    for k, v in progress.items():
-        if k in ("phase", "elapsed"):
-            continue
-        bits.append(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else f"{k.replace('_', ' ')} {v}")
-    return (f"{label}: " if label else "") + " · ".join(bits)
+    """A progress report in plain words (see :func:`treeexplorer.ui.progress.describe`), after ``label``."""
+    from treeexplorer.ui.progress import describe
+
+    text = describe(progress)[0]
+    return (f"{label}: " if label and text else "") + text
