@@ -51,3 +51,21 @@ def test_run_cancel_and_progress_stay_in_view(server, new_page, size):
     shot(page, f"runbar_{width}x{height}_running", full_page=False)
     cancel.click()
     page.wait_for_selector("text=/run #2 cancelled/", timeout=30_000)
+
+
+def test_enter_in_a_field_starts_a_run_with_the_value_just_typed(server, new_page):
+    url, _ = server
+    page = new_page(url, 1280, 800)
+    page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
+    depth = page.locator(".bk-input-group:has(label:text-is('Max depth')) input").first
+    depth.fill("2")
+    depth.press("Enter")
+    page.wait_for_selector("text=#2 uigreedy · depth=2", timeout=60_000)
+
+
+def test_the_complexity_axis_explains_its_measures(server, new_page):
+    url, _ = server
+    page = new_page(url, 1600, 1000)
+    page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
+    page.locator("[class*='TooltipIcon'] .bk-description").first.hover()
+    page.wait_for_selector("text=/Expected tests per sample: how many tests a row goes through/", timeout=10_000)

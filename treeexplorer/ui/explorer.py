@@ -37,6 +37,7 @@ from treeexplorer.ui.controller import (
 )
 from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.diagnostics import DiagnosticsView
+from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.lazy import lazy_card
@@ -56,6 +57,11 @@ from treeexplorer.ui.views import (
 __all__ = ["Explorer"]
 
 POLL_MS = 150
+AXIS_HELP = (
+    "How a tree's complexity is counted on the x axis. Splits: its tests (internal nodes). Leaves: splits + 1 "
+    "for a binary tree. Depth: the longest path from the root. Expected tests per sample: how many tests a row "
+    "goes through on average (the training rows' mean path length), DPDT's trade-off measure."
+)
 UPLOAD_PREFIX = "uploaded: "
 TABLE_CSS = """
 table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
@@ -383,7 +389,10 @@ class Explorer(pn.viewable.Viewer):
                 "padding-bottom": "4px",
             },
         )
+        self.enter_key = EnterKey(height=0, width=0, margin=0)
+        self.enter_key.param.watch(lambda e: None if self.controller.running else self.run_now(), "presses")
         self.sidebar = pn.Column(
+            self.enter_key,
             self.run_bar,
             data_card,
             solver_card,
@@ -391,7 +400,8 @@ class Explorer(pn.viewable.Viewer):
         )
         plot_card = pn.Card(
             pn.Row(
-                pn.pane.Markdown("**Complexity axis**", margin=(8, 5), width=130),
+                pn.pane.Markdown("**Complexity axis**", margin=(8, 0, 8, 5), width=118),
+                pn.widgets.TooltipIcon(value=AXIS_HELP, margin=(14, 0, 0, 0), width=20),
                 self.x_w,
                 self.show_test_w,
                 sizing_mode="stretch_width",
