@@ -12,6 +12,7 @@ import panel as pn
 
 from treeexplorer.render.bokehview import DIFF_COLOR, TreeFigure
 from treeexplorer.tree import Tree
+from treeexplorer.ui.treeview import locked
 
 __all__ = ["node_keys", "tree_differences", "CompareDiagram"]
 
@@ -53,7 +54,7 @@ class CompareDiagram(pn.viewable.Viewer):
 
     def __init__(self, run: Callable | None = None, **params):
         super().__init__(**params)
-        self._run = run or (lambda fn: fn())
+        self._run = locked(run)
         self.left, self.right = TreeFigure(width=620, interactive=False), TreeFigure(width=620, interactive=False)
         self.left_title = pn.pane.Markdown("", margin=(0, 10))
         self.right_title = pn.pane.Markdown("", margin=(0, 10))

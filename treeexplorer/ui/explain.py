@@ -16,6 +16,7 @@ import param
 from treeexplorer.export import rules_lines
 from treeexplorer.render.bokehview import TreeFigure, tree_path
 from treeexplorer.tree import Tree
+from treeexplorer.ui.treeview import locked
 
 __all__ = ["ExplainRow", "parse_values", "explain_row"]
 
@@ -84,7 +85,7 @@ class ExplainRow(pn.viewable.Viewer):
 
     def __init__(self, controller, figure: TreeFigure, run: Callable | None = None, **params):
         super().__init__(**params)
-        self.controller, self.figure, self._run = controller, figure, run or (lambda fn: fn())
+        self.controller, self.figure, self._run = controller, figure, locked(run)
         sw = {"sizing_mode": "stretch_width"}
         self.index_w = pn.widgets.IntInput(
             name="Row (0-based index in the loaded table)", value=None, start=0, width=240

@@ -13,7 +13,26 @@ import panel as pn
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.layout import default_collapsed
 
-__all__ = ["TreeTools", "FULLSCREEN_JS"]
+__all__ = ["TreeTools", "FULLSCREEN_JS", "locked"]
+
+
+def locked(run: Callable | None = None) -> Callable:
+    """``call(fn)``: run a change of raw Bokeh models under the session's document lock.
+
+    A Panel widget's callback runs without that lock; a served session then gets the change on its next
+    tick (where ``run``, e.g. the Explorer's ``_bokeh``, applies it); in a notebook it runs at once.
+    """
+    run = run or (lambda fn: fn())
+
+    def call(fn):
+        doc = pn.state.curdoc
+        if doc is not None and getattr(doc, "session_context", None) is not None:
+            doc.add_next_tick_callback(lambda: run(fn))
+        else:
+            run(fn)
+
+    return call
+
 
 # Full screen for the figure's own element (found through Bokeh's views by the figure's id).
 FULLSCREEN_JS = """
@@ -41,7 +60,7 @@ class TreeTools(pn.viewable.Viewer):
 
     def __init__(self, figure: TreeFigure, run: Callable | None = None, **params):
         super().__init__(**params)
-        self.figure, self._run = figure, run or (lambda fn: fn())
+        self.figure, self._run = figure, locked(run)
         self.full_w = pn.widgets.Button(name="Full screen", width=120, margin=(2, 5))
         self.full_w.js_on_click(args={"fig_id": figure.figure.id}, code=FULLSCREEN_JS)
         self.expand_w = pn.widgets.Button(name="Expand all", width=110, margin=(2, 5))
@@ -49,7 +68,7 @@ class TreeTools(pn.viewable.Viewer):
         self.expand_w.on_click(lambda e: self.expand_all())
         self.compact_w.on_click(lambda e: self.compact())
         self.hint = pn.pane.Markdown(
-            "Click a split to collapse or expand it · wheel: zoom · drag: pan",
+            "Click a split to collapse or expand it · drag: pan · toolbar: wheel zoom, reset",
             styles={"font-size": "0.85em", "opacity": "0.75"},
             margin=(6, 10),
         )
