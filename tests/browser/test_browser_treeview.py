@@ -26,11 +26,13 @@ VIEWS_JS = """() => {
   for (const v of Object.values(Bokeh.index)) walk(v);
   const out = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
-    let boxes = null, bold = null;
+    let boxes = null, bold = null, plain = null;
     for (const [m, rv] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
       if (d && d.hidden && d.left) boxes = d;
       if (m.glyph && m.glyph.text_font_style && m.glyph.text_font_style.value === "bold") bold = m.glyph;
+      else if (m.glyph && m.glyph.text_font_size && !(m.glyph.background_fill_color
+               && m.glyph.background_fill_color.value)) plain = m.glyph;
     }
     if (!boxes) continue;
     const rect = v.el.getBoundingClientRect();
@@ -44,12 +46,18 @@ VIEWS_JS = """() => {
     }
     const m = v.model;
     const tap = m.toolbar.tools.some(t => t.type === "TapTool" || t.constructor.name === "TapTool");
-    out.push({tap, font: parseFloat(bold.text_font_size.value || bold.text_font_size),
+    const px = g => parseFloat(g.text_font_size.value || g.text_font_size);
+    out.push({tap, font: px(bold), plain: px(plain),
       x0: m.x_range.start, x1: m.x_range.end, y0: m.y_range.start, y1: m.y_range.end,
       left: rect.x + fr.left, top: rect.y + fr.top, width: fr.width, height: fr.height, nodes});
   }
   return out;
 }"""
+
+
+def same_size(v) -> bool:
+    """Both text lines of the boxes at the size the zoom gives (13 px at scale 1)."""
+    return abs(v["font"] - 13 * v["width"] / (v["x1"] - v["x0"])) < 0.2 and v["plain"] == v["font"]
 
 
 def main_view(page):
@@ -163,7 +171,7 @@ def test_tree_view(server, new_page, size):
     # a 28-split tree: readable (>= 11 px at 1600 px) and nothing clipped, in a view as wide as its card
     click_point(page, 28)
     v = wait_view(page, lambda v: len(v["nodes"]) == 57 and not any(n["hidden"] for n in v["nodes"]))
-    v = wait_view(page, lambda v: abs(v["font"] - 13 * v["width"] / (v["x1"] - v["x0"])) < 0.2)
+    v = wait_view(page, same_size)
     if width == 1600:
         assert v["font"] >= 11, v["font"]
     assert v["width"] >= 0.8 * (width - 330)  # the card's width (the sidebar takes ~330 px)
@@ -221,7 +229,7 @@ def test_tree_view(server, new_page, size):
     page.wait_for_selector("text=/Row 5.*predicted/", timeout=20_000)
     rule = page.locator("pre:has-text('IF ')").first.text_content()
     assert " THEN " in rule
-    v = wait_view(page, lambda v: sum(n["stroke"] == "#111111" for n in v["nodes"]) >= 2)
+    v = wait_view(page, lambda v: sum(n["stroke"] == "#111111" for n in v["nodes"]) >= 2 and same_size(v))
     path = [n for n in v["nodes"] if n["stroke"] == "#111111"]
     assert sum(n["test"] == "(leaf)" for n in path) == 1  # one root-to-leaf path
     leaf = next(n for n in path if n["test"] == "(leaf)")

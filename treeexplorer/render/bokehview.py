@@ -262,7 +262,8 @@ class TreeFigure:
         fig.x_range.js_on_change("end", font)
         fig.js_on_change("inner_width", font)
         # the server sets a first guess of the size: the script replaces it (setting the same value again ends it)
-        self._bold.glyph.js_on_change("text_font_size", font)
+        for glyph in (self._bold.glyph, self._plain.glyph, self._elabels.glyph):
+            glyph.js_on_change("text_font_size", font)
         self.figure = fig
         self.boxes = boxes
         self.tree: Tree | None = None
