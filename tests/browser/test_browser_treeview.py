@@ -57,7 +57,8 @@ VIEWS_JS = """() => {
 
 def same_size(v) -> bool:
     """Both text lines of the boxes at the size the zoom gives (13 px at scale 1)."""
-    return abs(v["font"] - 13 * v["width"] / (v["x1"] - v["x0"])) < 0.2 and v["plain"] == v["font"]
+    sx, sy = v["width"] / (v["x1"] - v["x0"]), v["height"] / (v["y1"] - v["y0"])
+    return abs(sx - sy) < 0.03 * sx and abs(v["font"] - 13 * sx) < 0.2 and v["plain"] == v["font"]
 
 
 def main_view(page):
@@ -217,10 +218,12 @@ def test_tree_view(server, new_page, size):
     # full screen
     page.get_by_role("button", name="Full screen").click()
     page.wait_for_function("() => document.fullscreenElement !== null", timeout=10_000)
+    v = wait_view(page, lambda v: v["width"] >= width - 60 and same_size(v))  # one scale on both axes
     page.wait_for_timeout(400)
     shot(page, f"tv_fullscreen_{tag}", full_page=False)
     page.evaluate("() => document.exitFullscreen()")
     page.wait_for_function("() => document.fullscreenElement === null", timeout=10_000)
+    v = wait_view(page, lambda v: abs(v["x1"] - v["x0"] - span0) < 1 and same_size(v))  # the card's view again
 
     # explain a row: by index, then typed values (Enter); its path is outlined and its rule shown
     page.get_by_text("Explain a row", exact=True).click()

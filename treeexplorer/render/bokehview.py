@@ -63,11 +63,23 @@ def tree_path(tree: Tree, row) -> list[int]:
 
 # Text is in screen pixels: keep it in step with the zoom (pixels per layout unit) and the card's width.
 _FONT_JS = """
-const w = plot.inner_width;
-if (!w || !(xr.end > xr.start)) return;
-const s = w / (xr.end - xr.start);
+const w = plot.inner_width, h = plot.inner_height;
+if (!w || !h || !(xr.end > xr.start) || !(yr.end > yr.start)) return;
+const sx = w / (xr.end - xr.start), sy = h / (yr.end - yr.start);
+if (document.fullscreenElement && Math.abs(sx - sy) > 0.005 * Math.max(sx, sy)) {
+  // full screen changes the aspect (in a card the figure keeps it): one scale on both axes again by
+  // widening the roomier axis, its top and centre kept; the range change runs this script again
+  const s = Math.min(sx, sy);
+  if (sx > s) {
+    const c = (xr.start + xr.end) / 2, half = w / s / 2;
+    xr.setv({start: c - half, end: c + half});
+  } else {
+    yr.setv({start: yr.end - h / s});
+  }
+  return;
+}
 const set = (g, size) => {
-  const fs = (size * s).toFixed(1) + "px";
+  const fs = (size * sx).toFixed(1) + "px";
   const cur = g.glyph.text_font_size;
   if ((typeof cur === "string" ? cur : cur && cur.value) !== fs) g.glyph.text_font_size = fs;  // ends the loop
 };
@@ -251,6 +263,7 @@ class TreeFigure:
             args={
                 "plot": fig,
                 "xr": fig.x_range,
+                "yr": fig.y_range,
                 "texts": [self._bold, self._plain],
                 "elabels": self._elabels,
                 "base": FONT_SIZE,
@@ -260,7 +273,9 @@ class TreeFigure:
         )
         fig.x_range.js_on_change("start", font)
         fig.x_range.js_on_change("end", font)
+        fig.y_range.js_on_change("start", font)
         fig.js_on_change("inner_width", font)
+        fig.js_on_change("inner_height", font)
         # the server sets a first guess of the size: the script replaces it (setting the same value again ends it)
         for glyph in (self._bold.glyph, self._plain.glyph, self._elabels.glyph):
             glyph.js_on_change("text_font_size", font)

@@ -43,6 +43,12 @@ const view = views.find(v => v.model && v.model.id === fig_id);
 if (view) {
   const el = view.el;
   el.style.background = "white";
+  if (!el._txFullscreen) {  // back from full screen: the card's aspect again, so the initial view
+    el._txFullscreen = true;
+    el.addEventListener("fullscreenchange", () => {
+      if (document.fullscreenElement !== el && view.reset) view.reset();
+    });
+  }
   (el.requestFullscreen ? el.requestFullscreen() : Promise.resolve()).catch(() => {});
 }
 """
