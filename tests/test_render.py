@@ -249,3 +249,124 @@ def test_png_and_svg_state_what_optimal_ranges_over():
     greedy = solve("iris", solver="cart", max_depth=2)
     desc = ET.fromstring(to_svg(greedy[2].tree, front=greedy, entry=greedy[2])).find(f"{SVG_NS}desc").text
     assert "no tree of this run is proven optimal" in desc and "not proven optimal" in desc
+
+
+# -- the app's tree view (issue 16): left-to-right layout, collapse, explain a row, compare ----------------
+def big_tree(depth: int, seed: int = 0) -> Tree:
+    """A complete tree of ``depth`` levels (2**depth - 1 splits) whose tests partition random rows."""
+    from treeexplorer.tree import OP_LE
+
+    rng = np.random.default_rng(seed)
+    n = 200 * 2**depth
+    df = pd.DataFrame({c: rng.normal(size=n).round(3) for c in ("alpha", "beta", "gamma", "delta")})
+    df["y"] = rng.integers(0, 3, n).astype(str)
+    ds = load_dataset(df, "y", name="random")
+    n_inner = 2**depth - 1
+    col, val, tc, fc = [], [], [], []
+    for i in range(2 * n_inner + 1):  # heap order: children of i are 2i+1 and 2i+2
+        inner = i < n_inner
+        col.append((i % 4) if inner else -1)
+        val.append(round(float(rng.normal(scale=0.3)), 2) if inner else 0.0)
+        tc.append(2 * i + 1 if inner else -1)
+        fc.append(2 * i + 2 if inner else -1)
+    skeleton = Tree(col, [OP_LE] * len(col), val, tc, fc, np.zeros((len(col), 3)), np.zeros(len(col)), ds.schema)
+    counts = np.zeros((len(col), 3), dtype=np.int64)
+    for i, leaf in enumerate(skeleton.apply(ds.X)):  # every node on the row's path counts it
+        k = int(leaf)
+        while True:
+            counts[k, ds.y[i]] += 1
+            if k == 0:
+                break
+            k = (k - 1) // 2
+    return Tree(col, [OP_LE] * len(col), val, tc, fc, counts, counts.argmax(axis=1), ds.schema)
+
+
+def overlapping(lay) -> bool:
+    boxes = sorted(lay.nodes, key=lambda b: b.x0)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if b.x0 >= a.x1:
+                break
+            if b.y < a.bottom and a.y < b.bottom:
+                return True
+    return False
+
+
+def test_a_31_split_tree_reads_at_11_px_in_a_1600_px_window():
+    from treeexplorer.render.bokehview import MARGIN, READABLE_PX, VIEW_WIDTH, pick_orientation
+
+    tree = big_tree(5)
+    assert tree.n_splits == 31
+    orientation, lay = pick_orientation(tree)
+    assert orientation == "lr"  # top-down would need 5 px text
+    assert 13 * VIEW_WIDTH / (lay.width + 2 * MARGIN) >= READABLE_PX
+    assert not overlapping(lay) and len(lay.nodes) == 63
+    for e in lay.edges:  # parent's right side to child's left side
+        assert e.x0 == lay.node(e.parent).x1 and e.x1 == lay.node(e.child).x0
+    # exports keep the top-down layout
+    tb = layout_tree(tree)
+    assert not overlapping(tb) and all(abs(e.x0 - tb.node(e.parent).x) < 1e-9 for e in tb.edges)
+
+
+def test_collapsed_nodes_hide_their_subtree_and_count_it():
+    from treeexplorer.render.layout import default_collapsed, hidden_splits
+
+    tree = big_tree(6)
+    folded = default_collapsed(tree)
+    depth = tree.node_depth
+    assert folded and all(depth[k] == 4 for k in folded)
+    for orientation in ("tb", "lr"):
+        lay = layout_tree(tree, orientation=orientation, collapsed=folded)
+        assert not overlapping(lay)
+        assert max(depth[b.id] for b in lay.nodes) == 4
+        shown = sum(1 for b in lay.nodes if not b.leaf)
+        assert shown + sum(b.hidden for b in lay.nodes) == tree.n_splits
+        for b in lay.nodes:
+            if b.id in folded:
+                assert b.hidden == hidden_splits(tree, b.id) and f"+{b.hidden} splits" in b.lines[1][0]
+    assert default_collapsed(big_tree(5)) == set()
+    with pytest.raises(ValueError, match="orientation"):
+        layout_tree(tree, orientation="up")
+
+
+def test_tree_figure_collapses_on_toggle_and_outlines_an_explained_row():
+    from treeexplorer.export import rules_lines
+    from treeexplorer.render.bokehview import PATH_COLOR, TreeFigure
+    from treeexplorer.ui.explain import explain_row, parse_values
+
+    tree = big_tree(4)
+    fig = TreeFigure()
+    fig.show(tree)
+    assert len(fig.sources["boxes"].data["id"]) == 31
+    child = tree.child_list(0)[0]
+    fig.toggle(child)
+    assert len(fig.sources["boxes"].data["id"]) == 31 - 14
+    row = parse_values("alpha=0.1, beta=-0.2, gamma=0.3, delta=1.5", tree.schema)
+    path, rule = explain_row(tree, row)
+    assert path[0] == 0 and tree.is_leaf(path[-1]) and int(tree.apply(row[None])[0]) == path[-1]
+    assert rule in rules_lines(tree) and f"[n={int(tree.counts[path[-1]].sum())}, " in rule
+    fig.explain(path)  # expands a collapsed node on the path
+    boxes = fig.sources["boxes"].data
+    outlined = [k for k, s in zip(boxes["id"], boxes["stroke"]) if s == PATH_COLOR]
+    assert sorted(outlined) == sorted(path)
+    with pytest.raises(ValueError, match="give its value"):
+        explain_row(tree, parse_values("beta=1", tree.schema))
+    for bad, msg in (("alpha=x", "not a number"), ("zeta=1", "no column 'zeta'"), ("alpha", "column=value")):
+        with pytest.raises(ValueError, match=msg):
+            parse_values(bad, tree.schema)
+
+
+def test_compare_outlines_what_one_tree_has_and_the_other_not():
+    from treeexplorer.ui.comparediagram import tree_differences
+
+    a = big_tree(3)
+    value = a.value.copy()
+    value[2] += 0.5  # another threshold at the root's "no" child: it and everything below it differ
+    b = Tree(a.column, a.op, value, a.true_child, a.false_child, a.counts, a.prediction, a.schema)
+    below = {2, 5, 6, 11, 12, 13, 14}  # node 2 and its descendants (heap order)
+    assert tree_differences(a, b) == (below, below)
+    assert tree_differences(a, a) == (set(), set())
+    leaves_b = b.prediction.copy()
+    leaves_b[7] = (leaves_b[7] + 1) % 3  # a leaf (7: the first of depth 3) predicting another class
+    c = Tree(a.column, a.op, a.value, a.true_child, a.false_child, a.counts, leaves_b, a.schema)
+    assert a.is_leaf(7) and tree_differences(a, c) == ({7}, {7})

@@ -30,6 +30,10 @@ __all__ = [
     "FONT_PATH",
     "BOLD_FONT_PATH",
     "text_width",
+    "default_collapsed",
+    "hidden_splits",
+    "COMPACT_DEPTH",
+    "COMPACT_KEEP",
 ]
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
@@ -58,6 +62,11 @@ GAP_X = 16
 LEVEL_GAP = 46
 MIN_BOX_W = 74
 MAX_EDGE_W = 12.0
+GAP_Y = 10  # between sibling boxes of a left-to-right layout
+LR_LEVEL_GAP = 56  # between the columns of a left-to-right layout (room for the edge labels)
+# The compact layout of deep trees: from this depth on, subtrees below COMPACT_KEEP start collapsed.
+COMPACT_DEPTH = 6
+COMPACT_KEEP = 4
 EDGE_FONT = 11  # edge labels (renderers draw them at this size, centred on the edge's midpoint)
 
 
@@ -130,6 +139,7 @@ class NodeBox:
     majority: str
     distribution: list[tuple[float, str]]  # (fraction, colour) per class, for the bar
     details: dict = field(default_factory=dict)  # hover text: name -> value
+    hidden: int = 0  # splits hidden below this node when it is drawn collapsed (0: not collapsed)
 
     @property
     def x0(self) -> float:
@@ -180,28 +190,70 @@ def _percent(p: float) -> str:
     return f"{p * 100:.0f}%" if p * 100 >= 1 or p == 0 else f"{p * 100:.1g}%"
 
 
-def _node_lines(tree: Tree, k: int, n: int, purity: float) -> list[tuple[str, bool]]:
+def _node_lines(tree: Tree, k: int, n: int, purity: float, hidden: int = 0) -> list[tuple[str, bool]]:
     label = tree.leaf_label(k)
     if tree.is_leaf(k):
         return [(label, True), (f"n={n} · {_percent(purity)}", False)]
+    if hidden:
+        return [(f"⊞ {tree.node_text(k)}", True), (f"n={n} · {label} {_percent(purity)} · +{hidden} splits", False)]
     return [(tree.node_text(k), True), (f"n={n} · {label} {_percent(purity)}", False)]
 
 
-def layout_tree(tree: Tree) -> TreeLayout:
-    """Lay ``tree`` out top-down with boxes sized to their text in the bundled font.
+def hidden_splits(tree: Tree, k: int) -> int:
+    """The number of splits in the subtree of node ``k`` (``k`` included): what collapsing ``k`` hides."""
+    stack, n = [int(k)], 0
+    while stack:
+        j = stack.pop()
+        if not tree.is_leaf(j):
+            n += 1
+            stack.extend(tree.child_list(j))
+    return n
+
+
+def default_collapsed(tree: Tree, deep: int = COMPACT_DEPTH, keep: int = COMPACT_KEEP) -> set[int]:
+    """The compact layout of a deep tree: the splits at depth ``keep`` start collapsed when the tree is at
+    least ``deep`` levels deep (an empty set otherwise), so the drawing shows ``keep`` levels plus counts."""
+    if tree.depth < deep:
+        return set()
+    depth = tree.node_depth
+    return {int(k) for k in tree.reachable() if depth[k] == keep and not tree.is_leaf(int(k))}
+
+
+def _visible(tree: Tree, collapsed: set[int]) -> list[int]:
+    """Reachable nodes in :meth:`Tree.reachable` order, without the descendants of collapsed nodes."""
+    order, stack = [], [0]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        if k not in collapsed:
+            stack.extend(reversed(tree.child_list(k)))
+    return order
+
+
+def layout_tree(tree: Tree, *, orientation: str = "tb", collapsed=()) -> TreeLayout:
+    """Lay ``tree`` out with boxes sized to their text in the bundled font.
 
     Parameters
     ----------
     tree : Tree
+    orientation : {"tb", "lr"}
+        ``"tb"``: root on top, children below (every export); ``"lr"``: root on the left, one column per
+        depth, siblings stacked; a wide tree stays readable in a page-wide view.
+    collapsed : iterable of int
+        Internal nodes drawn collapsed: their subtree is hidden and the box counts the hidden splits
+        (see :func:`default_collapsed`).
 
     Returns
     -------
     TreeLayout
-        Boxes for the reachable nodes, one edge per parent/child pair and the class legend.
+        Boxes for the visible nodes, one edge per parent/child pair and the class legend.
     """
+    if orientation not in ("tb", "lr"):
+        raise ValueError(f"orientation must be 'tb' or 'lr', got {orientation!r}")
+    collapsed = {int(k) for k in collapsed if not tree.is_leaf(int(k))}
     colors = class_colors(tree.n_classes)
     k_cls = max(tree.n_classes, 2)
-    order = tree.reachable()
+    order = _visible(tree, collapsed) if collapsed else tree.reachable()
     depth = tree.node_depth
     root_n = max(int(tree.counts[0].sum()), 1)
     info: dict[int, dict] = {}
@@ -211,36 +263,19 @@ def layout_tree(tree: Tree) -> TreeLayout:
         n = int(counts.sum())
         pred = int(tree.prediction[k])
         purity = float(counts[pred] / n) if n else 0.0
-        lines = _node_lines(tree, k, n, purity)
+        hidden = hidden_splits(tree, k) if k in collapsed else 0
+        lines = _node_lines(tree, k, n, purity, hidden)
         w = max(MIN_BOX_W, max(text_width(t, bold=b) for t, b in lines) + 2 * PAD_X)
-        info[k] = {"n": n, "pred": pred, "purity": purity, "lines": lines, "w": w}
+        info[k] = {"n": n, "pred": pred, "purity": purity, "lines": lines, "w": w, "hidden": hidden}
 
-    # Subtree band widths, bottom-up (reverse DFS order visits children before parents).  A multiway edge
-    # label sits halfway between parent and child, so sibling labels are half a band apart: a band of twice
-    # the label's width keeps neighbours from overlapping.
-    band: dict[int, float] = {}
-    for k in order[::-1]:
-        k = int(k)
-        own = info[k]["w"] + GAP_X
-        if tree.is_leaf(k):
-            band[k] = own
-            continue
-        if tree.is_multi(k):
-            for c in tree.child_list(k):
-                band[c] = max(band[c], 2 * (text_width(tree.edge_label(k, c), EDGE_FONT) + 8))
-        band[k] = max(own, sum(band[c] for c in tree.child_list(k)))
+    def kids(k: int) -> list[int]:
+        return [] if k in collapsed else tree.child_list(k)
 
     box_h = 2 * PAD_Y + LINE_H * 2 + BAR_H + 4
-    xs: dict[int, float] = {}
-    stack = [(0, 0.0)]
-    while stack:
-        k, left = stack.pop()
-        xs[k] = left + band[k] / 2
-        kids = tree.child_list(k)
-        start = left + (band[k] - sum(band[c] for c in kids)) / 2
-        for c in kids:
-            stack.append((c, start))
-            start += band[c]
+    if orientation == "lr":
+        xs, ys = _positions_lr(tree, order, info, kids, depth, box_h)
+    else:
+        xs, ys = _positions_tb(tree, order, info, kids, depth, box_h)
 
     nodes = []
     for k in order:
@@ -263,6 +298,8 @@ def layout_tree(tree: Tree) -> TreeLayout:
             details["test"] = f"{tree.node_text(k)}: {len(tree.child_list(k))} branches, one per category"
         elif not tree.is_leaf(k):
             details["test"] = tree.node_text(k)
+            if d["hidden"]:
+                details["test"] += f" (collapsed: {d['hidden']} splits hidden, click to expand)"
             exact = tree.condition(k).value
             if tree.shown_threshold(k) != exact:  # the label is the short form: hover gives the split itself
                 details["test"] += f" (split at {format_number(exact)})"
@@ -272,10 +309,10 @@ def layout_tree(tree: Tree) -> TreeLayout:
             NodeBox(
                 k,
                 xs[k] + 0.0,
-                float(depth[k] * (box_h + LEVEL_GAP)) + 0.0,
+                ys[k] + 0.0,
                 d["w"],
                 box_h,
-                tree.is_leaf(k),
+                tree.is_leaf(k) or k in collapsed,
                 d["lines"],
                 fill,
                 color,
@@ -284,6 +321,7 @@ def layout_tree(tree: Tree) -> TreeLayout:
                 tree.leaf_label(k),
                 dist,
                 details,
+                d["hidden"],
             )
         )
 
@@ -296,12 +334,68 @@ def layout_tree(tree: Tree) -> TreeLayout:
             label = tree.edge_label(b.id, child)
             c = by_id[child]
             width = 1.0 + (MAX_EDGE_W - 1.0) * (c.n / root_n)
-            edges.append(Edge(b.id, child, b.x, b.bottom, c.x, c.y, width, label, c.n))
+            if orientation == "lr":  # right side of the parent to the left side of the child
+                edges.append(Edge(b.id, child, b.x1, b.y + b.h / 2, c.x0, c.y + c.h / 2, width, label, c.n))
+            else:
+                edges.append(Edge(b.id, child, b.x, b.bottom, c.x, c.y, width, label, c.n))
 
     width = max((b.x1 for b in nodes), default=0.0) + GAP_X / 2
     height = max((b.bottom for b in nodes), default=0.0)
     legend = class_legend(tree.schema)
     return TreeLayout(nodes, edges, float(width), float(height), legend)
+
+
+def _positions_tb(tree, order, info, kids, depth, box_h):
+    """Top-down: box centres ``x`` and tops ``y``; each subtree gets a band as wide as its leaves need."""
+    # A multiway edge label sits halfway between parent and child, so sibling labels are half a band apart:
+    # a band of twice the label's width keeps neighbours from overlapping.
+    band: dict[int, float] = {}
+    for k in order[::-1]:  # reverse DFS order visits children before parents
+        k = int(k)
+        own = info[k]["w"] + GAP_X
+        if not kids(k):
+            band[k] = own
+            continue
+        if tree.is_multi(k):
+            for c in kids(k):
+                band[c] = max(band[c], 2 * (text_width(tree.edge_label(k, c), EDGE_FONT) + 8))
+        band[k] = max(own, sum(band[c] for c in kids(k)))
+    xs: dict[int, float] = {}
+    stack = [(0, 0.0)]
+    while stack:
+        k, left = stack.pop()
+        xs[k] = left + band[k] / 2
+        start = left + (band[k] - sum(band[c] for c in kids(k))) / 2
+        for c in kids(k):
+            stack.append((c, start))
+            start += band[c]
+    ys = {int(k): float(depth[k] * (box_h + LEVEL_GAP)) for k in order}
+    return xs, ys
+
+
+def _positions_lr(tree, order, info, kids, depth, box_h):
+    """Left to right: one column per depth (as wide as its widest box), each subtree a vertical band."""
+    col_w: dict[int, float] = {}
+    for k in order:
+        col_w[int(depth[k])] = max(col_w.get(int(depth[k]), 0.0), info[int(k)]["w"])
+    left, x = {}, 0.0
+    for d in sorted(col_w):
+        left[d] = x
+        x += col_w[d] + LR_LEVEL_GAP
+    band: dict[int, float] = {}
+    for k in order[::-1]:
+        k = int(k)
+        band[k] = max(box_h + GAP_Y, sum(band[c] for c in kids(k)))
+    xs = {int(k): left[int(depth[k])] + info[int(k)]["w"] / 2 + GAP_X / 2 for k in order}
+    ys: dict[int, float] = {}
+    stack = [(0, 0.0)]
+    while stack:
+        k, top = stack.pop()
+        ys[k] = top + (band[k] - box_h) / 2
+        for c in kids(k):
+            stack.append((c, top))
+            top += band[c]
+    return xs, ys
 
 
 def summary_line(entry, front=None) -> str:

@@ -27,6 +27,7 @@ from treeexplorer.front import optimality_text
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.legend import legend_html
 from treeexplorer.ui import handover
+from treeexplorer.ui.comparediagram import CompareDiagram
 from treeexplorer.ui.controller import (
     MAX_UPLOAD_BYTES,
     Controller,
@@ -38,6 +39,7 @@ from treeexplorer.ui.controller import (
 from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.diagnostics import DiagnosticsView
 from treeexplorer.ui.enterkey import EnterKey
+from treeexplorer.ui.explain import ExplainRow
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
 from treeexplorer.ui.lazy import lazy_card
@@ -47,6 +49,7 @@ from treeexplorer.ui.paretofig import ParetoFigure
 from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.progress import describe
 from treeexplorer.ui.sweepview import SweepView
+from treeexplorer.ui.treeview import TreeTools
 from treeexplorer.ui.views import (
     X_MEASURES,
     compare_markdown,
@@ -279,11 +282,16 @@ class Explorer(pn.viewable.Viewer):
         )
 
         self.tree_fig = TreeFigure()
-        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="fixed")
+        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="stretch_width")
+        self.tree_tools = TreeTools(self.tree_fig, run=self._bokeh)  # full screen, expand all, compact
+        self.explain_row = ExplainRow(self.controller, self.tree_fig, run=self._bokeh)
+        self.compare_diagram = CompareDiagram(run=self._bokeh)
         # Shown/hidden through this column: toggling the Bokeh pane itself makes Panel re-sync the figure's
         # stylesheets, which fails in Panel 1.9 ("List parameter 'Bokeh.stylesheets' ...").
         self.class_legend = pn.pane.HTML("", margin=(0, 10))  # the tree view's class colours
-        self.tree_box = pn.Column(self.class_legend, self.tree_pane, visible=False, margin=0)
+        self.tree_box = pn.Column(
+            self.class_legend, self.tree_tools, self.tree_pane, visible=False, margin=0, sizing_mode="stretch_width"
+        )
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
         self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
@@ -427,11 +435,16 @@ class Explorer(pn.viewable.Viewer):
         details = pn.Tabs(
             ("Metrics", self.metrics_pane),
             ("Rules", self.rules_pane),
-            ("Compare", pn.Column(self.compare_w, self.compare_pane, sizing_mode="stretch_width")),
+            (
+                "Compare",
+                pn.Column(self.compare_w, self.compare_pane, self.compare_diagram, sizing_mode="stretch_width"),
+            ),
+            ("Explain a row", self.explain_row),
             ("Diagnostics", self.diagnostics),
             sizing_mode="stretch_width",
             dynamic=False,
         )
+        self.compare_diagram.follow(details, index=2)  # the Compare tab: diagrams drawn while it is shown
         tree_card = pn.Card(
             self.tree_title,
             self.same_point_box,
@@ -811,6 +824,7 @@ class Explorer(pn.viewable.Viewer):
             with self._setting():
                 self.compare_w.options = {"—": -1}
                 self.compare_w.value = -1
+            self.compare_diagram.update(None, None)
             return
         claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
         title = (
@@ -872,6 +886,7 @@ class Explorer(pn.viewable.Viewer):
             if other is not None
             else "Pick a second tree of the same run to see what changed."
         )
+        self.compare_diagram.update(entry, other)
 
     # -- exact front (gapview) -------------------------------------------------------------------------
     def _start_exact(self) -> None:

@@ -1,0 +1,145 @@
+"""Explain a row: the path one row takes through the selected tree, highlighted, and the rule it fires.
+
+The rule text comes from the rules export (:func:`treeexplorer.export.rules_lines`), so the explanation reads
+exactly like the Rules tab and the exported ``.txt``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import panel as pn
+import param
+
+from treeexplorer.export import rules_lines
+from treeexplorer.render.bokehview import TreeFigure, tree_path
+from treeexplorer.tree import Tree
+from treeexplorer.ui.treeview import locked
+
+__all__ = ["ExplainRow", "parse_values", "explain_row"]
+
+
+def parse_values(text: str, schema) -> np.ndarray:
+    """An encoded feature vector from ``"petal_length=1.4, colour=red"`` (unnamed columns are NaN).
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown column, the value that is not a number, or the unknown category (with the
+        categories allowed).
+    """
+    row = np.full(schema.n_features, np.nan)
+    names = {c.name: j for j, c in enumerate(schema.columns)}
+    for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
+        if "=" not in part:
+            raise ValueError(f"write each value as column=value (got {part!r})")
+        name, value = (t.strip() for t in part.split("=", 1))
+        if name not in names:
+            raise ValueError(f"no column {name!r}; the columns are {', '.join(names)}")
+        col = schema.columns[names[name]]
+        if col.is_categorical:
+            cats = [str(c) for c in col.categories]
+            if value not in cats:
+                raise ValueError(f"column {name!r} has no category {value!r}; it has {', '.join(cats)}")
+            row[names[name]] = cats.index(value)
+        else:
+            try:
+                row[names[name]] = float(value)
+            except ValueError:
+                raise ValueError(f"column {name!r} is numeric: {value!r} is not a number") from None
+            if not math.isfinite(row[names[name]]):
+                raise ValueError(f"column {name!r}: give a finite number, not {value!r}")
+    return row
+
+
+def explain_row(tree: Tree, row: np.ndarray) -> tuple[list[int], str]:
+    """``(path, rule)`` for one encoded row: the nodes from the root to its leaf and that leaf's rule.
+
+    Raises ``ValueError`` when the path tests a column the row leaves empty (NaN), naming it.
+    """
+    path = tree_path(tree, row)
+    for k in path[:-1]:
+        j = int(tree.column[k])
+        if np.isnan(row[j]):
+            raise ValueError(f"the path tests {tree.schema.columns[j].name!r}: give its value too")
+    leaves = [leaf for leaf, _ in tree.paths()]
+    return path, rules_lines(tree)[leaves.index(path[-1])]
+
+
+class ExplainRow(pn.viewable.Viewer):
+    """Pick a row (its index in the loaded table, or typed values) to highlight its path in the tree view.
+
+    Parameters
+    ----------
+    controller : Controller
+        Gives the selected tree and the loaded table.
+    figure : TreeFigure
+        The tree view the path is drawn in.
+    run : callable, optional
+        Runs a change of Bokeh models safely (the Explorer's ``_bokeh``); default: at once.
+    """
+
+    row = param.Integer(default=None, allow_None=True)
+
+    def __init__(self, controller, figure: TreeFigure, run: Callable | None = None, **params):
+        super().__init__(**params)
+        self.controller, self.figure, self._run = controller, figure, locked(run)
+        sw = {"sizing_mode": "stretch_width"}
+        self.index_w = pn.widgets.IntInput(
+            name="Row (0-based index in the loaded table)", value=None, start=0, width=240
+        )
+        self.values_w = pn.widgets.TextInput(
+            name="or type feature values", placeholder="petal_length=1.4, petal_width=0.2", **sw
+        )
+        self.go_w = pn.widgets.Button(name="Explain", button_type="primary", width=100, align="end")
+        self.clear_w = pn.widgets.Button(name="Clear", width=80, align="end")
+        self.out = pn.pane.Markdown("Pick a row to see its path through the tree and the rule it fires.", **sw)
+        self.go_w.on_click(lambda e: self.explain())
+        self.clear_w.on_click(lambda e: self.clear())
+        self.values_w.param.watch(lambda e: self.explain(), "enter_pressed")
+        self._layout = pn.Column(
+            pn.Row(self.index_w, self.values_w, self.go_w, self.clear_w, **sw), self.out, **sw, margin=0
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    def clear(self) -> None:
+        self._run(lambda: self.figure.explain([]))
+        self.out.object = "Pick a row to see its path through the tree and the rule it fires."
+
+    def explain(self) -> str | None:
+        """Explain the row the widgets describe; returns the rule (``None`` and a message on bad input)."""
+        c = self.controller
+        _, entry = c.selection()
+        try:
+            if entry is None:
+                raise ValueError("select a tree first (click a point of the front)")
+            tree, ds = entry.tree, c.dataset
+            text = (self.values_w.value or "").strip()
+            truth = ""
+            if text:
+                row, what = parse_values(text, tree.schema), "the typed values"
+            else:
+                if ds is None:
+                    raise ValueError("no table loaded")
+                if tree.schema.feature_names != ds.schema.feature_names:
+                    raise ValueError("the selected tree was trained on another table: type its feature values")
+                i = self.index_w.value
+                if i is None or not 0 <= i < ds.n_rows:
+                    raise ValueError(f"give a row index from 0 to {ds.n_rows - 1}")
+                row, what = ds.X[i], f"Row {i}"
+                truth = f" (true class: {tree.class_text(int(ds.y[i]))})"
+            path, rule = explain_row(tree, row)
+        except ValueError as exc:
+            self.out.object = f"**Cannot explain:** {exc}"
+            return None
+        self._run(lambda: self.figure.explain(path))
+        leaf = path[-1]
+        self.out.object = (
+            f"**{what}**{truth} → predicted **{tree.leaf_label(leaf)}** at leaf {leaf} "
+            f"({len(path) - 1} tests; the path is outlined in black).\n\n```text\n{rule}\n```"
+        )
+        return rule
