@@ -150,6 +150,8 @@ def _client_models() -> None:
     import panel.models.markup  # noqa: F401
     import panel.models.widgets  # noqa: F401
 
+    import treeexplorer.ui.enterkey  # noqa: F401  (the page's own JS component: its data model type)
+
 
 def _session_text(url: str, marker: str) -> str:
     from bokeh.client import pull_session
