@@ -5,7 +5,7 @@ from __future__ import annotations
 import panel as pn
 from bokeh.document import Document
 
-from treeexplorer.ui.lazy import lazy_card
+from treeexplorer.ui.lazy import lazy_card, lazy_tabs
 
 
 def test_lazy_card_gets_its_content_on_first_open_only():
@@ -31,3 +31,14 @@ def test_the_explorer_page_leaves_the_sweep_view_out_until_opened():
     assert len(card.objects) == 1  # the SweepView (as its Panel layout)
     root = card.get_root(Document())
     assert any(getattr(m, "label", None) == e.sweep_view.run_w.name for m in root.references())
+
+
+def test_lazy_tabs_fill_each_tab_on_first_open():
+    first, second = pn.pane.Markdown("one"), pn.widgets.Button(name="deep")
+    tabs = lazy_tabs(("A", first), ("B", second))
+    assert tabs[1].objects == []  # nothing of B in the page yet
+    tabs.active = 1
+    assert tabs[1].objects == [second]
+    tabs.active = 0
+    tabs.active = 1
+    assert tabs[1].objects == [second]

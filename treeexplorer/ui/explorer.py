@@ -42,7 +42,7 @@ from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.explain import ExplainRow
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.jobs import readable_error
-from treeexplorer.ui.lazy import lazy_card
+from treeexplorer.ui.lazy import lazy_card, lazy_tabs
 from treeexplorer.ui.offline import keep_local
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.paretofig import ParetoFigure
@@ -432,7 +432,7 @@ class Explorer(pn.viewable.Viewer):
             width=250,
         )
         self.diagnostics = DiagnosticsView(self.controller)
-        details = pn.Tabs(
+        details = lazy_tabs(
             ("Metrics", self.metrics_pane),
             ("Rules", self.rules_pane),
             (
@@ -442,7 +442,6 @@ class Explorer(pn.viewable.Viewer):
             ("Explain a row", self.explain_row),
             ("Diagnostics", self.diagnostics),
             sizing_mode="stretch_width",
-            dynamic=False,
         )
         self.compare_diagram.follow(details, index=2)  # the Compare tab: diagrams drawn while it is shown
         tree_card = pn.Card(
