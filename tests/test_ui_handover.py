@@ -62,3 +62,21 @@ def test_an_open_session_is_found_by_its_token_until_it_is_gone():
 
     gc.collect()
     assert handover.take(t) is None
+
+
+def test_reloading_twice_follows_the_newest_session(monkeypatch):
+    monkeypatch.setattr(handover, "_store", type(handover._store)())
+    monkeypatch.setattr(handover, "_live", type(handover._live)())
+    t = handover.new_token()
+    a, b, c = Controller(), Controller(), Controller()
+    handover.register(t, a)
+    assert handover.take(t) is a  # first reload: B opens while A is still open
+    handover.register(t, b)
+    handover.keep(t, a)  # then A's session ends: B already carries the tab
+    assert handover.take(t) is b  # second reload: C continues B, not the older A
+    handover.register(t, c)
+    del b
+    import gc
+
+    gc.collect()
+    assert handover.take(t) is c

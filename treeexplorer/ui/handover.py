@@ -55,6 +55,9 @@ def keep(token: str, controller) -> None:
     """Keep ``controller`` for a reload of the tab that holds ``token``."""
     now = time.monotonic()
     with _lock:
+        live = _live.get(token)
+        if live is not None and live is not controller:  # the tab was reloaded already: its new session is newer
+            return
         _store[token] = (now, controller)
         _store.move_to_end(token)
         _purge(now)
@@ -67,7 +70,8 @@ def take(token: str | None):
     with _lock:
         _purge(time.monotonic())
         item = _store.pop(token, None)
-        return _live.get(token) if item is None else item[1]
+        live = _live.get(token)  # an open session with this token is the newest state of the tab
+        return live if live is not None else (None if item is None else item[1])
 
 
 def kept() -> int:
