@@ -143,8 +143,9 @@ def _positions(rk, yy, m, cnt, tmpc, pos, stu):
 
 
 @njit(nogil=True, cache=True)
-def _greedy(SR, SY, lvl, m, p, cnt, tmpc):
-    """Feature and position of the best Gini split and the fewest one-split errors over all features."""
+def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
+    """Feature and position of the best Gini split and the fewest one-split errors over all features;
+    ``gsc[f]``/``gkf[f]``: the best Gini score of feature ``f`` (higher is better) and its position."""
     C = cnt.shape[0]
     best_g = -1.0
     bf = -1
@@ -155,6 +156,8 @@ def _greedy(SR, SY, lvl, m, p, cnt, tmpc):
         yy = SY[lvl, f]
         tmpc[:] = 0
         prev = rk[0]
+        gsc[f] = -1.0
+        gkf[f] = -1
         for i in range(m):
             v = rk[i]
             if i > 0 and v != prev:
@@ -172,6 +175,9 @@ def _greedy(SR, SY, lvl, m, p, cnt, tmpc):
                     if b > mr:
                         mr = b
                 g = sl / i + sr / (m - i)
+                if g > gsc[f]:
+                    gsc[f] = g
+                    gkf[f] = i
                 if g > best_g + 1e-12:
                     best_g = g
                     bf = f
@@ -198,8 +204,13 @@ def _stump(tmp, cnt, ntot):
 
 
 @njit(nogil=True, cache=True)
-def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
+def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, capR, out):
     """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``.
+
+    ``capL``/``capR``: the caller needs a child's best stump only below this value (upper bound passed
+    down): the search starts as if a stump of that cost were known, so it skips more.  A child whose
+    reported best equals its cap (and is below its leaf) has no stump below the cap: the value is then a
+    lower bound, not a tree's cost.
 
     A boundary is skipped while the stump cannot beat the child's best (one row changes the error by
     at most one).  A child drops out of a feature's sweep once no later boundary can beat its best
@@ -214,8 +225,12 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
     nR = m - nL
     leafL = _leaf(cntL)
     leafR = _leaf(cntR)
-    bestL = leafL
-    bestR = leafR
+    bestL = leafL if leafL < capL else capL
+    bestR = leafR if leafR < capR else capR
+    if bestL < 0:
+        bestL = 0
+    if bestR < 0:
+        bestR = 0
     binary = C == 2
     for f in range(p):
         if bestL == 0 and bestR == 0:
@@ -312,6 +327,27 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, out):
     out[1] = bestL
     out[2] = leafR
     out[3] = bestR
+
+
+@njit(nogil=True, cache=True)
+def _capped_child(leafv, best, cap, anchor, use_anchor, ub, lb):
+    """Depth-one front ``ub``/``lb`` (budget 1) of a child swept with cut-off ``cap`` (see ``_depth1_children``).
+
+    Below its cap the best stump is exact; at the cap no stump is below it, so the child's optimum is at
+    least the cap (and at least the anchors' bound), and its leaf is the best tree known.
+    """
+    start = leafv if leafv < cap else cap
+    if start < 0:
+        start = 0
+    if cap >= leafv or best < start:
+        ub[1] = best
+        lb[1] = best
+        return
+    ub[1] = leafv
+    v = start
+    if use_anchor and anchor > v:
+        v = anchor
+    lb[1] = v if v < leafv else leafv
 
 
 @njit(nogil=True, cache=True)
@@ -426,14 +462,34 @@ def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
 
 
 @njit(nogil=True, cache=True)
-def _cuts(UE, O, kc, kd, single, b0, out):
+def _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, a, z, kk, kc, b0, single, EX):
+    """Lower ``EX`` to what the seed intervals of the features ``ford[a:z]`` can still reach (a stopped node:
+    those features' interval searches have not run; their seeds' anchors bound every position)."""
+    for idx in range(a, z):
+        g = ford[idx]
+        ns = SEEDN[lvl, g]
+        if ns == 0:
+            continue
+        _positions(SR[lvl, g], SY[lvl, g], m, cnt, tmpc, pos, stu)
+        for q in range(ns):
+            r3 = SEED[lvl, g, q]
+            for jj in range(r3[0], r3[1] + 1):
+                for b in range(b0, kk):
+                    v = _bound_at(r3, kk, kc, pos[jj], b, single)
+                    if v < EX[b]:
+                        EX[b] = v
+
+
+@njit(nogil=True, cache=True)
+def _cuts(UE, O, kc, kd, single, b0, h, out):
     """Cut-off for one child given the sibling's lower bounds ``O``: budget ``bc`` of the child matters only
-    below ``max_b (UE[b] - O[b - 1 - bc])``."""
+    below ``max_b (UE[b] + h - O[b - 1 - bc])``.  ``h`` (the distance from the split to its interval's far end,
+    as ConTree adds it): a child that reaches its cut-off still makes the split's bound prune the interval."""
     for bc in range(kc + 1):
         out[bc] = -BIG
     if single:
         out[0] = BIG
-        out[kc] = UE[1] - O[kc]
+        out[kc] = UE[1] + h - O[kc]
         return
     for bc in range(kc + 1):
         v = -BIG
@@ -443,7 +499,7 @@ def _cuts(UE, O, kc, kd, single, b0, out):
                 break
             if b < b0:
                 continue
-            w = UE[b] - O[bo]
+            w = UE[b] + h - O[bo]
             if w > v:
                 v = w
         if v < 0:
@@ -486,6 +542,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         TMP,
         SR,
         SY,
+        SEED,
+        SEEDN,
     ) = ws
     single = prm[0] != 0
     kcap = prm[1]
@@ -585,7 +643,16 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     # a run-time -1: a literal argument makes numba compile a literal-typed overload whose cached copy
     # crashes when it recurses
     no_b = m - m - 1
-    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc)
+    gsc = np.empty(p, dtype=np.float64)
+    gkf = np.empty(p, dtype=np.int64)
+    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
+    # features in order of their best Gini split (``prm[7]``, as ConTree), else the greedy one then by index
+    ford = np.argsort(-gsc, kind="mergesort")
+    if prm[7] == 0:
+        for fi in range(p):
+            ford[fi] = gf if fi == 0 else (fi - 1 if fi - 1 < gf else fi)
+            if gf < 0:
+                ford[fi] = fi
     for b in range(kk):
         UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
     b0 = 1
@@ -601,18 +668,31 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     stopped = False
     rem_lb_floor = BIG  # features not started when stopped: nothing known beyond 0
     nf_started = 0
-    for fi in range(p):
+    # ``prm[8]``: two passes over the features, first one split per feature (its best Gini position) as a seed,
+    # then each feature's full interval search starting from its seed's two halves.  Every feature is then
+    # bounded early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the
+    # incumbent is the best of the features' greedy splits before any interval is refined.
+    npass = 2 if prm[8] != 0 else 1
+    for it in range(npass * p):
+        phase = 0 if it < p and npass == 2 else 1
+        fi = it % p
         if UE[b0] <= 0 and (single or chf[1] >= 0 or UB[1] == leaf):
             break  # a perfect tree (and the one-split tree's choice is known): nothing to improve
-        f = gf if fi == 0 else (fi - 1 if fi - 1 < gf else fi)
-        if gf < 0:
-            f = fi
+        f = ford[fi]
         if (flag[0] != 0 and not force) or meta[1] != 0:
             stopped = True
-            rem_lb_floor = 0
+            if npass == 2 and phase == 1:
+                _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, fi, p, kk, kc, b0, single, EX)
+            else:
+                rem_lb_floor = 0
+                if npass == 2:
+                    _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, 0, fi, kk, kc, b0, single, EX)
             break
-        nf_started += 1
+        if phase == 0 or npass == 1:
+            nf_started += 1
         npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
+        if phase == 0:
+            SEEDN[lvl, f] = 0
         if npos == 0:
             continue
         if not single and UB[1] < leaf:
@@ -629,16 +709,33 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         rec[3] = -1
         sp = 1
         first_j = -1
-        if f == gf:
+        if npass == 1:
+            if f == gf:
+                for j in range(npos):
+                    if pos[j] == gk:
+                        first_j = j
+        elif phase == 0:
+            first_j = npos // 2
             for j in range(npos):
-                if pos[j] == gk:
+                if pos[j] == gkf[f]:
                     first_j = j
+        else:
+            ns = SEEDN[lvl, f]
+            if ns == 0:
+                continue
+            for q in range(ns):
+                stk[q, :] = SEED[lvl, f, q, :]
+            sp = ns
+        n_eval = 0
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
                 break
             if UE[b0] <= 0:
                 break
+            if phase == 0 and n_eval > 0:
+                break
+            n_eval += 1
             rec = stk[sp - 1]
             lo = rec[0]
             hi = rec[1]
@@ -669,30 +766,63 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 cntR[c] = cnt[c] - cntL[c]
             ex_split = True
             if d == 2:
-                _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, TMP[lvl])
+                leafL = _leaf(cntL)
+                leafR = _leaf(cntR)
+                capL = BIG
+                capR = BIG
+                if prm[6] != 0 and kc >= 1:
+                    # Upper bound passed down (as ConTree does): a child's stump matters only while the split
+                    # can still beat the node's best by more than ``h`` (the distance to the interval's far
+                    # end), so a child that reaches its cap makes the split's bound prune its whole interval.
+                    # The sibling's part is bounded by the interval's anchors.
+                    _anchor_child(rec, kk, kc, k, 0, leafL, Llb)
+                    _anchor_child(rec, kk, kc, k, 1, leafR, Rlb)
+                    h = 0
+                    if prm[6] == 1:
+                        h = k - pos[lo] if k - pos[lo] > pos[hi] - k else pos[hi] - k
+                    if single:
+                        capL = UE[1] + h - Rlb[1]
+                        capR = UE[1] + h - Llb[1]
+                    elif kd >= b0:
+                        # budget b = 1 (the child's stump) + bo (the sibling's budget) + 1
+                        capL = -BIG
+                        capR = -BIG
+                        for b in range(b0, kd + 1):
+                            bo = b - 2
+                            if bo > kc:
+                                continue
+                            v = UE[b] + h - Rlb[bo]
+                            if v > capL:
+                                capL = v
+                            v = UE[b] + h - Llb[bo]
+                            if v > capR:
+                                capR = v
+                _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, capL, capR, TMP[lvl])
                 t = TMP[lvl]
                 Lub[0] = t[0]
                 Rub[0] = t[2]
                 if kc >= 1:
-                    Lub[1] = t[1]
-                    Rub[1] = t[3]
-                for b in range(kc + 1):
-                    Llb[b] = Lub[b]
-                    Rlb[b] = Rub[b]
+                    _capped_child(t[0], t[1], capL, Llb[1], prm[6] != 0, Lub, Llb)
+                    _capped_child(t[2], t[3], capR, Rlb[1], prm[6] != 0, Rub, Rlb)
+                Llb[0] = Lub[0]
+                Rlb[0] = Rub[0]
                 _combine(Lub, Rub, kc, kd, single, Sub)
-                for b in range(kk):
-                    Slb[b] = Sub[b]
+                _combine(Llb, Rlb, kc, kd, single, Slb)
             else:
                 # one child first (``prm[4]``: the larger one; else the left), then the sibling's bound from the
                 # interval's anchors with it often proves the split useless without solving the sibling
                 right_first = prm[4] != 0 and m - k > k
+                hcut = 0
+                if prm[3] >= 2:
+                    hcut = k - pos[lo] if k - pos[lo] > pos[hi] - k else pos[hi] - k
+                hfirst = hcut if prm[3] == 2 else 0  # 3: the first child gets the plain upper bound
                 if right_first:
                     _anchor_child(rec, kk, kc, k, 0, _leaf(cntL), Llb)
                     if prm[5] == 0:
                         for b in range(1, kc + 1):
                             Llb[b] = 0  # trivial bound: the split is then set aside less often
                     mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
-                    _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                    _cuts(UE, Llb, kc, kd, single, b0, hfirst, cutR)
                     if prm[3] == 0:
                         cutR[:] = BIG
                     exA = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
@@ -702,7 +832,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         for b in range(1, kc + 1):
                             Rlb[b] = 0  # trivial bound: the split is then set aside less often
                     mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
-                    _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                    _cuts(UE, Rlb, kc, kd, single, b0, hfirst, cutL)
                     if prm[3] == 0:
                         cutL[:] = BIG
                     exA = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
@@ -720,13 +850,13 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     _set_mark(S, lvl, f, k, m, mark)
                     if right_first:
                         mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
-                        _cuts(UE, Rlb, kc, kd, single, b0, cutL)
+                        _cuts(UE, Rlb, kc, kd, single, b0, hcut, cutL)
                         if prm[3] == 0:
                             cutL[:] = BIG
                         exB = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
                     else:
                         mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
-                        _cuts(UE, Llb, kc, kd, single, b0, cutR)
+                        _cuts(UE, Llb, kc, kd, single, b0, hcut, cutR)
                         if prm[3] == 0:
                             cutR[:] = BIG
                         exB = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
@@ -792,6 +922,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 rec[4 + 2 * kk + b] = Llb[b]
                 rec[4 + 3 * kk + b] = Rlb[b]
             sp = t + 2
+        if phase == 0 and not stopped:
+            for q in range(sp):
+                SEED[lvl, f, q, :] = stk[q, :]
+            SEEDN[lvl, f] = sp
         if stopped:
             # what the unresolved intervals of this feature can still reach
             for q in range(sp):
@@ -802,7 +936,17 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         if v < EX[b]:
                             EX[b] = v
             exact = False
-            if nf_started < p:
+            if npass == 2:
+                # the other features' seeds (searched ones: their splits are in PR/EX already)
+                if phase == 0:
+                    _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, 0, fi, kk, kc, b0, single, EX)
+                    if fi < p - 1:
+                        rem_lb_floor = 0  # features not seeded yet: nothing known beyond 0
+                else:
+                    _seed_bounds(
+                        SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, fi + 1, p, kk, kc, b0, single, EX
+                    )
+            elif nf_started < p:
                 rem_lb_floor = 0
             break
     bounded = False
