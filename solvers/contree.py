@@ -21,8 +21,10 @@ budget (``stats["lower_bound"]``, ``info["lower_bound"]``): the gap of a stopped
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
+import numba
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
@@ -69,7 +71,7 @@ def _entry_bytes(kb: int) -> int:
     return 3 * 8 + 5 * kb * 4 + 1
 
 
-def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
+def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, threads=1, claim=None):
     n, p = X.shape
     levels = depth + 1
     RK = np.empty((p, n), dtype=np.int32)
@@ -109,7 +111,18 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
         control.flag,
         control.counters,
         np.array(
-            [1 if single else 0, kcap, 1, _CUTS, _LARGER_FIRST, _ANCHOR_SIBLING, _D2_CAP, _GINI_ORDER, _SEED_PASS],
+            [
+                1 if single else 0,
+                kcap,
+                1,
+                _CUTS,
+                _LARGER_FIRST,
+                _ANCHOR_SIBLING,
+                _D2_CAP,
+                _GINI_ORDER,
+                _SEED_PASS,
+                threads,
+            ],
             dtype=np.int64,
         ),
         np.zeros((levels, 12, kb), dtype=np.int64),
@@ -123,8 +136,24 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits):
         SY,
         np.zeros((levels, p, 2, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, p), dtype=np.int64),
+        np.zeros(1, dtype=np.int64) if claim is None else claim,
     ]
     return ws, kb
+
+
+def _thread_copy(ws, threads, claim):
+    """A second workspace over the same rows: the sorted level-0 lists copied, every buffer and cache its own."""
+    out = [a.copy() if isinstance(a, np.ndarray) else a for a in ws]
+    out[6][:] = 0  # empty cache
+    out[8][:] = 0
+    out[9][:] = 0
+    out[10] = ws[10]  # the control's stop flag and counters are shared
+    out[11] = ws[11]
+    out[12][9] = threads
+    out[24] = claim
+    ws[12][9] = threads
+    ws[24] = claim
+    return out
 
 
 def _grow(ws, max_bytes, fixed):
@@ -151,6 +180,7 @@ def contree(
     sparsity: float | None = None,
     front: bool = True,
     max_memory_mb: float = 2048,
+    n_threads: int | None = None,
     control: Control | None = None,
 ) -> RawFront:
     """Optimal classification trees on raw numeric features: the error-vs-splits front or one tree.
@@ -177,6 +207,11 @@ def contree(
     max_memory_mb : float
         Memory guard: the row buffers must fit (else ``MemoryError`` naming what to lower) and the cache
         of solved subproblems stops growing at this size (the search goes on, slower).
+    n_threads : int or None
+        Threads sharing the root's features (default: numba's thread count, 1 inside sweep workers); each
+        has its own row buffers and cache, and they share their best costs to prune.  With several threads
+        the errors are the same, but which of several equally good trees is returned can differ from run
+        to run; ``n_threads=1`` is deterministic.
     control : Control, optional
         Time limit / cancel / progress (counters: root splits evaluated, subproblems, cache entries,
         splits evaluated, best errors so far at the root).
@@ -205,8 +240,13 @@ def contree(
         raise ValueError(f"sparsity must be a finite number >= 0, got {sparsity!r}")
     if not (max_memory_mb > 0):
         raise ValueError(f"max_memory_mb must be positive, got {max_memory_mb!r}")
+    if n_threads is not None and (isinstance(n_threads, bool) or int(n_threads) != n_threads or n_threads < 1):
+        raise ValueError(f"n_threads must be a positive integer, got {n_threads!r}")
+    threads = numba.get_num_threads() if n_threads is None else int(n_threads)
     n, p = X.shape
     need = memory_estimate(n, p, depth, n_classes)
+    # each thread has its own buffers: fewer threads rather than a refusal when only one fits
+    threads = max(1, min(threads, int(max_memory_mb * 2**20 // max(need, 1))))
     if need > max_memory_mb * 2**20:
         raise MemoryError(
             f"contree needs about {need / 2**20:.0f} MB for {n} rows x {p} features at max_depth={depth} "
@@ -218,40 +258,70 @@ def contree(
     if own:
         control = Control().start()
     try:
-        return _run(X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, need, control)
+        return _run(
+            X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, need, control, threads
+        )
     finally:
         if own:
             control.stop()
 
 
-def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fixed, control):
+def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fixed, control, threads):
     n, p = X.shape
     leaf_counts = np.bincount(y, minlength=n_classes)
     if budget == 0 or depth == 0 or p == 0:
         sol = RawSolution(RawTree.leaf(leaf_counts), True, _info(0, int(n - leaf_counts.max()), 0))
         return RawFront([sol], "misclassifications", control.status(), {"max_depth": depth, "max_nodes": budget})
-    ws, kb = _workspace(X, y, n_classes, depth, budget, single, control, _CACHE_BITS)
-    ub = np.zeros(kb, dtype=np.int64)
-    lb = np.zeros(kb, dtype=np.int64)
+    # several threads only where the root has features to share and children deep enough to be worth it
+    threads = max(1, min(threads, p)) if depth >= 2 else 1
+    claim = np.zeros(1, dtype=np.int64)
+    ws0, kb = _workspace(X, y, n_classes, depth, budget, single, control, _CACHE_BITS, threads, claim)
+    wss = [ws0] + [_thread_copy(ws0, threads, claim) for _ in range(threads - 1)]
+    ubs = np.zeros((threads, kb), dtype=np.int64)
+    lbs = np.zeros((threads, kb), dtype=np.int64)
+    codes = [0] * threads
     control.watch("contree", COUNTERS)
     control.counters[4] = n - leaf_counts.max()
     restarts = 0
+
+    def one(t, cut):
+        codes[t] = solve(tuple(wss[t]), 0, n, depth, cut, ubs[t], lbs[t], False, -1)
+
     try:
         while True:
-            ws[9][1] = 0
-            exact = solve(tuple(ws), 0, n, depth, np.full(kb, 1 << 40, dtype=np.int64), ub, lb, False, -1)
-            if ws[9][1] == 0:
+            for ws in wss:
+                ws[9][1] = 0
+            claim[0] = 0
+            cut = np.full(kb, 1 << 40, dtype=np.int64)  # the threads' best costs so far, shared
+            if threads == 1:
+                one(0, cut)
+            else:  # the kernel releases the GIL (nogil): the threads run in parallel
+                with ThreadPoolExecutor(threads - 1) as pool:
+                    futs = [pool.submit(one, t, cut) for t in range(1, threads)]
+                    one(0, cut)
+                    for fut in futs:
+                        fut.result()
+            full = [ws for ws in wss if ws[9][1] != 0]
+            if not full:
                 break
             restarts += 1
-            _grow(ws, max_bytes, fixed)
+            for ws in full:
+                _grow(ws, max_bytes / threads, fixed)
     finally:
         control.unwatch()
+    for ws in wss:
+        ws[12][9] = 1  # rebuilding a tree re-solves alone (normally from the cache)
+    ub = ubs.min(axis=0)
+    lb = lbs.min(axis=0)
+    exact = all(codes)
     XT = np.ascontiguousarray(X.T)
     kd = kb - 1
     budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or ub[b] < ub[b - 1]]
     found = []
     for b in budgets:
-        tree = _tree(ws, XT, X, depth, b, n_classes)
+        # the tree comes from the (first) thread that found the best cost: its workspace holds the choices
+        owner = wss[int(np.argmin(ubs[:, b]))]
+        tree = _tree(owner, XT, X, depth, b, n_classes)
         leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
         err = int(np.count_nonzero(tree.prediction[leaves] != y))
         proven = bool(lb[b] == ub[b] == err)
@@ -271,12 +341,13 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         "lower_bounds": [int(v) for v in lb],
         "upper_bounds": [int(v) for v in ub],
         "proven": bool(exact),
-        "cache_entries": int(ws[9][0]),
+        "threads": threads,
+        "cache_entries": int(sum(ws[9][0] for ws in wss)),
         "cache_restarts": restarts,
         "subproblems": int(control.counters[1]),
         "splits_evaluated": int(control.counters[3]),
     }
-    if ws[12][2] == 0:
+    if any(ws[12][2] == 0 for ws in wss):
         stats["cache_limited"] = True
     return RawFront(sols, "misclassifications", control.status(), stats)
 

@@ -92,13 +92,32 @@ def test_front_matches_oracle_depth_1_2(data, depth):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=datasets(max_rows=9, max_features=2))
-def test_front_matches_oracle_depth_3(data):
+@given(data=datasets(max_rows=9, max_features=3), threads=st.sampled_from([1, 2, 3]))
+def test_front_matches_oracle_depth_3(data, threads):
     X, y, c = data
     ref = oracle(X, y, c, 3)
-    check_front(contree(X, y, c, max_depth=3), X, y, ref, 3)
-    single = contree(X, y, c, max_depth=3, front=False).solutions[0]
+    check_front(contree(X, y, c, max_depth=3, n_threads=threads), X, y, ref, 3)
+    single = contree(X, y, c, max_depth=3, front=False, n_threads=threads).solutions[0]
     assert single.info["errors"] == ref[-1] == true_errors(single.tree, X, y)
+
+
+@pytest.mark.parametrize("front", [True, False])
+def test_threads_share_the_root_and_agree_with_one_thread(front):
+    # big enough that both threads search root features and prune with each other's best costs
+    X, y = _hard_set(400, seed=5)
+    one = contree(X, y, max_depth=3, front=front, n_threads=1)
+    for threads in (2, 4):
+        many = contree(X, y, max_depth=3, front=front, n_threads=threads)
+        assert many.stats["threads"] == threads and many.stats["proven"]
+        assert many.stats["upper_bounds"] == one.stats["upper_bounds"]
+        assert many.stats["lower_bounds"] == one.stats["lower_bounds"]
+        assert [(s.info["splits"], s.info["errors"]) for s in many.solutions] == [
+            (s.info["splits"], s.info["errors"]) for s in one.solutions
+        ]
+        for sol in many.solutions:
+            assert sol.optimal and sol.info["errors"] == true_errors(sol.tree, X, y)
+    with pytest.raises(ValueError, match="n_threads"):
+        contree(X, y, max_depth=2, n_threads=0)
 
 
 def test_larger_random_sets_match_oracle():
@@ -167,6 +186,28 @@ def test_bad_input_has_clear_messages():
         contree(np.zeros((200_000, 50)), np.zeros(200_000, dtype=int), max_depth=4, max_memory_mb=64)
 
 
+def test_cut_offs_never_end_a_node_as_exact(monkeypatch):
+    # Regression: a child handed cut-offs <= 0 for its first budget (not for all) stopped searching and called
+    # its front exact; the depth-4 front then missed a 2-error tree.  Checked against the search without
+    # cut-offs and seeds (the plain DP), on the data that showed it and a few more.
+    import treeexplorer.solvers.contree as ct
+
+    for seed in (11, 1003, 1017):
+        rng = np.random.default_rng(seed)
+        n, p, c = int(rng.integers(20, 120)), int(rng.integers(2, 7)), int(rng.integers(2, 4))
+        X = np.round(rng.random((n, p)) * rng.choice([5, 20, 1000]))
+        y = ((X[:, 0] > X[:, 1 % p]) ^ (rng.random(n) < 0.2)).astype(np.int64) + (rng.random(n) < 0.1) * (c - 2)
+        got = contree(X, y, max_depth=4, n_threads=1)
+        with monkeypatch.context() as mp:
+            mp.setattr(ct, "_CUTS", 0)
+            mp.setattr(ct, "_SEED_PASS", 0)
+            plain = contree(X, y, max_depth=4, n_threads=1)
+        assert got.stats["upper_bounds"] == plain.stats["upper_bounds"], seed
+        assert got.stats["proven"] and got.stats["lower_bounds"] == got.stats["upper_bounds"]
+        for sol in got.solutions:
+            assert sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
 # --------------------------------------------------------------------------------------- time limit
 def _hard_set(n=3000, seed=3):
     rng = np.random.default_rng(seed)
@@ -175,14 +216,15 @@ def _hard_set(n=3000, seed=3):
     return X, y
 
 
-def test_time_limited_run_reports_true_errors_and_a_valid_bound():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_time_limited_run_reports_true_errors_and_a_valid_bound(threads):
     X, y = _hard_set(700)
     exact = contree(X, y, max_depth=3)
     assert exact.status == "done"
     opt = {s.info["splits"]: s.info["errors"] for s in exact.solutions}
     ctl = Control(time_limit=0.02)
     with ctl:
-        raw = contree(X, y, max_depth=3, control=ctl)
+        raw = contree(X, y, max_depth=3, control=ctl, n_threads=threads)
     assert raw.status in ("time_limit", "done")  # "done" only on a very fast machine: the checks still hold
     lbs = raw.stats["lower_bounds"]
     for b in range(len(lbs)):

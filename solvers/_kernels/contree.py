@@ -509,6 +509,25 @@ def _cuts(UE, O, kc, kd, single, b0, h, out):
 
 
 @njit(nogil=True, cache=True)
+def _nothing_to_gain(UB, UE, PR, b0, kd):
+    """Whether no split can improve any budget ``b0..kd``: a perfect tree is known, or every cut-off is <= 0.
+
+    Cut-offs need not fall with the budget, so every budget is checked.  When the cut-offs end the search (not a
+    perfect tree), the unsearched splits are bounded by 0 only: ``PR`` says so, and the node is then complete
+    relative to its cut-offs (its lower bound 0 is at or above every cut-off), never exact by mistake.
+    """
+    if UB[b0] <= 0:
+        return True
+    for b in range(b0, kd + 1):
+        if UE[b] > 0:
+            return False
+    for b in range(b0, kd + 1):
+        if UB[b] > 0 and PR[b] > 0:
+            PR[b] = 0
+    return True
+
+
+@njit(nogil=True, cache=True)
 def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     """Front of the node held at level ``lvl`` (``m`` rows, remaining depth ``d``).
 
@@ -544,6 +563,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         SY,
         SEED,
         SEEDN,
+        CLAIM,
     ) = ws
     single = prm[0] != 0
     kcap = prm[1]
@@ -673,11 +693,20 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     # bounded early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the
     # incumbent is the best of the features' greedy splits before any interval is refined.
     npass = 2 if prm[8] != 0 else 1
+    # ``prm[9]`` > 1: this root is one of several threads over the same rows (own workspaces).  Each seeds every
+    # feature, then they claim the features' interval searches one at a time from ``CLAIM[0]`` (a race can hand
+    # one feature to both: duplicate work, never a feature skipped) and share their best costs through ``cut``.
+    shared = lvl == 0 and prm[9] > 1
     for it in range(npass * p):
         phase = 0 if it < p and npass == 2 else 1
         fi = it % p
-        if UE[b0] <= 0 and (single or chf[1] >= 0 or UB[1] == leaf):
-            break  # a perfect tree (and the one-split tree's choice is known): nothing to improve
+        if shared and phase == 1:
+            fi = CLAIM[0]
+            CLAIM[0] = fi + 1
+            if fi >= p:
+                break
+        if _nothing_to_gain(UB, UE, PR, b0, kd) and (single or chf[1] >= 0 or UB[1] == leaf):
+            break  # a perfect tree, or the caller wants nothing below 0 (and the one-split tree's choice is known)
         f = ford[fi]
         if (flag[0] != 0 and not force) or meta[1] != 0:
             stopped = True
@@ -731,7 +760,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
                 break
-            if UE[b0] <= 0:
+            if _nothing_to_gain(UB, UE, PR, b0, kd):
                 break
             if phase == 0 and n_eval > 0:
                 break
@@ -892,6 +921,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     chf[b] = chf[b - 1]
                     chr_[b] = chr_[b - 1]
                     chb[b] = chb[b - 1]
+            if shared:
+                for b in range(kk):
+                    if UB[b] < cut[b]:
+                        cut[b] = UB[b]  # the other threads prune with it
             for b in range(kk):
                 UE[b] = UB[b] if UB[b] < cut[b] else cut[b]
                 if Slb[b] < PR[b]:
@@ -901,7 +934,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 for b in range(kk):
                     if Slb[b] < EX[b]:
                         EX[b] = Slb[b]
-            if lvl == 0:
+            if lvl == 0 and UB[kd] < ctr[4]:
                 ctr[4] = UB[kd]
             # --- the two halves, anchored at this split's bounds: right half above, left half in place
             t = sp
