@@ -9,7 +9,8 @@ One process, both solvers on the same arrays.  ``cold`` is our first solve in a 
 loading or compiling its kernels), measured once in a subprocess; every other time is warm.  ``MB`` is
 the peak resident memory during the solve above the resident size before it (VmHWM reset through
 /proc/self/clear_refs; ``nan`` where Linux does not allow it).  Columns per depth: ``py`` pycontree's
-single optimal tree, ``ours`` our single optimal tree (``front=False``), ``ratio`` ours/py, ``eq`` equal
+single optimal tree, ``ours`` our single optimal tree (``front=False``, numba's thread count: the threads share the
+root's features), ``1 thread`` the same on one thread, ``ratio`` ours/py, ``eq`` equal
 optimal training errors, and at depth 3 ``front`` our whole error-vs-splits front (budgets 0..7) and
 ``front/py``.  Depth 4: our anytime run with ``--d4-limit`` seconds (single tree), with the proven lower
 bound and the gap (upper - lower) in errors; ``proven`` when it finished.  Every warm time is the median of
@@ -135,6 +136,7 @@ def main(argv=None) -> int:
         ConTree(max_depth=2).fit(X0, y0)
 
     rows, ratios, fratios, d4 = [], {d: [] for d in args.depths}, [], []
+    ratios1 = {d: [] for d in args.depths}
     for name in args.datasets:
         path = args.data_dir / f"{name}.json"
         if not path.exists():
@@ -147,11 +149,18 @@ def main(argv=None) -> int:
                 t, mb, m = _repeat(args.repeat, _fit_peer, ConTree, depth, X, y)
                 r.update(py=t, py_mb=mb, py_err=int(np.count_nonzero(m.predict(X) != y)))
             t, mb, raw = _repeat(args.repeat, contree, X, y, max_depth=depth, front=False)
-            r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[0].info["errors"])
+            r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[0].info["errors"], threads=raw.stats["threads"])
+            if raw.stats["threads"] > 1:  # the same on one thread: the algorithm alone against the peer
+                t1, _, raw1 = _repeat(args.repeat, contree, X, y, max_depth=depth, front=False, n_threads=1)
+                r.update(one=t1)
+                assert raw1.solutions[0].info["errors"] == r["ours_err"]
             if "py" in r:
                 r["ratio"] = r["ours"] / r["py"]
                 r["eq"] = r["ours_err"] == r["py_err"]
                 ratios[depth].append(r["ratio"])
+                if "one" in r:
+                    r["one_ratio"] = r["one"] / r["py"]
+                    ratios1[depth].append(r["one_ratio"])
             if depth == 3 and not args.no_front:
                 t, mb, fr = _repeat(args.repeat, contree, X, y, max_depth=3)
                 r.update(front=t, front_mb=mb, front_err=fr.solutions[-1].info["errors"], front_n=len(fr.solutions))
@@ -178,6 +187,8 @@ def main(argv=None) -> int:
     for depth in args.depths:
         if ratios[depth]:
             print(f"median time ratio ours/pycontree at depth {depth}: {statistics.median(ratios[depth]):.2f}")
+        if ratios1[depth]:
+            print(f"  on one thread: {statistics.median(ratios1[depth]):.2f}")
     if fratios:
         print(f"median time ratio whole front (depth 3) / pycontree single tree: {statistics.median(fratios):.2f}")
     if d4:
@@ -192,6 +203,8 @@ def main(argv=None) -> int:
 def _print_row(r):
     py = f"py {r['py']:.3f}s err {r['py_err']}" if "py" in r else "py -"
     fr = f" front {r['front']:.3f}s ({r['front_n']} trees)" if "front" in r else ""
+    if "one" in r:
+        fr = f" (1 thread {r['one']:.3f}s)" + fr
     print(
         f"{r['set']:10s} D={r['D']} {py} | ours {r['ours']:.3f}s err {r['ours_err']}{fr} | "
         f"MB ours {r['ours_mb']:.0f}" + (f" py {r['py_mb']:.0f}" if "py" in r else ""),
@@ -200,8 +213,11 @@ def _print_row(r):
 
 
 def _table(rows) -> str:
-    head = "| set | n | p | C | D | py s | ours s | ours/py | equal | errors | front s | front/py | MB ours | MB py |"
-    out = [head, "|" + "---|" * 14]
+    head = (
+        "| set | n | p | C | D | py s | ours s | ours/py | 1 thread s | 1 thread/py | equal | errors | front s "
+        "| front/py | MB ours | MB py |"
+    )
+    out = [head, "|" + "---|" * 16]
 
     def f(v, fmt):
         return "" if v is None else format(v, fmt)
@@ -209,7 +225,8 @@ def _table(rows) -> str:
     for r in rows:
         out.append(
             f"| {r['set']} | {r['n']} | {r['p']} | {r['C']} | {r['D']} | {f(r.get('py'), '.3f')} | {r['ours']:.3f} | "
-            f"{f(r.get('ratio'), '.2f')} | {'' if 'eq' not in r else ('yes' if r['eq'] else 'NO')} | {r['ours_err']} | "
+            f"{f(r.get('ratio'), '.2f')} | {f(r.get('one'), '.3f')} | {f(r.get('one_ratio'), '.2f')} | "
+            f"{'' if 'eq' not in r else ('yes' if r['eq'] else 'NO')} | {r['ours_err']} | "
             f"{f(r.get('front'), '.3f')} | {f(r.get('front_ratio'), '.2f')} | {r['ours_mb']:.0f} | "
             f"{f(r.get('py_mb'), '.0f')} |"
         )
