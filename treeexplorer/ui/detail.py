@@ -1,0 +1,124 @@
+"""The Explorer's "Selected tree" card: what the tree is, the tree view, its tabs and its exports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import panel as pn
+
+from treeexplorer.render.bokehview import TreeFigure
+from treeexplorer.render.legend import legend_html
+from treeexplorer.ui.exports import ExportButtons
+from treeexplorer.ui.treetabs import TreeTabs
+from treeexplorer.ui.treeview import TreeTools
+from treeexplorer.ui.viewkit import ViewContext
+
+__all__ = ["TreeDetail"]
+
+
+class TreeDetail(pn.viewable.Viewer):
+    """The selected tree: title, the other runs with a tree at the same point, a dominated warning (with a
+    re-run offer), the tree view and its tools, the tabs (:class:`~treeexplorer.ui.treetabs.TreeTabs`) and the
+    export buttons (:class:`~treeexplorer.ui.exports.ExportButtons`).
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    x_measure : callable
+        The complexity measure the front is plotted on (which trees are "at the same point").
+    """
+
+    def __init__(self, ctx: ViewContext, x_measure: Callable[[], str], **params):
+        super().__init__(**params)
+        self.ctx = ctx
+        self._x_measure = x_measure
+        self.tree_fig = TreeFigure()
+        self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="stretch_width")
+        ctx.bokeh_panes.append(self.tree_pane)
+        self.tree_tools = TreeTools(self.tree_fig, run=ctx.bokeh)  # full screen, expand all, compact
+        # Shown/hidden through this column: toggling the Bokeh pane itself makes Panel re-sync the figure's
+        # stylesheets, which fails in Panel 1.9 ("List parameter 'Bokeh.stylesheets' ...").
+        self.class_legend = pn.pane.HTML("", margin=(0, 10))  # the tree view's class colours
+        self.tree_box = pn.Column(
+            self.class_legend, self.tree_tools, self.tree_pane, visible=False, margin=0, sizing_mode="stretch_width"
+        )
+        self.tree_title = pn.pane.Markdown("", margin=(0, 10))
+        self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
+        self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+        self.rerun_w = pn.widgets.Button(label="Re-run with more tests", color="warning", visible=False, width=200)
+        self.tabs = TreeTabs(ctx, self.tree_fig)
+        self.exports = ExportButtons(ctx)
+        self._layout = pn.Card(
+            self.tree_title,
+            self.same_point_box,
+            pn.Row(self.dominated_pane, self.rerun_w, sizing_mode="stretch_width"),
+            self.tree_box,
+            pn.Row(self.tabs, self.exports, sizing_mode="stretch_width"),
+            title="Selected tree",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    def show(self, run, entry) -> None:
+        """Show tree ``entry`` of ``run`` (both None: no tree selected)."""
+        c = self.ctx.controller
+        self.exports.show(run, entry)
+        if entry is None:
+            self.tree_title.object = (
+                "Click a point of the front to see its tree." if c.runs else "Run a solver to get a front of trees."
+            )
+            self.tree_box.visible = False
+            self.ctx.bokeh(lambda: self.tree_fig.show(None))
+            self.same_point_box.visible = False
+            self.dominated_pane.visible = self.rerun_w.visible = False
+            self.tabs.clear()
+            return
+        claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
+        title = (
+            f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
+            f"{entry.metrics['splits']} splits, train accuracy "
+            f"{entry.metrics['train_accuracy']:.3f}, {claim}"
+        )
+        tree = entry.tree
+        # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync the
+        # figure's properties (which fails on its stylesheets in Panel 1.9).
+        self.ctx.bokeh(lambda: self.tree_fig.show(tree))
+        if self.tree_fig.clipped and self.tree_fig.tree is tree:
+            title += " · *large tree: drag it to see the rest*"
+        gap = c.exact.text(run, entry) if run.id else ""
+        if gap:
+            title += f" · **{gap}**"
+        self.tree_title.object = title
+        self.class_legend.object = legend_html(tree)
+        self.tree_box.visible = True
+        dominated = self.ctx.dominated.get((run.id, entry.id))
+        self.dominated_pane.object = f"**Tree {entry.id} is {dominated}.**" if dominated else ""
+        self.dominated_pane.visible = bool(dominated)
+        ss = run.front.search_space or {}
+        self.rerun_w.visible = bool(dominated) and ss.get("kind") == "tests" and bool(ss.get("n_tests"))
+        if self.rerun_w.visible:
+            self.rerun_w.label = f"Re-run with {2 * int(ss['n_tests'])} tests"
+        self.update_same_point()
+        self.tabs.show(run, entry, dominated, gap)
+
+    def update_same_point(self) -> None:
+        """Name the other runs that have a tree at the selected point, each a button that switches to it."""
+        c = self.ctx.controller
+        others = c.same_point(self._x_measure())
+        items = [pn.pane.Markdown("**Same point in:**", margin=(8, 5), width=120)]
+        for run, t in others:
+            btn = pn.widgets.Button(
+                label=f"{run.label}, tree {t.id}",
+                color="light",
+                margin=(2, 4),
+                description=f"Show the tree of run #{run.id} at this point",
+                width=min(360, 40 + 8 * len(run.label)),
+            )
+            btn.on_click(lambda e, rid=run.id, tid=t.id: c.select(rid, tid))
+            items.append(btn)
+        self.same_point_box.objects = items if others else []
+        self.same_point_box.visible = bool(others)

@@ -1,0 +1,202 @@
+"""The Explorer's Pareto front card: the plot of every run's front, the exact front (gapview) and the run list."""
+
+from __future__ import annotations
+
+import panel as pn
+
+from treeexplorer.front import optimality_text
+from treeexplorer.ui.controller import dominance
+from treeexplorer.ui.gapview import reference_curve
+from treeexplorer.ui.paretofig import ParetoFigure
+from treeexplorer.ui.viewkit import POLL_MS, ViewContext, safe
+from treeexplorer.ui.views import X_MEASURES
+
+__all__ = ["FrontPanel", "AXIS_HELP"]
+
+AXIS_HELP = (
+    "How a tree's complexity is counted on the x axis. Splits: its tests (internal nodes). Leaves: splits + 1 "
+    "for a binary tree. Depth: the longest path from the root. Expected tests per sample: how many tests a row "
+    "goes through on average (the training rows' mean path length), DPDT's trade-off measure."
+)
+
+
+class FrontPanel(pn.viewable.Viewer):
+    """The "Pareto front" card: complexity axis, held-out points, the plot, the exact front and the runs.
+
+    A click on a point selects its tree in the controller.
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    """
+
+    def __init__(self, ctx: ViewContext, **params):
+        super().__init__(**params)
+        self.ctx = ctx
+        c = ctx.controller
+        self._run_rows: dict = {}
+        self._exact_poller = None
+        self.x_w = pn.widgets.RadioButtonGroup(
+            options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
+        )
+        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
+        self.pareto = ParetoFigure(on_select=self._on_point, on_change=ctx.push)
+        self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
+        ctx.bokeh_panes.append(self.plot_pane)
+        self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "opacity": "0.9"}, margin=(0, 10))
+        self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
+        self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
+        self.legend_note = pn.pane.HTML("", sizing_mode="stretch_width")
+        # the exact front (gapview): its state, and the button offered when it is not computed automatically
+        self.exact_status_w = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.9"}, margin=(0, 10))
+        self.exact_time_w = pn.widgets.FloatInput(
+            label="Exact time limit (s)", value=60.0, start=1, end=86400, step=10, width=150, visible=False
+        )
+        self.exact_btn = pn.widgets.Button(label="Compute exact front", color="primary", visible=False, width=230)
+        self.exact_stop_w = pn.widgets.Button(label="Stop exact front", color="warning", visible=False, width=150)
+        self.exact_btn.on_click(lambda e: self._start_exact())
+        self.exact_stop_w.on_click(lambda e: c.exact.cancel())
+        self.x_w.param.watch(self.redraw, "value")
+        self.show_test_w.param.watch(self.redraw, "value")
+        self.clear_w.on_click(lambda e: c.clear_runs())
+        self._layout = pn.Card(
+            pn.Row(
+                pn.pane.Markdown("**Complexity axis**", margin=(8, 0, 8, 5), width=118),
+                pn.widgets.TooltipIcon(value=AXIS_HELP, margin=(14, 0, 0, 0), width=20),
+                self.x_w,
+                self.show_test_w,
+                sizing_mode="stretch_width",
+            ),
+            self.data_caption,
+            self.plot_pane,
+            self.legend_note,
+            pn.Row(
+                self.exact_status_w, self.exact_time_w, self.exact_btn, self.exact_stop_w, sizing_mode="stretch_width"
+            ),
+            pn.Row(self.runs_box, self.clear_w),
+            title="Pareto front",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    @safe
+    def _on_point(self, run_id: int, tree_id: int) -> None:
+        self.ctx.controller.select(run_id, tree_id)
+
+    def show_data(self) -> None:
+        """The caption naming the table the runs are on."""
+        c = self.ctx.controller
+        self.data_caption.object = f"Runs on **{c.data_label()}**" if c.dataset is not None else ""
+
+    # -- the plot ------------------------------------------------------------------------------------
+    @safe
+    def redraw(self, *events) -> None:
+        """Draw every run (and the partial front of the one running) on the chosen complexity axis."""
+        c = self.ctx.controller
+        runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
+        self.ctx.dominated = dominated = dominance(c.runs)
+        x, show_test, selected = self.x_w.value, self.show_test_w.value, c.selected
+        reference, gaps = reference_curve(c.exact.record()), c.exact.gaps(runs)
+
+        def redraw():
+            self.pareto.update(runs, x, show_test, selected, dominated, reference, gaps)
+
+        self.ctx.bokeh(redraw)
+        self._update_legend_note(c.runs)
+
+    def show_selected(self) -> None:
+        """Mark the selected tree's point."""
+        selected = self.ctx.controller.selected
+        self.ctx.bokeh(lambda: self.pareto.select(selected))
+
+    def _update_legend_note(self, runs) -> None:
+        claims = sorted({optimality_text(r.front.search_space) for r in runs if any(t.optimal for t in r.front)})
+        if len(claims) == 1:
+            proven = f"filled: proven {claims[0]}"
+        elif claims:
+            proven = "filled: proven optimal over its run's search space (hover a point: which)"
+        else:
+            proven = "filled: proven optimal"
+        self.legend_note.object = (
+            f"<span style='font-size:0.85em;opacity:0.75'>{proven} &nbsp; hollow: not proven &nbsp; "
+            "shape and colour: the run &nbsp; ✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, "
+            "a legend entry to hide a run</span>"
+        )
+
+    # -- the run list --------------------------------------------------------------------------------
+    def show_runs(self) -> None:
+        """One row per run (its colour, label and status) with a button removing it."""
+        c = self.ctx.controller
+        rows = []
+        for run in c.runs:
+            if run.id not in self._run_rows:  # rows are reused: new widgets cost a model round trip
+                btn = pn.widgets.Button(
+                    label="✕", color="light", width=34, height=30, margin=(0, 4), description=f"Remove run {run.label}"
+                )
+                btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
+                self._run_rows[run.id] = pn.Row(
+                    pn.pane.HTML(
+                        f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
+                        f"<span style='opacity:0.75;font-size:0.85em'>{run.status_text}</span>",
+                        margin=(4, 5),
+                    ),
+                    btn,
+                )
+            rows.append(self._run_rows[run.id])
+        live = {run.id for run in c.runs}
+        self._run_rows = {k: v for k, v in self._run_rows.items() if k in live}
+        self.runs_box.objects = rows
+        self.clear_w.visible = len(c.runs) > 1
+
+    # -- exact front (gapview) -----------------------------------------------------------------------
+    def _start_exact(self) -> None:
+        exact = self.ctx.controller.exact
+        offer = exact.offer or {}
+        exact.start(offer.get("depth", 3), time_limit=self.exact_time_w.value)
+
+    def show_exact(self, *events) -> None:
+        """The exact front's state, its offer when not computed automatically, and its curve when it changed."""
+        c = self.ctx.controller
+        ex = c.exact
+        offer = ex.offer
+        if offer and not ex.running:
+            why = f"Exact front not computed automatically ({offer['why']}): compute it at depth {offer['depth']}"
+            self.exact_status_w.object = f"{ex.status} {why} with a time limit.".strip()
+        else:
+            self.exact_status_w.object = ex.status
+        self.exact_btn.visible = self.exact_time_w.visible = bool(offer) and not ex.running
+        if offer:
+            self.exact_btn.label = f"Compute exact front (depth {offer['depth']})"
+        self.exact_stop_w.visible = ex.running
+        if ex.running and self._exact_poller is None:
+            self._start_exact_polling()
+        if any(e.name == "version" for e in events):
+            runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
+            reference, gaps = reference_curve(ex.record()), ex.gaps(runs)
+            self.ctx.bokeh(lambda: self.pareto.set_exact(reference, gaps))
+
+    def _start_exact_polling(self) -> None:
+        def start():
+            if self._exact_poller is None and self.ctx.controller.exact.running:
+                self._exact_poller = self.ctx.periodic(self.poll_exact, POLL_MS * 2)
+
+        if self.ctx.doc is not None and self.ctx.building:
+            pn.state.onload(start)  # a served page being built: a periodic callback only runs once it has loaded
+        else:
+            start()
+
+    def poll_exact(self) -> bool:
+        """Apply the exact front when it arrives (UI thread); stops its periodic callback when done."""
+        running = self.ctx.controller.exact.poll()
+        if not running:
+            self.stop_polling()
+        return running
+
+    def stop_polling(self) -> None:
+        if self._exact_poller is not None:
+            self._exact_poller.stop()
+            self._exact_poller = None

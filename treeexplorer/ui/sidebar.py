@@ -1,0 +1,367 @@
+"""The Explorer's sidebar: the run bar (Run, Cancel, progress), the Data card and the Solver card."""
+
+from __future__ import annotations
+
+import panel as pn
+
+from treeexplorer.discretize import takes_n_bins
+from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
+from treeexplorer.ui.cvoption import CVOption
+from treeexplorer.ui.enterkey import EnterKey
+from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
+from treeexplorer.ui.progress import describe
+from treeexplorer.ui.viewkit import SMALL_TEXT, ViewContext, safe
+
+__all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
+
+UPLOAD_PREFIX = "uploaded: "
+TABLES = ".csv,.tsv,.txt,.parquet,.pq"
+
+# Inline SVG icons: an icon *name* makes the browser fetch the tabler-icons webfont from a CDN.
+_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24" fill="currentColor" '
+    'stroke="none">{}</svg>'
+)
+PLAY_ICON = _SVG.format('<path d="M7 4v16l13-8z"/>')
+STOP_ICON = _SVG.format('<rect x="6" y="6" width="12" height="12" rx="1"/>')
+_SW = {"sizing_mode": "stretch_width"}
+
+
+class DataInputs(pn.viewable.Viewer):
+    """The "Data" card: a bundled table or an upload, the target, the held-out rows and missing values.
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    dataset : str
+        Bundled dataset selected at start.
+    test_size : float
+        Held-out fraction at start.
+    """
+
+    def __init__(self, ctx: ViewContext, dataset: str, test_size: float, **params):
+        super().__init__(**params)
+        self.ctx = ctx
+        c = ctx.controller
+        self.dataset_w = pn.widgets.Select(label="Dataset", options=c.bundled(), value=dataset, **_SW)
+        self.upload_w = pn.widgets.FileInput(accept=TABLES, multiple=False, **_SW)
+        self.target_w = pn.widgets.Select(label="Target column", options=[], **_SW)
+        self.test_size_w = pn.widgets.FloatSlider(
+            label="Held-out fraction", start=0.0, end=0.5, step=0.05, value=test_size, **_SW
+        )
+        self.seed_w = pn.widgets.IntInput(label="Split seed", value=0, start=0, **_SW)
+        self.test_upload_w = pn.widgets.FileInput(accept=TABLES, **_SW)
+        self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **_SW)
+        self.data_info = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
+        self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **_SW)
+
+        self.dataset_w.param.watch(lambda e: ctx.quiet or self._load_bundled(e.new), "value")
+        # both: Panel turns an empty file's content into None, so only its name changes
+        self.upload_w.param.watch(self._on_upload, ["value", "filename"])
+        self.drop_missing_w.param.watch(lambda e: ctx.quiet or c.set_drop_missing(e.new), "value")
+        self.target_w.param.watch(self._on_target_w, "value")
+        self.test_size_w.param.watch(lambda e: setattr(c, "test_size", e.new), "value")
+        self.seed_w.param.watch(lambda e: setattr(c, "seed", int(e.new or 0)), "value")
+        self.test_upload_w.param.watch(self._on_test_upload, ["value", "filename"])
+        self.test_clear_w.on_click(lambda e: c.clear_test_upload())
+        self._layout = pn.Card(
+            self.dataset_w,
+            pn.pane.Markdown(f"**or upload** CSV / TSV / Parquet (≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
+            self.upload_w,
+            self.drop_missing_w,
+            self.target_w,
+            self.test_size_w,
+            self.seed_w,
+            pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)),
+            self.test_upload_w,
+            self.test_clear_w,
+            self.data_info,
+            title="Data",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    def _load_bundled(self, name: str) -> None:
+        if name.startswith(UPLOAD_PREFIX):
+            return  # the uploaded table is already loaded
+        self.ctx.controller.load_bundled(name)
+
+    def _show_loaded(self, uploaded: bool) -> None:
+        """The uploaded (or taken over) table appears in the dataset list so the sidebar says what is loaded."""
+        c = self.ctx.controller
+        entry = f"{UPLOAD_PREFIX}{c.dataset_name}" if uploaded else c.dataset_name
+        with self.ctx.setting():
+            if entry not in self.dataset_w.options:
+                self.dataset_w.options = [entry, *c.bundled()]
+            self.dataset_w.value = entry
+
+    def _on_upload(self, *events) -> None:
+        # an empty file arrives as value None with a new file name: the controller then says it is empty
+        content, name = self.upload_w.value, self.upload_w.filename
+        if content is None and not name:
+            return
+        if self.ctx.controller.load_upload(content or b"", name or "upload.csv"):
+            self._show_loaded(uploaded=True)
+
+    def _on_test_upload(self, *events) -> None:
+        content, name = self.test_upload_w.value, self.test_upload_w.filename
+        if content is not None or name:
+            self.ctx.controller.load_test_upload(content or b"", name or "test.csv")
+
+    def _on_target_w(self, event) -> None:
+        c = self.ctx.controller
+        if self.ctx.quiet or not event.new:
+            return
+        if not c.set_target(event.new) and c.many_classes is None:
+            with self.ctx.setting():  # refused: the select shows the target still in use
+                self.target_w.value = c.target
+
+    def keep_previous_table(self) -> None:
+        """Decline a target with many classes: back to the table and target in use."""
+        c = self.ctx.controller
+        c.dismiss_many_classes()
+        with self.ctx.setting():
+            self.target_w.value = c.target
+            if c.dataset_name in self.dataset_w.options:
+                self.dataset_w.value = c.dataset_name
+
+    def take_over(self) -> None:
+        """Show the state of a session taken over (the same tab reloaded)."""
+        c = self.ctx.controller
+        self._show_loaded(uploaded=c._frame is not None)
+        with self.ctx.setting():
+            self.test_size_w.value = c.test_size
+            self.seed_w.value = c.seed
+
+    def show(self) -> None:
+        """The card after the data changed: target columns, missing values, held-out rows, a summary."""
+        c = self.ctx.controller
+        ds = c.dataset
+        with self.ctx.setting():
+            self.target_w.options = list(c.columns)
+            self.target_w.value = c.target
+        with self.ctx.setting():
+            self.drop_missing_w.value = c.drop_missing
+        if c.missing:
+            verb = "drops" if c.drop_missing else "would drop"
+            self.drop_missing_w.label = (
+                f"Drop rows with missing values ({verb} {c.missing:,} row{'s' if c.missing != 1 else ''})"
+            )
+        else:
+            self.drop_missing_w.label = "Drop rows with missing values (none missing)"
+        using_file = bool(c.test_name)
+        self.test_size_w.disabled = using_file
+        self.seed_w.disabled = using_file
+        self.test_clear_w.visible = using_file
+        if ds is not None:
+            n_cat = sum(col.is_categorical for col in ds.schema.columns)
+            held = (
+                f"held-out file {c.test_name}"
+                if using_file
+                else (f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
+            )
+            self.data_info.object = (
+                f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
+                f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
+            )
+
+
+class SolverInputs(pn.viewable.Viewer):
+    """The "Solver" card: the solver, its discretizer and parameters, the time limit and cross-validation.
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    solver : str, optional
+        Solver selected at start (default: CART when available, else the first registered one).
+    """
+
+    def __init__(self, ctx: ViewContext, solver: str | None, **params):
+        super().__init__(**params)
+        self.ctx = ctx
+        solvers = ctx.controller.solvers()
+        default = solver if solver in solvers else ("cart" if "cart" in solvers else (solvers[0] if solvers else None))
+        self.solver_w = pn.widgets.Select(label="Solver", options=solvers, value=default, **_SW)
+        self.solver_doc = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
+        self.disc_w = pn.widgets.Select(label="Discretizer", options=[], **_SW)
+        self.bins_w = pn.widgets.IntInput(
+            label="N bins (tests)",
+            value=None,
+            start=1,
+            end=1000,
+            placeholder="method default",
+            description="Thresholds per feature (quantile/uniform) or number of tests (MID)",
+            **_SW,
+        )
+        self.mid_w = pn.widgets.FloatInput(
+            label="MID anytime budget (s)",
+            value=None,
+            start=0.1,
+            end=3600,
+            placeholder="off",
+            description="Solve on the top 1, 2, 4, ... MID tests for this many seconds",
+            **_SW,
+        )
+        self.params_box = pn.Column(sizing_mode="stretch_width", margin=0)
+        self.param_widgets: dict = {}
+        self.time_w = pn.widgets.FloatInput(
+            label="Time limit (s)",
+            value=30.0,
+            start=0.5,
+            end=86400,
+            step=5,
+            description="Best trees so far are kept, marked not proven",
+            **_SW,
+        )
+        self.cv_option = CVOption()
+        self.solver_w.param.watch(lambda e: self._on_solver(), "value")
+        self.disc_w.param.watch(lambda e: self._on_disc(), "value")
+        self._layout = pn.Card(
+            self.solver_w,
+            self.solver_doc,
+            self.disc_w,
+            self.bins_w,
+            self.mid_w,
+            self.params_box,
+            self.time_w,
+            self.cv_option,
+            title="Solver",
+            collapsible=False,
+            sizing_mode="stretch_width",
+        )
+        self._on_solver()
+
+    def __panel__(self):
+        return self._layout
+
+    @safe
+    def _on_solver(self) -> None:
+        name = self.solver_w.value
+        if not name:
+            self.solver_doc.object = "No solver is installed yet."
+            return
+        spec = solver_spec(name)
+        self.solver_doc.object = spec.description or spec.title
+        self.param_widgets = {p.name: widget_for(p) for p in spec.params if p.name not in RESERVED}
+        self.params_box.objects = list(self.param_widgets.values())
+        discs = self.ctx.controller.discretizers_for(name)
+        self.disc_w.options = discs
+        self.disc_w.value = discs[0] if discs else None
+        self.disc_w.visible = len(discs) > 1 or spec.input == "binary"
+        self._on_disc()
+
+    def _on_disc(self) -> None:
+        d = self.disc_w.value
+        self.bins_w.visible = takes_n_bins(d)
+        self.mid_w.visible = d == "mid"
+
+    def settings(self) -> RunSettings:
+        """The run the card currently describes."""
+        spec = solver_spec(self.solver_w.value)
+        params = read_values(spec.params, self.param_widgets)
+        return RunSettings(
+            spec.name,
+            params,
+            self.disc_w.value,
+            self.bins_w.value if self.bins_w.visible else None,
+            self.mid_w.value if self.mid_w.visible else None,
+            self.time_w.value,
+            cv=self.cv_option.cv,
+        )
+
+
+class RunBar(pn.viewable.Viewer):
+    """Run and Cancel, the progress bar and a status line, pinned to the top of the sidebar.
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    """
+
+    def __init__(self, ctx: ViewContext, **params):
+        super().__init__(**params)
+        self.ctx = ctx
+        self.run_w = pn.widgets.Button(label="Run", color="primary", icon=PLAY_ICON, **_SW)
+        self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon=STOP_ICON, disabled=True, **_SW)
+        self.progress_w = pn.indicators.Progress(
+            active=False, value=0, max=100, visible=False, bar_color="primary", **_SW
+        )
+        self.status_w = pn.pane.Markdown("", styles={"font-size": "0.85em"}, margin=(0, 10))
+        # Run, Cancel and the progress stay in view at laptop sizes: first in the sidebar and pinned to its top
+        # while the cards below scroll (the Data and Solver cards alone are taller than an 800 px window).
+        self._layout = pn.Column(
+            pn.Row(self.run_w, self.cancel_w, sizing_mode="stretch_width"),
+            self.progress_w,
+            self.status_w,
+            sizing_mode="stretch_width",
+            css_classes=["tx-run-bar"],
+            styles={
+                "position": "sticky",
+                "top": "-10px",  # with the padding: covers the sidebar's own top margin while pinned
+                "padding-top": "10px",
+                "z-index": "10",
+                "background": "var(--neutral-layer-1, var(--background-color, #fff))",
+                "border-bottom": "1px solid var(--accent-fill-rest, #ddd)",
+                "padding-bottom": "4px",
+            },
+        )
+
+    def __panel__(self):
+        return self._layout
+
+    @safe
+    def show(self) -> None:
+        """Buttons, progress and status for the job running (or the last run's outcome)."""
+        c = self.ctx.controller
+        running = c.running
+        self.run_w.disabled = running
+        self.cancel_w.disabled = not running
+        self.progress_w.visible = running
+        self.progress_w.active = running
+        settings = getattr(c.job, "settings", None)
+        text, fraction = describe(
+            c.progress if running else {},
+            settings.params if settings is not None else {},
+            settings.time_limit if settings is not None else None,
+        )
+        # determinate where the work can be counted (depths, budgets, folds, rows), else activity only
+        self.progress_w.value = (-1 if fraction is None else int(100 * fraction)) if running else 0
+        label = c.job.label if c.job is not None else ""
+        if running:
+            self.status_w.object = f"{label}: {text}" if label else text
+        elif c.runs:
+            last = c.runs[-1]
+            self.status_w.object = f"Last run {last.label}: {last.status_text}"
+        else:
+            self.status_w.object = ""
+
+
+class Sidebar(pn.viewable.Viewer):
+    """The sidebar: an Enter key listener, :class:`RunBar`, :class:`DataInputs` and :class:`SolverInputs`.
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    dataset, solver, test_size
+        What the cards show at start.
+    """
+
+    def __init__(self, ctx: ViewContext, dataset: str, solver: str | None, test_size: float, **params):
+        super().__init__(**params)
+        self.run_bar = RunBar(ctx)
+        self.data = DataInputs(ctx, dataset, test_size)
+        self.solver = SolverInputs(ctx, solver)
+        if not self.solver.solver_w.value:
+            self.run_bar.run_w.disabled = True
+        self.enter_key = EnterKey(height=0, width=0, margin=0)  # Enter in a field: the Explorer runs
+        self._layout = pn.Column(self.enter_key, self.run_bar, self.data, self.solver, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        return self._layout
