@@ -75,6 +75,7 @@ def _measure(fn, *args, **kw):
     out = fn(*args, **kw)
     dt = time.perf_counter() - t
     peak = _status_mb("VmHWM") - base
+    peak = max(0.0, peak) if peak == peak else peak  # the solve may free more than it takes; nan stays nan
     return dt, peak, out
 
 

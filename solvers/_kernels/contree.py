@@ -26,8 +26,13 @@ sorted lists into the next buffer level and recurse (left child first, then righ
 level).  Solved nodes of depth >= 2 are cached under two 64-bit Zobrist sums of their rows and their
 depth.  The first split searched at every node is the greedy (Gini) one, so a stopped run already
 holds a CART-like tree and improves on it ("anytime"); the lower bound of a stopped node is the minimum
-of what each unresolved interval and each split set aside can still reach.  Upper bounds can be passed down
-as per-budget cut-offs (``prm[3]``); measured, that is slower here (weaker neighbour bounds), so it is off.
+of what each unresolved interval and each split set aside can still reach.  Upper bounds are passed down
+as per-budget cut-offs (``prm[3]``, ``_CUTS`` in the wrapper): a child only has to beat what its parent
+still needs, plus the distance from its split to the far end of its interval (as ConTree), so one stopped
+child still prunes its whole interval.  A node that stops at its cut-off is never reported exact: its
+unsearched splits are bounded by the cut-off only (``_nothing_to_gain``).  Features are searched in Gini
+order after a seed pass (one split per feature), so a stopped node bounds every feature.  Several threads
+can share one root (``prm[9]``), each on its own workspace, claiming features and sharing their best costs.
 
 Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
 """
