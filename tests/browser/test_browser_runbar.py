@@ -1,9 +1,14 @@
-"""Laptop sizes: Run, Cancel and the progress stay in view however far the sidebar is scrolled."""
+"""Laptop sizes: Run, Cancel and the progress stay in view however far the sidebar is scrolled; a click on
+the front brings the opened tree into view; the export buttons fit their card."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
-from browser_helpers import CHROMIUM, served_app, shot
+from browser_helpers import CHROMIUM, POINTS_JS, served_app, shot
+
+from treeexplorer.ui.detail import TreeDetail
 
 pytestmark = [
     pytest.mark.browser,
@@ -69,3 +74,52 @@ def test_the_complexity_axis_explains_its_measures(server, new_page):
     page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
     page.locator("[class*='TooltipIcon'] .bk-description").first.hover()
     page.wait_for_selector("text=/Expected tests per sample: how many tests a row goes through/", timeout=10_000)
+
+
+def _train_points(page, run: int, timeout: float = 30.0) -> list[dict]:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        pts = [p for p in page.evaluate(POINTS_JS) if p["run"] == run]
+        if pts:
+            return pts
+        page.wait_for_timeout(200)
+    raise AssertionError(f"run {run}'s points were not drawn")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_click_brings_the_tree_into_view_and_the_exports_fit_their_card(server, new_page, size):
+    url, _ = server
+    width, height = size
+    page = new_page(url, width, height)
+    page.wait_for_selector("text=#1 uigreedy", timeout=120_000)
+    run = page.get_by_role("button", name="Run", exact=True)
+    for k in (2, 3, 4):  # four runs: the front card (plot, run list) fills a laptop screen
+        run.click()
+        page.wait_for_selector(f"text=#{k} uigreedy", timeout=60_000)
+    card = page.locator(f".{TreeDetail.CSS_CLASS}")
+    assert card.bounding_box()["y"] > 0.6 * height  # below the fold (or nearly) before the click
+    pt = max(_train_points(page, 4), key=lambda p: p["splits"])
+    assert 0 <= pt["y"] <= height  # the point is on screen: the user can click it
+    page.mouse.click(pt["x"], pt["y"])
+    page.wait_for_selector(f"text=/#4 uigreedy.*tree {pt['tree']}: {pt['splits']} splits/", timeout=30_000)
+    page.wait_for_timeout(1000)  # smooth scrolling
+    tree = page.locator(f".{TreeDetail.CSS_CLASS} canvas").first
+    box = tree.bounding_box()
+    assert box is not None and box["height"] > 100
+    visible = min(box["y"] + box["height"], height) - max(box["y"], 0)
+    assert visible >= min(box["height"], 0.4 * height), f"tree view {box} barely visible in a {size} window"
+    shot(page, f"layout_{width}x{height}_tree_after_click", full_page=False)
+    # every export button lies inside the card and the window, none on top of another
+    outer = card.bounding_box()
+    boxes = []
+    for name in ("PNG", "SVG", "Rules", "Tree JSON", "Front JSON", "Front CSV"):
+        b = page.get_by_role("button", name=name, exact=True).bounding_box()
+        assert b is not None, name
+        assert outer["x"] <= b["x"] and b["x"] + b["width"] <= outer["x"] + outer["width"] + 0.5, (name, b, outer)
+        assert b["x"] + b["width"] <= width, (name, b)
+        boxes.append(b)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            overlap_x = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+            overlap_y = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+            assert overlap_x <= 0.5 or overlap_y <= 0.5, (a, b)

@@ -29,6 +29,8 @@ class TreeDetail(pn.viewable.Viewer):
         The complexity measure the front is plotted on (which trees are "at the same point").
     """
 
+    CSS_CLASS = "tx-selected-tree"  # the card a tap on the front scrolls into view (ParetoFigure.reveal_on_tap)
+
     def __init__(self, ctx: ViewContext, x_measure: Callable[[], str], **params):
         super().__init__(**params)
         self.ctx = ctx
@@ -58,6 +60,7 @@ class TreeDetail(pn.viewable.Viewer):
             title="Selected tree",
             collapsible=False,
             sizing_mode="stretch_width",
+            css_classes=[self.CSS_CLASS],
         )
 
     def __panel__(self):

@@ -193,6 +193,7 @@ class Explorer(pn.viewable.Viewer):
         self.x_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.show_test_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.detail.rerun_w.on_click(lambda e: self._rerun_more_tests())
+        self.front.pareto.reveal_on_tap(TreeDetail.CSS_CLASS)  # laptop screens: the opened tree comes into view
 
     def __panel__(self):
         return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")

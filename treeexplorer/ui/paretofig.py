@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, TapTool
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
 
 from treeexplorer.render.layout import run_marker
@@ -60,6 +60,22 @@ COLUMNS = [
     "info",
     "gap",
 ]
+
+
+_REVEAL_JS = """
+const find = (root) => {
+  const el = root.querySelector('.' + cls);
+  if (el) return el;
+  for (const node of root.querySelectorAll('*')) {
+    if (node.shadowRoot) { const hit = find(node.shadowRoot); if (hit) return hit; }
+  }
+  return null;
+};
+const el = find(document);
+if (el && el.getBoundingClientRect().top > 0.6 * window.innerHeight) {
+  el.scrollIntoView({behavior: 'smooth', block: 'start'});
+}
+"""
 
 
 class ParetoFigure:
@@ -117,7 +133,8 @@ class ParetoFigure:
         )
         # Hover on the train points only: each already lists the held-out accuracy, and identical trees of
         # overlaid runs would otherwise stack twice as many tooltips.
-        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS), TapTool(renderers=[self._train]))
+        self.tap = TapTool(renderers=[self._train])
+        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS), self.tap)
         self.legend = Legend(
             items=[],
             location="bottom_right",
@@ -322,6 +339,15 @@ class ParetoFigure:
                 if (int(r["run_id"]), int(r["tree"])) == tuple(selected):
                     return i
         return max(rows)
+
+    def reveal_on_tap(self, css_class: str) -> None:
+        """After a tap on a point, scroll the element with ``css_class`` (the selected tree's card) into view.
+
+        Only when it starts in the lower 40 % of the window or below it: on a laptop screen the card sits
+        under the plot, and the tree a click opens would otherwise change out of sight.  Runs in the browser
+        (the element is found through Panel's shadow roots); server-side selections never scroll.
+        """
+        self.tap.callback = CustomJS(args={"cls": css_class}, code=_REVEAL_JS)
 
     def _on_visible(self, attr, old, new) -> None:
         # a legend click hid or showed a run: its points leave or rejoin the data
