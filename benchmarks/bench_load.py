@@ -10,6 +10,10 @@ moment:
 3. clicks points of the front while the other pages are still loading or solving: **UI latency** is the
    time from the click to the clicked tree's title on the page.
 
+With ``--client ws`` every session is a Bokeh websocket client instead of a browser page (the issue allows
+either): the same steps, events sent as BokehJS sends them, so the figures are the server's alone, without
+eight Chromium renderers competing for the same two cores.
+
 Errors are failed steps, error alerts on a page and tracebacks in the server log (must be 0).  Peak
 memory is the server process's resident set, sampled every 0.1 s.  Bounded: at most ``--max-pages`` pages
 and ``--timeout`` seconds per page; localhost only.
@@ -19,9 +23,10 @@ Usage::
     python benchmarks/bench_load.py                       # N = 1, 4, 8, 16, default server settings
     python benchmarks/bench_load.py --num-threads 4       # panel serve --num-threads 4
     python benchmarks/bench_load.py --sizes 8 --clicks 5
+    python benchmarks/bench_load.py --client ws           # websocket clients instead of chromium pages
 
 Target on the 2-core development machine: 8 sessions, p95 page → first front ≤ 5 s, zero errors,
-UI latency p95 ≤ 250 ms.  Skips (exit 0) without /usr/bin/chromium or Playwright.
+UI latency p95 ≤ 250 ms.  Browser mode skips (exit 0) without /usr/bin/chromium or Playwright.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import statistics
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,6 +108,101 @@ async def one_session(browser, url: str, clicks: int, timeout: float, start: asy
     return out
 
 
+def _texts(doc) -> list[str]:
+    return [m.text for m in doc.models if isinstance(getattr(m, "text", None), str) and m.text]
+
+
+def _wait(session, done, timeout: float) -> None:
+    """Run the client's loop until ``done()`` holds.
+
+    The loop applies the server's patches as they arrive (``force_roundtrip`` would drop the patches that
+    arrive while it waits for its own reply); a timer stops it after ``timeout`` seconds.
+    """
+    conn = session._connection
+    timer = conn._loop.call_later(timeout, conn._loop.stop)
+    try:
+        conn._loop_until(done)
+    finally:
+        conn._loop.remove_timeout(timer)
+    if not done():
+        raise TimeoutError("the expected change did not arrive in time")
+
+
+def _wait_text(session, pred, timeout: float) -> None:
+    """Run the client's loop until one of the document's texts satisfies ``pred``."""
+    _wait(session, lambda: any(pred(t) for t in _texts(session.document)), timeout)
+
+
+def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) -> dict:
+    """One session as a Bokeh websocket client (no browser): the same three steps as a browser page.
+
+    Run is a ``ButtonClick`` event sent the way BokehJS sends it; a point click sets the Pareto points'
+    ``selected.indices``, as the tap tool does; replies are the server's document patches.
+    """
+    from bench_soak import _client_models
+    from bokeh.client import pull_session
+    from bokeh.document.events import MessageSentEvent
+    from bokeh.events import ButtonClick, DocumentReady
+    from bokeh.models import Button, ColumnDataSource
+
+    _client_models()
+    # the client re-announces models the server sent in an earlier patch: harmless, and noisy
+    warnings.filterwarnings("ignore", message="reference already known")
+    out = {"first_front": None, "run_to_front": None, "latency": [], "errors": []}
+    try:
+        start.wait()
+        t0 = time.perf_counter()
+        with pull_session(url=f"{url}/explorer") as session:
+            doc = session.document
+            # BokehJS says so once the page is rendered; Panel's onload callbacks (the pollers) wait for it
+            doc.callbacks.trigger_on_change(MessageSentEvent(doc, "bokeh_event", DocumentReady()))
+            _wait_text(session, lambda t: "#1 cart" in t, timeout)
+            out["first_front"] = time.perf_counter() - t0
+
+            models = [m for root in doc.roots for m in root.references()]
+            run = next(m for m in models if isinstance(m, Button) and m.label == "Run")
+            # the models came from the server: mark them known, or the event would carry a copy of the button
+            doc.models.flush_synced()
+            t0 = time.perf_counter()
+            doc.callbacks.trigger_on_change(MessageSentEvent(doc, "bokeh_event", ButtonClick(run)))
+            # the front is drawn when the plot's tappable points hold run #2 (as the browser mode waits for)
+            sources = [m for m in doc.models if isinstance(m, ColumnDataSource) and {"run_id", "tree"} <= set(m.data)]
+            _wait(session, lambda: any(2 in list(s.data["run_id"]) for s in sources), timeout)
+            out["run_to_front"] = time.perf_counter() - t0
+
+            points = next(s for s in sources if 2 in list(s.data["run_id"]))
+            rows = [i for i, r in enumerate(points.data["run_id"]) if r == 2]
+            for i in range(clicks + 1):
+                row = rows[(i + 1) % len(rows)]
+                tree = points.data["tree"][row]
+                pat = re.compile(rf", tree {tree}: \d+ splits")
+                doc.models.flush_synced()
+                t0 = time.perf_counter()
+                points.selected.indices = [row]
+                _wait_text(session, pat.search, timeout)
+                if i:  # the first click may hit the tree already shown
+                    out["latency"].append(time.perf_counter() - t0)
+                time.sleep(0.15)
+            alerts = [
+                m.text
+                for root in doc.roots
+                for m in root.references()
+                if "alert-danger" in (getattr(m, "css_classes", None) or []) and m.visible and m.text.strip()
+            ]
+            out["errors"].extend(f"alert: {t[:200]}" for t in alerts)
+    except Exception as exc:
+        out["errors"].append(f"{type(exc).__name__}: {str(exc)[:300]}")
+    return out
+
+
+def run_load_ws(n: int, url: str, clicks: int, timeout: float) -> list[dict]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = threading.Barrier(n)  # every session starts at the same moment
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(lambda _: ws_session(url, clicks, timeout, start), range(n)))
+
+
 async def run_load(n: int, url: str, clicks: int, timeout: float) -> list[dict]:
     from playwright.async_api import async_playwright
 
@@ -138,7 +239,7 @@ class PeakRSS:
         self._t.join(1)
 
 
-def measure(n: int, clicks: int, timeout: float, extra_args: list[str]) -> dict:
+def measure(n: int, clicks: int, timeout: float, extra_args: list[str], client: str = "browser") -> dict:
     from bench_soak import Server, open_session
 
     with Server(extra_args) as server:
@@ -148,7 +249,10 @@ def measure(n: int, clicks: int, timeout: float, extra_args: list[str]) -> dict:
         load0 = os.getloadavg()[0]
         with PeakRSS(server.proc.pid) as peak:
             t0 = time.perf_counter()
-            results = asyncio.run(run_load(n, server.url, clicks, timeout))
+            if client == "ws":
+                results = run_load_ws(n, server.url, clicks, timeout)
+            else:
+                results = asyncio.run(run_load(n, server.url, clicks, timeout))
             wall = time.perf_counter() - t0
         log = server.log()
     errors = [e for r in results for e in r["errors"]]
@@ -192,20 +296,27 @@ def main(argv=None) -> int:
     ap.add_argument("--max-pages", type=int, default=16)
     ap.add_argument("--num-threads", type=int, default=None, help="pass --num-threads N to panel serve")
     ap.add_argument("--max-jobs", type=int, default=None, help="TREEEXPLORER_MAX_JOBS for the server")
+    ap.add_argument(
+        "--client",
+        choices=["browser", "ws"],
+        default="browser",
+        help="browser: headless chromium pages; ws: Bokeh websocket clients (the server's cost alone)",
+    )
     args = ap.parse_args(argv)
-    if not CHROMIUM.exists():
-        print("skip: /usr/bin/chromium missing")
-        return 0
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
-        print("skip: playwright is not installed")
-        return 0
+    if args.client == "browser":
+        if not CHROMIUM.exists():
+            print("skip: /usr/bin/chromium missing")
+            return 0
+        try:
+            import playwright  # noqa: F401
+        except ImportError:
+            print("skip: playwright is not installed")
+            return 0
     extra = ["--num-threads", str(args.num_threads)] if args.num_threads is not None else []
     if args.max_jobs is not None:
         os.environ["TREEEXPLORER_MAX_JOBS"] = str(args.max_jobs)
     mode = f"panel serve {' '.join(extra) or '(default)'}; max jobs {os.environ.get('TREEEXPLORER_MAX_JOBS', 'cores')}"
-    print(f"{mode}; {os.cpu_count()} CPUs; clicks per page {args.clicks}")
+    print(f"{mode}; {args.client} clients; {os.cpu_count()} CPUs; clicks per page {args.clicks}")
     print(
         "| sessions | page → first front median / p95 (s) | Run → front median / p95 (s) "
         "| UI latency median / p95 (ms) | errors | peak server RSS (MB) | load avg (start → end) |"
@@ -213,7 +324,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|", flush=True)
     rows = []
     for n in args.sizes:
-        r = measure(min(n, args.max_pages), args.clicks, args.timeout, extra)
+        r = measure(min(n, args.max_pages), args.clicks, args.timeout, extra, args.client)
         rows.append(r)
         print(_row(r), flush=True)
     for r in rows:
