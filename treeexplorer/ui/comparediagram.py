@@ -55,19 +55,15 @@ class CompareDiagram(pn.viewable.Viewer):
     def __init__(self, run: Callable | None = None, **params):
         super().__init__(**params)
         self._run = locked(run)
-        self.left, self.right = TreeFigure(width=620, interactive=False), TreeFigure(width=620, interactive=False)
+        # the two figures are built on the first comparison drawn: most sessions never open the Compare tab,
+        # and two Bokeh figures cost ~0.15 s of the server's one thread per new session
+        self.left: TreeFigure | None = None
+        self.right: TreeFigure | None = None
         self.left_title = pn.pane.Markdown("", margin=(0, 10))
         self.right_title = pn.pane.Markdown("", margin=(0, 10))
         self.note = pn.pane.HTML("", margin=(0, 10))
         sw = {"sizing_mode": "stretch_width"}
-        self.left_pane = pn.pane.Bokeh(self.left.figure, **sw)
-        self.right_pane = pn.pane.Bokeh(self.right.figure, **sw)
-        self.box = pn.Row(
-            pn.Column(self.left_title, self.left_pane, **sw),
-            pn.Column(self.right_title, self.right_pane, **sw),
-            visible=False,
-            **sw,
-        )
+        self.box = pn.Row(visible=False, **sw)
         self._layout = pn.Column(self.note, self.box, **sw, margin=0)
         self.differences: tuple[set[int], set[int]] = (set(), set())
         self.active = True  # drawn only while its tab is shown (see follow): two layouts less per click
@@ -75,6 +71,16 @@ class CompareDiagram(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._layout
+
+    def _figures(self) -> tuple[TreeFigure, TreeFigure]:
+        if self.left is None:
+            sw = {"sizing_mode": "stretch_width"}
+            self.left, self.right = TreeFigure(width=620, interactive=False), TreeFigure(width=620, interactive=False)
+            self.box.objects = [
+                pn.Column(self.left_title, pn.pane.Bokeh(self.left.figure, **sw), **sw),
+                pn.Column(self.right_title, pn.pane.Bokeh(self.right.figure, **sw), **sw),
+            ]
+        return self.left, self.right
 
     def follow(self, tabs: pn.Tabs, index: int) -> None:
         """Draw only while tab ``index`` of ``tabs`` is the active one (cleared when another is shown)."""
@@ -90,7 +96,7 @@ class CompareDiagram(pn.viewable.Viewer):
         """Draw front entries ``a`` and ``b`` (``b`` ``None``: hide the diagrams)."""
         self._pair = (a, b)
         if a is None or b is None or not self.active:
-            if self.left.tree is not None or self.right.tree is not None:
+            if self.left is not None and (self.left.tree is not None or self.right.tree is not None):
                 self._run(lambda: (self.left.show(None), self.right.show(None)))
             self.box.visible = False
             self.note.object = ""
@@ -98,9 +104,11 @@ class CompareDiagram(pn.viewable.Viewer):
         da, db = tree_differences(a.tree, b.tree)
         self.differences = (da, db)
 
+        left, right = self._figures()
+
         def draw():
-            self.left.show(a.tree, collapsed=(), diff=da)
-            self.right.show(b.tree, collapsed=(), diff=db)
+            left.show(a.tree, collapsed=(), diff=da)
+            right.show(b.tree, collapsed=(), diff=db)
 
         self._run(draw)
         self.left_title.object = f"**Tree {a.id}** ({a.metrics['splits']} splits)"
