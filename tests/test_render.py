@@ -370,3 +370,24 @@ def test_compare_outlines_what_one_tree_has_and_the_other_not():
     leaves_b[7] = (leaves_b[7] + 1) % 3  # a leaf (7: the first of depth 3) predicting another class
     c = Tree(a.column, a.op, a.value, a.true_child, a.false_child, a.counts, leaves_b, a.schema)
     assert a.is_leaf(7) and tree_differences(a, c) == ({7}, {7})
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_tree_view_keeps_a_narrow_tree_whole_with_its_root_centred(depth):
+    # a tree narrower than the view used to be pushed against its right edge, half the card left empty
+    from treeexplorer.render.bokehview import TreeFigure
+
+    fig = TreeFigure()
+    lopsided = solve(load_dataset("iris"), solver="cart", max_depth=depth + 1).trees[-1].tree
+    for complete, tree in ((True, big_tree(depth)), (False, lopsided)):
+        fig.show(tree)
+        boxes = fig.sources["boxes"].data
+        xr = fig.figure.x_range
+        assert xr.start <= min(boxes["left"]) and max(boxes["right"]) <= xr.end
+        root = boxes["id"].index(0)
+        root_x = (boxes["left"][root] + boxes["right"][root]) / 2
+        room_left, room_right = min(boxes["left"]) - xr.start, xr.end - max(boxes["right"])
+        # centred, unless centring would push one side of the tree out of view
+        assert abs(root_x - (xr.start + xr.end) / 2) < 1 or min(room_left, room_right) < 13
+        if complete:  # symmetric: the root is the tree's middle
+            assert abs(root_x - (xr.start + xr.end) / 2) < 1

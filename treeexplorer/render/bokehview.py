@@ -361,7 +361,10 @@ class TreeFigure:
         full_w = max(lay.width + 2 * MARGIN, float(self.width))
         full_h = lay.height + 2 * MARGIN if lay.nodes else 40.0
         root_x = lay.nodes[0].x if lay.nodes and self.orientation == "tb" else (full_w - 2 * MARGIN) / 2
-        x0 = min(max(-MARGIN, root_x - full_w / 2), lay.width + MARGIN - full_w) if lay.nodes else -MARGIN
+        # The root centred, within the x0 that keep the tree's edges in view: a tree wider than the view shows
+        # no empty margin beyond its edges, a narrower one stays whole (it used to be pushed to the right edge).
+        lo, hi = sorted((-MARGIN, lay.width + MARGIN - full_w))
+        x0 = min(max(root_x - full_w / 2, lo), hi) if lay.nodes else -MARGIN
         if self.orientation == "lr":
             x0 = -MARGIN
         # Fonts first: the browser applies changes in order, and the range change that follows makes its
