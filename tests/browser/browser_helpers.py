@@ -189,3 +189,45 @@ AXIS_LABEL_JS = """() => {
   for (const v of Object.values(Bokeh.index)) walk(v);
   return out;
 }"""
+
+
+# Scroll the Pareto plot (the view drawing the train points) to the middle of the window.
+PLOT_INTO_VIEW_JS = """() => {
+  const views = [];
+  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
+  for (const v of Object.values(Bokeh.index)) walk(v);
+  for (const v of views.filter(v => v.frame && v.renderer_views)) {
+    for (const [m] of v.renderer_views) {
+      const d = m.data_source && m.data_source.data;
+      if (d && d.tree && d.train_accuracy && d.run_id) {
+        v.el.scrollIntoView({block: "center", behavior: "instant"});
+        return true;
+      }
+    }
+  }
+  return false;
+}"""
+
+
+def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeout_ms: int = 8_000):
+    """Hover the train point of ``(run, tree)`` until ``selector`` (e.g. its tooltip) is visible; returns it.
+
+    The point is looked up again right before each hover: a click on a point scrolls the selected tree's card
+    into view (smoothly), and a late notice (the exact front arriving) can move the page, so coordinates read
+    before may point elsewhere.
+    """
+    target = page.locator(selector).first
+    for attempt in range(tries):
+        page.wait_for_timeout(800)  # a smooth scroll started by a click ends
+        page.evaluate(PLOT_INTO_VIEW_JS)
+        page.wait_for_timeout(200)
+        pt = next(p for p in page.evaluate(POINTS_JS) if p["run"] == run and p["tree"] == tree)
+        page.mouse.move(5, 5)
+        page.mouse.move(pt["x"], pt["y"] + 1)
+        try:
+            target.wait_for(timeout=timeout_ms)
+            return target
+        except Exception:
+            if attempt == tries - 1:
+                raise
+    return target

@@ -22,6 +22,7 @@ from browser_helpers import (
     ROOT,
     TREE_SOURCE_JS,
     TREE_TEXTS_JS,
+    hover_point,
     served_app,
     shot,
 )
@@ -370,9 +371,7 @@ def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(app
     multi = [t.split(":")[0] for t in drawn["test"] if "one per category" in t]
     assert multi and all(categories[col] <= set(drawn["text"]) for col in multi)
     # hovering the point: the tooltip (with the solver's long info line) wraps inside the plot's width
-    app.mouse.move(pt["x"], pt["y"] + 1)
-    tip = app.locator(".bk-Tooltip, .bk-tooltip").first
-    tip.wait_for(timeout=30_000)
+    tip = hover_point(app, 2, pt["tree"], ".bk-Tooltip, .bk-tooltip")
     box = tip.bounding_box()
     assert box is not None and box["width"] <= 420
     shot(app, "10_multiway_tree_hover")
