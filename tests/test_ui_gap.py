@@ -195,3 +195,29 @@ def test_explorer_draws_the_reference_and_the_gap_text():
         assert e.pareto.reference.data_source.data["x"][0] == 1
     finally:
         e.close()
+
+
+def test_multiway_trees_get_no_gap_and_say_why():
+    # BRANCHES on car: one multiway split per categorical column. Counted as the exact front's binary splits it
+    # could look "below the optimum", which used to be reported as "its training rows differ".
+    c = Controller()
+    c.exact.auto = True
+    try:
+        assert c.load_bundled("car")
+        run = c.run_sync(RunSettings("branches", {"sparsity": 0.01}, discretizer="mid"), timeout=WAIT)
+        assert run is not None and not c.error
+        _finish_exact(c)
+        rec = c.exact.record()
+        assert rec is not None and rec.proven
+        multi = [t for t in run.front if t.tree.has_multiway]
+        assert multi, "BRANCHES on car should give multiway trees"
+        for t in run.front:
+            words = c.exact.text(run, t)
+            assert "training rows differ" not in words
+            if t.tree.has_multiway:
+                assert t.metrics["gap_errors"] is None and words.startswith("multiway splits: not comparable")
+            elif t.metrics["depth"] <= rec.depth:
+                assert t.metrics["gap_errors"] is not None and t.metrics["gap_errors"] >= 0
+        assert "no gap to the exact front" not in (c.notice or "")
+    finally:
+        c.close()

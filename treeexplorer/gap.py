@@ -126,6 +126,9 @@ def _check_same(front: Front, exact: Front, prep) -> None:
 def attach_gaps(front: Front, exact: Front, prep=None) -> Front:
     """Store ``metrics["gap_errors"]`` on every tree of ``front`` (``None`` where the optimum is unknown).
 
+    Trees with a multiway node (BRANCHES on categorical columns) get ``None``: their splits are not counted
+    as the exact front's binary ones.
+
     Parameters
     ----------
     front : Front
@@ -153,7 +156,9 @@ def attach_gaps(front: Front, exact: Front, prep=None) -> Front:
     for t in front.trees:
         k = t.metrics["splits"]
         gap = None
-        if t.metrics["depth"] <= depth and k in opt:
+        # a multiway node is one split with a branch per category (several binary splits of the exact
+        # front's one-hot columns): its number of splits is not the exact front's, so no gap is claimed
+        if t.metrics["depth"] <= depth and k in opt and not t.tree.has_multiway:
             gap = int(t.metrics["train_errors"]) - opt[k]
             if gap < 0:
                 raise GapError(

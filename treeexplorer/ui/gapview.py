@@ -97,6 +97,8 @@ def gap_text(entry: FrontTree, record: ExactRecord | None, comparable: bool = Tr
         return "not comparable with the exact front (its training rows differ)"
     m = entry.metrics
     k, e = int(m["splits"]), int(m["train_errors"])
+    if entry.tree.has_multiway:
+        return "multiway splits: not comparable with the exact front's binary splits (gap not known)"
     if m["depth"] > record.depth:
         return f"deeper than the exact front (depth {record.depth}): gap not known"
     if k > (1 << record.depth) - 1:
