@@ -191,7 +191,7 @@ AXIS_LABEL_JS = """() => {
 }"""
 
 
-# Scroll the Pareto plot (the view drawing the train points) to the middle of the window.
+# Scroll the Pareto plot (the view drawing the train points) into the window when it is not wholly in it.
 PLOT_INTO_VIEW_JS = """() => {
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
@@ -200,7 +200,8 @@ PLOT_INTO_VIEW_JS = """() => {
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
       if (d && d.tree && d.train_accuracy && d.run_id) {
-        v.el.scrollIntoView({block: "center", behavior: "instant"});
+        const r = v.el.getBoundingClientRect();
+        if (r.top < 0 || r.bottom > window.innerHeight) v.el.scrollIntoView({block: "nearest", behavior: "instant"});
         return true;
       }
     }
@@ -213,12 +214,11 @@ def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeou
     """Hover the train point of ``(run, tree)`` until ``selector`` (e.g. its tooltip) is visible; returns it.
 
     The point is looked up again right before each hover: a click on a point scrolls the selected tree's card
-    into view (smoothly), and a late notice (the exact front arriving) can move the page, so coordinates read
+    into view, and a late notice (the exact front arriving) can move the page, so coordinates read
     before may point elsewhere.
     """
     target = page.locator(selector).first
     for attempt in range(tries):
-        page.wait_for_timeout(800)  # a smooth scroll started by a click ends
         page.evaluate(PLOT_INTO_VIEW_JS)
         page.wait_for_timeout(200)
         pt = next(p for p in page.evaluate(POINTS_JS) if p["run"] == run and p["tree"] == tree)

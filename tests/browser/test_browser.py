@@ -18,6 +18,7 @@ from browser_helpers import (
     ARTIFACTS,
     AXIS_LABEL_JS,
     CHROMIUM,
+    PLOT_INTO_VIEW_JS,
     POINTS_JS,
     ROOT,
     TREE_SOURCE_JS,
@@ -54,6 +55,8 @@ def points(page, wait: float = 20.0, runs: set | None = None) -> list[dict]:
     deadline = time.time() + wait
     pts = []
     while time.time() < deadline:
+        # a click on a point scrolls the tree card into view: bring the plot back before reading positions
+        page.evaluate(PLOT_INTO_VIEW_JS)
         pts = page.evaluate(POINTS_JS)
         if (pts if runs is None else {p["run"] for p in pts} == runs) or (runs == set() and not pts):
             return pts

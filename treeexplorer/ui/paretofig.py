@@ -73,7 +73,7 @@ const find = (root) => {
 };
 const el = find(document);
 if (el && el.getBoundingClientRect().top > 0.6 * window.innerHeight) {
-  el.scrollIntoView({behavior: 'smooth', block: 'start'});
+  el.scrollIntoView({behavior: 'instant', block: 'start'});  // no animation racing the user's next move
 }
 """
 
