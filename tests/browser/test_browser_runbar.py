@@ -102,7 +102,7 @@ def test_a_click_brings_the_tree_into_view_and_the_exports_fit_their_card(server
     assert 0 <= pt["y"] <= height  # the point is on screen: the user can click it
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector(f"text=/#4 uigreedy.*tree {pt['tree']}: {pt['splits']} splits/", timeout=30_000)
-    page.wait_for_timeout(1000)  # smooth scrolling
+    page.wait_for_timeout(1000)  # the card is drawn after the scroll
     tree = page.locator(f".{TreeDetail.CSS_CLASS} canvas").first
     box = tree.bounding_box()
     assert box is not None and box["height"] > 100
