@@ -108,38 +108,13 @@ async def one_session(browser, url: str, clicks: int, timeout: float, start: asy
     return out
 
 
-def _texts(doc) -> list[str]:
-    return [m.text for m in doc.models if isinstance(getattr(m, "text", None), str) and m.text]
-
-
-def _wait(session, done, timeout: float) -> None:
-    """Run the client's loop until ``done()`` holds.
-
-    The loop applies the server's patches as they arrive (``force_roundtrip`` would drop the patches that
-    arrive while it waits for its own reply); a timer stops it after ``timeout`` seconds.
-    """
-    conn = session._connection
-    timer = conn._loop.call_later(timeout, conn._loop.stop)
-    try:
-        conn._loop_until(done)
-    finally:
-        conn._loop.remove_timeout(timer)
-    if not done():
-        raise TimeoutError("the expected change did not arrive in time")
-
-
-def _wait_text(session, pred, timeout: float) -> None:
-    """Run the client's loop until one of the document's texts satisfies ``pred``."""
-    _wait(session, lambda: any(pred(t) for t in _texts(session.document)), timeout)
-
-
 def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) -> dict:
     """One session as a Bokeh websocket client (no browser): the same three steps as a browser page.
 
     Run is a ``ButtonClick`` event sent the way BokehJS sends it; a point click sets the Pareto points'
     ``selected.indices``, as the tap tool does; replies are the server's document patches.
     """
-    from bench_soak import _client_models
+    from bench_soak import _client_models, wait_text, wait_until
     from bokeh.client import pull_session
     from bokeh.document.events import MessageSentEvent
     from bokeh.events import ButtonClick, DocumentReady
@@ -156,18 +131,17 @@ def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) 
             doc = session.document
             # BokehJS says so once the page is rendered; Panel's onload callbacks (the pollers) wait for it
             doc.callbacks.trigger_on_change(MessageSentEvent(doc, "bokeh_event", DocumentReady()))
-            _wait_text(session, lambda t: "#1 cart" in t, timeout)
+            wait_text(session, lambda t: "#1 cart" in t, timeout)
             out["first_front"] = time.perf_counter() - t0
 
-            models = [m for root in doc.roots for m in root.references()]
-            run = next(m for m in models if isinstance(m, Button) and m.label == "Run")
+            run = next(m for m in doc.models if isinstance(m, Button) and m.label == "Run")
             # the models came from the server: mark them known, or the event would carry a copy of the button
             doc.models.flush_synced()
             t0 = time.perf_counter()
             doc.callbacks.trigger_on_change(MessageSentEvent(doc, "bokeh_event", ButtonClick(run)))
             # the front is drawn when the plot's tappable points hold run #2 (as the browser mode waits for)
             sources = [m for m in doc.models if isinstance(m, ColumnDataSource) and {"run_id", "tree"} <= set(m.data)]
-            _wait(session, lambda: any(2 in list(s.data["run_id"]) for s in sources), timeout)
+            wait_until(session, lambda: any(2 in list(s.data["run_id"]) for s in sources), timeout)
             out["run_to_front"] = time.perf_counter() - t0
 
             points = next(s for s in sources if 2 in list(s.data["run_id"]))
@@ -179,14 +153,13 @@ def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) 
                 doc.models.flush_synced()
                 t0 = time.perf_counter()
                 points.selected.indices = [row]
-                _wait_text(session, pat.search, timeout)
+                wait_text(session, pat.search, timeout)
                 if i:  # the first click may hit the tree already shown
                     out["latency"].append(time.perf_counter() - t0)
                 time.sleep(0.15)
             alerts = [
                 m.text
-                for root in doc.roots
-                for m in root.references()
+                for m in doc.models
                 if "alert-danger" in (getattr(m, "css_classes", None) or []) and m.visible and m.text.strip()
             ]
             out["errors"].extend(f"alert: {t[:200]}" for t in alerts)

@@ -153,17 +153,41 @@ def _client_models() -> None:
     import treeexplorer.ui.enterkey  # noqa: F401  (the page's own JS component: its data model type)
 
 
+def _texts(doc) -> list[str]:
+    """The non-empty texts of a (client-side) document's models."""
+    return [m.text for m in doc.models if isinstance(getattr(m, "text", None), str) and m.text]
+
+
+def wait_until(session, done, timeout: float) -> None:
+    """Run a Bokeh client session's loop until ``done()`` holds; ``TimeoutError`` after ``timeout`` seconds.
+
+    The loop applies the server's patches as they arrive (``force_roundtrip`` would drop the patches that
+    arrive while it waits for its own reply).
+    """
+    conn = session._connection
+    timer = conn._loop.call_later(timeout, conn._loop.stop)
+    try:
+        conn._loop_until(done)
+    finally:
+        conn._loop.remove_timeout(timer)
+    if not done():
+        raise TimeoutError("the expected change did not arrive in time")
+
+
+def wait_text(session, pred, timeout: float) -> None:
+    """Run the session's loop until one of its document's texts satisfies ``pred``."""
+    wait_until(session, lambda: any(pred(t) for t in _texts(session.document)), timeout)
+
+
 def _session_text(url: str, marker: str) -> str:
     from bokeh.client import pull_session
 
     _client_models()
 
     with pull_session(url=url) as session:
-        for model in session.document.roots:
-            for m in model.references():
-                text = getattr(m, "text", None)
-                if isinstance(text, str) and marker in text:
-                    return text
+        for text in _texts(session.document):
+            if marker in text:
+                return text
     raise RuntimeError(f"{marker} not found at {url}")
 
 
@@ -176,22 +200,12 @@ def open_session(url: str, timeout: float = 120.0) -> float:
 
     _client_models()
     t0 = time.perf_counter()
-    deadline = t0 + timeout
     with pull_session(url=f"{url}/explorer") as session:
         # the server solves the default run in the background after building the page: wait for its front
-        while True:
-            texts = [
-                getattr(m, "text", "") or ""
-                for root in session.document.roots
-                for m in root.references()
-                if isinstance(getattr(m, "text", None), str)
-            ]
-            if any("#1 cart" in t for t in texts):
-                break
-            if time.perf_counter() > deadline:
-                raise RuntimeError("the session's page shows no front (#1 cart missing)")
-            session.force_roundtrip()  # runs the client's loop: the server's document changes arrive
-            time.sleep(0.1)
+        try:
+            wait_text(session, lambda t: "#1 cart" in t, timeout)
+        except TimeoutError:
+            raise RuntimeError("the session's page shows no front (#1 cart missing)") from None
     return time.perf_counter() - t0
 
 

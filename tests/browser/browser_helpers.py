@@ -127,28 +127,40 @@ def shot(page, name: str, full_page: bool = True) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
-# Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
-POINTS_JS = """() => {
+# Every Bokeh view of the page (``views``), and the plot views drawing the Pareto train points with their data
+# (``pointViews``: [view, data] pairs): shared by the scripts below.
+_POINT_VIEWS = """
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
   for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = [];
+  const pointViews = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
-    const rect = v.el.getBoundingClientRect();
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
-      if (!d || !d.tree || !d.train_accuracy || !d.run_id) continue;
-      const xk = d.x ? "x" : Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
-      for (let i = 0; i < d.tree.length; i++) {
-        out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
-                  leaves: d.leaves ? d.leaves[i] : null, proven: d.proven ? d.proven[i] : null,
-                  x: rect.x + v.frame.x_scale.compute(d[xk][i]),
-                  y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
-      }
+      if (d && d.tree && d.train_accuracy && d.run_id) pointViews.push([v, d]);
+    }
+  }
+"""
+
+# Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
+POINTS_JS = (
+    "() => {"
+    + _POINT_VIEWS
+    + """
+  const out = [];
+  for (const [v, d] of pointViews) {
+    const rect = v.el.getBoundingClientRect();
+    const xk = d.x ? "x" : Object.keys(d).find(k => ["splits", "leaves", "depth", "avg_tests"].includes(k));
+    for (let i = 0; i < d.tree.length; i++) {
+      out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
+                leaves: d.leaves ? d.leaves[i] : null, proven: d.proven ? d.proven[i] : null,
+                x: rect.x + v.frame.x_scale.compute(d[xk][i]),
+                y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
     }
   }
   return out;
 }"""
+)
 
 # Bold node labels (tests and leaf classes) drawn by the tree view, in node order.
 TREE_TEXTS_JS = """() => {
@@ -192,22 +204,18 @@ AXIS_LABEL_JS = """() => {
 
 
 # Scroll the Pareto plot (the view drawing the train points) into the window when it is not wholly in it.
-PLOT_INTO_VIEW_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  for (const v of views.filter(v => v.frame && v.renderer_views)) {
-    for (const [m] of v.renderer_views) {
-      const d = m.data_source && m.data_source.data;
-      if (d && d.tree && d.train_accuracy && d.run_id) {
-        const r = v.el.getBoundingClientRect();
-        if (r.top < 0 || r.bottom > window.innerHeight) v.el.scrollIntoView({block: "nearest", behavior: "instant"});
-        return true;
-      }
-    }
+PLOT_INTO_VIEW_JS = (
+    "() => {"
+    + _POINT_VIEWS
+    + """
+  for (const [v] of pointViews) {
+    const r = v.el.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) v.el.scrollIntoView({block: "nearest", behavior: "instant"});
+    return true;
   }
   return false;
 }"""
+)
 
 
 def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeout_ms: int = 8_000):
@@ -226,7 +234,7 @@ def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeou
         page.mouse.move(pt["x"], pt["y"] + 1)
         try:
             target.wait_for(timeout=timeout_ms)
-            return target
+            break
         except Exception:
             if attempt == tries - 1:
                 raise
