@@ -49,7 +49,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 # Same reader of the Pareto plot's points as the browser tests (kept in one place).
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from browser_helpers import POINTS_JS  # noqa: E402
+from browser_helpers import PLOT_INTO_VIEW_JS, POINTS_JS  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -88,6 +88,8 @@ async def one_session(browser, url: str, clicks: int, timeout: float, start: asy
         out["run_to_front"] = time.perf_counter() - t0
 
         for i in range(clicks + 1):
+            # a click on a point scrolls the tree card into view, as for a user: bring the plot back first
+            await page.evaluate(PLOT_INTO_VIEW_JS)
             pts = sorted((p for p in await page.evaluate(POINTS_JS) if p["run"] == 2), key=lambda p: p["tree"])
             pt = pts[(i + 1) % len(pts)]
             await page.mouse.move(5, 5)  # away first: a hover tooltip may cover the next point
