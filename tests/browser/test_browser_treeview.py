@@ -245,16 +245,21 @@ def test_tree_view(server, new_page, size):
 
     # Compare: both trees drawn side by side, the differences outlined in each
     page.get_by_text("Compare", exact=True).click()
-    deadline = time.time() + 20
+    def compared(w) -> bool:
+        """Differences outlined, every box inside the plot's frame."""
+        inside = all(w["left"] - 0.5 <= n["sx0"] and n["sx1"] <= w["left"] + w["width"] + 0.5 for n in w["nodes"])
+        return inside and any(n["stroke"] == "#D55E00" for n in w["nodes"])
+
+    # polled to the settled state: the browser may draw between the server's messages
+    deadline, others = time.time() + 20, []
     while time.time() < deadline:
         others = [w for w in page.evaluate(VIEWS_JS) if not w["tap"] and w["nodes"]]
-        if len(others) == 2:
+        if len(others) == 2 and all(map(compared, others)):
             break
         time.sleep(0.2)
     assert len(others) == 2
     for w in others:
-        assert any(n["stroke"] == "#D55E00" for n in w["nodes"])
-        assert all(w["left"] - 0.5 <= n["sx0"] and n["sx1"] <= w["left"] + w["width"] + 0.5 for n in w["nodes"])
+        assert compared(w), {k: w[k] for k in ("x0", "x1", "left", "width")}
     assert others[0]["left"] + others[0]["width"] <= others[1]["left"] + 1  # side by side
     page.get_by_text("outlined", exact=False).first.scroll_into_view_if_needed()
     page.wait_for_timeout(300)

@@ -72,15 +72,15 @@ class CompareDiagram(pn.viewable.Viewer):
     def __panel__(self):
         return self._layout
 
-    def _figures(self) -> tuple[TreeFigure, TreeFigure]:
-        if self.left is None:
+    def _place(self) -> None:
+        # Called after the first draw: the browser then gets each figure with its trees and ranges in one
+        # message, not empty and then filled by later ones (a loaded server paces those apart).
+        if not self.box.objects:
             sw = {"sizing_mode": "stretch_width"}
-            self.left, self.right = TreeFigure(width=620, interactive=False), TreeFigure(width=620, interactive=False)
             self.box.objects = [
                 pn.Column(self.left_title, pn.pane.Bokeh(self.left.figure, **sw), **sw),
                 pn.Column(self.right_title, pn.pane.Bokeh(self.right.figure, **sw), **sw),
             ]
-        return self.left, self.right
 
     def follow(self, tabs: pn.Tabs, index: int) -> None:
         """Draw only while tab ``index`` of ``tabs`` is the active one (cleared when another is shown)."""
@@ -104,13 +104,16 @@ class CompareDiagram(pn.viewable.Viewer):
         da, db = tree_differences(a.tree, b.tree)
         self.differences = (da, db)
 
-        left, right = self._figures()
+        if self.left is None:
+            self.left, self.right = TreeFigure(width=620, interactive=False), TreeFigure(width=620, interactive=False)
+        left, right = self.left, self.right
 
         def draw():
             left.show(a.tree, collapsed=(), diff=da)
             right.show(b.tree, collapsed=(), diff=db)
 
         self._run(draw)
+        self._place()
         self.left_title.object = f"**Tree {a.id}** ({a.metrics['splits']} splits)"
         self.right_title.object = f"**Tree {b.id}** ({b.metrics['splits']} splits)"
         self.note.object = (
