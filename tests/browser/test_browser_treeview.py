@@ -245,6 +245,7 @@ def test_tree_view(server, new_page, size):
 
     # Compare: both trees drawn side by side, the differences outlined in each
     page.get_by_text("Compare", exact=True).click()
+
     def compared(w) -> bool:
         """Differences outlined, every box inside the plot's frame."""
         inside = all(w["left"] - 0.5 <= n["sx0"] and n["sx1"] <= w["left"] + w["width"] + 0.5 for n in w["nodes"])
