@@ -65,7 +65,12 @@ def servable_page(page) -> None:
     (a served page: ~750 -> ~540 ms of server time).  Returns None: the page is already in the document.
     """
     import panel as pn
+    from bokeh.settings import settings
 
+    # Bokeh validates each session's new document: ~75 ms of the server's one thread per page, and only
+    # warnings about the empty placeholders of lazy tabs.  The page is validated by the test suite instead
+    # (test_ui.py::test_the_page_passes_bokeh_validation).
+    settings.perform_document_validation.set_value(False)
     doc = pn.state.curdoc
     if doc is None or not hasattr(doc, "models"):
         page.servable()
