@@ -26,7 +26,7 @@ def test_the_explorer_page_leaves_the_sweep_view_out_until_opened():
 
     e = Explorer(dataset="iris", run_default=False)
     [card] = [o for o in e.main.objects if isinstance(o, pn.Card) and o.title.startswith("Sweep")]
-    assert card.objects == []
+    assert card.objects == [] and e._sweep_view is None  # not even made
     card.collapsed = False
     assert len(card.objects) == 1  # the SweepView (as its Panel layout)
     root = card.get_root(Document())

@@ -156,7 +156,7 @@ class Explorer(pn.viewable.Viewer):
         self.sidebar = Sidebar(ctx, self.dataset, self.solver, self.test_size)
         self.front = FrontPanel(ctx)
         self.detail = TreeDetail(ctx, x_measure=lambda: self.front.x_w.value)
-        self.sweep_view = SweepView(c)
+        self._sweep_view: SweepView | None = None  # made when its card is first opened (~45 ms per session)
         # messages above the cards: errors, notices, and the question a target with many classes asks
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
@@ -177,7 +177,7 @@ class Explorer(pn.viewable.Viewer):
             self.front,
             self.detail,
             lazy_card(  # rendered when first opened: ~80 Bokeh models fewer per session
-                self.sweep_view,
+                build=lambda: self.sweep_view,
                 title="Sweep: cross-validate a grid of settings on a local Dask cluster",
                 sizing_mode="stretch_width",
             ),
@@ -194,6 +194,13 @@ class Explorer(pn.viewable.Viewer):
         self.show_test_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.detail.rerun_w.on_click(lambda e: self._rerun_more_tests())
         self.front.pareto.reveal_on_tap(TreeDetail.CSS_CLASS)  # laptop screens: the opened tree comes into view
+
+    @property
+    def sweep_view(self) -> SweepView:
+        """The Sweep card's view (made on first use)."""
+        if self._sweep_view is None:
+            self._sweep_view = SweepView(self.controller)
+        return self._sweep_view
 
     def __panel__(self):
         return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")
@@ -362,4 +369,5 @@ class Explorer(pn.viewable.Viewer):
             self._poller = None
         self.front.stop_polling()
         self.controller.close()
-        self.sweep_view.close()  # cancels its sweep and closes the session's Dask cluster
+        if self._sweep_view is not None:
+            self._sweep_view.close()  # cancels its sweep and closes the session's Dask cluster

@@ -13,13 +13,18 @@ import panel as pn
 __all__ = ["lazy_card", "lazy_tabs"]
 
 
-def lazy_card(content, **card_params) -> pn.Card:
-    """A collapsed ``pn.Card`` that gets ``content`` (any Panel object) when it is first expanded."""
+def lazy_card(content=None, *, build=None, **card_params) -> pn.Card:
+    """A collapsed ``pn.Card`` that gets ``content`` (any Panel object) when it is first expanded.
+
+    ``build``: instead of ``content``, a function that makes it then (its Python objects cost time too).
+    """
+    if (content is None) == (build is None):
+        raise TypeError("lazy_card takes either content or build")
     card = pn.Card(collapsed=True, **card_params)
 
     def fill(event) -> None:
         if not event.new and not card.objects:
-            card.objects = [content]
+            card.objects = [content if build is None else build()]
 
     card.param.watch(fill, "collapsed")
     return card
