@@ -47,6 +47,9 @@ class TreeDetail(pn.viewable.Viewer):
         )
         self.tree_title = pn.pane.Markdown("", margin=(0, 10))
         self.same_point_box = pn.FlexBox(margin=(0, 5), visible=False, align_items="center")
+        self._same_label = pn.pane.Markdown("**Same point in:**", margin=(8, 5), width=120)
+        self._same_buttons: list[pn.widgets.Button] = []
+        self._same_targets: list[tuple[int, int]] = []
         self.dominated_pane = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.rerun_w = pn.widgets.Button(label="Re-run with more tests", color="warning", visible=False, width=200)
         self.tabs = TreeTabs(ctx, self.tree_fig)
@@ -109,19 +112,30 @@ class TreeDetail(pn.viewable.Viewer):
         self.tabs.show(run, entry, dominated, gap)
 
     def update_same_point(self) -> None:
-        """Name the other runs that have a tree at the selected point, each a button that switches to it."""
+        """Name the other runs that have a tree at the selected point, each a button that switches to it.
+
+        The buttons are kept and relabelled: new ones on every click made Bokeh re-walk the whole page
+        (~40 ms of the server's one thread per click on a point once two runs share a point).
+        """
         c = self.ctx.controller
         others = c.same_point(self._x_measure())
-        items = [pn.pane.Markdown("**Same point in:**", margin=(8, 5), width=120)]
-        for run, t in others:
-            btn = pn.widgets.Button(
-                label=f"{run.label}, tree {t.id}",
-                color="light",
-                margin=(2, 4),
-                description=f"Show the tree of run #{run.id} at this point",
-                width=min(360, 40 + 8 * len(run.label)),
-            )
-            btn.on_click(lambda e, rid=run.id, tid=t.id: c.select(rid, tid))
-            items.append(btn)
-        self.same_point_box.objects = items if others else []
+        while len(self._same_buttons) < len(others):
+            btn = pn.widgets.Button(label="", color="light", margin=(2, 4), description="", visible=False)
+            k = len(self._same_buttons)
+            btn.on_click(lambda e, k=k: c.select(*self._same_targets[k]))
+            self._same_buttons.append(btn)
+        self._same_targets = [(run.id, t.id) for run, t in others]
+        for k, btn in enumerate(self._same_buttons):
+            if k < len(others):
+                run, t = others[k]
+                btn.param.update(
+                    label=f"{run.label}, tree {t.id}",
+                    description=f"Show the tree of run #{run.id} at this point",
+                    width=min(360, 40 + 8 * len(run.label)),
+                    visible=True,
+                )
+            else:
+                btn.visible = False
+        if len(self.same_point_box.objects) != 1 + len(self._same_buttons):
+            self.same_point_box.objects = [self._same_label, *self._same_buttons]
         self.same_point_box.visible = bool(others)
