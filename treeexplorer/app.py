@@ -55,6 +55,14 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
 
 def explorer_page(data: str | None = "iris", target: str | None = None, solver: str | None = None):
     """The full page one session serves: :func:`open_explorer` in the app's template."""
+    import panel as pn
+
+    from treeexplorer.ui.explorer import OfflineFast
+
+    # The parts made with the template's design from the start: made with Panel's default one, each text
+    # pane changed its stylesheets on its first update, and every such change re-walked the page's models
+    # (~3 walks of ~50 ms of the server's thread per session).
+    pn.config.design = OfflineFast
     return open_explorer(data, target, solver).app()
 
 
