@@ -264,7 +264,7 @@ def test_runs_differ_in_marker_shape_and_label(tmp_path):
             # fill still says proven (filled) or not (hollow)
             for i in rows:
                 assert data["fill_alpha"][i] == (0.95 if run.front[data["tree"][i]].optimal else 0.15)
-        items = [item for item in fig.legend.items if item.label.value != "held-out accuracy"]
+        items = [item for item in fig.legend.items if item.visible and item.label.value != "held-out accuracy"]
         assert [item.label.value for item in items] == [r.label for r in runs]
         for item, run in zip(items, runs):
             line, key = item.renderers

@@ -116,7 +116,8 @@ LEGEND_JS = (
   const out = [];
   for (const m of views[0].model.document.all_models)  // the legends of the Explorer's document
     if (Array.isArray(m.items) && m.location !== undefined && m.visible)
-      for (const it of m.items) out.push(it.label && (it.label.value !== undefined ? it.label.value : it.label));
+      for (const it of m.items)
+        if (it.visible) out.push(it.label && (it.label.value !== undefined ? it.label.value : it.label));
   return out;
 }"""
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from bokeh.models import ColumnDataSource, HoverTool, LegendItem
+from bokeh.models import ColumnDataSource, HoverTool
 
 __all__ = ["CVLayer", "cv_frame", "step_band"]
 
@@ -132,7 +132,7 @@ class CVLayer:
         self.frame = cv_frame([])
 
     def update(self, runs, x: str = "splits") -> list:
-        """Draw the CV runs among ``runs``; returns their legend items (empty when there is none)."""
+        """Draw the CV runs among ``runs``; returns their legend entries ``(label, renderers)`` (none without)."""
         df = cv_frame(runs, x)
         self.frame = df
         band = {"xs": [], "ys": [], "color": [], "run_id": [], "kind": []}
@@ -163,6 +163,6 @@ class CVLayer:
         if not len(df):
             return []
         return [
-            LegendItem(label="CV mean held-out ±1 sd", renderers=[self._lines, self._band, self._means]),
-            LegendItem(label="★ 1-SE choice  ○ best mean", renderers=[self._marks]),
+            ("CV mean held-out ±1 sd", [self._lines, self._band, self._means]),
+            ("★ 1-SE choice  ○ best mean", [self._marks]),
         ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bokeh.core.properties import value
 from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
 
@@ -158,6 +159,11 @@ class ParetoFigure:
         )
         self._reference: dict | None = None
         self._gaps: dict | None = None
+        # Legend items are kept and reused: a new item (or a new list) makes Bokeh re-walk the page's whole
+        # model graph (~40 ms of the server's thread).  The exact front's item is always listed, shown only
+        # with its line, so its arrival changes no reference.
+        self._items: dict[object, LegendItem] = {}
+        self._exact_item = LegendItem(label="", renderers=[self.reference], visible=False)
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
         self._keys: dict[int, object] = {}  # run id -> empty scatter: draws the run's marker in the legend
@@ -263,24 +269,42 @@ class ParetoFigure:
                 "x": stair[x].tolist() if len(sub) else [],
                 "y": stair["train_accuracy"].tolist() if len(sub) else [],
             }
-            items.append(LegendItem(label=run.label, renderers=[line, self._keys[run.id]]))
-        items += self.cv.update([r for r in runs if r.id not in hidden], x)
-        items += self._draw_reference(reference, x)
+            items.append(self._item(run.id, run.label, [line, self._keys[run.id]]))
+        cv = self.cv.update([r for r in runs if r.id not in hidden], x)
+        items += [self._item(("cv", k), label, renderers) for k, (label, renderers) in enumerate(cv)]
+        self._draw_reference(reference, x)
+        items.append(self._exact_item)
         if show_test and len(tdata["x"]):
-            items.append(LegendItem(label="held-out accuracy", renderers=[self._tests]))
-        self.legend.items = items
-        self.legend.visible = bool(items)
+            items.append(self._item("test", "held-out accuracy", [self._tests]))
+        self._set_legend(items)
         self.figure.xaxis.axis_label = X_MEASURES[x]
         self._changed()
 
-    def _draw_reference(self, reference: dict | None, x: str) -> list:
-        """Set the exact front's line for axis ``x``; its legend item (none where it is meaningless)."""
+    def _item(self, key, label: str, renderers: list) -> LegendItem:
+        """The legend item under ``key``, made again only when its renderers changed."""
+        item = self._items.get(key)
+        if item is None or list(item.renderers) != renderers:
+            item = self._items[key] = LegendItem(label=label, renderers=renderers)
+        elif item.label != value(label):
+            item.label = value(label)  # a plain string set later would be read as a column name
+        return item
+
+    def _set_legend(self, items: list) -> None:
+        if list(self.legend.items) != items:
+            self._items = {k: v for k, v in self._items.items() if v in items}
+            self.legend.items = items
+        self.legend.visible = any(item.visible for item in items)
+
+    def _draw_reference(self, reference: dict | None, x: str) -> None:
+        """Set the exact front's line for axis ``x`` and its legend item (hidden where it is meaningless)."""
         ref = reference if reference is not None and x in ("splits", "leaves") else None
         self.reference.data_source.data = {
             "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
             "y": list(ref["accuracy"]) if ref else [],
         }
-        return [LegendItem(label=ref["label"], renderers=[self.reference])] if ref else []
+        if ref and self._exact_item.label != value(ref["label"]):
+            self._exact_item.label = value(ref["label"])
+        self._exact_item.visible = bool(ref)
 
     def set_exact(self, reference: dict | None, gaps: dict | None) -> None:
         """Show a newly known exact front: its line and the hover gaps, without redrawing the points.
@@ -288,11 +312,8 @@ class ParetoFigure:
         The points' data and selection stay as they are, so a tap on its way from the browser keeps its meaning.
         """
         self._reference, self._gaps = reference, gaps
-        x = self._args[1]
-        items = [i for i in self.legend.items if self.reference not in i.renderers]
-        items += self._draw_reference(reference, x)
-        self.legend.items = items
-        self.legend.visible = bool(items)
+        self._draw_reference(reference, self._args[1])
+        self.legend.visible = any(item.visible for item in self.legend.items)
         n = len(self.frame)
         if n and len(self.points.data.get("gap", [])) == n:
             col = [
