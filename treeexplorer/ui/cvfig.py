@@ -108,6 +108,17 @@ class CVLayer:
         self.lines = ColumnDataSource({"xs": [], "ys": [], "color": [], "run_id": []})
         self.means = ColumnDataSource({c: [] for c in FRAME_COLUMNS})
         self.marks = ColumnDataSource({c: [] for c in [*FRAME_COLUMNS, "marker", "size", "alpha"]})
+        # the renderers join the figure with the first CV run: most sessions have none, and these ~40 Bokeh
+        # models cost every new page ~40 ms of the server's thread
+        self._figure = figure
+        self._made = False
+        self.frame = cv_frame([])
+
+    def _make(self) -> None:
+        if self._made:
+            return
+        self._made = True
+        figure = self._figure
         self._band = figure.patches(
             "xs", "ys", source=self.band, fill_color="color", fill_alpha=0.15, line_alpha=0, level="underlay"
         )
@@ -129,12 +140,14 @@ class CVLayer:
             line_width=2,
         )
         figure.add_tools(HoverTool(renderers=[self._means, self._marks], tooltips=CV_TOOLTIPS))
-        self.frame = cv_frame([])
 
     def update(self, runs, x: str = "splits") -> list:
         """Draw the CV runs among ``runs``; returns their legend entries ``(label, renderers)`` (none without)."""
         df = cv_frame(runs, x)
         self.frame = df
+        if not len(df) and not self._made:
+            return []
+        self._make()
         band = {"xs": [], "ys": [], "color": [], "run_id": [], "kind": []}
         lines = {"xs": [], "ys": [], "color": [], "run_id": []}
         for rid, sub in df.groupby("run_id", sort=False):
