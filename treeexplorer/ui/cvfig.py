@@ -13,6 +13,8 @@ import math
 import pandas as pd
 from bokeh.models import ColumnDataSource, HoverTool
 
+from treeexplorer.render.bokehview import lean
+
 __all__ = ["CVLayer", "cv_frame", "step_band"]
 
 CV_TOOLTIPS = (
@@ -139,6 +141,8 @@ class CVLayer:
             line_color="black",
             line_width=2,
         )
+        for r in (self._band, self._lines, self._means, self._marks):
+            lean(r)
         figure.add_tools(HoverTool(renderers=[self._means, self._marks], tooltips=CV_TOOLTIPS))
 
     def update(self, runs, x: str = "splits") -> list:

@@ -14,6 +14,7 @@ from bokeh.core.properties import value
 from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
 
+from treeexplorer.render.bokehview import lean
 from treeexplorer.render.layout import run_marker
 from treeexplorer.ui.cvfig import CVLayer
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
@@ -157,6 +158,9 @@ class ParetoFigure:
             alpha=0.9,
             level="underlay",
         )
+        lean(self._tests)
+        lean(self._train, selectable=True)  # its unselected points fade when one is picked
+        lean(self.reference)
         self._reference: dict | None = None
         self._gaps: dict | None = None
         # Legend items are kept and reused: a new item (or a new list) makes Bokeh re-walk the page's whole
@@ -189,11 +193,13 @@ class ParetoFigure:
             line = self.figure.step(
                 "x", "y", source=src, mode="after", line_width=2, alpha=0.8, level="underlay", line_color=run.color
             )
-            line.on_change("visible", self._on_visible)
+            lean(line).on_change("visible", self._on_visible)
             self._lines[run.id] = line
             # one point off the plot (NaN): the legend draws a glyph only for a renderer with data
-            key = self.figure.scatter(
-                [float("nan")], [float("nan")], marker=run_marker(run.id), size=10, line_width=2, color=run.color
+            key = lean(
+                self.figure.scatter(
+                    [float("nan")], [float("nan")], marker=run_marker(run.id), size=10, line_width=2, color=run.color
+                )
             )
             old_key, self._keys[run.id] = self._keys.get(run.id), key
             if old_key is not None:
