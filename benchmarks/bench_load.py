@@ -135,7 +135,7 @@ def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) 
     Run is a ``ButtonClick`` event sent the way BokehJS sends it; a point click sets the Pareto points'
     ``selected.indices``, as the tap tool does; replies are the server's document patches.
     """
-    from bench_soak import _client_models, _texts, wait_text, wait_until
+    from bench_soak import _client_models, _texts, has_front, has_property, wait_text, wait_until
     from bokeh.client import pull_session
     from bokeh.document.events import MessageSentEvent
     from bokeh.events import ButtonClick, DocumentReady
@@ -154,13 +154,13 @@ def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) 
             # the page usually arrives with its first front: then that is when the front reached the
             # analyst; decoding the page here (Python, ~0.35 s, on one GIL for all clients) is a browser's
             # work on the analyst's own machine (the browser mode measures it)
-            if any("#1 cart" in t for t in _texts(doc)):
+            if any(map(has_front, _texts(doc))):
                 out["first_front"] = _received.at - t0
                 out["decode"] = time.perf_counter() - _received.at
             # BokehJS says so once the page is rendered; Panel's onload callbacks (the pollers) wait for it
             doc.callbacks.trigger_on_change(MessageSentEvent(doc, "bokeh_event", DocumentReady()))
             if out["first_front"] is None:
-                wait_text(session, lambda t: "#1 cart" in t, timeout)
+                wait_text(session, has_front, timeout)
                 out["first_front"] = time.perf_counter() - t0
 
             run = next(m for m in doc.models if isinstance(m, Button) and m.label == "Run")
@@ -189,7 +189,10 @@ def ws_session(url: str, clicks: int, timeout: float, start: threading.Barrier) 
             alerts = [
                 m.text
                 for m in doc.models
-                if "alert-danger" in (getattr(m, "css_classes", None) or []) and m.visible and m.text.strip()
+                if has_property(type(m), "css_classes")
+                and "alert-danger" in m.css_classes
+                and m.visible
+                and m.text.strip()
             ]
             out["errors"].extend(f"alert: {t[:200]}" for t in alerts)
     except Exception as exc:

@@ -154,9 +154,17 @@ def _client_models() -> None:
     import treeexplorer.ui.enterkey  # noqa: F401  (the page's own JS component: its data model type)
 
 
+FRONT_MARKER = "#1 cart"  # in a page's text once its default run's front is drawn
+
+
+def has_front(text: str) -> bool:
+    return FRONT_MARKER in text
+
+
 @functools.cache
-def _has_text(cls) -> bool:
-    return "text" in cls.properties()
+def has_property(cls, name: str) -> bool:
+    """Whether Bokeh model class ``cls`` has property ``name`` (asked once per class and name)."""
+    return name in cls.properties()
 
 
 def _texts(doc) -> list[str]:
@@ -166,7 +174,7 @@ def _texts(doc) -> list[str]:
     without spends milliseconds building a did-you-mean message, and this runs after every message the
     server sends (it used to be most of the load client's CPU, competing with the server it measures).
     """
-    return [m.text for m in doc.models if _has_text(type(m)) and isinstance(m.text, str) and m.text]
+    return [m.text for m in doc.models if has_property(type(m), "text") and isinstance(m.text, str) and m.text]
 
 
 def wait_until(session, done, timeout: float) -> None:
@@ -214,9 +222,9 @@ def open_session(url: str, timeout: float = 120.0) -> float:
     with pull_session(url=f"{url}/explorer") as session:
         # the server solves the default run in the background after building the page: wait for its front
         try:
-            wait_text(session, lambda t: "#1 cart" in t, timeout)
+            wait_text(session, has_front, timeout)
         except TimeoutError:
-            raise RuntimeError("the session's page shows no front (#1 cart missing)") from None
+            raise RuntimeError(f"the session's page shows no front ({FRONT_MARKER} missing)") from None
     return time.perf_counter() - t0
 
 

@@ -43,6 +43,9 @@ def tree_differences(a: Tree, b: Tree) -> tuple[set[int], set[int]]:
     return {k for k, v in ka.items() if v not in sb}, {k for k, v in kb.items() if v not in sa}
 
 
+_SW = {"sizing_mode": "stretch_width"}
+
+
 class CompareDiagram(pn.viewable.Viewer):
     """Two tree diagrams side by side (selected tree left, compared tree right), differences outlined.
 
@@ -62,9 +65,8 @@ class CompareDiagram(pn.viewable.Viewer):
         self.left_title = pn.pane.Markdown("", margin=(0, 10))
         self.right_title = pn.pane.Markdown("", margin=(0, 10))
         self.note = pn.pane.HTML("", margin=(0, 10))
-        sw = {"sizing_mode": "stretch_width"}
-        self.box = pn.Row(visible=False, **sw)
-        self._layout = pn.Column(self.note, self.box, **sw, margin=0)
+        self.box = pn.Row(visible=False, **_SW)
+        self._layout = pn.Column(self.note, self.box, **_SW, margin=0)
         self.differences: tuple[set[int], set[int]] = (set(), set())
         self.active = True  # drawn only while its tab is shown (see follow): two layouts less per click
         self._pair = (None, None)
@@ -76,10 +78,9 @@ class CompareDiagram(pn.viewable.Viewer):
         # Called after the first draw: the browser then gets each figure with its trees and ranges in one
         # message, not empty and then filled by later ones (a loaded server paces those apart).
         if not self.box.objects:
-            sw = {"sizing_mode": "stretch_width"}
             self.box.objects = [
-                pn.Column(self.left_title, pn.pane.Bokeh(self.left.figure, **sw), **sw),
-                pn.Column(self.right_title, pn.pane.Bokeh(self.right.figure, **sw), **sw),
+                pn.Column(self.left_title, pn.pane.Bokeh(self.left.figure, **_SW), **_SW),
+                pn.Column(self.right_title, pn.pane.Bokeh(self.right.figure, **_SW), **_SW),
             ]
 
     def follow(self, tabs: pn.Tabs, index: int) -> None:

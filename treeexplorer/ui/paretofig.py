@@ -296,6 +296,7 @@ class ParetoFigure:
         return item
 
     def _set_legend(self, items: list) -> None:
+        """Show ``items`` (the list is replaced only when it changed); the legend only with a visible item."""
         if list(self.legend.items) != items:
             self._items = {k: v for k, v in self._items.items() if v in items}
             self.legend.items = items
@@ -319,7 +320,7 @@ class ParetoFigure:
         """
         self._reference, self._gaps = reference, gaps
         self._draw_reference(reference, self._args[1])
-        self.legend.visible = any(item.visible for item in self.legend.items)
+        self._set_legend(list(self.legend.items))
         n = len(self.frame)
         if n and len(self.points.data.get("gap", [])) == n:
             col = [
