@@ -487,6 +487,28 @@ def test_claims_and_dominance_name_the_search_space(ctrl):
     assert job.settings.n_bins == 6 and ctrl.runs[-1].front.search_space["n_tests"] == 6
 
 
+def test_same_point_buttons_keep_their_width_in_the_apps_stretching_layout():
+    # the app makes widgets stretch by default (pn.extension(sizing_mode="stretch_width")): the kept and
+    # relabelled buttons must still sit side by side at their own width, not one full-width row each
+    import panel as pn
+
+    from treeexplorer.ui import Explorer
+
+    with pn.config.set(sizing_mode="stretch_width"):
+        e = Explorer(dataset="iris", run_default=False)
+        try:
+            c = e.controller
+            for _ in range(2):
+                c.run_sync(RunSettings("uigreedy", {"max_depth": 3}))
+            df = e.pareto.frame
+            e.pareto.points.selected.indices = [int(i) for i in df.index[df.splits == 1]]
+            btn = e.same_point_box.objects[1]
+            assert btn.visible and btn.sizing_mode != "stretch_width"
+            assert btn.width == min(360, 40 + 8 * len(c.runs[0].label))
+        finally:
+            e.close()
+
+
 def test_a_tap_on_overlapping_points_picks_the_one_on_top(explorer):
     c = explorer.controller
     c.clear_runs()

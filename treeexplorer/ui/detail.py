@@ -120,7 +120,8 @@ class TreeDetail(pn.viewable.Viewer):
         c = self.ctx.controller
         others = c.same_point(self._x_measure())
         while len(self._same_buttons) < len(others):
-            btn = pn.widgets.Button(label="", color="light", margin=(2, 4), description="", visible=False)
+            # a width at creation keeps it fixed (the app's default sizing stretches widgets made without one)
+            btn = pn.widgets.Button(label="", color="light", margin=(2, 4), description="", visible=False, width=120)
             k = len(self._same_buttons)
             btn.on_click(lambda e, k=k: c.select(*self._same_targets[k]))
             self._same_buttons.append(btn)
