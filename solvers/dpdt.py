@@ -37,7 +37,7 @@ import numpy as np
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals, lower_hull
 from ._kernels.cart import cart_build_ranked_stoppable, feature_ranks_stoppable
-from ._kernels.cart_prune import extract_subtree, prune_path
+from ._kernels.cart_prune import extract_subtree, tests_errors_path
 from ._kernels.dpdt_budget import budget_values, extract_budget_tree
 from ._kernels.dpdt_gen import BOTH, GEN_CART, GEN_CART_LEAVES, GEN_EXHAUSTIVE, GEN_HYBRID, GEN_TOPB
 from ._kernels.dpdt_hull import backward_hulls, extract_tree
@@ -294,9 +294,10 @@ def _stoppable_ranks(X, control):
 
 
 def _greedy_incumbent(X, y, ranks, n_classes, max_depth, criterion, control) -> RawFront:
-    """CART of depth ``max_depth`` and its pruning path, grown under ``control`` before the MDP: a run
-    stopped by a time limit or a cancel returns the hull of its own trees and these, never worse than the
-    greedy baseline, without any work after the stop (a stopped CART keeps its tree so far)."""
+    """CART of depth ``max_depth`` and its prunings on the lower hull in (expected tests, errors), grown
+    under ``control`` before the MDP: a run stopped by a time limit or a cancel returns the hull of its
+    own trees and these, never worse than the greedy baseline (DPDT-1's hull), without any work after the
+    stop (a stopped CART keeps its tree so far)."""
     n = X.shape[0]
     crit = CRITERIA["entropy"] if criterion == "entropy" else CRITERIA["gini"]
     if ranks is None:  # stopped while sorting: the root leaf
@@ -306,7 +307,7 @@ def _greedy_incumbent(X, y, ranks, n_classes, max_depth, criterion, control) -> 
         f, t, left, right, value, _ = cart_build_ranked_stoppable(
             X, y, ranks, idx, n_classes, max_depth, 0, 1, crit, control.flag
         )
-        alphas, _, pruned = prune_path(left, right, value, crit)
+        alphas, _, pruned = tests_errors_path(left, right, value)
         is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
         trees = []
         for j in range(alphas.shape[0]):

@@ -27,28 +27,48 @@ def prune_path(left, right, value, criterion):
         ``pruned[1..j]`` turned into leaves.
     """
     n_nodes = left.shape[0]
-    total = 0
-    for c in range(value.shape[1]):
-        total += value[0, c]
-    parent = np.full(n_nodes, -1, dtype=np.int64)
+    total = value[0].sum()
     r_node = np.empty(n_nodes, dtype=np.float64)
     for k in range(n_nodes):
-        w = 0
-        for c in range(value.shape[1]):
-            w += value[k, c]
-        r_node[k] = (w / total) * node_impurity(value[k], criterion)
+        r_node[k] = (value[k].sum() / total) * node_impurity(value[k], criterion)
+    return weakest_link_path(left, right, r_node, np.ones(n_nodes, dtype=np.float64))
+
+
+@njit(nogil=True, cache=True)
+def tests_errors_path(left, right, value):
+    """:func:`prune_path` for DPDT's objective: risk = leaf errors / n, complexity = expected number of
+    tests (each split weighs its share of the rows), so the path's trees are the lower convex hull in
+    (expected tests, errors) of the tree's prunings.  Returns ``alphas, errors / n, pruned``."""
+    n_nodes = left.shape[0]
+    total = value[0].sum()
+    r_node = np.empty(n_nodes, dtype=np.float64)
+    c_node = np.empty(n_nodes, dtype=np.float64)
+    for k in range(n_nodes):
+        r_node[k] = (value[k].sum() - value[k].max()) / total
+        c_node[k] = value[k].sum() / total
+    return weakest_link_path(left, right, r_node, c_node)
+
+
+@njit(nogil=True, cache=True)
+def weakest_link_path(left, right, r_node, c_node):
+    """Weakest-link pruning (Breiman et al.) for a risk ``r_node`` (of node k as a leaf) and a complexity
+    ``c_node`` (> 0, counted for every split node) both additive over the tree: each step collapses the
+    split whose subtree costs the most risk saved per unit of complexity.  Returns ``alphas, risks,
+    pruned`` as :func:`prune_path` (children have higher ids than their parents)."""
+    n_nodes = left.shape[0]
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    for k in range(n_nodes):
         if left[k] >= 0:
             parent[left[k]] = k
             parent[right[k]] = k
-    # leaves count and branch impurity, children have higher ids than parents in both builders
-    n_leaves = np.zeros(n_nodes, dtype=np.int64)
+    # complexity and risk of each branch, children have higher ids than parents in both builders
+    c_branch = np.zeros(n_nodes, dtype=np.float64)
     r_branch = np.zeros(n_nodes, dtype=np.float64)
     for k in range(n_nodes - 1, -1, -1):
         if left[k] < 0:
-            n_leaves[k] = 1
             r_branch[k] = r_node[k]
         else:
-            n_leaves[k] = n_leaves[left[k]] + n_leaves[right[k]]
+            c_branch[k] = c_branch[left[k]] + c_branch[right[k]] + c_node[k]
             r_branch[k] = r_branch[left[k]] + r_branch[right[k]]
     candidate = np.zeros(n_nodes, dtype=np.bool_)
     in_subtree = np.ones(n_nodes, dtype=np.bool_)
@@ -67,7 +87,7 @@ def prune_path(left, right, value, criterion):
         for k in range(n_nodes):
             if not candidate[k]:
                 continue
-            a = (r_node[k] - r_branch[k]) / (n_leaves[k] - 1)
+            a = (r_node[k] - r_branch[k]) / c_branch[k]
             if a < eff:
                 eff = a
                 best = k
@@ -86,13 +106,13 @@ def prune_path(left, right, value, criterion):
                 stack[top + 1] = right[k]
                 top += 2
         in_subtree[best] = True
-        n_pruned = n_leaves[best] - 1
-        n_leaves[best] = 0
+        c_pruned = c_branch[best]
+        c_branch[best] = 0.0
         r_diff = r_node[best] - r_branch[best]
         r_branch[best] = r_node[best]
         k = parent[best]
         while k >= 0:
-            n_leaves[k] -= n_pruned
+            c_branch[k] -= c_pruned
             r_branch[k] += r_diff
             k = parent[k]
         alphas[n_steps] = eff
