@@ -107,6 +107,36 @@ def _midpoint(x0, x1):
     return t
 
 
+@njit(nogil=True, cache=True, inline="always")
+def gini_beats(sq_l, sq_r, nl, nr, n, best_f, best_proxy, best_num, best_den):
+    """Whether the gini split with proxy ``sq_l / nl + sq_r / nr`` beats the best so far (``best_f`` -1:
+    none yet) of a node of ``n`` rows, whose proxy is ``best_num / best_den`` exactly.
+
+    Returns ``(better, proxy)``; the proxy is computed (two divisions) only for a split near the best.
+    """
+    # most splits are far below the best: rule them out by (sq_l * nr + sq_r * nl) / (nl * nr) without
+    # dividing; the margin (2 TIE_TOL) dwarfs the rounding of both sides, so only splits the test below
+    # rejects anyway are skipped (best_proxy -inf: nothing is)
+    if float(sq_l) * nr + float(sq_r) * nl < best_proxy * (1.0 - 2 * TIE_TOL) * (float(nl) * nr):
+        return False, 0.0
+    proxy = sq_l / nl + sq_r / nr
+    if proxy < best_proxy - TIE_TOL * best_proxy:
+        return False, proxy
+    # proxy = num / den exactly; near a tie the floats may round either way, so decide by the exact sign
+    # of num * best_den - best_num * den (small there, so int64 arithmetic is exact)
+    if best_f >= 0 and abs(proxy - best_proxy) <= TIE_TOL * proxy and n < EXACT_TIE_MAX_N:
+        return (sq_l * nr + sq_r * nl) * best_den - best_num * (nl * nr) > 0, proxy
+    return proxy > best_proxy, proxy
+
+
+@njit(nogil=True, cache=True, inline="always")
+def entropy_beats(proxy, best_f, best_proxy):
+    """Whether an entropy split with ``proxy`` beats the best so far (``best_f`` -1: none yet)."""
+    # entropy proxies are sums of logarithms: equal ones may differ by rounding (accumulated over the
+    # scan), so a split must beat the best by more than that to count as better
+    return best_f < 0 or proxy > best_proxy + TIE_TOL * abs(best_proxy)
+
+
 @njit(nogil=True, cache=True)
 def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, cr, xlogx):
     """Best split of the node whose samples are ``[start, end)`` of every feature's sorted copy.
@@ -154,18 +184,10 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
                     continue
                 nl = i + 1 - start
                 nr = n - nl
-                proxy = sq_l / nl + sq_r / nr
-                if proxy < best_proxy - TIE_TOL * best_proxy:
-                    continue
-                # proxy = num / den exactly; near a tie the floats may round either way, so decide by the
-                # exact sign of num * best_den - best_num * den (small there, so int64 arithmetic is exact)
-                num = sq_l * nr + sq_r * nl
-                den = nl * nr
-                if best_f >= 0 and abs(proxy - best_proxy) <= TIE_TOL * proxy and n < EXACT_TIE_MAX_N:
-                    better = num * best_den - best_num * den > 0
-                else:
-                    better = proxy > best_proxy
+                better, proxy = gini_beats(sq_l, sq_r, nl, nr, n, best_f, best_proxy, best_num, best_den)
                 if better:
+                    num = sq_l * nr + sq_r * nl
+                    den = nl * nr
                     best_proxy = proxy
                     best_num = num
                     best_den = den
@@ -185,9 +207,7 @@ def _best_split(xs, ys, start, end, total, n_classes, min_leaf, criterion, cl, c
                     continue
                 nl = i + 1 - start
                 proxy = el - xlogx[nl] + er - xlogx[n - nl]
-                # entropy proxies are sums of logarithms: equal ones may differ by rounding (accumulated
-                # over the scan), so a split must beat the best by more than that to count as better
-                if best_f < 0 or proxy > best_proxy + TIE_TOL * abs(best_proxy):
+                if entropy_beats(proxy, best_f, best_proxy):
                     best_proxy = proxy
                     best_f = f
                     best_pos = nl
@@ -702,14 +722,23 @@ def _search_node(
     xlogx,
 ):
     """Best split of node ``k`` and scikit-learn's weighted impurity improvement as its gain."""
-    start = n_start[k]
-    end = n_end[k]
-    n = end - start
     s_feat[k] = -1
     s_gain[k] = 0.0
-    f, pos, thr = _best_split(xs, ys, start, end, value[k], n_classes, min_leaf, criterion, cl, cr, xlogx)
-    if f < 0:
-        return
+    f, pos, thr = _best_split(xs, ys, n_start[k], n_end[k], value[k], n_classes, min_leaf, criterion, cl, cr, xlogx)
+    if f >= 0:
+        record_split(
+            k, f, pos, thr, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, criterion, m_total
+        )
+
+
+@njit(nogil=True, cache=True)
+def record_split(
+    k, f, pos, thr, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, criterion, m_total
+):
+    """Store node ``k``'s split (``pos`` of its rows go left) and scikit-learn's weighted impurity
+    improvement as its gain."""
+    start = n_start[k]
+    n = n_end[k] - start
     s_feat[k] = f
     s_pos[k] = pos
     s_thr[k] = thr

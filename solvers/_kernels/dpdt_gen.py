@@ -14,11 +14,15 @@ from .cart import (
     _capacity,
     _gather,
     _grow,
+    _midpoint,
     _open_node,
     _partition,
     _search_node,
     cart_build_ranked,
+    entropy_beats,
+    gini_beats,
     node_impurity,
+    record_split,
     sort_positions,
     sorter,
 )
@@ -268,11 +272,13 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
     """Fewest-errors test among the split nodes of the CART a generator fits on rows ``idx``.
 
     At the last depth of the MDP every test leads to two leaves, so a state needs only its best test.
-    The CART (depth-first with ``max_depth``, or best-first with ``max_leaves`` > 0, exactly as
-    :func:`cart._grow` builds it) is grown one split at a time and each new split is scored on all the
-    state's rows by table look-up; growth stops as soon as a split reaches the fewest errors of any
-    threshold (nothing can beat it), so most states never grow more than the root.  ``greedy_only``:
-    the CART's root split only (DPDT-1, and the hybrid below its depth ``d0``).
+    The CART is the one :func:`cart._grow` builds (depth-first with ``max_depth``, or best-first with
+    ``max_leaves`` > 0).  One pass per feature finds its root split and the fewest errors of any
+    threshold; when the root split reaches that bound (nothing can beat it) the CART is not grown.
+    Otherwise a depth-first CART is grown depth by depth without moving rows (one pass per feature and
+    depth, :func:`_grow_depth_first`); a best-first one split by split until a split reaches the bound.
+    Each split is scored on all the state's rows.  ``greedy_only``: the CART's root split only (DPDT-1,
+    and the hybrid below its depth ``d0``).
 
     Returns
     -------
@@ -291,7 +297,7 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
 
 @njit(nogil=True, cache=True)
 def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat):
-    """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed).
+    """:func:`last_depth_split` given ``srt[f]``, the positions of ``idx`` sorted by feature f (read only).
 
     ``beat``: the caller only wants a test with fewer errors than this (the state's leaf); when no
     threshold has, the CART is not fitted and feature -1 is returned.  ``criterion=BOTH``: the best test
@@ -300,64 +306,333 @@ def last_depth_split_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, gr
     """
     if criterion != BOTH:
         return _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat)[:5]
-    srt2 = srt.copy()
     bf, bt, bel, ber, grown, bound = _last_split(
         X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion - 2, beat
     )
     if bf < 0 or bel + ber == bound:
         return bf, bt, bel, ber, grown  # nothing beats the leaf, or nothing beats this test
     f2, t2, el2, er2, grown2, _ = _last_split(
-        X, y, idx, srt2, n_classes, max_depth, max_leaves, greedy_only, criterion - 1, beat
+        X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion - 1, beat
     )
     if f2 >= 0 and el2 + er2 < bel + ber:
         return f2, t2, el2, er2, grown or grown2
     return bf, bt, bel, ber, grown or grown2
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _scan_node2(xf, yc, order, a0, a1, counts, criterion, xlogx, f, best, with_bound, bound):
+    """:func:`_scan_node` for two classes, with the class counts in registers: the general loop's
+    read-modify-write of ``cl`` through memory is its slowest step.  The same integers, and the same
+    floating-point sums in the same order, so the same split and bound."""
+    bf, bpos, bthr, bproxy, bnum, bden, bel, ber = best
+    n = a1 - a0
+    t0 = counts[0]
+    t1 = counts[1]
+    big = max(t0, t1)
+    h_l = 0.0
+    h_r = xlogx[t0] + xlogx[t1] if criterion != GINI else 0.0
+    c1 = 0
+    xb = xf[order[a0]]
+    for i in range(a0, a1 - 1):
+        k = yc[order[i]]
+        nl = i + 1 - a0
+        if criterion != GINI:
+            ck = c1 if k == 1 else nl - 1 - c1
+            tk = t1 if k == 1 else t0
+            h_l += xlogx[ck + 1] - xlogx[ck]
+            h_r += xlogx[tk - ck - 1] - xlogx[tk - ck]
+        c1 += k
+        xa = xb
+        xb = xf[order[i + 1]]
+        if xb <= xa:
+            continue
+        c0 = nl - c1
+        nr = n - nl
+        r0 = t0 - c0
+        r1 = t1 - c1
+        mx = max(c0, c1)
+        if criterion == GINI:
+            sq_l = c0 * c0 + c1 * c1
+            sq_r = r0 * r0 + r1 * r1
+            better, proxy = gini_beats(sq_l, sq_r, nl, nr, n, bf, bproxy, bnum, bden)
+        else:
+            proxy = h_l - xlogx[nl] + h_r - xlogx[nr]
+            better = entropy_beats(proxy, bf, bproxy)
+        if with_bound and nl - mx + max(nr - big, 0) < bound:
+            bound = min(bound, nl - mx + nr - max(r0, r1))
+        if better:
+            if criterion == GINI:
+                bnum = sq_l * nr + sq_r * nl
+                bden = nl * nr
+            bf, bpos, bthr, bproxy, bel, ber = f, nl, _midpoint(xa, xb), proxy, nl - mx, nr - max(r0, r1)
+    return (bf, bpos, bthr, bproxy, bnum, bden, bel, ber), bound
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _scan_node(xf, yc, order, a0, a1, counts, criterion, xlogx, cl, f, best, with_bound, bound):
+    """Fold feature ``f`` into one node's best split: :func:`cart._best_split`'s scan with ``min_leaf`` 1
+    (same candidates in the same order, same arithmetic, so the same split).
+
+    The node's rows, in increasing order of ``xf`` (feature f of the state's gathered rows), are
+    ``order[a0:a1]``; ``counts`` are its class counts.  ``best`` is ``(feature, pos, threshold, proxy, num,
+    den, errors_left, errors_right)`` so far (feature -1: none).  ``with_bound``: also lower ``bound`` to the
+    fewest leaf errors of any threshold (the errors of the best split are then kept too).
+    """
+    n_classes = counts.shape[0]
+    if n_classes == 2:
+        return _scan_node2(xf, yc, order, a0, a1, counts, criterion, xlogx, f, best, with_bound, bound)
+    bf, bpos, bthr, bproxy, bnum, bden, bel, ber = best
+    n = a1 - a0
+    big = 0  # the largest class: no threshold has fewer right errors than nr - big
+    sq_r = 0
+    h_r = 0.0
+    for c in range(n_classes):
+        cl[c] = 0
+        big = max(big, counts[c])
+        sq_r += counts[c] * counts[c]
+        if criterion != GINI:
+            h_r += xlogx[counts[c]]
+    sq_l = 0
+    h_l = 0.0
+    mx = 0  # the largest class on the left (counts only grow)
+    xb = xf[order[a0]]
+    for i in range(a0, a1 - 1):
+        k = yc[order[i]]
+        ck = cl[k]
+        if criterion == GINI:
+            sq_l += 2 * ck + 1
+            sq_r -= 2 * (counts[k] - ck) - 1
+        else:
+            h_l += xlogx[ck + 1] - xlogx[ck]
+            h_r += xlogx[counts[k] - ck - 1] - xlogx[counts[k] - ck]
+        cl[k] = ck + 1
+        mx = max(mx, ck + 1)
+        xa = xb
+        xb = xf[order[i + 1]]
+        if xb <= xa:
+            continue
+        nl = i + 1 - a0
+        nr = n - nl
+        if criterion == GINI:
+            better, proxy = gini_beats(sq_l, sq_r, nl, nr, n, bf, bproxy, bnum, bden)
+        else:
+            proxy = h_l - xlogx[nl] + h_r - xlogx[nr]
+            better = entropy_beats(proxy, bf, bproxy)
+        # the right side's largest class only when needed: errors that may lower the bound, or the best's
+        if better or (with_bound and nl - mx + max(nr - big, 0) < bound):
+            mr = 0
+            for c in range(n_classes):
+                mr = max(mr, counts[c] - cl[c])
+            if with_bound:
+                bound = min(bound, nl - mx + nr - mr)
+            if better:
+                if criterion == GINI:
+                    bnum = sq_l * nr + sq_r * nl
+                    bden = nl * nr
+                bf, bpos, bthr, bproxy, bel, ber = f, nl, _midpoint(xa, xb), proxy, nl - mx, nr - mr
+    return (bf, bpos, bthr, bproxy, bnum, bden, bel, ber), bound
+
+
+@njit(nogil=True, cache=True)
+def _root_split(xc, yc, srt, total, criterion, xlogx):
+    """CART's root split of a state's rows and, in the same pass, the fewest leaf errors of any threshold.
+
+    ``srt[f]``: the rows (positions in ``xc``/``yc``) sorted by feature f.  Returns ``feature, pos,
+    threshold, errors_left, errors_right`` of the split (feature -1: no feature takes two values) and the
+    bound.
+    """
+    m = yc.shape[0]
+    cl = np.zeros(total.shape[0], dtype=np.int64)
+    best = (-1, 0, 0.0, -np.inf, 0, 1, 0, 0)
+    bound = m
+    for f in range(xc.shape[0]):
+        if xc[f, srt[f, m - 1]] > xc[f, srt[f, 0]]:
+            best, bound = _scan_node(xc[f], yc, srt[f], 0, m, total, criterion, xlogx, cl, f, best, True, bound)
+    return best[0], best[1], best[2], best[6], best[7], bound
+
+
+@njit(nogil=True, cache=True)
+def _level_splits(xc, yc, srt, slot, counts, criterion, xlogx):
+    """CART's split of every node of one depth of a tree grown on a state's rows.
+
+    Row ``r`` lies in node ``slot[r]`` (-1: in no node to split); ``counts[s]`` are node s's class counts.
+    For every feature, one pass over ``srt[f]`` lays the nodes' rows out side by side in f's order, then
+    each node is scanned as :func:`_root_split` scans the root.  Returns ``feature, threshold`` per node.
+    """
+    m = yc.shape[0]
+    n_slots, n_classes = counts.shape
+    start = np.zeros(n_slots + 1, dtype=np.int64)
+    for s in range(n_slots):
+        start[s + 1] = start[s] + counts[s].sum()
+    order = np.empty(start[n_slots], dtype=np.int64)
+    fill = np.empty(n_slots, dtype=np.int64)
+    feat = np.full(n_slots, -1, dtype=np.int64)
+    pos = np.zeros(n_slots, dtype=np.int64)
+    thr = np.zeros(n_slots, dtype=np.float64)
+    proxy = np.full(n_slots, -np.inf)
+    num = np.zeros(n_slots, dtype=np.int64)
+    den = np.ones(n_slots, dtype=np.int64)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    for f in range(xc.shape[0]):
+        fill[:] = start[:n_slots]
+        for i in range(m):
+            r = srt[f, i]
+            s = slot[r]
+            if s >= 0:
+                order[fill[s]] = r
+                fill[s] += 1
+        xf = xc[f]
+        for s in range(n_slots):
+            a0 = start[s]
+            a1 = start[s + 1]
+            if xf[order[a1 - 1]] <= xf[order[a0]]:
+                continue  # constant feature in this node
+            best = (feat[s], pos[s], thr[s], proxy[s], num[s], den[s], 0, 0)
+            best, _ = _scan_node(xf, yc, order, a0, a1, counts[s], criterion, xlogx, cl, f, best, False, 0)
+            feat[s], pos[s], thr[s], proxy[s], num[s], den[s] = best[:6]
+    return feat, thr
+
+
+@njit(nogil=True, cache=True)
+def _split_errors(xc, yc, f, t, n_classes, cl, cr):
+    """Leaf errors ``(left, right)`` of the test ``x[f] <= t`` on a state's gathered rows."""
+    cl[:] = 0
+    cr[:] = 0
+    for i in range(yc.shape[0]):
+        if xc[f, i] <= t:
+            cl[yc[i]] += 1
+        else:
+            cr[yc[i]] += 1
+    return cl.sum() - cl.max(), cr.sum() - cr.max()
+
+
+@njit(nogil=True, cache=True)
+def _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, el0, er0):
+    """The test with the fewest errors on the whole state among the split nodes of a depth-``max_depth``
+    CART whose root split is ``x[f0] <= t0`` (``el0``, ``er0`` its errors), the first in preorder on ties.
+
+    The tree is grown depth by depth: one pass per feature over the state's sorted rows finds the splits of
+    all the nodes of a depth (:func:`_node_splits`), so rows are never partitioned; it builds the same tree
+    as :func:`cart._grow` depth-first.
+    """
+    m = yc.shape[0]
+    cap = _capacity(m, max_depth, 0)
+    feat = np.full(cap, -1, dtype=np.int64)
+    thr = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    e_l = np.zeros(cap, dtype=np.int64)
+    e_r = np.zeros(cap, dtype=np.int64)
+    feat[0], thr[0], e_l[0], e_r[0] = f0, t0, el0, er0
+    node = np.zeros(m, dtype=np.int64)  # each row's node at the current depth (-1: in a leaf)
+    slot = np.empty(m, dtype=np.int64)
+    child_slot = np.empty(cap, dtype=np.int64)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    cr = np.zeros(n_classes, dtype=np.int64)
+    n_nodes = 1
+    first = 0  # ids [first, n_nodes) are the current depth's nodes
+    for _ in range(1, max_depth):
+        # children of the current depth's split nodes (left, then right, in id order)
+        lo = n_nodes
+        for q in range(first, lo):
+            if feat[q] >= 0:
+                left[q] = n_nodes
+                n_nodes += 2
+        if n_nodes == lo:
+            break
+        counts = np.zeros((n_nodes - lo, n_classes), dtype=np.int64)
+        for r in range(m):
+            q = node[r]
+            if q < 0 or feat[q] < 0:
+                node[r] = -1
+                continue
+            c = left[q] if xc[feat[q], r] <= thr[q] else left[q] + 1
+            node[r] = c
+            counts[c - lo, yc[r]] += 1
+        # nodes that can split: two rows or more, not pure
+        n_slots = 0
+        for c in range(lo, n_nodes):
+            size = 0
+            top = 0
+            for k in range(n_classes):
+                size += counts[c - lo, k]
+                top = max(top, counts[c - lo, k])
+            child_slot[c] = -1
+            if size >= 2 and top < size:
+                child_slot[c] = n_slots
+                counts[n_slots] = counts[c - lo]
+                n_slots += 1
+        if n_slots == 0:
+            break
+        for r in range(m):
+            slot[r] = child_slot[node[r]] if node[r] >= 0 else -1
+        sf, st = _level_splits(xc, yc, srt, slot, counts[:n_slots], criterion, xlogx)
+        for c in range(lo, n_nodes):
+            sl = child_slot[c]
+            if sl >= 0 and sf[sl] >= 0:
+                feat[c] = sf[sl]
+                thr[c] = st[sl]
+                e_l[c], e_r[c] = _split_errors(xc, yc, feat[c], thr[c], n_classes, cl, cr)
+        first = lo
+    # preorder (node, left subtree, right subtree): the first split with the fewest errors
+    best = 0
+    stack = np.empty(cap, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        q = stack[top]
+        if feat[q] < 0:
+            continue
+        if e_l[q] + e_r[q] < e_l[best] + e_r[best]:
+            best = q
+        if left[q] >= 0:
+            stack[top] = left[q] + 1
+            stack[top + 1] = left[q]
+            top += 2
+    return feat[best], thr[best], e_l[best], e_r[best]
+
+
 @njit(nogil=True, cache=True)
 def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat):
     """:func:`last_depth_split_sorted` for one impurity; also returns the fewest errors of any threshold."""
     m = idx.shape[0]
-    p = X.shape[1]
     xc, yc = _gather(X, y, idx)
+    total = np.zeros(n_classes, dtype=np.int64)
+    for i in range(m):
+        total[yc[i]] += 1
+    xlogx = np.zeros(m + 1, dtype=np.float64)
+    if criterion != GINI:
+        for i in range(1, m + 1):
+            xlogx[i] = i * np.log(i)
+    bf, pos0, bt, bel, ber, bound = _root_split(xc, yc, srt, total, criterion, xlogx)
+    if bound >= beat or bf < 0:
+        return -1, 0.0, 0, 0, False, bound
+    if greedy_only or bel + ber == bound:
+        return bf, bt, bel, ber, False, bound
+
+    if max_leaves <= 0:
+        bf, bt, bel, ber = _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, bf, bt, bel, ber)
+        return bf, bt, bel, ber, True, bound
+    return _grow_best_first(
+        xc, yc, srt, n_classes, max_depth, max_leaves, criterion, xlogx, bf, pos0, bt, bel, ber, bound
+    )
+
+
+@njit(nogil=True, cache=True)
+def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, xlogx, bf, pos0, bt, bel, ber, bound):
+    """:func:`_grow_depth_first` for a best-first CART with ``max_leaves`` leaves, grown as :func:`cart._grow`
+    grows it (the open node with the largest gain next) one split at a time, until a split reaches
+    ``bound``.  The root split ``x[bf] <= bt`` sends its first ``pos0`` rows (in bf's order) left.
+    Returns ``feature, threshold, errors_left, errors_right, True, bound``."""
+    m = yc.shape[0]
+    p = xc.shape[0]
+    srt = srt.copy()  # reordered by the growth; the caller's order stays intact
     xs = np.empty((p, m), dtype=np.float64)
     ys = np.empty((p, m), dtype=np.int64)
     for f in range(p):
         for i in range(m):
             xs[f, i] = xc[f, srt[f, i]]
             ys[f, i] = yc[srt[f, i]]
-    # err[f, nl]: leaf errors when the first nl rows in f's order go left; bound: fewest over thresholds
-    err = np.empty((p, m + 1), dtype=np.int64)
-    cl = np.zeros(n_classes, dtype=np.int64)
-    cr = np.zeros(n_classes, dtype=np.int64)
-    bound = m
-    for f in range(p):
-        cl[:] = 0
-        mx = 0
-        err[f, m] = 0
-        for i in range(m - 1, -1, -1):
-            c = ys[f, i]
-            cl[c] += 1
-            if cl[c] > mx:
-                mx = cl[c]
-            err[f, i] = (m - i) - mx
-        cl[:] = 0
-        mx = 0
-        for i in range(m):
-            c = ys[f, i]
-            cl[c] += 1
-            if cl[c] > mx:
-                mx = cl[c]
-            err[f, i + 1] += (i + 1) - mx
-            if i + 1 < m and xs[f, i + 1] > xs[f, i] and err[f, i + 1] < bound:
-                bound = err[f, i + 1]
-    if bound >= beat:
-        return -1, 0.0, 0, 0, False, bound
-
-    xlogx = np.zeros(m + 1, dtype=np.float64)
-    if criterion != GINI:
-        for i in range(1, m + 1):
-            xlogx[i] = i * np.log(i)
     cap = _capacity(m, max_depth, max_leaves)
     value = np.zeros((cap, n_classes), dtype=np.int64)
     n_start = np.zeros(cap, dtype=np.int64)
@@ -373,132 +648,74 @@ def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, c
     bi = np.empty(m, dtype=np.int64)
     bx = np.empty(m, dtype=np.float64)
     by = np.empty(m, dtype=np.int64)
-    n_start[0] = 0
+    cl = np.zeros(n_classes, dtype=np.int64)
+    cr = np.zeros(n_classes, dtype=np.int64)
     n_end[0] = m
     n_nodes = 1
     _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion, max_depth, m)
-    if not done[0]:
-        _search_node(
-            0, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion, m, cl, cr, xlogx
-        )
-        done[0] = True
-    best = m + 1
-    bf = -1
-    bt = 0.0
-    grown = False
-    if s_feat[0] >= 0:
-        bf = s_feat[0]
-        bt = s_thr[0]
-        best = err[bf, s_pos[0]]
-    if bf >= 0 and best > bound and not greedy_only:
-        grown = True
-        x0 = xs.copy()  # the state's sorted values (xs is reordered as the CART grows)
-        open_[0] = True
-        splits_left = max_leaves - 1 if max_leaves > 0 else cap
-        while splits_left > 0:
-            # next node to split: best-first = largest gain (lazy search as in cart._grow); depth-first =
-            # preorder, i.e. the deepest open node, left before right (the last one opened)
-            k = -1
-            if max_leaves > 0:
-                for j in range(n_nodes):
-                    if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
-                        k = j
-            else:
-                for j in range(n_nodes - 1, -1, -1):
-                    if open_[j]:
-                        k = j
-                        break
-            if k < 0:
-                break
-            if not done[k]:
-                _search_node(
-                    k,
-                    xs,
-                    ys,
-                    n_start,
-                    n_end,
-                    value,
-                    s_feat,
-                    s_pos,
-                    s_thr,
-                    s_gain,
-                    n_classes,
-                    1,
-                    criterion,
-                    m,
-                    cl,
-                    cr,
-                    xlogx,
-                )
-                done[k] = True
-                if max_leaves > 0:
-                    continue
-            open_[k] = False
-            f = s_feat[k]
-            if f < 0:
-                continue
-            splits_left -= 1
-            if k > 0:
-                # score this split on all the state's rows: x0[f] is sorted, so its left side is a prefix
-                t = s_thr[k]
-                lo = 0
-                hi = m
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if x0[f, mid] <= t:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                e = err[f, lo]
-                if e < best:
-                    best = e
-                    bf = f
-                    bt = t
-                    if best == bound:
-                        break
-            start = n_start[k]
-            end = n_end[k]
-            _partition(srt, xs, ys, start, end, f, s_pos[k], mark, bi, bx, by)
-            # children: left gets the higher id in depth-first mode so it is split first (preorder)
-            for side in range(2):
-                c_id = n_nodes
-                n_nodes += 1
-                left_side = (side == 1) if max_leaves <= 0 else (side == 0)
-                if left_side:
-                    n_start[c_id] = start
-                    n_end[c_id] = start + s_pos[k]
-                else:
-                    n_start[c_id] = start + s_pos[k]
-                    n_end[c_id] = end
-                n_depth[c_id] = n_depth[k] + 1
-                _open_node(
-                    c_id,
-                    ys,
-                    n_start,
-                    n_end,
-                    n_depth,
-                    value,
-                    s_feat,
-                    s_gain,
-                    done,
-                    n_classes,
-                    1,
-                    criterion,
-                    max_depth,
-                    m,
-                )
-                open_[c_id] = True
-    bel = 0
-    ber = 0
-    if bf >= 0:
-        cl[:] = 0
-        cr[:] = 0
-        for i in range(m):
-            r = idx[i]
-            if X[r, bf] <= bt:
-                cl[y[r]] += 1
-            else:
-                cr[y[r]] += 1
-        bel = cl.sum() - cl.max()
-        ber = cr.sum() - cr.max()
-    return bf, bt, bel, ber, grown, bound
+    record_split(0, bf, pos0, bt, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, criterion, m)
+    done[0] = True
+    open_[0] = True
+    best = bel + ber
+    splits_left = max_leaves - 1
+    while splits_left > 0:
+        k = -1  # the open node with the largest gain (its upper bound until searched, as in cart._grow)
+        for j in range(n_nodes):
+            if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
+                k = j
+        if k < 0:
+            break
+        if not done[k]:
+            _search_node(
+                k,
+                xs,
+                ys,
+                n_start,
+                n_end,
+                value,
+                s_feat,
+                s_pos,
+                s_thr,
+                s_gain,
+                n_classes,
+                1,
+                criterion,
+                m,
+                cl,
+                cr,
+                xlogx,
+            )
+            done[k] = True
+            continue
+        open_[k] = False
+        f = s_feat[k]
+        if f < 0:
+            continue
+        splits_left -= 1
+        if k > 0:
+            # score this split on all the state's rows
+            el, er = _split_errors(xc, yc, f, s_thr[k], n_classes, cl, cr)
+            if el + er < best:
+                best = el + er
+                bf = f
+                bt = s_thr[k]
+                bel = el
+                ber = er
+                if best == bound:
+                    break
+        if splits_left == 0:
+            break  # no more splits: no need to sort the children's rows
+        start = n_start[k]
+        end = n_end[k]
+        _partition(srt, xs, ys, start, end, f, s_pos[k], mark, bi, bx, by)
+        for left_side in (True, False):
+            c_id = n_nodes
+            n_nodes += 1
+            n_start[c_id] = start if left_side else start + s_pos[k]
+            n_end[c_id] = start + s_pos[k] if left_side else end
+            n_depth[c_id] = n_depth[k] + 1
+            _open_node(
+                c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion, max_depth, m
+            )
+            open_[c_id] = True
+    return bf, bt, bel, ber, True, bound

@@ -97,8 +97,10 @@ def _pair_order(rows, rows2, st, s, spool_prev, loc):
     m = rows.shape[0]
     m2 = rows2.shape[0]
     p = spool_prev.shape[0]
-    srt = np.empty((p, m), dtype=np.int64)
-    srt2 = np.empty((p, m2), dtype=np.int64)
+    # flat, with one spare slot: every row is written to both outputs and only the right one advances
+    # (which child a row falls in is a coin toss for the branch predictor)
+    flat = np.empty(p * m + 1, dtype=np.int64)
+    flat2 = np.empty(p * m2 + 1, dtype=np.int64)
     par = st[ST_PARENT, s]
     a = st[ST_START, par]
     b = a + st[ST_SIZE, par]
@@ -107,16 +109,17 @@ def _pair_order(rows, rows2, st, s, spool_prev, loc):
     for i in range(m2):
         loc[rows2[i]] = m + i
     for f in range(p):
-        c = 0
-        c2 = 0
+        c = f * m
+        c2 = f * m2
         for i in range(a, b):
-            j = loc[spool_prev[f, i]]
-            if j >= m:
-                srt2[f, c2] = j - m
-                c2 += 1
-            elif j >= 0:
-                srt[f, c] = j
-                c += 1
+            j = loc[spool_prev[f, i]]  # the siblings split the parent's rows: j >= 0
+            second = j >= m
+            flat[c] = j
+            flat2[c2] = j - m
+            c += 1 - second
+            c2 += second
+    srt = flat[: p * m].reshape((p, m))
+    srt2 = flat2[: p * m2].reshape((p, m2))
     for i in range(m):
         loc[rows[i]] = -1
     for i in range(m2):
