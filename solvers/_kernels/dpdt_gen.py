@@ -90,14 +90,25 @@ def _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterio
 
 @njit(nogil=True, cache=True)
 def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag):
-    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed); a fit
-    stopped by ``flag`` gives the tests of its tree so far."""
+    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed by a
+    best-first CART, only read by a depth-first one); a fit stopped by ``flag`` gives the tests of its
+    tree so far."""
     if criterion == BOTH:
-        srt2 = srt.copy()
-        f1, t1 = _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2, flag)
-        f2, t2 = _cart_tests_sorted_one(X, y, idx, srt2, n_classes, max_depth, max_leaves, criterion - 1, flag)
+        f1, t1 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2, flag, True)
+        f2, t2 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 1, flag, False)
         return _union(f1, t1, f2, t2)
-    return _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag)
+    return _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, False)
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, keep):
+    """Depth-first CART: grown depth by depth (:func:`_cart_tests_levels`); best-first: by
+    :func:`cart._grow` (on a copy of ``srt`` when ``keep``)."""
+    if max_leaves <= 0:
+        return _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag)
+    return _cart_tests_sorted_one(
+        X, y, idx, srt.copy() if keep else srt, n_classes, max_depth, max_leaves, criterion, flag
+    )
 
 
 @njit(nogil=True, cache=True)
@@ -276,7 +287,7 @@ def last_depth_split(X, y, ranks, idx, n_classes, max_depth, max_leaves, greedy_
     ``max_leaves`` > 0).  One pass per feature finds its root split and the fewest errors of any
     threshold; when the root split reaches that bound (nothing can beat it) the CART is not grown.
     Otherwise a depth-first CART is grown depth by depth without moving rows (one pass per feature and
-    depth, :func:`_grow_depth_first`); a best-first one split by split until a split reaches the bound.
+    depth, :func:`_grow_levels`); a best-first one split by split until a split reaches the bound.
     Each split is scored on all the state's rows.  ``greedy_only``: the CART's root split only (DPDT-1,
     and the hybrid below its depth ``d0``).
 
@@ -507,13 +518,14 @@ def _split_errors(xc, yc, f, t, n_classes, cl, cr):
 
 
 @njit(nogil=True, cache=True)
-def _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, el0, er0):
-    """The test with the fewest errors on the whole state among the split nodes of a depth-``max_depth``
-    CART whose root split is ``x[f0] <= t0`` (``el0``, ``er0`` its errors), the first in preorder on ties.
+def _grow_levels(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, el0, er0, score, flag):
+    """A depth-``max_depth`` CART on a state's rows whose root split is ``x[f0] <= t0``, grown depth by
+    depth: one pass per feature over the state's sorted rows finds the splits of all the nodes of a depth
+    (:func:`_level_splits`), so rows are never partitioned.  It is the tree :func:`cart._grow` builds
+    depth-first (a raised ``flag`` stops it after a whole depth).
 
-    The tree is grown depth by depth: one pass per feature over the state's sorted rows finds the splits of
-    all the nodes of a depth (:func:`_node_splits`), so rows are never partitioned; it builds the same tree
-    as :func:`cart._grow` depth-first.
+    Returns ``feature, threshold, order``: per node (feature -1: a leaf), and the split nodes in preorder;
+    with ``score``, also each split's leaf errors on all the state's rows (``el0``, ``er0``: the root's).
     """
     m = yc.shape[0]
     cap = _capacity(m, max_depth, 0)
@@ -531,6 +543,8 @@ def _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t
     n_nodes = 1
     first = 0  # ids [first, n_nodes) are the current depth's nodes
     for _ in range(1, max_depth):
+        if flag[0] != 0:
+            break
         # children of the current depth's split nodes (left, then right, in id order)
         lo = n_nodes
         for q in range(first, lo):
@@ -571,11 +585,13 @@ def _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t
             if sl >= 0 and sf[sl] >= 0:
                 feat[c] = sf[sl]
                 thr[c] = st[sl]
-                e_l[c], e_r[c] = _split_errors(xc, yc, feat[c], thr[c], n_classes, cl, cr)
+                if score:
+                    e_l[c], e_r[c] = _split_errors(xc, yc, feat[c], thr[c], n_classes, cl, cr)
         first = lo
-    # preorder (node, left subtree, right subtree): the first split with the fewest errors
-    best = 0
-    stack = np.empty(cap, dtype=np.int64)
+    # preorder: node, left subtree, right subtree
+    order = np.empty(n_nodes, dtype=np.int64)
+    n_split = 0
+    stack = np.empty(n_nodes + 1, dtype=np.int64)
     stack[0] = 0
     top = 1
     while top > 0:
@@ -583,13 +599,35 @@ def _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t
         q = stack[top]
         if feat[q] < 0:
             continue
-        if e_l[q] + e_r[q] < e_l[best] + e_r[best]:
-            best = q
+        order[n_split] = q
+        n_split += 1
         if left[q] >= 0:
             stack[top] = left[q] + 1
             stack[top + 1] = left[q]
             top += 2
-    return feat[best], thr[best], e_l[best], e_r[best]
+    return feat, thr, order[:n_split], e_l, e_r
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
+    """:func:`_cart_tests_sorted_one` for a depth-first CART, grown by :func:`_grow_levels` (``srt`` is
+    only read)."""
+    m = idx.shape[0]
+    xc, yc = _gather(X, y, idx)
+    total = np.zeros(n_classes, dtype=np.int64)
+    for i in range(m):
+        total[yc[i]] += 1
+    xlogx = np.zeros(m + 1, dtype=np.float64)
+    if criterion != GINI:
+        for i in range(1, m + 1):
+            xlogx[i] = i * np.log(i)
+    f0, _, t0, _, _, _ = _root_split(xc, yc, srt, total, criterion, xlogx)
+    if f0 < 0 or max_depth < 1:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    feat, thr, order, _, _ = _grow_levels(
+        xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, 0, 0, False, flag
+    )
+    return _dedupe(feat[order], thr[order], order.shape[0])
 
 
 @njit(nogil=True, cache=True)
@@ -611,8 +649,15 @@ def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, c
         return bf, bt, bel, ber, False, bound
 
     if max_leaves <= 0:
-        bf, bt, bel, ber = _grow_depth_first(xc, yc, srt, n_classes, max_depth, criterion, xlogx, bf, bt, bel, ber)
-        return bf, bt, bel, ber, True, bound
+        # the first split in preorder with the fewest errors
+        feat, thr, order, e_l, e_r = _grow_levels(
+            xc, yc, srt, n_classes, max_depth, criterion, xlogx, bf, bt, bel, ber, True, np.zeros(1, dtype=np.int64)
+        )
+        best = order[0]
+        for q in order:
+            if e_l[q] + e_r[q] < e_l[best] + e_r[best]:
+                best = q
+        return feat[best], thr[best], e_l[best], e_r[best], True, bound
     return _grow_best_first(
         xc, yc, srt, n_classes, max_depth, max_leaves, criterion, xlogx, bf, pos0, bt, bel, ber, bound
     )
@@ -620,7 +665,7 @@ def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, c
 
 @njit(nogil=True, cache=True)
 def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, xlogx, bf, pos0, bt, bel, ber, bound):
-    """:func:`_grow_depth_first` for a best-first CART with ``max_leaves`` leaves, grown as :func:`cart._grow`
+    """The fewest-errors test of a best-first CART with ``max_leaves`` leaves, grown as :func:`cart._grow`
     grows it (the open node with the largest gain next) one split at a time, until a split reaches
     ``bound``.  The root split ``x[bf] <= bt`` sends its first ``pos0`` rows (in bf's order) left.
     Returns ``feature, threshold, errors_left, errors_right, True, bound``."""

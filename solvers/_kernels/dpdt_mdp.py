@@ -284,7 +284,12 @@ def expand_level(
     right_rows = np.empty(n, dtype=np.int32)
     status = STATUS_OK
     stopped = False
-    pcap = max(1024, 2 * n)
+    # the children's rows take at most (tests x rows) of every state (less when children are shared):
+    # sized once, so the pool is neither copied as it grows nor more than twice too large
+    need = 0
+    for s in range(a, b):
+        need += (t_off[s - a + 1] - t_off[s - a]) * st[ST_SIZE, s]
+    pcap = max(1024, min(need, max_pool))
     nxt = np.empty(pcap, dtype=np.int32)
     end = 0
     table = Dict.empty(key_type=types.int64, value_type=types.int64)
@@ -297,6 +302,12 @@ def expand_level(
         size = st[ST_SIZE, s]
         start = st[ST_START, s]
         st[ST_ACT0, s] = n_act
+        # the state's class counts and hash: each test's right side is what its left side leaves
+        cnt_s = np.zeros(n_classes, dtype=np.int64)
+        h_s = 0
+        for i in range(size):
+            cnt_s[y[pool[start + i]]] += 1
+            h_s += zobrist[pool[start + i]]
         for j in range(t_off[s - a], t_off[s - a + 1]):
             f = t_feat[j]
             t = t_thr[j]
@@ -318,21 +329,20 @@ def expand_level(
             pl = end
             n_r = 0
             h_l = 0
-            h_r = 0
             cnt_l[:] = 0
-            cnt_r[:] = 0
             for i in range(size):
+                # no branch on the side (a coin toss for the predictor): write both, advance one
                 r = pool[start + i]
-                if X[r, f] <= t:
-                    nxt[pl] = r
-                    pl += 1
-                    cnt_l[y[r]] += 1
-                    h_l += zobrist[r]
-                else:
-                    right_rows[n_r] = r
-                    n_r += 1
-                    cnt_r[y[r]] += 1
-                    h_r += zobrist[r]
+                go = X[r, f] <= t
+                nxt[pl] = r
+                right_rows[n_r] = r
+                pl += go
+                n_r += 1 - go
+                cnt_l[y[r]] += go
+                h_l += zobrist[r] * go
+            for c in range(n_classes):
+                cnt_r[c] = cnt_s[c] - cnt_l[c]
+            h_r = h_s - h_l  # int64 sums wrap around: exact
             for side in range(2):
                 if side == 0:
                     pos = pl
