@@ -621,8 +621,10 @@ def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
     if criterion != GINI:
         for i in range(1, m + 1):
             xlogx[i] = i * np.log(i)
+    if max_depth < 1 or total.max() == m:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)  # a leaf, as cart._grow leaves it
     f0, _, t0, _, _, _ = _root_split(xc, yc, srt, total, criterion, xlogx)
-    if f0 < 0 or max_depth < 1:
+    if f0 < 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     feat, thr, order, _, _ = _grow_levels(
         xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, 0, 0, False, flag
