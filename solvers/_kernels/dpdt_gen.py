@@ -609,9 +609,9 @@ def _grow_levels(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, el
 
 
 @njit(nogil=True, cache=True)
-def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
-    """:func:`_cart_tests_sorted_one` for a depth-first CART, grown by :func:`_grow_levels` (``srt`` is
-    only read)."""
+def _state_arrays(X, y, idx, n_classes, criterion):
+    """A state's rows gathered feature by feature (``xc``, ``yc``), its class counts and, for entropy,
+    ``xlogx[i] = i log i`` up to its size."""
     m = idx.shape[0]
     xc, yc = _gather(X, y, idx)
     total = np.zeros(n_classes, dtype=np.int64)
@@ -621,6 +621,15 @@ def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
     if criterion != GINI:
         for i in range(1, m + 1):
             xlogx[i] = i * np.log(i)
+    return xc, yc, total, xlogx
+
+
+@njit(nogil=True, cache=True)
+def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
+    """:func:`_cart_tests_sorted_one` for a depth-first CART, grown by :func:`_grow_levels` (``srt`` is
+    only read)."""
+    m = idx.shape[0]
+    xc, yc, total, xlogx = _state_arrays(X, y, idx, n_classes, criterion)
     if max_depth < 1 or total.max() == m:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)  # a leaf, as cart._grow leaves it
     f0, _, t0, _, _, _ = _root_split(xc, yc, srt, total, criterion, xlogx)
@@ -635,15 +644,7 @@ def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
 @njit(nogil=True, cache=True)
 def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, criterion, beat):
     """:func:`last_depth_split_sorted` for one impurity; also returns the fewest errors of any threshold."""
-    m = idx.shape[0]
-    xc, yc = _gather(X, y, idx)
-    total = np.zeros(n_classes, dtype=np.int64)
-    for i in range(m):
-        total[yc[i]] += 1
-    xlogx = np.zeros(m + 1, dtype=np.float64)
-    if criterion != GINI:
-        for i in range(1, m + 1):
-            xlogx[i] = i * np.log(i)
+    xc, yc, total, xlogx = _state_arrays(X, y, idx, n_classes, criterion)
     bf, pos0, bt, bel, ber, bound = _root_split(xc, yc, srt, total, criterion, xlogx)
     if bound >= beat or bf < 0:
         return -1, 0.0, 0, 0, False, bound
