@@ -218,6 +218,26 @@ PLOT_INTO_VIEW_JS = (
 )
 
 
+def settled(page, js: str | None = None, timeout: float = 15.0, gap_ms: int = 300) -> list[dict]:
+    """The train points' screen positions (``js``: ``POINTS_JS`` by default) once they stop moving.
+
+    The plot rescales when late data arrives (the exact front's reference line widens the axes a few seconds
+    after the run), so positions read just before then send a click beside its point.  Two reads ``gap_ms``
+    apart must agree to the pixel; after ``timeout`` s the last read is returned.
+    """
+    js = js or POINTS_JS
+    key = lambda pts: [(p["run"], p["tree"], round(p["x"]), round(p["y"])) for p in pts]  # noqa: E731
+    pts = page.evaluate(js)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        page.wait_for_timeout(gap_ms)
+        again = page.evaluate(js)
+        if pts and key(again) == key(pts):
+            return again
+        pts = again
+    return pts
+
+
 def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeout_ms: int = 8_000):
     """Hover the train point of ``(run, tree)`` until ``selector`` (e.g. its tooltip) is visible; returns it.
 
@@ -228,8 +248,7 @@ def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeou
     target = page.locator(selector).first
     for attempt in range(tries):
         page.evaluate(PLOT_INTO_VIEW_JS)
-        page.wait_for_timeout(200)
-        pt = next(p for p in page.evaluate(POINTS_JS) if p["run"] == run and p["tree"] == tree)
+        pt = next(p for p in settled(page) if p["run"] == run and p["tree"] == tree)
         page.mouse.move(5, 5)
         page.mouse.move(pt["x"], pt["y"] + 1)
         try:

@@ -10,7 +10,7 @@ import re
 import time
 
 import pytest
-from browser_helpers import CHROMIUM, POINTS_JS, served_app, shot
+from browser_helpers import CHROMIUM, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -51,7 +51,7 @@ def test_exact_front_reference_line_hover_and_card(new_page):
         ref = [line for line in plot["lines"] if line["dashed"]]
         assert len(ref) == 1 and ref[0]["n"] == 8 and ref[0]["visible"]  # budgets 0..7 of a depth-3 front
         assert ref[0]["y"] == sorted(ref[0]["y"]) and ref[0]["y"][-1] <= 1.0  # accuracy rises with splits
-        pts = [p for p in page.evaluate(POINTS_JS) if p["run"] == 1]
+        pts = [p for p in settled(page) if p["run"] == 1]
         pt = max(pts, key=lambda p: p["splits"] if p["splits"] <= 3 else -1)
         # hover: the tree's gap in words
         page.mouse.move(pt["x"], pt["y"] + 1)

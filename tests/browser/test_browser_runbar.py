@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_helpers import CHROMIUM, POINTS_JS, served_app, shot
+from browser_helpers import CHROMIUM, POINTS_JS, served_app, settled, shot
 
 from treeexplorer.ui.detail import TreeDetail
 
@@ -81,7 +81,7 @@ def _train_points(page, run: int, timeout: float = 30.0) -> list[dict]:
     while time.time() < deadline:
         pts = [p for p in page.evaluate(POINTS_JS) if p["run"] == run]
         if pts:
-            return pts
+            return [p for p in settled(page) if p["run"] == run]  # not while the plot rescales
         page.wait_for_timeout(200)
     raise AssertionError(f"run {run}'s points were not drawn")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_helpers import CHROMIUM, POINTS_JS, served_app, shot
+from browser_helpers import CHROMIUM, POINTS_JS, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -83,6 +83,7 @@ def click_point(page, splits):
     while time.time() < deadline:
         pts = [p for p in page.evaluate(POINTS_JS) if p["run"] == 2 and p["splits"] == splits]
         if pts:
+            pts = [p for p in settled(page) if p["run"] == 2 and p["splits"] == splits]  # not while it rescales
             page.mouse.click(pts[0]["x"], pts[0]["y"])
             page.wait_for_selector(f"text=/tree \\d+: {splits} splits/", timeout=30_000)
             return

@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from browser_helpers import ARTIFACTS, AXIS_LABEL_JS, CHROMIUM, POINTS_JS, ROOT, free_port, shot
+from browser_helpers import ARTIFACTS, AXIS_LABEL_JS, CHROMIUM, POINTS_JS, ROOT, free_port, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -188,7 +188,8 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     page.wait_for_timeout(500)
     shot(page, "11_jupyterlab_after_run_all", full_page=False)
     # click a point of the Explorer's plot: its tree card follows
-    pts = [p for p in page.evaluate(EXPLORER_POINTS_JS) if p["run"] == 1]
+    # positions once the plot has stopped moving: the exact front arriving after the run rescales its axes
+    pts = [p for p in settled(page, EXPLORER_POINTS_JS) if p["run"] == 1]
     pt = next(p for p in pts if p["splits"] == 1)
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 splits/", timeout=30_000)

@@ -6,7 +6,7 @@ lock.  Two sessions work at once; the server log must stay free of tracebacks (e
 from __future__ import annotations
 
 import pytest
-from browser_helpers import AXIS_LABEL_JS, CHROMIUM, POINTS_JS, served_app, shot
+from browser_helpers import AXIS_LABEL_JS, CHROMIUM, POINTS_JS, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,7 +31,7 @@ def test_main_flow_on_the_thread_pool(threaded_server, new_page):
         page.wait_for_selector("text=#2 uigreedy", timeout=60_000)
     for page in pages:
         page.wait_for_function(f"() => ({POINTS_JS})().some(p => p.run === 2)", timeout=30_000)
-        pt = next(p for p in page.evaluate(POINTS_JS) if p["run"] == 2 and p["splits"] == 1)
+        pt = next(p for p in settled(page) if p["run"] == 2 and p["splits"] == 1)
         page.mouse.click(pt["x"], pt["y"])
         page.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 splits/", timeout=30_000)
         page.get_by_role("button", name="Leaves", exact=True).click()

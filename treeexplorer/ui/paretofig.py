@@ -3,13 +3,15 @@
 A HoloViews rebuild of the plot costs 1-2 s of Bokeh model churn per change on this machine; swapping
 ColumnDataSource data costs milliseconds, so switching the axis or adding a run stays interactive.
 (Notebooks use the HoloViews version, :func:`treeexplorer.ui.views.front_plot`.)
-A tap on a train point calls ``on_select(run_id, tree_id)``.
+A click on a train point (a tap, a long press or the second of two quick clicks) calls
+``on_select(run_id, tree_id)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from bokeh import events
 from bokeh.core.properties import value
 from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, LegendItem, TapTool
 from bokeh.plotting import figure
@@ -64,7 +66,11 @@ COLUMNS = [
 ]
 
 
+POINT_SIZE = 13  # train points' marker size (screen pixels)
+
+# Scroll the selected tree's card (CSS class ``cls``) into view after a click on a point (``reveal_on_tap``).
 _REVEAL_JS = """
+if (!cls) return;
 const find = (root) => {
   const el = root.querySelector('.' + cls);
   if (el) return el;
@@ -78,6 +84,25 @@ if (el && el.getBoundingClientRect().top > 0.6 * window.innerHeight) {
   el.scrollIntoView({behavior: 'instant', block: 'start'});  // no animation racing the user's next move
 }
 """
+
+# Bokeh's tap is a click released within 300 ms and not within 300 ms of the previous tap.  A slower click
+# (a deliberate one, a touch screen's tap-and-hold, a busy browser between mouse down and up) is a "press",
+# the second of two quick clicks a "double tap": the tap tool ignores both.  This selects the points under the
+# pointer for those two, as the tap tool would: within a marker's radius (plus its outline) on screen.
+_PICK_JS = (
+    """
+const d = source.data, xr = plot.x_range, yr = plot.y_range;
+const kx = plot.inner_width / (xr.end - xr.start), ky = plot.inner_height / (yr.end - yr.start);
+const hits = [];
+for (let i = 0; i < d.x.length; i++) {
+  const dx = (d.x[i] - cb_obj.x) * kx, dy = (d.y[i] - cb_obj.y) * ky;
+  if (dx * dx + dy * dy <= radius * radius) hits.push(i);
+}
+if (hits.length == 0) return;  // on empty plot: the selection stays
+source.selected.indices = hits;
+"""
+    + _REVEAL_JS
+)
 
 
 class ParetoFigure:
@@ -125,7 +150,7 @@ class ParetoFigure:
             "y",
             source=self.points,
             marker="marker",
-            size=13,
+            size=POINT_SIZE,
             line_width=2,
             color="color",
             fill_alpha="fill_alpha",
@@ -137,6 +162,11 @@ class ParetoFigure:
         # overlaid runs would otherwise stack twice as many tooltips.
         self.tap = TapTool(renderers=[self._train])
         fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS), self.tap)
+        self._pick = CustomJS(
+            args={"source": self.points, "plot": fig, "radius": POINT_SIZE / 2 + 1, "cls": ""}, code=_PICK_JS
+        )
+        fig.js_on_event(events.PressUp, self._pick)
+        fig.js_on_event(events.DoubleTap, self._pick)
         self.legend = Legend(
             items=[],
             location="bottom_right",
@@ -376,6 +406,7 @@ class ParetoFigure:
         (the element is found through Panel's shadow roots); server-side selections never scroll.
         """
         self.tap.callback = CustomJS(args={"cls": css_class}, code=_REVEAL_JS)
+        self._pick.args = {**self._pick.args, "cls": css_class}
 
     def _on_visible(self, attr, old, new) -> None:
         # a legend click hid or showed a run: its points leave or rejoin the data
