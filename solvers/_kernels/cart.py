@@ -483,13 +483,7 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
             xlogx[i] = i * np.log(i)
     cl = np.zeros(n_classes, dtype=np.int64)
     cr = np.zeros(n_classes, dtype=np.int64)
-    # contiguous sorted copies: the split scan reads memory sequentially
-    xs = np.empty((p, m), dtype=np.float64)
-    ys = np.empty((p, m), dtype=np.int64)
-    for f in range(p):
-        for i in range(m):
-            xs[f, i] = xc[f, srt[f, i]]
-            ys[f, i] = yc[srt[f, i]]
+    xs, ys = sorted_copies(xc, yc, srt)
     mark = np.zeros(m, dtype=np.bool_)
     bi = np.empty(m, dtype=np.int64)
     bx = np.empty(m, dtype=np.float64)
@@ -567,73 +561,25 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     open_[0] = True
     splits_left = max_leaves - 1
     while splits_left > 0 and flag[0] == 0:  # stopped: the open nodes stay leaves
-        best = -1
-        for k in range(n_nodes):
-            if open_[k] and (best < 0 or s_gain[k] > s_gain[best]):
-                best = k
-        if best < 0:
+        k = next_open_node(
+            open_, done, n_nodes, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, min_leaf,
+            criterion, m, cl, cr, xlogx,
+        )  # fmt: skip
+        if k < 0 or flag[0] != 0:
             break
-        if not done[best]:
-            _search_node(
-                best,
-                xs,
-                ys,
-                n_start,
-                n_end,
-                value,
-                s_feat,
-                s_pos,
-                s_thr,
-                s_gain,
-                n_classes,
-                min_leaf,
-                criterion,
-                m,
-                cl,
-                cr,
-                xlogx,
-            )
-            done[best] = True
-            continue
-        open_[best] = False
-        if s_feat[best] < 0:
+        open_[k] = False
+        if s_feat[k] < 0:
             continue
         splits_left -= 1
-        k = best
-        start = n_start[k]
-        end = n_end[k]
         feature[k] = s_feat[k]
         threshold[k] = s_thr[k]
-        _partition(srt, xs, ys, start, end, s_feat[k], s_pos[k], mark, bi, bx, by)
-        for side in range(2):
-            c_id = n_nodes
-            n_nodes += 1
-            if side == 0:
-                left[k] = c_id
-                n_start[c_id] = start
-                n_end[c_id] = start + s_pos[k]
-            else:
-                right[k] = c_id
-                n_start[c_id] = start + s_pos[k]
-                n_end[c_id] = end
-            n_depth[c_id] = n_depth[k] + 1
-            _open_node(
-                c_id,
-                ys,
-                n_start,
-                n_end,
-                n_depth,
-                value,
-                s_feat,
-                s_gain,
-                done,
-                n_classes,
-                min_leaf,
-                criterion,
-                max_depth,
-                m,
-            )
-            open_[c_id] = True
+        _partition(srt, xs, ys, n_start[k], n_end[k], s_feat[k], s_pos[k], mark, bi, bx, by)
+        left[k] = n_nodes
+        right[k] = n_nodes + 1
+        n_nodes = open_children(
+            k, n_nodes, open_, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_gain, done, n_classes, min_leaf,
+            criterion, max_depth, m,
+        )  # fmt: skip
     return (
         feature[:n_nodes].copy(),
         threshold[:n_nodes].copy(),
@@ -675,6 +621,63 @@ def _preorder(feature, threshold, left, right, value, n_nodes):
             l2[j] = new_id[left[k]]
             r2[j] = new_id[right[k]]
     return f2, t2, l2, r2, v2, n_nodes
+
+
+@njit(nogil=True, cache=True)
+def sorted_copies(xc, yc, srt):
+    """Contiguous copies of the rows in every feature's sorted order (``xs[f]``, ``ys[f]``): the split scan
+    then reads memory sequentially."""
+    p, m = xc.shape
+    xs = np.empty((p, m), dtype=np.float64)
+    ys = np.empty((p, m), dtype=np.int64)
+    for f in range(p):
+        for i in range(m):
+            xs[f, i] = xc[f, srt[f, i]]
+            ys[f, i] = yc[srt[f, i]]
+    return xs, ys
+
+
+@njit(nogil=True, cache=True)
+def next_open_node(
+    open_, done, n_nodes, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, min_leaf, criterion,
+    m_total, cl, cr, xlogx,
+):  # fmt: skip
+    """Best-first growth's next node: the open one with the largest gain (ties: the lowest id), its split
+    searched; -1 when none is open.  A node not yet searched holds an upper bound of its gain
+    (:func:`_open_node`): it is searched and the pick made again, so the order is that of eager search."""
+    while True:
+        k = -1
+        for j in range(n_nodes):
+            if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
+                k = j
+        if k < 0 or done[k]:
+            return k
+        _search_node(
+            k, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, min_leaf, criterion, m_total,
+            cl, cr, xlogx,
+        )  # fmt: skip
+        done[k] = True
+
+
+@njit(nogil=True, cache=True)
+def open_children(
+    k, n_nodes, open_, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_gain, done, n_classes, min_leaf, criterion,
+    max_depth, m_total,
+):  # fmt: skip
+    """Open node ``k``'s two children as ids ``n_nodes`` (left: its first ``s_pos[k]`` rows) and
+    ``n_nodes + 1`` once its rows are partitioned; returns the new node count."""
+    start = n_start[k]
+    for c in range(2):
+        c_id = n_nodes + c
+        n_start[c_id] = start if c == 0 else start + s_pos[k]
+        n_end[c_id] = start + s_pos[k] if c == 0 else n_end[k]
+        n_depth[c_id] = n_depth[k] + 1
+        _open_node(
+            c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth,
+            m_total,
+        )  # fmt: skip
+        open_[c_id] = True
+    return n_nodes + 2
 
 
 @njit(nogil=True, cache=True)

@@ -17,13 +17,15 @@ from .cart import (
     _midpoint,
     _open_node,
     _partition,
-    _search_node,
     cart_build_ranked,
     entropy_beats,
     gini_beats,
+    next_open_node,
     node_impurity,
+    open_children,
     record_split,
     sort_positions,
+    sorted_copies,
     sorter,
 )
 
@@ -673,14 +675,8 @@ def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, x
     ``bound``.  The root split ``x[bf] <= bt`` sends its first ``pos0`` rows (in bf's order) left.
     Returns ``feature, threshold, errors_left, errors_right, True, bound``."""
     m = yc.shape[0]
-    p = xc.shape[0]
     srt = srt.copy()  # reordered by the growth; the caller's order stays intact
-    xs = np.empty((p, m), dtype=np.float64)
-    ys = np.empty((p, m), dtype=np.int64)
-    for f in range(p):
-        for i in range(m):
-            xs[f, i] = xc[f, srt[f, i]]
-            ys[f, i] = yc[srt[f, i]]
+    xs, ys = sorted_copies(xc, yc, srt)
     cap = _capacity(m, max_depth, max_leaves)
     value = np.zeros((cap, n_classes), dtype=np.int64)
     n_start = np.zeros(cap, dtype=np.int64)
@@ -707,34 +703,12 @@ def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, x
     best = bel + ber
     splits_left = max_leaves - 1
     while splits_left > 0:
-        k = -1  # the open node with the largest gain (its upper bound until searched, as in cart._grow)
-        for j in range(n_nodes):
-            if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
-                k = j
+        k = next_open_node(
+            open_, done, n_nodes, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion,
+            m, cl, cr, xlogx,
+        )  # fmt: skip
         if k < 0:
             break
-        if not done[k]:
-            _search_node(
-                k,
-                xs,
-                ys,
-                n_start,
-                n_end,
-                value,
-                s_feat,
-                s_pos,
-                s_thr,
-                s_gain,
-                n_classes,
-                1,
-                criterion,
-                m,
-                cl,
-                cr,
-                xlogx,
-            )
-            done[k] = True
-            continue
         open_[k] = False
         f = s_feat[k]
         if f < 0:
@@ -753,17 +727,9 @@ def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, x
                     break
         if splits_left == 0:
             break  # no more splits: no need to sort the children's rows
-        start = n_start[k]
-        end = n_end[k]
-        _partition(srt, xs, ys, start, end, f, s_pos[k], mark, bi, bx, by)
-        for left_side in (True, False):
-            c_id = n_nodes
-            n_nodes += 1
-            n_start[c_id] = start if left_side else start + s_pos[k]
-            n_end[c_id] = start + s_pos[k] if left_side else end
-            n_depth[c_id] = n_depth[k] + 1
-            _open_node(
-                c_id, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion, max_depth, m
-            )
-            open_[c_id] = True
+        _partition(srt, xs, ys, n_start[k], n_end[k], f, s_pos[k], mark, bi, bx, by)
+        n_nodes = open_children(
+            k, n_nodes, open_, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_gain, done, n_classes, 1, criterion,
+            max_depth, m,
+        )  # fmt: skip
     return bf, bt, bel, ber, True, bound
