@@ -308,6 +308,10 @@ def test_clicking_a_point_selects_its_tree(explorer):
     # selecting from code outlines the point without calling back
     explorer.select(explorer.controller.runs[0].id, 0)
     assert list(explorer.pareto.points.selected.indices) == [int(df.index[df.tree == 0][0])]
+    # a tap on empty plot (the browser clears its selection): the card keeps its tree and its point the outline
+    explorer.pareto.points.selected.indices = []
+    assert explorer.controller.selected == (explorer.controller.runs[0].id, 0)
+    assert list(explorer.pareto.points.selected.indices) == [int(df.index[df.tree == 0][0])]
 
 
 def test_pareto_figure_updates_in_place(explorer):

@@ -414,7 +414,13 @@ class ParetoFigure:
         self.update(runs, x, show_test, self._selected, dominated, self._reference, self._gaps)
 
     def _on_indices(self, attr, old, new) -> None:
-        if self._muted or not new or self.on_select is None:
+        if self._muted or self.on_select is None:
+            return
+        if not new:
+            # a tap on empty plot: the card keeps its tree, so its point keeps the outline
+            if self._selected is not None:
+                self._select(self._selected)
+                self._changed()
             return
         i = self.pick(new, self._selected)
         if i is None:
