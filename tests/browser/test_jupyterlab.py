@@ -105,13 +105,18 @@ _LAST_ROOT = """walk(Object.values(Bokeh.index).filter(r => {
   }).at(-1));"""
 assert _ALL_ROOTS in POINTS_JS
 EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _LAST_ROOT)
-
-LEGEND_JS = (
-    """() => {
+# ``views``: every Bokeh view of the Explorer's root (``views[0].model.document`` is its document)
+_EXPLORER_VIEWS = (
+    """
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
   """
     + _LAST_ROOT
+)
+
+LEGEND_JS = (
+    "() => {"
+    + _EXPLORER_VIEWS
     + """
   const out = [];
   for (const m of views[0].model.document.all_models)  // the legends of the Explorer's document
@@ -123,11 +128,8 @@ LEGEND_JS = (
 )
 
 SCROLL_TO_PLOT_JS = (
-    """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  """
-    + _LAST_ROOT
+    "() => {"
+    + _EXPLORER_VIEWS
     + """
   const plot = views.find(v => v.frame && v.renderer_views && [...v.renderer_views.keys()].some(
     m => m.data_source && m.data_source.data && m.data_source.data.run_id));
@@ -139,11 +141,8 @@ SCROLL_TO_PLOT_JS = (
 # receipt of an earlier message, or waited past its timeout).  Private state of panel's CommManager
 # (models/comm_manager.ts): true when it is not found, so a Panel that drops it does not block the test.
 COMM_READY_JS = (
-    """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  """
-    + _LAST_ROOT
+    "() => {"
+    + _EXPLORER_VIEWS
     + """
   for (const m of views[0].model.document.all_models)
     if (m._event_buffer !== undefined && m._blocked !== undefined)
@@ -154,11 +153,8 @@ COMM_READY_JS = (
 
 # The Explorer's selected train points and its comm's queue, for a failure message.
 COMM_STATE_JS = (
-    """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  """
-    + _LAST_ROOT
+    "() => {"
+    + _EXPLORER_VIEWS
     + """
   const out = {selected: [], comm: null};
   for (const m of views[0].model.document.all_models) {
