@@ -477,10 +477,7 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     ``flag`` set: the tree so far, its nodes not yet split being leaves."""
     p, m = xc.shape
     min_leaf = max(1, min_samples_leaf)
-    xlogx = np.zeros(m + 1, dtype=np.float64)
-    if criterion != GINI:
-        for i in range(1, m + 1):
-            xlogx[i] = i * np.log(i)
+    xlogx = xlogx_table(m, criterion)
     cl = np.zeros(n_classes, dtype=np.int64)
     cr = np.zeros(n_classes, dtype=np.int64)
     xs, ys = sorted_copies(xc, yc, srt)
@@ -621,6 +618,16 @@ def _preorder(feature, threshold, left, right, value, n_nodes):
             l2[j] = new_id[left[k]]
             r2[j] = new_id[right[k]]
     return f2, t2, l2, r2, v2, n_nodes
+
+
+@njit(nogil=True, cache=True)
+def xlogx_table(m, criterion):
+    """``i log i`` for i = 0 .. m, the entropy scan's terms (zeros for gini, which does not read them)."""
+    xlogx = np.zeros(m + 1, dtype=np.float64)
+    if criterion != GINI:
+        for i in range(1, m + 1):
+            xlogx[i] = i * np.log(i)
+    return xlogx
 
 
 @njit(nogil=True, cache=True)

@@ -27,6 +27,7 @@ from .cart import (
     sort_positions,
     sorted_copies,
     sorter,
+    xlogx_table,
 )
 
 GEN_CART = 0  # split nodes of a depth-K CART (the paper's DPDT-K)
@@ -619,11 +620,7 @@ def _state_arrays(X, y, idx, n_classes, criterion):
     total = np.zeros(n_classes, dtype=np.int64)
     for i in range(m):
         total[yc[i]] += 1
-    xlogx = np.zeros(m + 1, dtype=np.float64)
-    if criterion != GINI:
-        for i in range(1, m + 1):
-            xlogx[i] = i * np.log(i)
-    return xc, yc, total, xlogx
+    return xc, yc, total, xlogx_table(m, criterion)
 
 
 @njit(nogil=True, cache=True)

@@ -281,6 +281,7 @@ def expand_level(
     n = X.shape[0]
     cnt_l = np.zeros(n_classes, dtype=np.int64)
     cnt_r = np.zeros(n_classes, dtype=np.int64)
+    cnt_s = np.zeros(n_classes, dtype=np.int64)
     right_rows = np.empty(n, dtype=np.int32)
     status = STATUS_OK
     stopped = False
@@ -303,7 +304,7 @@ def expand_level(
         start = st[ST_START, s]
         st[ST_ACT0, s] = n_act
         # the state's class counts and hash: each test's right side is what its left side leaves
-        cnt_s = np.zeros(n_classes, dtype=np.int64)
+        cnt_s[:] = 0
         h_s = 0
         for i in range(size):
             cnt_s[y[pool[start + i]]] += 1
