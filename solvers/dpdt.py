@@ -76,7 +76,6 @@ GENERATORS = {
 DPDT_CRITERIA = {**CRITERIA, "both": BOTH}
 _COUNTER_NAMES = ("depth", "states", "expanded_at_depth", "states_at_depth", "full_cart_fits")
 _MIN_STATES_PER_THREAD = 16  # fewer: a thread costs more than it saves
-_MAX_SORTED_POOL = 3 * 10**7  # int32 entries (120 MB) kept for one depth's per-feature sorted rows
 
 
 class MDPTooLarge(ValueError):
@@ -122,27 +121,24 @@ def _build(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, ma
     status = STATUS_OK
     stopped = False
     t0 = time.perf_counter()
-    p = X.shape[1]
-    # each depth's rows sorted by every feature, so a child sorts by one pass over its parent's rows
-    spool_prev = np.empty((p, 0), dtype=np.int32)
-    use_parent = False
+    pool_par = pool  # the previous depth's rows: a state's order comes from its parent's (_sorted_rows)
     for d in range(max_depth - 1):
         a, b = level_start[d], level_start[d + 1]
         control.counters[0], control.counters[2], control.counters[3] = d, 0, b - a
         states = np.arange(a, b, dtype=np.int64)
         chunks = _chunks(states, st[ST_SIZE, a:b], n_jobs)
-        store = p * pool.shape[0] <= _MAX_SORTED_POOL
-        spool = np.empty((p, pool.shape[0] if store else 0), dtype=np.int32)
         args = (X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st)
-        tail = (spool_prev, use_parent, spool, store, control.flag)
         found = _on_threads(
-            lambda c, pr, args=args, tail=tail: level_tests(*args, c, *tail, pr), chunks, n_jobs, control
+            lambda c, pr, args=args, pool_par=pool_par: level_tests(*args, c, pool_par, control.flag, pr),
+            chunks,
+            n_jobs,
+            control,
         )
-        spool_prev, use_parent = spool, store
         t_feat = np.concatenate([f for f, _, _ in found])
         t_thr = np.concatenate([t for _, t, _ in found])
         sizes = np.concatenate([np.diff(o) for _, _, o in found])
         t_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        pool_par = pool
         st, act, act_thr, n_states, n_act, pool, status, stopped = expand_level(
             X,
             y,
@@ -183,7 +179,7 @@ def _build(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, ma
         chunks = _chunks(np.arange(a, b, dtype=np.int64), st[ST_SIZE, a:b], n_jobs)
         found = _on_threads(
             lambda c, pr: last_level_actions(
-                X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, spool_prev, use_parent, control.flag, pr
+                X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, c, pool_par, control.flag, pr
             ),
             chunks,
             n_jobs,

@@ -359,42 +359,50 @@ def test_threads_at_the_last_depth_give_the_same_front():
         )
 
 
-def test_children_sorted_from_their_parent_or_from_the_global_ranks_give_the_same_front(monkeypatch):
+@pytest.mark.parametrize("depth", [3, 4])
+def test_every_state_sorted_from_its_parent_equals_it_sorted_from_the_global_ranks(depth, monkeypatch):
+    """``_sorted_rows`` (a parent's order shared by its children, siblings in one pass) against a direct
+    sort of each state, on data with ties, at every depth, over the state lists the threads get."""
     import treeexplorer.solvers.dpdt as mod
-
-    rng = np.random.default_rng(3)
-    X = np.round(rng.normal(size=(400, 5)), 1)
-    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1)
-    kw = {"max_depth": 4, "generator": "cart", "cart_depth": 2}
-    via_parent = dpdt(X, y, **kw)
-    monkeypatch.setattr(mod, "_MAX_SORTED_POOL", 0)  # no per-depth sorted rows kept: global ranks
-    via_ranks = dpdt(X, y, **kw)
-    assert via_parent.stats["states_per_depth"] == via_ranks.stats["states_per_depth"]
-    assert [s.info for s in via_parent.solutions] == [s.info for s in via_ranks.solutions]
-
-
-def test_siblings_sorted_in_one_pass_equal_each_sorted_alone():
     from treeexplorer.solvers._kernels.cart import feature_ranks
-    from treeexplorer.solvers._kernels.dpdt_mdp import ST_PARENT, ST_SIZE, ST_START, _pair_order, _state_order
+    from treeexplorer.solvers._kernels.dpdt_mdp import (
+        ST_ERR,
+        ST_PARENT,
+        ST_SIB,
+        ST_SIZE,
+        ST_START,
+        _memo0,
+        _rank_positions,
+        _sorted_rows,
+    )
 
-    rng = np.random.default_rng(5)
-    X = np.round(rng.normal(size=(300, 4)), 1)  # ties inside features
+    rng = np.random.default_rng(depth)
+    X = np.round(rng.normal(size=(400, 5)), 1)  # ties inside features
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1)
     ranks = feature_ranks(X)
-    parent = np.sort(rng.choice(300, size=180, replace=False))
-    spool_prev = np.stack([parent[np.lexsort((parent, X[parent, f]))] for f in range(4)]).astype(np.int32)
-    st = np.zeros((8, 3), dtype=np.int64)
-    st[ST_START, 0], st[ST_SIZE, 0] = 0, parent.shape[0]
-    st[ST_PARENT, 1:] = 0
-    left = parent[X[parent, 2] <= 0.1]
-    right = parent[X[parent, 2] > 0.1]
-    loc = np.full(300, -1, dtype=np.int64)
-    a, b = _pair_order(left, right, st, 1, spool_prev, loc)
-    assert (loc == -1).all()
-    np.testing.assert_array_equal(a, _state_order(ranks, left, st, 1, spool_prev, True, loc))
-    np.testing.assert_array_equal(b, _state_order(ranks, right, st, 2, spool_prev, True, loc))
-    np.testing.assert_array_equal(a, _state_order(ranks, left, st, 1, spool_prev, False, loc))
-    for f in range(4):
-        assert np.all(np.diff(X[left[a[f]], f]) >= 0) and np.all(np.diff(X[right[b[f]], f]) >= 0)
+    seen = {"pairs": 0, "children": 0}
+
+    def check(args):
+        pool, tab, states, pool_par = args[9], args[10], args[11], args[12]
+        lmap = np.full(X.shape[0], -1, dtype=np.int64)
+        memo = _memo0()
+        for j, s in enumerate(states):
+            if tab[ST_SIZE, s] < 2 or tab[ST_ERR, s] == 0:
+                continue
+            rows = pool[tab[ST_START, s] : tab[ST_START, s] + tab[ST_SIZE, s]].astype(np.int64)
+            assert (np.diff(rows) > 0).all()  # what _mark_subset relies on
+            srt, memo = _sorted_rows(ranks, pool, pool_par, tab, states, j, rows, lmap, memo)
+            np.testing.assert_array_equal(srt, _rank_positions(ranks, rows))
+            seen["pairs"] += bool(j + 1 < len(states) and tab[ST_SIB, s] == states[j + 1])
+            seen["children"] += bool(tab[ST_PARENT, s] >= 0)
+
+    def spy(kernel):
+        return lambda *args: (check(args), kernel(*args))[1]
+
+    for name in ("level_tests", "last_level_actions"):
+        monkeypatch.setattr(mod, name, spy(getattr(mod, name)))
+    mod.dpdt(X, y, max_depth=depth + 1, generator="cart", cart_depth=2, n_jobs=2)
+    assert seen["pairs"] > 10 and seen["children"] > 50  # both paths ran
 
 
 def test_row_pool_guard_gives_a_clear_message_and_a_pool_near_the_guard_still_builds():

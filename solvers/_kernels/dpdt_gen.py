@@ -342,7 +342,6 @@ def _scan_node2(xf, yc, order, a0, a1, counts, criterion, xlogx, f, best, with_b
     n = a1 - a0
     t0 = counts[0]
     t1 = counts[1]
-    big = max(t0, t1)
     h_l = 0.0
     h_r = xlogx[t0] + xlogx[t1] if criterion != GINI else 0.0
     c1 = 0
@@ -372,8 +371,8 @@ def _scan_node2(xf, yc, order, a0, a1, counts, criterion, xlogx, f, best, with_b
         else:
             proxy = h_l - xlogx[nl] + h_r - xlogx[nr]
             better = entropy_beats(proxy, bf, bproxy)
-        if with_bound and nl - mx + max(nr - big, 0) < bound:
-            bound = min(bound, nl - mx + nr - max(r0, r1))
+        if with_bound:
+            bound = min(bound, nl - mx + nr - max(r0, r1))  # branchless: cheaper than testing first
         if better:
             if criterion == GINI:
                 bnum = sq_l * nr + sq_r * nl

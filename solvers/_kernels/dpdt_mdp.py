@@ -66,71 +66,53 @@ def _grow_rows(a, cap):
 
 
 @njit(nogil=True, cache=True)
-def _state_order(ranks, rows, st, s, spool_prev, use_parent, loc):
-    """Positions of ``rows`` (state ``s``) sorted by every feature: by one pass over the parent state's
-    sorted rows (``spool_prev``, laid out like the parent level's pool) when available, which is
-    proportional to the parent's size rather than to the whole data set; else from the global ranks."""
-    m = rows.shape[0]
-    p = ranks.shape[1]
-    srt = np.empty((p, m), dtype=np.int64)
-    if use_parent:
-        par = st[ST_PARENT, s]
-        a = st[ST_START, par]
-        b = a + st[ST_SIZE, par]
-        for i in range(m):
-            loc[rows[i]] = i
-        for f in range(p):
-            positions_from_sorted(spool_prev[f, a:b], loc, srt[f])
-        for i in range(m):
-            loc[rows[i]] = -1
-        return srt
+def _rank_positions(ranks, rows):
+    """Positions of ``rows`` sorted by every feature, from the global ranks."""
+    srt = np.empty((ranks.shape[1], rows.shape[0]), dtype=np.int64)
     keys, buf, gloc, n_bits, use_global = sorter(ranks, rows)
-    for f in range(p):
+    for f in range(ranks.shape[1]):
         sort_positions(ranks, rows, f, srt[f], keys, buf, gloc, n_bits, use_global)
     return srt
 
 
 @njit(nogil=True, cache=True)
-def _pair_order(rows, rows2, st, s, spool_prev, loc):
-    """:func:`_state_order` of two siblings (``rows``, ``rows2`` partition their parent's rows) by one
-    pass over the parent's sorted rows instead of one each."""
-    m = rows.shape[0]
-    m2 = rows2.shape[0]
-    p = spool_prev.shape[0]
+def _mark_subset(prow, rows, lmap, off):
+    """``lmap[j] = off + i`` where ``prow[j] == rows[i]``: ``rows`` is a subset of ``prow``, both in
+    increasing order (every state's rows are: the root's are 0..n-1 and children keep their parent's order)."""
+    i = 0
+    for j in range(prow.shape[0]):
+        if i < rows.shape[0] and prow[j] == rows[i]:
+            lmap[j] = off + i
+            i += 1
+
+
+@njit(nogil=True, cache=True)
+def _split_order(psrt, lmap, m, m2):
+    """Positions of two siblings' rows sorted by every feature, by one pass over ``psrt[f]`` (their
+    parent's row positions sorted by feature f).  ``lmap[j]`` is ``i`` when the parent's j-th row is the
+    first sibling's i-th, ``m + i`` when it is the second's (the siblings split the parent's rows)."""
+    p = psrt.shape[0]
     # flat, with one spare slot: every row is written to both outputs and only the right one advances
     # (which child a row falls in is a coin toss for the branch predictor)
     flat = np.empty(p * m + 1, dtype=np.int64)
     flat2 = np.empty(p * m2 + 1, dtype=np.int64)
-    par = st[ST_PARENT, s]
-    a = st[ST_START, par]
-    b = a + st[ST_SIZE, par]
-    for i in range(m):
-        loc[rows[i]] = i
-    for i in range(m2):
-        loc[rows2[i]] = m + i
     for f in range(p):
         c = f * m
         c2 = f * m2
-        for i in range(a, b):
-            j = loc[spool_prev[f, i]]  # the siblings split the parent's rows: j >= 0
+        for i in range(psrt.shape[1]):
+            j = lmap[psrt[f, i]]
             second = j >= m
             flat[c] = j
             flat2[c2] = j - m
             c += 1 - second
             c2 += second
-    srt = flat[: p * m].reshape((p, m))
-    srt2 = flat2[: p * m2].reshape((p, m2))
-    for i in range(m):
-        loc[rows[i]] = -1
-    for i in range(m2):
-        loc[rows2[i]] = -1
-    return srt, srt2
+    return flat[: p * m].reshape((p, m)), flat2[: p * m2].reshape((p, m2))
 
 
 @njit(nogil=True, cache=True)
-def _sibling_next(st, states, j, use_parent):
-    """Id of ``states[j]``'s sibling when it is ``states[j + 1]`` and both will be sorted (else -1)."""
-    if not use_parent or j + 1 >= states.shape[0]:
+def _sibling_next(st, states, j):
+    """Id of ``states[j]``'s sibling when it is ``states[j + 1]`` and will be sorted too (else -1)."""
+    if j + 1 >= states.shape[0]:
         return -1
     s2 = st[ST_SIB, states[j]]
     if s2 < 0 or s2 != states[j + 1] or st[ST_SIZE, s2] < 2 or st[ST_ERR, s2] == 0:
@@ -139,19 +121,50 @@ def _sibling_next(st, states, j, use_parent):
 
 
 @njit(nogil=True, cache=True)
-def _sorted_rows(ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next):
-    """Positions of state ``states[j]``'s ``rows`` sorted by every feature, walking a state list in order:
-    a state whose sibling comes next is sorted together with it, and the sibling's order is handed back
-    (``pending``, ``srt_next``) for the next call.  Returns ``srt, pending, srt_next``."""
+def _memo0():
+    """:func:`_sorted_rows`'s memo before the first call."""
+    return -1, np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.int64), -1, np.empty((0, 0), dtype=np.int64)
+
+
+@njit(nogil=True, cache=True)
+def _sorted_rows(ranks, pool, pool_par, st, states, j, rows, lmap, memo):
+    """Positions of state ``states[j]``'s ``rows`` sorted by every feature, walking a state list in order.
+
+    A state's rows are a subset of its (first) parent's, whose rows (in ``pool_par``) are sorted once
+    for all its children: they are listed together, having been created together.  Each child then takes
+    its order from one pass over the parent's, and two siblings listed one after the other (they
+    partition the parent's rows) from one pass for both, the second's order kept for the next call.
+    That is proportional to the parent's size rather than the whole data set's, and keeps no copy of a
+    depth's sorted rows.  ``lmap``: scratch of the data set's size.  ``memo``: ``(parent, its rows, their
+    order, pending sibling, its order)`` carried from call to call (start with :func:`_memo0`).
+    Returns ``srt, memo``.
+    """
+    cur, prow, psrt, pending, srt_next = memo
     s = states[j]
     if s == pending:
-        return srt_next, -1, srt_next
-    s2 = _sibling_next(st, states, j, use_parent)
+        return srt_next, (cur, prow, psrt, -1, srt_next)
+    par = st[ST_PARENT, s]
+    if par < 0:
+        return _rank_positions(ranks, rows), memo  # the root
+    if par != cur:
+        a = st[ST_START, par]
+        prow = pool_par[a : a + st[ST_SIZE, par]].astype(np.int64)
+        psrt = _rank_positions(ranks, prow)
+        cur = par
+    m = rows.shape[0]
+    s2 = _sibling_next(st, states, j)
     if s2 >= 0:
         rows2 = pool[st[ST_START, s2] : st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
-        srt, srt2 = _pair_order(rows, rows2, st, s, spool_prev, loc)
-        return srt, s2, srt2
-    return _state_order(ranks, rows, st, s, spool_prev, use_parent, loc), pending, srt_next
+        _mark_subset(prow, rows, lmap, 0)
+        _mark_subset(prow, rows2, lmap, m)
+        srt, srt2 = _split_order(psrt, lmap, m, rows2.shape[0])
+        return srt, (cur, prow, psrt, s2, srt2)
+    lmap[: prow.shape[0]] = -1
+    _mark_subset(prow, rows, lmap, 0)
+    srt = np.empty((psrt.shape[0], m), dtype=np.int64)
+    for f in range(psrt.shape[0]):
+        positions_from_sorted(psrt[f], lmap, srt[f])
+    return srt, (cur, prow, psrt, pending, srt_next)
 
 
 @njit(nogil=True, cache=True)
@@ -177,42 +190,21 @@ def mdp_init(y, n_classes):
 
 
 @njit(nogil=True, cache=True)
-def level_tests(
-    X,
-    y,
-    ranks,
-    n_classes,
-    gen,
-    k,
-    d,
-    d0,
-    criterion,
-    pool,
-    st,
-    states,
-    spool_prev,
-    use_parent,
-    spool,
-    store,
-    flag,
-    progress,
-):
+def level_tests(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, pool_par, flag, progress):
     """Tests proposed at each listed state of depth ``d`` (none for pure states and single rows).
 
     Returns ``features, thresholds, offsets``: the tests of ``states[j]`` are ``offsets[j]:offsets[j+1]``.
-    States after a stop (``flag``) get no tests.  With ``store``, each state's rows sorted by every
-    feature are written to ``spool`` (same layout as ``pool``) for its children.  Writes only the listed
-    states' parts of shared arrays: safe to run on threads with disjoint state lists.
+    States after a stop (``flag``) get no tests.  ``pool_par``: the rows of the previous depth's states
+    (:func:`_sorted_rows`).  Writes only its own outputs: safe to run on threads with disjoint state lists.
     """
-    loc = np.full(X.shape[0], -1, dtype=np.int64)
+    lmap = np.full(X.shape[0], -1, dtype=np.int64)
     n_s = states.shape[0]
     off = np.zeros(n_s + 1, dtype=np.int64)
     cap = 64
     feat = np.empty(cap, dtype=np.int64)
     thr = np.empty(cap, dtype=np.float64)
     n = 0
-    pending = -1
-    srt_next = np.empty((0, 0), dtype=np.int64)
+    memo = _memo0()
     for j in range(n_s):
         progress[0] = j
         s = states[j]
@@ -220,13 +212,7 @@ def level_tests(
         if flag[0] == 0 and size >= 2 and st[ST_ERR, s] > 0:
             start = st[ST_START, s]
             rows = pool[start : start + size].astype(np.int64)
-            srt, pending, srt_next = _sorted_rows(
-                ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next
-            )
-            if store:
-                for g in range(srt.shape[0]):
-                    for i in range(size):
-                        spool[g, start + i] = rows[srt[g, i]]
+            srt, memo = _sorted_rows(ranks, pool, pool_par, st, states, j, rows, lmap, memo)
             f, t = generate_tests_sorted(X, y, ranks, rows, srt, n_classes, gen, k, d, d0, criterion, flag)
             if n + f.shape[0] > cap:
                 cap = max(2 * cap, n + f.shape[0])
@@ -409,14 +395,13 @@ def expand_level(
 
 
 @njit(nogil=True, cache=True)
-def last_level_actions(
-    X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, spool_prev, use_parent, flag, progress
-):
+def last_level_actions(X, y, ranks, n_classes, gen, k, d, d0, criterion, pool, st, states, pool_par, flag, progress):
     """Best test of every state of the last depth listed in ``states`` (its children are leaves).
 
     Every test there costs the same, so a state needs only the test with the fewest leaf errors, and only
     when it beats the leaf.  States are independent: callers may split the list between threads (the
-    kernel holds no GIL and writes only its own outputs).
+    kernel holds no GIL and writes only its own outputs).  ``pool_par``: the rows of the previous depth's
+    states (:func:`_sorted_rows`).
 
     Returns
     -------
@@ -442,9 +427,8 @@ def last_level_actions(
     else:
         md, ml = k, 0
     n_done = 0
-    loc = np.full(X.shape[0], -1, dtype=np.int64)
-    pending = -1
-    srt_next = np.empty((0, 0), dtype=np.int64)
+    lmap = np.full(X.shape[0], -1, dtype=np.int64)
+    memo = _memo0()
     sorted_gen = gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID
     for j in range(n_s):
         if flag[0] != 0:
@@ -463,9 +447,7 @@ def last_level_actions(
         if gen == GEN_EXHAUSTIVE:
             bf, bt, bel, ber = best_exhaustive_leaf_split(X, y, ranks, rows, n_classes)
         elif sorted_gen:
-            srt, pending, srt_next = _sorted_rows(
-                ranks, pool, st, states, j, rows, spool_prev, use_parent, loc, pending, srt_next
-            )
+            srt, memo = _sorted_rows(ranks, pool, pool_par, st, states, j, rows, lmap, memo)
             bf, bt, bel, ber, grown = last_depth_split_sorted(
                 X, y, rows, srt, n_classes, md, ml, greedy_only, criterion, st[ST_ERR, s]
             )
