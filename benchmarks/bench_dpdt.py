@@ -9,7 +9,9 @@ Parts (``--part``):
   Runs hitting the memory guard or the per-run time limit are reported as such.
 * ``big``: a depth-5 front on the largest sets (~8-15k rows) with the hybrid generator.
 * ``criteria``: depth 3, DPDT-5 (``cart_depth=5``) with ``criterion`` gini, entropy and both on the 12
-  train splits: median time, train accuracy (most accurate tree) and the cost of both relative to gini.
+  train splits: median time, train accuracy (most accurate tree) and the cost of both relative to gini,
+  and each one's gap in train errors to the exact depth-3 optimum on the raw features (``contree``, one run
+  per set: about two minutes for all 12).
 * ``depth5``: the paper's Table 2 setting, depth 5 with DPDT-3 (``cart_depth=3``), whole hull and splits
   front: median time and peak memory (VmHWM of this process, reset before each set) per set (target <= 5 s).
 * ``depth10``: depth 10 with the hybrid generator (DPDT-2 to depth 6, greedy below) on magic (target <= 60 s).
@@ -212,11 +214,16 @@ def _median_run(X, y, repeat, **kw):
 
 
 def part_criteria(sets, repeat):
+    from treeexplorer.solvers.contree import contree
+
+    contree(np.arange(8.0).reshape(4, 2), np.array([0, 1, 0, 1]), max_depth=2)  # compile outside the timings
     print("\n## Criteria: depth 3, cart_depth=5 (DPDT-5), whole front; train accuracy of the most accurate tree")
     print(f"median of {repeat} runs (wall seconds); both/gini = time ratio")
+    print("gap_*: its train errors above the exact depth-3 optimum on the raw features (contree, one run: opt_s)")
     print(
         f"{'set':9} {'n':>6} {'gini_s':>7} {'entr_s':>7} {'both_s':>7} {'both/g':>6} "
-        f"{'gini':>7} {'entropy':>7} {'both':>7}  both>=max"
+        f"{'gini':>7} {'entropy':>7} {'both':>7}  both>=max {'opt_err':>7} {'opt_s':>6} {'gap_g':>5} {'gap_e':>5} "
+        f"{'gap_b':>5}"
     )
     ratios = []
     for name in sets:
@@ -228,13 +235,20 @@ def part_criteria(sets, repeat):
         res = {}
         for crit in ("gini", "entropy", "both"):
             (front, wall, _), _, _ = _median_run(X, y, repeat, max_depth=3, cart_depth=5, criterion=crit)
-            res[crit] = (wall, 1 - front.solutions[0].info["train_errors"] / len(y))
+            err = front.solutions[0].info["train_errors"]
+            res[crit] = (wall, 1 - err / len(y), err)
         ratios.append(res["both"][0] / res["gini"][0])
         ok = res["both"][1] >= max(res["gini"][1], res["entropy"][1]) - 1e-12
+        t = time.perf_counter()
+        opt = contree(X, y, max_depth=3, front=False).solutions[0].info
+        t_opt = time.perf_counter() - t
+        assert opt["lower_bound"] == opt["errors"], "the exact run must prove its optimum"
+        gaps = [res[c][2] - opt["errors"] for c in ("gini", "entropy", "both")]
+        assert min(gaps) >= 0, "a depth-3 DPDT tree cannot beat the depth-3 optimum"
         print(
             f"{name:9} {len(y):6d} {res['gini'][0]:7.3f} {res['entropy'][0]:7.3f} {res['both'][0]:7.3f} "
             f"{ratios[-1]:6.2f} {res['gini'][1]:7.4f} {res['entropy'][1]:7.4f} {res['both'][1]:7.4f}  "
-            f"{'yes' if ok else 'NO'}",
+            f"{'yes' if ok else 'NO':>9} {opt['errors']:7d} {t_opt:6.1f} {gaps[0]:5d} {gaps[1]:5d} {gaps[2]:5d}",
             flush=True,
         )
     if ratios:

@@ -149,7 +149,8 @@ def _sorted_rows(ranks, pool, pool_par, st, states, j, rows, lmap, memo):
     if par != cur:
         a = st[ST_START, par]
         prow = pool_par[a : a + st[ST_SIZE, par]].astype(np.int64)
-        psrt = _rank_positions(ranks, prow)
+        # the root's rows are 0..n-1: their order is the global one, no copy (each thread would hold one)
+        psrt = ranks[1] if par == 0 else _rank_positions(ranks, prow)
         cur = par
     m = rows.shape[0]
     s2 = _sibling_next(st, states, j)
