@@ -6,7 +6,8 @@ a few ms, which keeps a click on the Pareto plot well under the 100 ms UI budget
 The figure fills the width of its card and keeps the drawing's aspect ratio (``sizing_mode="scale_width"``);
 text is drawn in screen pixels, so a small script rescales it with the zoom (wheel zoom, pan and reset are
 on the toolbar).  A tree too wide to read top-down is laid out left to right; a deep one starts compact
-(:func:`treeexplorer.render.layout.default_collapsed`); a click on a split collapses or expands it.
+(:func:`treeexplorer.render.layout.default_collapsed`); a click on a split collapses or expands it, a slow
+click too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from bokeh import events
 from bokeh.models import ColumnDataSource, CustomJS, HoverTool, PanTool, Range1d, TapTool, WheelZoomTool
 from bokeh.plotting import figure
 
@@ -72,6 +74,23 @@ def tree_path(tree: Tree, row) -> list[int]:
         path.append(int(parent[path[-1]]))
     return path[::-1]
 
+
+# Bokeh's tap tool ignores a click held 300 ms or more (a "press": a deliberate click, a touch screen's
+# tap-and-hold, a busy browser between mouse down and up).  This toggles the node for it as a tap would, when
+# the press and its release are on the same node box (Bokeh does not pan during a press: a release elsewhere
+# was an attempt to drag).  A second click within 300 ms of a tap (a "double tap") stays ignored: a double
+# click on a node toggles it once, not twice.
+_NODE_PRESS_JS = """
+const d = source.data, x = cb_obj.x, y = cb_obj.y;
+let hit = -1;
+for (let i = 0; i < d.left.length && hit < 0; i++) {
+  if (Math.min(d.left[i], d.right[i]) <= x && x <= Math.max(d.left[i], d.right[i])
+      && Math.min(d.top[i], d.bottom[i]) <= y && y <= Math.max(d.top[i], d.bottom[i])) hit = i;
+}
+if (cb_obj.event_name === "press") { source._tx_pressed = hit; return; }
+if (hit >= 0 && hit === source._tx_pressed) source.selected.indices = [hit];
+source._tx_pressed = -1;
+"""
 
 # Text is in screen pixels: keep it in step with the zoom (pixels per layout unit) and the card's width.
 _FONT_JS = """
@@ -274,6 +293,9 @@ class TreeFigure:
         fig.toolbar.active_drag = fig.select_one({"type": PanTool})
         if interactive:
             fig.add_tools(TapTool(renderers=[boxes]))
+            press = CustomJS(args={"source": src["boxes"]}, code=_NODE_PRESS_JS)
+            fig.js_on_event(events.Press, press)
+            fig.js_on_event(events.PressUp, press)
             src["boxes"].selected.on_change("indices", self._on_tap)
         font = CustomJS(
             args={
