@@ -97,9 +97,9 @@ def test_wait_reports_positions_and_honours_stop_and_timeout():
         done.set()
 
     threading.Thread(target=waiter, daemon=True).start()
-    time.sleep(0.1)
+    _until(lambda: seen == [1])  # the waiter's thread reported its place (a loaded machine starts it late)
     holder.release()  # first runs, second becomes next in line
-    time.sleep(0.1)
+    _until(lambda: seen == [1, 0])
     first.release()
     assert done.wait(2) and result["admitted"]
     assert seen == [1, 0] and second.state == "running"
@@ -206,22 +206,35 @@ def _drain(job: Job, timeout: float = 5.0) -> list:
     return job.events()
 
 
+def _until(cond, timeout: float = 5.0) -> None:
+    """Wait for ``cond()``: another thread makes it true (on a loaded machine, later than one expects)."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def _progress(job: Job) -> list[str]:
+    """The job's next progress phases: its thread posts them when the queue moves, so wait for one."""
+    out: list[str] = []
+    _until(lambda: out.extend(p["phase"] for kind, p in job.events() if kind == "progress") or out)
+    return out
+
+
 def test_job_queues_reports_its_place_and_can_be_cancelled_while_queued():
     s = Scheduler(max_jobs=1)
     gate = threading.Event()
     first = Job(_blocking_work(gate), session="a", scheduler=s).start()
     second = Job(_blocking_work(gate), session="b", scheduler=s).start()
     third = Job(lambda control: "third", session="c", scheduler=s).start()
-    time.sleep(0.3)
+    assert _progress(second) == ["queued: next in line"]
     assert second.running and second.ticket.state == "queued"
-    progress = [p["phase"] for kind, p in second.events() if kind == "progress"]
-    assert progress == ["queued: next in line"]
-    assert [p["phase"] for kind, p in third.events() if kind == "progress"] == ["queued: 1 ahead of you"]
+    assert _progress(third) == ["queued: 1 ahead of you"]
     t0 = time.perf_counter()
     second.cancel()
     assert _drain(second, 1.0) == [("cancelled", "cancelled while queued, before it started")]
     assert time.perf_counter() - t0 < 1.0
-    assert [p["phase"] for kind, p in third.events() if kind == "progress"] == ["queued: next in line"]
+    assert _progress(third) == ["queued: next in line"]
     assert first.running  # the other sessions' jobs go on
     gate.set()
     assert _drain(first) == [("done", "ok")]
