@@ -393,6 +393,8 @@ def test_every_state_sorted_from_its_parent_equals_it_sorted_from_the_global_ran
             assert (np.diff(rows) > 0).all()  # what _mark_subset relies on
             srt, memo = _sorted_rows(ranks, pool, pool_par, tab, states, j, rows, lmap, memo)
             np.testing.assert_array_equal(srt, _rank_positions(ranks, rows))
+            for f in range(X.shape[1]):  # and the direct sort is by value, ties by row
+                np.testing.assert_array_equal(srt[f], np.lexsort((rows, X[rows, f])))
             seen["pairs"] += bool(j + 1 < len(states) and tab[ST_SIB, s] == states[j + 1])
             seen["children"] += bool(tab[ST_PARENT, s] >= 0)
 
