@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer.discretize import DISCRETIZER_NAMES
     from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
     from treeexplorer.registry import PLUGINS_ENV, SOLVER_NAMES
+    from treeexplorer.target import TARGET_HELP
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         "front of trees: complexity vs accuracy.",
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
-    s.add_argument("--target", help="target column (default: the last column)")
+    s.add_argument("--target", help=TARGET_HELP)
     solver_help = (
         f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
         "(see `treeexplorer solvers`; default: cart)"
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Ctrl-C stops it.",
     )
     a.add_argument("data", nargs="?", default="iris", help="bundled dataset name or file to open (default: iris)")
-    a.add_argument("--target", help="target column (default: the last column)")
+    a.add_argument("--target", help=TARGET_HELP)
     a.add_argument("--solver", help="solver selected at start (default: cart)")
     a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
     a.add_argument("--address", default="localhost", help="address to listen on (default localhost)")

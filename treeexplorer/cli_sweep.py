@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from treeexplorer.front import COMPLEXITY_MEASURES
+from treeexplorer.target import TARGET_HELP
 
 __all__ = ["add_sweep_parser", "run_sweep"]
 
@@ -29,7 +30,7 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
         "parameters), each (setting x fold) one task on dask.distributed, and print the best settings.",
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
-    s.add_argument("--target", help="target column (default: the last column)")
+    s.add_argument("--target", help=TARGET_HELP)
     s.add_argument("--solver", nargs="+", default=["cart"], choices=SOLVER_NAMES, metavar="SOLVER")
     s.add_argument(
         "--discretizer",
