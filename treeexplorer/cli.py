@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer import __version__
     from treeexplorer.discretize import DISCRETIZER_NAMES
     from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
-    from treeexplorer.registry import PLUGINS_ENV, SOLVER_NAMES
+    from treeexplorer.registry import solver_help
     from treeexplorer.target import TARGET_HELP
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
@@ -35,11 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help=TARGET_HELP)
-    solver_help = (
-        f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
-        "(see `treeexplorer solvers`; default: cart)"
-    )
-    s.add_argument("--solver", default="cart", help=solver_help)
+    s.add_argument("--solver", default="cart", help=solver_help())
     s.add_argument(
         "--discretizer",
         choices=DISCRETIZER_NAMES,

@@ -21,7 +21,7 @@ GRID_FLAGS = (
 
 def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     """Add the ``sweep`` subcommand to the CLI's subparsers."""
-    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.registry import solver_help
 
     s = sub.add_parser(
         "sweep",
@@ -31,7 +31,8 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help=TARGET_HELP)
-    s.add_argument("--solver", nargs="+", default=["cart"], choices=SOLVER_NAMES, metavar="SOLVER")
+    # no argparse choices: plug-in solvers are accepted as `solve` accepts them (expand_grid checks each name)
+    s.add_argument("--solver", nargs="+", default=["cart"], metavar="SOLVER", help=solver_help())
     s.add_argument(
         "--discretizer",
         nargs="+",

@@ -25,7 +25,7 @@ from treeexplorer.api import Prepared, prepare, run_prepared
 from treeexplorer.data import DataError, Dataset
 from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
 from treeexplorer.registry import get_solver
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Control, time_limit_seconds
 
 __all__ = ["cross_validate", "CVFront", "FoldTask", "FoldResult", "fold_splits", "run_fold", "RULES"]
 
@@ -159,7 +159,7 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
     t0 = time.perf_counter()
     control = control or Control(task.time_limit)
     if task.time_limit is not None and control.time_limit is None:
-        control.time_limit = task.time_limit
+        control.time_limit = time_limit_seconds(task.time_limit)
     stop_watch = _watch_cancel_event(task.cancel_event, control) if task.cancel_event else None
     try:
         if task.is_refit:
@@ -184,7 +184,7 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
             if spec.input == "numeric" and task.discretizer in (None, "raw")
             else {"criterion": task.criterion},
         )
-    except (ValueError, RuntimeError, MemoryError, NotImplementedError, TypeError) as exc:
+    except (ValueError, RuntimeError, MemoryError, NotImplementedError) as exc:
         # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
         return FoldResult(task.index, "error", time.perf_counter() - t0, 0, 0, error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -506,6 +506,7 @@ def cross_validate(
     """
     spec = get_solver(solver)
     spec.resolve(params)  # bad parameters fail here, before any fold runs
+    time_limit = time_limit_seconds(time_limit)
     if scheduler != "serial":
         return _distributed(
             data=data,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "solver_help",
     "Param",
     "SolverSpec",
     "register",
@@ -37,6 +38,14 @@ SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
 BUILTIN_ADAPTERS = {name: f"treeexplorer.adapters.{name}" for name in SOLVER_NAMES}
 # Environment variable naming extra modules to import (comma-separated); each may register solvers.
 PLUGINS_ENV = "TREEEXPLORER_PLUGINS"
+
+
+def solver_help(default: str = "cart") -> str:
+    """The CLI's help for a solver argument: the built-in names and plug-ins (``solve`` and ``sweep`` alike)."""
+    return (
+        f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
+        f"(see `treeexplorer solvers`; default: {default})"
+    )
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import os
 import sys
 import time
 import uuid
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from treeexplorer.api import prepare
 from treeexplorer.cv import CVFront, FoldResult, FoldTask, _check_cv, assemble, cv_notices, fold_tasks, run_fold
 from treeexplorer.registry import get_solver
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Control, time_limit_seconds
 
 __all__ = ["sweep", "SweepResult", "SweepJob", "start_sweep", "expand_grid", "connect", "SERIAL"]
 
@@ -32,6 +35,22 @@ LEVEL_COLUMNS = ("cv_mean", "cv_std", "cv_se", "train_mean", "n_folds", "n_reach
 
 
 # -- the grid ----------------------------------------------------------------------------------------------------
+def _values(v) -> list:
+    """A grid entry's values: a list, tuple, range, set, numpy array or Series lists them; anything else is one."""
+    if isinstance(v, (list, tuple, range)):
+        return list(v)
+    if isinstance(v, (set, frozenset)):
+        return sorted(v, key=repr)
+    if isinstance(v, np.ndarray) or hasattr(v, "to_numpy"):
+        return list(np.asarray(v).ravel())
+    return [v]
+
+
+def _plain(x):
+    """numpy scalars as the Python numbers ``solve`` takes (``np.int64(8)`` is 8)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     """Validated settings of ``grid`` (the cartesian product, in key order) and notices.
 
@@ -43,7 +62,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
 
     if not isinstance(grid, dict) or not grid:
         raise ValueError("grid must be a non-empty dict such as {'solver': ['cart', 'dpdt'], 'max_depth': [2, 3]}")
-    grid = {k: list(v) if isinstance(v, (list, tuple, range)) else [v] for k, v in grid.items()}
+    grid = {k: [_plain(x) for x in _values(v)] for k, v in grid.items()}
     for k, v in grid.items():
         if not v:
             raise ValueError(f"grid key {k!r} has no values")
@@ -60,7 +79,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
                 f"grid discretizer: unknown discretizer {d!r}; choose one of raw, {', '.join(DISCRETIZER_NAMES)}"
             )
     for b in grid.get("n_bins", []):
-        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1):
             raise ValueError(f"grid n_bins: n_bins must be a positive integer, got {b!r}")
     params = [k for k in grid if k not in PIPELINE_KEYS]
     for k in params:
@@ -386,6 +405,7 @@ def sweep(
     every worker) and the result equals a serial run.  A setting whose runs fail (a memory guard, too many bins
     for the data, ...) is one row of the table with the message; the others go on.
     """
+    time_limit = time_limit_seconds(time_limit)
     settings, notices = expand_grid(grid)
     param_keys = sorted({k for s in settings for k in s["params"]})
     ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset

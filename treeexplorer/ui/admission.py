@@ -76,6 +76,12 @@ def max_upload_bytes() -> int:
     return int(_env_number(ENV_MAX_UPLOAD_MB, float, DEFAULT_UPLOAD_MB) * 1024 * 1024)
 
 
+def mib(n_bytes: int) -> str:
+    """A size as the upload limit counts it (MiB: 2**20 bytes), one decimal when it is not whole."""
+    v = n_bytes / 2**20
+    return f"{v:.0f} MiB" if v == int(v) else f"{v:.1f} MiB"
+
+
 def queued_text(ahead: int) -> str:
     """What a waiting user reads: ``queued: 2 ahead of you``."""
     return "queued: next in line" if ahead == 0 else f"queued: {ahead} ahead of you"
