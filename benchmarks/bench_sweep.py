@@ -132,9 +132,10 @@ def main() -> int:
         print(f"skipped: {DATA_ROOT / (a.dataset + '.json')} not found")
         return 0
 
-    from treeexplorer.sweep import _cores, connect, sweep
+    from treeexplorer.folds import cores
+    from treeexplorer.sweep import connect, sweep
 
-    workers = a.workers or _cores()
+    workers = a.workers or cores()
     n_settings = int(np.prod([len(v) for v in GRID.values()]))
     print(
         f"{a.dataset}: {len(df)} rows, {df.shape[1] - 1} features; "

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from treeexplorer.claims import make_search_space
 from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
 from treeexplorer.evaluate import count_trees, metrics_from_counts
-from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
+from treeexplorer.front import Front, FrontTree, data_key, metrics_dict
 from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limit, exact_test_count, solver_bytes
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree, optimality_text
+from treeexplorer.claims import optimality_text
+from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
 
 __all__ = ["same_data", "dominated_by", "more_tests_label", "more_tests_rerun"]
 

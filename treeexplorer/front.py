@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treeexplorer.claims import make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
 from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
@@ -70,41 +71,6 @@ def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
         "test_errors": None if test is None else test["errors"],
         "test_avg_tests": None if test is None else test["avg_tests"],
     }
-
-
-def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None) -> dict:
-    """What a run's optimality claims range over (the front JSON's ``search_space``).
-
-    ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
-    on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
-    only over the ``n_tests`` binary tests of ``discretizer``.  ``generator`` is a numeric solver's own test
-    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.
-    """
-    if solver_input == "numeric" and discretizer == "raw" and generator not in (None, "exhaustive"):
-        return {"kind": "tests", "discretizer": f"DPDT's {generator} generator", "n_tests": None}
-    raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
-    return {
-        "kind": "raw" if raw else "tests",
-        "discretizer": discretizer,
-        "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
-    }
-
-
-def optimality_text(search_space: dict | None, short: bool = False) -> str:
-    """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
-
-    Long form: "optimal over the 16 tests of MID" or "optimal on the raw features (every threshold)";
-    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
-    """
-    ss = search_space or {}
-    if ss.get("kind") == "raw":
-        return "on the raw features" if short else "optimal on the raw features (every threshold)"
-    disc = str(ss.get("discretizer") or "?")
-    disc = disc.upper() if disc in ("mid", "mdlp") else disc
-    n = ss.get("n_tests")
-    if short:
-        return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
-    return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
 
 
 def data_key(X_train, y_train, X_test=None, y_test=None, target: str = "") -> str:

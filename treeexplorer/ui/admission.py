@@ -65,10 +65,9 @@ def _env_number(name: str, kind, default):
 
 def default_max_jobs() -> int:
     """CPUs this process may run on (the scheduler's default cap)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    from treeexplorer.folds import cores
+
+    return cores()
 
 
 def max_upload_bytes() -> int:
