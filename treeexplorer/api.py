@@ -464,7 +464,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
             values["partial_front"] = _assemble(
-                prep, spec, resolved, parts, "mid", list(notices), time.perf_counter() - start, "running"
+                prep, spec, resolved, parts, "mid", list(notices), outer.elapsed, "running"
             ).drop_dominated()
         outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
@@ -475,7 +475,8 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         if outer.cancelled
         else ("time_limit" if parts and parts[-1][1].status != "done" or n < limit else "done")
     )
-    front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status, outer)
+    # runtime_s: the whole run, as for every other run (the budget above counts from the loop's start)
+    front = _assemble(prep, spec, resolved, parts, "mid", notices, outer.elapsed, status, outer)
     front.params["mid_budget"] = budget
     # Every inner run adds its own front: keep the trees no other run's tree beats (the rest stay in the JSON)
     return front.drop_dominated()

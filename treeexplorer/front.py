@@ -133,7 +133,8 @@ class Front:
     status : str
         ``"done"``, ``"time_limit"`` or ``"cancelled"``.
     runtime_s : float
-        Solver time (excluding loading and discretization).
+        Seconds of the whole run, from the start of its clock (before loading, for :func:`treeexplorer.solve`)
+        to the assembled front: loading, discretizing, solving and assembling; the span a time limit counts.
     n_train, n_test : int
     dataset : str
     schema : Schema
