@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from treeexplorer.front import COMPLEXITY_MEASURES
+from treeexplorer.registry import COMMON_PARAMS
 from treeexplorer.target import TARGET_HELP
 
 __all__ = ["add_sweep_parser", "run_sweep"]
@@ -12,10 +13,7 @@ __all__ = ["add_sweep_parser", "run_sweep"]
 # Grid flags: (flag, grid key, type, help); each takes one or more values.
 GRID_FLAGS = (
     ("--n-bins", "n_bins", int, "thresholds per feature (quantile/uniform) or tests in all (mid)"),
-    ("--max-depth", "max_depth", int, "maximum depth"),
-    ("--max-nodes", "max_nodes", int, "node budget (number of splits)"),
-    ("--sparsity", "sparsity", float, "cost per split (α or λ)"),
-    ("--cart-depth", "cart_depth", int, "DPDT: depth of the CART test generator"),
+    *((f"--{name.replace('_', '-')}", name, kind, text) for name, kind, text in COMMON_PARAMS),
 )
 
 

@@ -25,7 +25,7 @@ from treeexplorer.data import (
     read_table_bytes,
 )
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
+from treeexplorer.registry import COMMON_PARAM_NAMES, SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.ui.admission import max_upload_bytes, mib
 from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
@@ -149,7 +149,7 @@ class RunSettings:
                 + (f"/{self.n_bins}" if self.n_bins else "")
                 + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else "")
             )
-        for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
+        for key in ("depth", *COMMON_PARAM_NAMES):  # "depth": a plug-in's own name for it
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
         if self.cv:
