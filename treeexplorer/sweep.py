@@ -65,7 +65,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     out of its bounds, ...), naming the grid key.  A key that only some solvers use applies to those only (the
     others' settings are deduplicated, with a notice); a key no solver in the grid uses is an error.
     """
-    from treeexplorer.discretize import DISCRETIZER_NAMES
+    from treeexplorer.discretize import DISCRETIZER_NAMES, takes_n_bins
 
     if not isinstance(grid, dict) or not grid:
         raise ValueError("grid must be a non-empty dict such as {'solver': ['cart', 'dpdt'], 'max_depth': [2, 3]}")
@@ -112,8 +112,8 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
             if spec.input != "numeric":
                 raise ValueError(f"grid discretizer: 'raw' works with numeric solvers only, not {spec.name!r}")
             s["discretizer"] = None
-        uses_bins = s["discretizer"] in ("mid", "quantile", "uniform") or (
-            s["discretizer"] is None and spec.input == "binary" and spec.default_discretizer in ("mid", "quantile")
+        uses_bins = takes_n_bins(s["discretizer"]) or (
+            s["discretizer"] is None and spec.input == "binary" and takes_n_bins(spec.default_discretizer)
         )
         if s["n_bins"] is not None and not uses_bins:
             dropped.add(("n_bins", spec.name))
