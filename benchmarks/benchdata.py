@@ -47,8 +47,14 @@ SOURCES = {
 }
 
 
+def add_summary_argument(ap: argparse.ArgumentParser) -> None:
+    """Add ``--summary FILE`` (a benchmark without data files needs only this one)."""
+    ap.add_argument("--summary", type=Path, default=None, help="write the headline figures to FILE as JSON")
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """Add ``--data DIR`` and ``--summary FILE`` to a benchmark's argument parser."""
+    add_summary_argument(ap)
     ap.add_argument(
         "--data",
         type=Path,
@@ -56,7 +62,6 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help=f"datasets root holding {', '.join(f'{k}/' for k in SOURCES)} "
         f"(default: ${ENV}, then benchmarks/data/ in the repository)",
     )
-    ap.add_argument("--summary", type=Path, default=None, help="write the headline figures to FILE as JSON")
 
 
 def data_root(arg: Path | str | None = None) -> Path:
