@@ -138,12 +138,9 @@ def in_process(repeats: int = 3) -> dict:
     return out
 
 
-POINTS_JS = (
-    (Path(__file__).resolve().parents[1] / "tests" / "browser" / "test_browser.py")
-    .read_text()
-    .split('POINTS_JS = """')[1]
-    .split('"""')[0]
-)
+# Same reader of the Pareto plot's points as the browser tests (kept in one place).
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from browser_helpers import POINTS_JS  # noqa: E402
 
 
 def in_browser(repeats: int = 3) -> dict:
