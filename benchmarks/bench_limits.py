@@ -75,10 +75,10 @@ CANCEL = {
     "sat 15k x 10 (exact), cancel": ("n15000_p10_c2", "sat", {"discretizer": "exact", "conflicts": "majority"}),
 }
 QUICK = {
-    "cart 1M x 20 depth 8": ("n200000_p20_c3", "cart", {"max_depth": 8}),
-    "dpdt 1M x 20 depth 3": ("n200000_p20_c3", "dpdt", {"max_depth": 3}),
-    "murtree 100k x 200 depth 4 (mid)": ("n20000_p50_c3", "murtree", {"max_depth": 4}),
-    "branches 100k x 200 (mid)": ("n20000_p50_c3", "branches", {}),
+    "cart 200k x 20 depth 8": ("n200000_p20_c3", "cart", {"max_depth": 8}),
+    "dpdt 200k x 20 depth 3": ("n200000_p20_c3", "dpdt", {"max_depth": 3}),
+    "murtree 20k x 50 depth 4 (mid)": ("n20000_p50_c3", "murtree", {"max_depth": 4}),
+    "branches 20k x 50 (mid)": ("n20000_p50_c3", "branches", {}),
     "sat 2000 x 10, 200 classes (exact)": (
         "n2000_p10_c200",
         "sat",
