@@ -33,7 +33,7 @@ def _pool_sizes(n, f, depth, k):
     ds = 1 + top + d2 * top + (top * top * 4 if depth >= 4 else 0)
     return {
         "datasets": min(ds, 1 << 18),
-        "rows": min(n * (depth + 1) * 2, 1 << 24),
+        "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
         "tables": min(ds * 4 + top * (1 << depth), 1 << 22),
         "streams": min(ds * 2, 1 << 18),
         "trees": max(4096, 16 * k),
@@ -116,6 +116,7 @@ def rashomon(
     max_nodes: int | None = None,
     k: int = 100,
     max_errors: int | None = None,
+    max_gap: int | None = None,
     min_leaf_support: int = 1,
     control: Control | None = None,
 ) -> RawFront:
@@ -136,7 +137,9 @@ def rashomon(
     k : int
         Most trees returned (>= 1).
     max_errors : int or None
-        Only trees with at most this many training errors (the Rashomon bound ``optimum + epsilon * n``).
+        Only trees with at most this many training errors.
+    max_gap : int or None
+        Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``).
     min_leaf_support : int
         Minimum number of training rows in every leaf.
     control : Control, optional
@@ -166,19 +169,21 @@ def rashomon(
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
     if max_errors is not None and (int(max_errors) != max_errors or max_errors < 0):
         raise ValueError(f"max_errors must be a non-negative integer, got {max_errors!r}")
+    if max_gap is not None and (int(max_gap) != max_gap or max_gap < 0):
+        raise ValueError(f"max_gap must be a non-negative integer, got {max_gap!r}")
     if int(min_leaf_support) != min_leaf_support or min_leaf_support < 1:
         raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
     own = control is None
     if own:
         control = Control().start()
     try:
-        return _run(X, y, n_classes, depth, K, int(k), max_errors, int(min_leaf_support), control)
+        return _run(X, y, n_classes, depth, K, int(k), max_errors, max_gap, int(min_leaf_support), control)
     finally:
         if own:
             control.stop()
 
 
-def _run(X, y, n_classes, depth, K, k, max_errors, min_leaf, control):
+def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, control):
     n, f = X.shape
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset (bitsets)
     XR = np.ascontiguousarray(X[order])
@@ -207,6 +212,8 @@ def _run(X, y, n_classes, depth, K, k, max_errors, min_leaf, control):
                 done = 0
                 continue
             _collect(out, t - len(trees), trees)
+            if trees and max_gap is not None:  # the first tree is the optimum: the bound is now known
+                max_err = min(max_err, trees[0].info["errors"] + int(max_gap))
             done = t
             complete = bool(ws.status[2])
             if trees and control.progress is not None:
@@ -253,8 +260,13 @@ def _out(m, nodes, n_classes):
 
 def _collect(out, m, trees):
     feat, left, right, value, err, splits = out
+    if m <= 0:
+        return
+    nns = (feat[:m] != -2).sum(axis=1)
+    pred = value[:m].argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+    half = np.full(feat.shape[1], 0.5)
     for r in range(m):
-        nn = int(np.argmax(feat[r] == -2)) if feat[r, -1] == -2 else feat.shape[1]
-        tree = RawTree(feat[r, :nn], np.full(nn, 0.5), left[r, :nn], right[r, :nn], value[r, :nn])
+        nn = int(nns[r])
+        tree = RawTree(feat[r, :nn], half[:nn], left[r, :nn], right[r, :nn], value[r, :nn], pred[r, :nn])
         rank = len(trees)
         trees.append(RawSolution(tree, False, {"rank": rank, "errors": int(err[r]), "splits": int(splits[r])}))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -221,3 +223,101 @@ def test_bad_input_messages():
             rashomon(X, y, **kw)
     with pytest.raises(ValueError, match="0/1"):
         rashomon(np.full((4, 2), 2), y)
+
+
+# --------------------------------------------------------------------------------------- API, analysis, CLI
+def _table(tmp_path, n=120, seed=11):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 6), dtype=np.uint8)
+    y = ((X[:, 1] | X[:, 4]) ^ (rng.random(n) < 0.15)).astype(np.int64)
+    path = tmp_path / "bin.csv"
+    lines = [",".join([f"t{j}" for j in range(6)] + ["label"])]
+    lines += [",".join(map(str, [*row, int(lab)])) for row, lab in zip(X, y)]
+    path.write_text("\n".join(lines) + "\n")
+    return path, X, y
+
+
+def test_api_front_in_order_with_views_json_and_analysis(tmp_path):
+    import treeexplorer as tx
+    from treeexplorer.front import Front
+    from treeexplorer.rashomon import best_with, best_without, feature_sets, feature_shares, filter_set, set_table
+
+    path, X, y = _table(tmp_path)
+    front = tx.rashomon(str(path), "label", discretizer="none", max_depth=2, k=30)
+    raw = rashomon(X, y, max_depth=2, k=30)
+    assert [t.id for t in front.trees] == list(range(len(front.trees))) == list(range(30))
+    assert [t.info["errors"] for t in front.trees] == [s.info["errors"] for s in raw.solutions]
+    assert [t.metrics["train_errors"] for t in front.trees] == [t.info["errors"] for t in front.trees]
+    assert [key_tx(t.tree) for t in front.trees] == [key(s.tree) for s in raw.solutions]
+    assert front.trees[0].optimal and front.trees[0].info["gap"] == 0
+    assert front.solver == "murtree" and front.stats["rashomon"]["k"] == 30
+    back = Front.from_dict(json.loads(front.to_json()))
+    assert [t.info["errors"] for t in back.trees] == [t.info["errors"] for t in front.trees]
+    # analysis against direct counts
+    shares = {s["feature"]: s for s in feature_shares(front)}
+    for name, s in shares.items():
+        j = int(name[1:])
+        uses = [j in set(t.tree.column[t.tree.column >= 0].tolist()) for t in front.trees]
+        assert s["trees"] == sum(uses) and s["share"] == sum(uses) / 30
+        assert s["root_trees"] == sum(int(t.tree.column[0]) == j for t in front.trees)
+    groups = feature_sets(front)
+    assert sum(g["trees"] for g in groups) == 30
+    assert [g["best_errors"] for g in groups] == sorted(g["best_errors"] for g in groups)
+    opt = front.trees[0].info["errors"]
+    for name in shares:
+        w, wo = best_with(front, name), best_without(front, name)
+        keep = filter_set(front, exclude=[name])
+        assert (wo["tree"] is None) == (not keep)
+        if keep:
+            assert wo["tree"] is keep[0] and wo["cost"] == keep[0].info["errors"] - opt
+        assert w["tree"] is filter_set(front, require=[name])[0]
+    with pytest.raises(ValueError, match="no column"):
+        best_without(front, "nope")
+    assert [r["rank"] for r in set_table(front)] == list(range(30))
+
+
+def key_tx(tree, k=0):
+    """:func:`key` of a :class:`treeexplorer.Tree` over 0/1 columns (false child = test 0)."""
+    if tree.column[k] < 0:
+        return "L"
+    return f"({tree.column[k]} {key_tx(tree, tree.false_child[k])} {key_tx(tree, tree.true_child[k])})"
+
+
+def test_api_epsilon_and_errors(tmp_path):
+    import treeexplorer as tx
+
+    path, X, y = _table(tmp_path)
+    eps = 0.05
+    front = tx.rashomon(str(path), "label", discretizer="none", max_depth=2, k=10**5, epsilon=eps)
+    full = rashomon(X, y, max_depth=2, k=10**5)
+    bound = full.solutions[0].info["errors"] + int(eps * len(y))
+    assert len(front.trees) == sum(s.info["errors"] <= bound for s in full.solutions)
+    assert front.stats["rashomon"]["complete"]
+    for kw, word in (({"solver": "cart"}, "murtree"), ({"k": 0}, "k must"), ({"epsilon": -1}, "epsilon")):
+        with pytest.raises(ValueError, match=word):
+            tx.rashomon(str(path), "label", **kw)
+
+
+def test_cli_rashomon_json_and_csv(tmp_path, capsys):
+    import csv
+    import json
+
+    from treeexplorer.cli import main
+
+    path, X, y = _table(tmp_path)
+    out, table = tmp_path / "set.json", tmp_path / "set.csv"
+    args = ["rashomon", str(path), "--target", "label", "--discretizer", "none", "--max-depth", "3", "--splits", "3"]
+    assert main([*args, "-k", "25", "--out", str(out), "--csv", str(table)]) == 0
+    text = capsys.readouterr().out
+    assert "columns used" in text
+    trees = json.loads(out.read_text())["trees"]
+    rows = list(csv.DictReader(table.open()))
+    raw = rashomon(X, y, max_depth=3, max_nodes=3, k=25)
+    assert [int(r["errors"]) for r in rows] == [s.info["errors"] for s in raw.solutions]
+    assert [int(r["splits"]) for r in rows] == [s.info["splits"] for s in raw.solutions]
+    assert len(trees) == 25 and all(int(r["splits"]) <= 3 for r in rows)
+    for r, s in zip(rows, raw.solutions):
+        used = {f"t{int(c)}" for c in s.tree.feature if c >= 0}
+        assert set(filter(None, r["features"].split(";"))) == used
+    assert main([*args, "-k", "0"]) == 2
+    assert "k must" in capsys.readouterr().err

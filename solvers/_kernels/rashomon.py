@@ -129,13 +129,13 @@ def _leaf(cnt):
     return tot - mx, cls
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _full(ws, pool):
     ws.status[0] = 1
     ws.status[1] = pool
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _new_ds(ws, dd, parent, g, side, cnt):
     k = ws.meta[P_DS]
     ns = np.int64(1) << dd
@@ -163,7 +163,7 @@ def _new_ds(ws, dd, parent, g, side, cnt):
     return k
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _store_rows(ws, k, src, m):
     off = ws.meta[P_ROWS]
     if off + m > ws.rows.shape[0]:
@@ -176,7 +176,7 @@ def _store_rows(ws, k, src, m):
     return True
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _child_table(ws, k, F):
     off = ws.meta[P_IPOOL]
     if off + 2 * F > ws.ipool.shape[0]:
@@ -336,6 +336,48 @@ def _pack(ws, inst, m, cnt):
 
 
 @njit(nogil=True, cache=True)
+def _best_d1_two(S, P, act, n_act, a, n0, n1, min_leaf):
+    """Two classes: the best canonical single split of each side of test ``act[a]`` (errors, test)."""
+    g = act[a]
+    s0 = S[g, 0]
+    s1 = S[g, 1]
+    bl = INF
+    fl = -1
+    br = INF
+    fr = -1
+    for b in range(n_act):
+        if b == a:
+            continue
+        h = act[b]
+        if a < b:
+            p0 = np.int64(P[0, a, b])
+            p1 = np.int64(P[1, a, b])
+        else:
+            p0 = np.int64(P[0, b, a])
+            p1 = np.int64(P[1, b, a])
+        t0 = S[h, 0]
+        t1 = S[h, 1]
+        a0 = s0 - p0  # g = 1, h = 0
+        a1 = s1 - p1
+        b0 = t0 - p0  # g = 0, h = 1
+        b1 = t1 - p1
+        z0 = n0 - s0 - t0 + p0  # both 0
+        z1 = n1 - s1 - t1 + p1
+        # left side (g = 0) split by h: leaves z and b; right side (g = 1): leaves a and p
+        if z0 + z1 >= min_leaf and b0 + b1 >= min_leaf and (z0 >= z1) != (b0 >= b1):
+            e = min(z0, z1) + min(b0, b1)
+            if e < bl:
+                bl = e
+                fl = h
+        if a0 + a1 >= min_leaf and p0 + p1 >= min_leaf and (a0 >= a1) != (p0 >= p1):
+            e = min(a0, a1) + min(p0, p1)
+            if e < br:
+                br = e
+                fr = h
+    return bl, fl, br, fr
+
+
+@njit(nogil=True, cache=True)
 def _d2_children(ws, k):
     """Children of a depth-2 dataset (depth-1 datasets) with their best single split, by counting."""
     F = ws.XR.shape[1]
@@ -369,6 +411,13 @@ def _d2_children(ws, k):
             return False
         ws.ipool[coff + 2 * g] = L
         ws.ipool[coff + 2 * g + 1] = R
+        if C == 2:
+            bl, fl, br, fr = _best_d1_two(S, P, act, n_act, a, cnt[0], cnt[1], min_leaf)
+            ws.ds_i[L, FIRST_ERR] = bl
+            ws.ds_i[L, FIRST_FEAT] = fl
+            ws.ds_i[R, FIRST_ERR] = br
+            ws.ds_i[R, FIRST_FEAT] = fr
+            continue
         bl = INF
         fl = -1
         br = INF
@@ -449,7 +498,7 @@ def _children(ws, k):
     return True
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _stream(ws, k, s):
     """The stream of dataset ``k`` with exactly ``s`` splits (created on first use); -1 on a full pool."""
     so = ws.ds_i[k, STREAM_OFF]
@@ -488,7 +537,7 @@ def _stream(ws, k, s):
     return sid
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _simple_get(ws, st, i):
     """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
     kind = ws.st_i[st, KIND]
@@ -510,7 +559,7 @@ def _simple_get(ws, st, i):
     return INF
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
     """Make room for ``need`` rows in a stream's region of ``arr`` (moved to the pool's end, doubled)."""
     r = ws.st_i[st]
@@ -530,7 +579,7 @@ def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
     return True
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _push(ws, st, key, c, a, b):
     if not _grow_region(ws, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, ws.heap, 1):
         return False
@@ -552,7 +601,7 @@ def _push(ws, st, key, c, a, b):
     return True
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _pop(ws, st, out):
     h = ws.heap
     off = ws.st_i[st, HEAP_OFF]
@@ -580,6 +629,24 @@ def _pop(ws, st, out):
     h[off + pos, 1] = last1
     h[off + pos, 2] = last2
     h[off + pos, 3] = last3
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _first_simple(ws, k, s):
+    """Errors of the best tree of dataset ``k`` with ``s <= 1`` splits (INF: none), without a stream when
+    it is known (the leaf; a depth-1 child's best split); -1 on a full pool."""
+    cnt = ws.ds_cnt[k]
+    err, _ = _leaf(cnt)
+    if s == 0:
+        return err
+    if err == 0 or cnt.sum() < 2 * ws.prm[0]:
+        return INF
+    if ws.ds_i[k, ROWS_OFF] < 0:
+        return ws.ds_i[k, FIRST_ERR]
+    st = _stream(ws, k, s)
+    if st < 0:
+        return -1
+    return _simple_get(ws, st, 0)
 
 
 @njit(nogil=True, cache=True)
@@ -610,15 +677,10 @@ def _node_init(ws, st):
             if c >= ws.cand.shape[0]:
                 _full(ws, P_CAND)
                 return False
-            ls = -1
-            rs = -1
             key = 0
             exact = True
             if sl <= 1:
-                ls = _stream(ws, L, sl)
-                if ls < 0:
-                    return False
-                e = _simple_get(ws, ls, 0)
+                e = _first_simple(ws, L, sl)
                 if e < 0:
                     return False
                 if e >= INF:
@@ -627,10 +689,7 @@ def _node_init(ws, st):
             else:
                 exact = False
             if sr <= 1:
-                rs = _stream(ws, R, sr)
-                if rs < 0:
-                    return False
-                e = _simple_get(ws, rs, 0)
+                e = _first_simple(ws, R, sr)
                 if e < 0:
                     return False
                 if e >= INF:
@@ -640,8 +699,8 @@ def _node_init(ws, st):
                 exact = False
             ws.cand[c, 0] = g
             ws.cand[c, 1] = sl
-            ws.cand[c, 2] = ls
-            ws.cand[c, 3] = rs
+            ws.cand[c, 2] = -1  # streams created when the candidate is first popped
+            ws.cand[c, 3] = -1
             ws.meta[P_CAND] = c + 1
             if not _push(ws, st, 2 * key + (0 if exact else 1), c, 0, 0):
                 return False
@@ -669,21 +728,6 @@ def _get(ws, st, i):
         c = top[1]
         a = top[2]
         b = top[3]
-        if key & 1 == 0:  # exact: the stream's next tree
-            if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
-                return -1
-            n = ws.st_i[st, SOL_LEN]
-            row = ws.sol[ws.st_i[st, SOL_OFF] + n]
-            row[0] = key >> 1
-            row[1] = c
-            row[2] = a
-            row[3] = b
-            ws.st_i[st, SOL_LEN] = n + 1
-            if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
-                return -1
-            if not _push(ws, st, key | 1, c, a, b + 1):
-                return -1
-            continue
         ls = ws.cand[c, 2]
         rs = ws.cand[c, 3]
         if ls < 0 or rs < 0:
@@ -701,6 +745,21 @@ def _get(ws, st, i):
                 if rs < 0:
                     return -1
                 ws.cand[c, 3] = rs
+        if key & 1 == 0:  # exact: the stream's next tree
+            if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
+                return -1
+            n = ws.st_i[st, SOL_LEN]
+            row = ws.sol[ws.st_i[st, SOL_OFF] + n]
+            row[0] = key >> 1
+            row[1] = c
+            row[2] = a
+            row[3] = b
+            ws.st_i[st, SOL_LEN] = n + 1
+            if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
+                return -1
+            if not _push(ws, st, key | 1, c, a, b + 1):
+                return -1
+            continue
         el = _get(ws, ls, a)
         if el < 0:
             return -1
