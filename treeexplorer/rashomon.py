@@ -25,7 +25,17 @@ from treeexplorer.solvers import Control
 from treeexplorer.solvers.rashomon import rashomon as _raw_rashomon
 from treeexplorer.warm import ensure_warm
 
-__all__ = ["rashomon", "feature_shares", "feature_sets", "best_with", "best_without", "tree_columns", "set_table"]
+__all__ = [
+    "rashomon",
+    "rashomon_prepared",
+    "filter_set",
+    "feature_shares",
+    "feature_sets",
+    "best_with",
+    "best_without",
+    "tree_columns",
+    "set_table",
+]
 
 SOLVERS = ("murtree",)  # the DP the set is enumerated over
 
@@ -161,8 +171,45 @@ def rashomon(
         categorical=categorical,
         allow_many_classes=allow_many_classes,
     )
+    return rashomon_prepared(
+        prep,
+        solver=solver,
+        max_depth=max_depth,
+        splits=splits,
+        k=k,
+        epsilon=epsilon,
+        min_leaf_support=min_leaf_support,
+        discretizer=discretizer,
+        n_bins=n_bins,
+        control=control,
+        discretizer_params=discretizer_params,
+        memory_limit=memory_limit,
+    )
+
+
+def rashomon_prepared(
+    prep,
+    *,
+    solver: str = "murtree",
+    max_depth: int = 3,
+    splits: int | None = None,
+    k: int = 100,
+    epsilon: float | None = None,
+    min_leaf_support: int = 1,
+    discretizer: str | None = None,
+    n_bins: int | None = None,
+    control: Control | None = None,
+    discretizer_params: dict | None = None,
+    memory_limit: float | None = None,
+) -> Front:
+    """:func:`rashomon` on data already loaded and split (a :class:`treeexplorer.api.Prepared`, as the app holds)."""
+    if solver not in SOLVERS:
+        raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")
+    spec = _spec()
+    params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     if epsilon is not None:
         params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
+    control = control or Control()
     front = run_prepared(
         prep,
         spec,
