@@ -118,6 +118,7 @@ def rashomon(
     max_errors: int | None = None,
     max_gap: int | None = None,
     min_leaf_support: int = 1,
+    max_bytes: int | None = None,
     control: Control | None = None,
 ) -> RawFront:
     """The ``k`` best distinct canonical trees on 0/1 tests, in order of training errors, then splits.
@@ -142,6 +143,9 @@ def rashomon(
         Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``).
     min_leaf_support : int
         Minimum number of training rows in every leaf.
+    max_bytes : int or None
+        Most bytes the pools may take: a run that would grow them beyond stops with the trees found so far
+        (``stats["stopped_by"] = "memory"``).
     control : Control, optional
         Time limit / cancel / progress (counters: trees, streams, datasets; and a report per batch of trees
         with ``trees`` and ``errors``).  A stopped run keeps the trees found: the first of the full order.
@@ -177,13 +181,13 @@ def rashomon(
     if own:
         control = Control().start()
     try:
-        return _run(X, y, n_classes, depth, K, int(k), max_errors, max_gap, int(min_leaf_support), control)
+        return _run(X, y, n_classes, depth, K, int(k), max_errors, max_gap, int(min_leaf_support), max_bytes, control)
     finally:
         if own:
             control.stop()
 
 
-def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, control):
+def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes, control):
     n, f = X.shape
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset (bitsets)
     XR = np.ascontiguousarray(X[order])
@@ -196,6 +200,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, control):
     trees: list[RawSolution] = []
     restarts = 0
     complete = False
+    stopped_by = None
     control.watch("rashomon", COUNTERS)
     try:
         ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
@@ -207,6 +212,9 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, control):
             t = enumerate_trees(ws, done, stop, len(trees), max_err, *out)
             if t < 0:
                 sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
+                if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
+                    stopped_by = "memory"  # the trees so far are still the first of the order
+                    break
                 restarts += 1
                 ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
                 done = 0
@@ -231,6 +239,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, control):
         "complete": complete,
         "memory_bytes": _bytes(sizes, n_classes),
         "restarts": restarts,
+        "stopped_by": stopped_by,
         "max_depth": depth,
         "max_nodes": K,
         "k": k,

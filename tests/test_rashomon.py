@@ -215,6 +215,19 @@ def test_pool_growth_does_not_change_the_order(monkeypatch):
     assert [s.info["errors"] for s in small.solutions] == [s.info["errors"] for s in full.solutions]
 
 
+def test_memory_cap_keeps_a_prefix(monkeypatch):
+    import treeexplorer.solvers.rashomon as mod
+
+    X, y = _data(n=400, f=20, seed=6)
+    real = mod._pool_sizes
+    monkeypatch.setattr(mod, "_pool_sizes", lambda *a: {name: 64 for name in real(*a)})
+    full = rashomon(X, y, max_depth=3, k=5000)
+    capped = rashomon(X, y, max_depth=3, k=5000, max_bytes=full.stats["memory_bytes"] // 2)
+    assert capped.stats["stopped_by"] == "memory" and not capped.stats["complete"]
+    assert capped.stats["memory_bytes"] > full.stats["memory_bytes"] // 2  # the growth it refused
+    assert [key(s.tree) for s in capped.solutions] == [key(s.tree) for s in full.solutions][: len(capped.solutions)]
+
+
 def test_bad_input_messages():
     X = np.zeros((4, 2), dtype=np.uint8)
     y = np.array([0, 1, 0, 1])

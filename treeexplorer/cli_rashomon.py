@@ -73,6 +73,8 @@ def run_rashomon(a) -> int:
     info = front.stats["rashomon"]
     status = {"done": "", "time_limit": " (time limit: the first trees of the order)", "cancelled": " (cancelled)"}
     more = "all trees within the bounds" if info["complete"] else f"the {plural(len(front), 'best tree')}"
+    if info.get("stopped_by") == "memory":
+        more += " (memory limit: the first trees of the order; lower -k, --max-depth or the tests)"
     print(
         f"{front.dataset}: {front.n_train} train rows; {more}, depth <= {front.params.get('max_depth')}, "
         f"splits <= {front.params.get('max_nodes')}, over the {front.discretizer} tests; optimum "

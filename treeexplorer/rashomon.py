@@ -40,7 +40,9 @@ __all__ = [
 SOLVERS = ("murtree",)  # the DP the set is enumerated over
 
 
-def _run_raw(X, y, n_classes, control, *, max_depth=3, max_nodes=None, k=100, max_gap=None, min_leaf_support=1):
+def _run_raw(
+    X, y, n_classes, control, *, max_depth=3, max_nodes=None, k=100, max_gap=None, min_leaf_support=1, max_bytes=None
+):
     return _raw_rashomon(
         X,
         y,
@@ -50,6 +52,7 @@ def _run_raw(X, y, n_classes, control, *, max_depth=3, max_nodes=None, k=100, ma
         k=k,
         max_gap=max_gap,
         min_leaf_support=min_leaf_support,
+        max_bytes=max_bytes,
         control=control,
     )
 
@@ -69,6 +72,7 @@ def _spec() -> SolverSpec:
             Param("k", "int", 100, "Most trees in the set.", bounds=(1, None)),
             Param("max_gap", "int", None, "Only trees with at most this many errors above the best.", bounds=(0, None)),
             base.param("min_leaf_support"),
+            Param("max_bytes", "int", None, "Most bytes of the enumeration's pools.", bounds=(1, None)),
         ),
     )
 
@@ -207,6 +211,7 @@ def rashomon_prepared(
         raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")
     spec = _spec()
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
+    params["max_bytes"] = check_memory_limit(memory_limit) * 2**20  # the pools stop growing there (trees so far)
     if epsilon is not None:
         params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
     control = control or Control()
@@ -240,6 +245,7 @@ def _in_order(front: Front, solver: str, k: int, epsilon) -> Front:
         "optimum": best,
         "complete": bool(front.stats.pop("complete", False)),
         "trees": len(trees),
+        "stopped_by": front.stats.pop("stopped_by", None),
     }
     front.objective = "misclassifications (Rashomon set: the best trees in order)"
     return front
