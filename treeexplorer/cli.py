@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer.cli_sweep import add_sweep_parser  # `sweep` lives in its own module
 
     add_sweep_parser(sub, DISCRETIZER_NAMES)
+    from treeexplorer.cli_rashomon import add_rashomon_parser
+
+    add_rashomon_parser(sub, DISCRETIZER_NAMES)
 
     a = sub.add_parser(
         "app",
@@ -379,6 +382,7 @@ def _cmd_app(a) -> int:
 
 def main(argv=None) -> int:
     """Entry point of the ``treeexplorer`` console script; returns the exit code."""
+    from treeexplorer.cli_rashomon import run_rashomon
     from treeexplorer.cli_sweep import run_sweep
     from treeexplorer.data import DataError
 
@@ -390,6 +394,7 @@ def main(argv=None) -> int:
         "datasets": _cmd_datasets,
         "solvers": _cmd_solvers,
         "sweep": run_sweep,
+        "rashomon": run_rashomon,
         "app": _cmd_app,
     }[args.command]
     try:
