@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -53,12 +52,17 @@ FULL_SETS = [
 ]
 TARGET_RATIO = 5.0
 
+sys.path.insert(0, str(HERE))
+from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
 
-def data_root(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    env = os.environ.get("TREEEXPLORER_DATASETS")
-    return Path(env) if env else HERE / "data"
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["murtree-dl"],
+    "peers": ["treefarms"],
+    "smoke": ["--sets", "smoke", "--repeat", "1", "--no-peers"],
+    "quick": ["--repeat", "1", "--no-peers"],
+    "full": ["--full", "--repeat", "2", "--time-limit", "8"],
+}
 
 
 def load(path: Path):
@@ -193,8 +197,10 @@ def _rows(result) -> list[tuple]:
     return out
 
 
-def run(pairs, data=None, repeat=3, time_limit=20.0, peers=True, quiet=False):
-    root = data_root(data) / "murtree-dl"
+def run(pairs, data=None, repeat=3, time_limit=20.0, peers=True, quiet=False, summary=None):
+    root = collection_dir(data, "murtree-dl", "bench_rashomon", summary=summary)
+    if root is None:
+        return []
     result = []
     for name, depth in pairs:
         path = root / f"{name}.txt"
@@ -220,7 +226,7 @@ def full(data=None, time_limit=20.0):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", help="datasets root holding murtree-dl/")
+    add_arguments(p)
     p.add_argument("--full", action="store_true", help="every set at depths 3 and 4")
     p.add_argument("--sets", nargs="+", help="these sets")
     p.add_argument("--depth", nargs="+", type=int, default=None)
@@ -230,13 +236,20 @@ def main(argv=None):
     a = p.parse_args(argv)
     sets = a.sets or (FULL_SETS if a.full else ["tic-tac-toe"])
     depths = a.depth or ([3, 4] if a.full else [3])
+    summary = Summary(a.summary)
+    if collection_dir(a.data, "murtree-dl", "bench_rashomon", summary=summary) is None:
+        return
     print(table([]).splitlines()[0])
     print(table([]).splitlines()[1])
-    result = run([(s, d) for d in depths for s in sets], a.data, a.repeat, a.time_limit, not a.no_peers)
+    result = run([(s, d) for d in depths for s in sets], a.data, a.repeat, a.time_limit, not a.no_peers, False, summary)
+    if not result:
+        return
     print()
     print(table(result))
-    for row in _rows(result):
-        print(" | ".join(row))
+    for name, figure, target, verdict in _rows(result):
+        print(" | ".join((name, figure, target, verdict)))
+        summary.add(name, figure, target, verdict == "pass")
+    summary.write()
 
 
 if __name__ == "__main__":
