@@ -54,6 +54,9 @@ _GINI_ORDER = 1
 # Seed every feature with one split (its best Gini position) before any feature's interval search: a stopped
 # run's lower bound then covers every feature (else the features not started bound nothing).
 _SEED_PASS = 1
+# Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
+# bounds are reproducible.
+_STOP_AFTER_SPLITS = 0
 
 
 def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int = 2) -> int:
@@ -122,10 +125,11 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _GINI_ORDER,
                 _SEED_PASS,
                 threads,
+                _STOP_AFTER_SPLITS,
             ],
             dtype=np.int64,
         ),
-        np.zeros((levels, 12, kb), dtype=np.int64),
+        np.zeros((levels, 13, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
         np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
@@ -333,6 +337,13 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         if not front_pts or item[0] < front_pts[-1][0]:
             front_pts.append(item)
     sols = _solutions(front_pts, n, lb, single, sparsity, front)
+    # the upper bounds reported are the errors of trees returned (a stopped run's rebuilt tree can differ from
+    # the cost its search recorded)
+    # (in single-tree mode index 1 means any number of splits)
+    ub = [
+        min([f[0] for f in found if f[1] <= b or (single and b >= 1)] or [int(n - leaf_counts.max())])
+        for b in range(kd + 1)
+    ]
     stats = {
         "max_depth": depth,
         "max_nodes": budget,

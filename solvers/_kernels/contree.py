@@ -453,6 +453,17 @@ def _anchor_child(rec, kk, kc, kj, side, leafv, out):
 
 
 @njit(nogil=True, cache=True)
+def _raise_to_anchor(rec, kk, kc, kj, side, leafv, lb, tmp):
+    """A child stopped before it finished: its lower bounds ``lb`` raised to what the interval's anchors prove
+    (both are valid bounds of the same optimum, so their maximum is).  Without this a child stopped during its
+    seed pass reports 0 and the split's bound (and the stopped node's) falls to the sibling's alone."""
+    _anchor_child(rec, kk, kc, kj, side, leafv, tmp)
+    for b in range(1, kc + 1):
+        if tmp[b] > lb[b]:
+            lb[b] = tmp[b]
+
+
+@njit(nogil=True, cache=True)
 def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
     """Whether the split at ``kj`` cannot improve any budget; if so its bounds lower ``PR`` (the least bound
     of every split set aside, which is the node's lower bound when the cut-off hid its optimum)."""
@@ -789,6 +800,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             sp -= 1
             k = pos[j]
             ctr[3] += 1
+            if prm[10] > 0 and ctr[3] >= prm[10] and flag[0] == 0:
+                flag[0] = 2  # a stop after a fixed number of splits (tests: a stopped run that is reproducible)
             if lvl == 0:
                 ctr[0] += 1
             # --- evaluate the split (f, k)
@@ -860,6 +873,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     if prm[3] == 0:
                         cutR[:] = BIG
                     exA = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                    if exA == 0:
+                        _raise_to_anchor(rec, kk, kc, k, 1, Rub[0], Rlb, VEC[lvl, 12])
                 else:
                     _anchor_child(rec, kk, kc, k, 1, _leaf(cntR), Rlb)
                     if prm[5] == 0:
@@ -870,6 +885,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     if prm[3] == 0:
                         cutL[:] = BIG
                     exA = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                    if exA == 0:
+                        _raise_to_anchor(rec, kk, kc, k, 0, Lub[0], Llb, VEC[lvl, 12])
                 _combine(Llb, Rlb, kc, kd, single, Slb)
                 hopeless = True
                 for b in range(b0, kd + 1):
@@ -888,12 +905,16 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         if prm[3] == 0:
                             cutL[:] = BIG
                         exB = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                        if exB == 0:
+                            _raise_to_anchor(rec, kk, kc, k, 0, Lub[0], Llb, VEC[lvl, 12])
                     else:
                         mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
                         _cuts(UE, Llb, kc, kd, single, b0, hcut, cutR)
                         if prm[3] == 0:
                             cutR[:] = BIG
                         exB = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                        if exB == 0:
+                            _raise_to_anchor(rec, kk, kc, k, 1, Rub[0], Rlb, VEC[lvl, 12])
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
                     if exA == 0 or exB == 0:
@@ -1008,14 +1029,17 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 bounded = True
     for b in range(kk):
         out_ub[b] = UB[b]
-    # cache (exact entries always; a stopped node's bounds only where nothing is stored yet)
+    # cache (exact entries always; a stopped node's bounds where nothing is stored yet, else merged with them).
+    # The root is stored also when the table is full (``meta[1]``): the wrapper grows the table and runs again,
+    # and a run stopped early in that rerun then still has the first run's incumbent, choices and bounds.
     code = 0
     if exact:
         code = 2 if bounded else 1
-    if d >= 2 and meta[1] == 0 and (exact or flag[0] != 0):
+    root_unwind = lvl == 0 and meta[1] != 0
+    if d >= 2 and (meta[1] == 0 or root_unwind) and (exact or flag[0] != 0 or root_unwind):
         s = cache_slot(keys, h1, h2, d)
         fresh = keys[s, 2] == 0
-        if fresh and meta[0] * 10 >= keys.shape[0] * 7:
+        if fresh and lvl != 0 and meta[0] * 10 >= keys.shape[0] * 7:
             if prm[2] != 0:
                 meta[1] = 1  # table full: the wrapper grows it and runs again
         elif fresh or exact:
@@ -1032,6 +1056,21 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 cvals[s, 3, b] = chr_[b]
                 cvals[s, 4, b] = chb[b]
             cex[s] = code
+        elif cex[s] == 0:
+            # two stopped searches of one node: per budget the better tree (with its choice) and the larger bound
+            for b in range(kk):
+                if out_ub[b] < cvals[s, 0, b]:
+                    cvals[s, 0, b] = out_ub[b]
+                    cvals[s, 2, b] = chf[b]
+                    cvals[s, 3, b] = chr_[b]
+                    cvals[s, 4, b] = chb[b]
+                if out_lb[b] > cvals[s, 1, b]:
+                    cvals[s, 1, b] = out_lb[b]
+                out_ub[b] = cvals[s, 0, b]
+                out_lb[b] = cvals[s, 1, b]
+                chf[b] = cvals[s, 2, b]
+                chr_[b] = cvals[s, 3, b]
+                chb[b] = cvals[s, 4, b]
     return code
 
 
