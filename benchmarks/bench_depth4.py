@@ -19,10 +19,14 @@ peer alternate set by set on the same arrays, so both see the same machine load)
   same depth and node limit on the DL8.5 sets (binary 0/1 features), depth 4 (target: median <= 0.8) and
   depth 5 (target: median <= 1.0 on the sets pystreed finishes within ``--limit`` * 2 s).
 
-``MB`` is the peak resident memory of the solve above the resident size before it (VmHWM reset through
-/proc/self/clear_refs; ``nan`` where Linux does not allow it).  Data: ``--data DIR`` (the datasets root
-holding ``quantbnb/`` and ``murtree-dl/``), else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``;
-missing sets are skipped, a missing peer leaves its columns empty.
+Times are CPU seconds of this process (wall seconds beside them): on a shared machine the wall time of one
+solve depends on the other processes, its CPU time much less; the ratios are of CPU seconds.  Time limits are
+wall seconds (what a user waits).  ``MB`` is the peak resident memory of the solve above the resident size
+before it (VmHWM reset through /proc/self/clear_refs; ``nan`` where Linux does not allow it).
+
+Data: ``--data DIR`` (the datasets root holding ``quantbnb/`` and ``murtree-dl/``), else
+``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``; missing sets are skipped, a missing peer leaves its
+columns empty.
 
 ``quick()`` and ``full()`` return rows ``(benchmark, figure, target, "pass" | "short")`` for a summary.
 """
@@ -63,18 +67,23 @@ def _status_mb(key: str) -> float:
 
 
 def _measure(fn, *args, **kw):
-    """(seconds, peak MB above the start, result) of ``fn(*args, **kw)``."""
+    """(wall seconds, peak MB above the start, result) of ``fn(*args, **kw)``; CPU seconds in ``_LAST_CPU``."""
     try:
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
         base = _status_mb("VmRSS")
     except OSError:
         base = float("nan")
+    c = time.process_time()
     t = time.perf_counter()
     out = fn(*args, **kw)
     dt = time.perf_counter() - t
+    _LAST_CPU[0] = time.process_time() - c
     peak = _status_mb("VmHWM") - base
     return dt, (max(0.0, peak) if peak == peak else peak), out
+
+
+_LAST_CPU = [0.0]  # CPU seconds of the last ``_measure`` (this process; every solve here runs on one thread)
 
 
 def _load_qb(path: Path):
@@ -154,17 +163,23 @@ def bench_contree(root: Path, sets, limit: float, budgets: bool, log=print) -> l
         r = {"set": name, "n": X.shape[0], "p": X.shape[1]}
         if ConTree is not None:
             t, mb, m = _measure(_fit_py, ConTree, X, y, limit)
-            r.update(py=t, py_mb=mb, py_err=_errors(m, X, y), py_proven=t < limit * 0.98)
+            r.update(py=t, py_cpu=_LAST_CPU[0], py_mb=mb, py_err=_errors(m, X, y), py_proven=t < limit * 0.98)
         t, mb, raw = _measure(_ours_single, X, y, 4, limit)
-        r.update(ours=t, ours_mb=mb, ours_err=raw.stats["upper_bound"], ours_lb=raw.stats["lower_bound"])
+        r.update(ours=t, ours_cpu=_LAST_CPU[0], ours_mb=mb, ours_err=raw.stats["upper_bound"])
         r["ours_proven"] = raw.status == "done"
         t, mb, fr = _measure(_ours_single, X, y, 4, limit, front=True)
-        r.update(front=t, front_mb=mb, front_proven=fr.status == "done", front_err=fr.stats["upper_bound"])
+        r.update(
+            front=t,
+            front_cpu=_LAST_CPU[0],
+            front_mb=mb,
+            front_proven=fr.status == "done",
+            front_err=fr.stats["upper_bound"],
+        )
         if budgets and r["front_proven"]:
             total = 0.0
             for b in range(1, 16):
-                tb, _, rb = _measure(_ours_single, X, y, 4, limit, front=True, max_nodes=b)
-                total += tb
+                _, _, rb = _measure(_ours_single, X, y, 4, limit, front=True, max_nodes=b)
+                total += _LAST_CPU[0]
                 if rb.status != "done":
                     total = float("inf")
                     break
@@ -221,10 +236,16 @@ def bench_murtree(root: Path, sets, depths, limit: float, log=print) -> list[dic
             r = {"set": name, "D": depth, "n": X.shape[0], "p": X.shape[1]}
             if Streed is not None:
                 t, mb, m = _measure(_fit_streed, Streed, X, y, depth, lim)
-                r.update(py=t, py_mb=mb, py_err=_errors(m, X, y), py_done=t < lim * 0.98)
+                r.update(py=t, py_cpu=_LAST_CPU[0], py_mb=mb, py_err=_errors(m, X, y), py_done=t < lim * 0.98)
 
             t, mb, raw = _measure(_ours_murtree, X, y, depth, lim)
-            r.update(ours=t, ours_mb=mb, ours_err=raw.solutions[-1].info["errors"], ours_done=raw.status == "done")
+            r.update(
+                ours=t,
+                ours_cpu=_LAST_CPU[0],
+                ours_mb=mb,
+                ours_err=raw.solutions[-1].info["errors"],
+                ours_done=raw.status == "done",
+            )
             out.append(r)
             log(
                 f"{name} D={depth}: pystreed {r.get('py', float('nan')):.2f}s err {r.get('py_err')} | "
@@ -243,7 +264,7 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
     rows = []
     proven = [r for r in ct if r.get("py_proven") and r["ours_proven"]]
     if proven:
-        med = _median([r["ours"] / r["py"] for r in proven])
+        med = _median([r["ours_cpu"] / r["py_cpu"] for r in proven])
         eq = all(r["ours_err"] == r["py_err"] for r in proven)
         rows.append(
             (
@@ -255,13 +276,13 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
         )
     fr = [r for r in ct if "py" in r and r["front_proven"]]
     if fr:
-        med = _median([r["front"] / r["py"] for r in fr])
+        med = _median([r["front_cpu"] / r["py_cpu"] for r in fr])
         rows.append(
             ("contree d4 front / pycontree single", f"median {med:.2f}", "<= 3", "pass" if med <= 3 else "short")
         )
     bs = [r for r in ct if "budgets_sum" in r]
     if bs:
-        worst = max(r["front"] / r["budgets_sum"] for r in bs)
+        worst = max(r["front_cpu"] / r["budgets_sum"] for r in bs)
         rows.append(
             ("contree d4 front / sum of budgets alone", f"max {worst:.2f}", "<= 1", "pass" if worst <= 1 else "short")
         )
@@ -281,7 +302,7 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
     for depth, target in ((4, 0.8), (5, 1.0)):
         both = [r for r in mt if r["D"] == depth and r.get("py_done") and r["ours_done"]]
         if both:
-            med = _median([r["ours"] / r["py"] for r in both])
+            med = _median([r["ours_cpu"] / r["py_cpu"] for r in both])
             eq = all(r["ours_err"] == r["py_err"] for r in both)
             rows.append(
                 (
@@ -319,26 +340,32 @@ def full(data=None):
 
 
 def _tables(ct, at, mt) -> str:
+    """Markdown tables; times are CPU seconds (wall seconds in brackets), ratios are of CPU seconds."""
+
     def f(v, fmt):
         return "" if v is None else format(v, fmt)
+
+    def cw(r, key, done=True):
+        if key not in r:
+            return ""
+        return f"{r[key + '_cpu']:.2f} ({r[key]:.1f}){'' if done else ' limit'}"
+
+    def ratio(r, a, b):
+        return f(r[a + "_cpu"] / r[b + "_cpu"], ".2f") if b in r and r[b + "_cpu"] > 0 else ""
 
     out = ["| set | n | p | pycontree s | errors | ours s | errors | ours/py | front s | front/py | MB ours | MB py |"]
     out.append("|" + "---|" * 12)
     for r in ct:
-        py = r.get("py")
         out.append(
-            f"| {r['set']} | {r['n']} | {r['p']} | {f(py, '.2f')}{'' if r.get('py_proven', True) else ' (limit)'} | "
-            f"{f(r.get('py_err'), 'd')} | {r['ours']:.2f}{'' if r['ours_proven'] else ' (limit)'} | {r['ours_err']} | "
-            f"{f(py and r['ours'] / py, '.2f')} | {r['front']:.2f}{'' if r['front_proven'] else ' (limit)'} | "
-            f"{f(py and r['front'] / py, '.2f')} | {r['ours_mb']:.0f} | {f(r.get('py_mb'), '.0f')} |"
+            f"| {r['set']} | {r['n']} | {r['p']} | {cw(r, 'py', r.get('py_proven', True))} | "
+            f"{f(r.get('py_err'), 'd')} | {cw(r, 'ours', r['ours_proven'])} | {r['ours_err']} | "
+            f"{ratio(r, 'ours', 'py')} | {cw(r, 'front', r['front_proven'])} | {ratio(r, 'front', 'py')} | "
+            f"{r['ours_mb']:.0f} | {f(r.get('py_mb'), '.0f')} |"
         )
     if at:
         lims = [k for k in at[0] if isinstance(k, float)]
-        out += [
-            "",
-            "| set | pycontree errors at 10 s | " + " | ".join(f"ours {x:g} s: ub / lb / gap" for x in lims) + " |",
-        ]
-        out.append("|" + "---|" * (2 + len(lims)))
+        head = " | ".join(f"ours {x:g} s: ub / lb / gap" for x in lims)
+        out += ["", f"| set | pycontree errors at {lims[0]:g} s | {head} |", "|" + "---|" * (2 + len(lims))]
         for r in at:
             cells = " | ".join(f"{r[x]['ub']} / {r[x]['lb']} / {r[x]['gap']:.2f}" for x in lims)
             out.append(f"| {r['set']} | {f(r.get('py_err'), 'd')} | {cells} |")
@@ -346,12 +373,10 @@ def _tables(ct, at, mt) -> str:
         out += ["", "| set | D | pystreed s | errors | ours s | errors | ours/py | MB ours | MB py |"]
         out.append("|" + "---|" * 9)
         for r in mt:
-            py = r.get("py")
             out.append(
-                f"| {r['set']} | {r['D']} | {f(py, '.2f')}{'' if r.get('py_done', True) else ' (limit)'} | "
-                f"{f(r.get('py_err'), 'd')} | {r['ours']:.2f}{'' if r['ours_done'] else ' (limit)'} | "
-                f"{r['ours_err']} | {f(py and r['ours'] / py, '.2f')} | {r['ours_mb']:.0f} | "
-                f"{f(r.get('py_mb'), '.0f')} |"
+                f"| {r['set']} | {r['D']} | {cw(r, 'py', r.get('py_done', True))} | {f(r.get('py_err'), 'd')} | "
+                f"{cw(r, 'ours', r['ours_done'])} | {r['ours_err']} | {ratio(r, 'ours', 'py')} | "
+                f"{r['ours_mb']:.0f} | {f(r.get('py_mb'), '.0f')} |"
             )
     return "\n".join(out)
 

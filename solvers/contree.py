@@ -54,6 +54,9 @@ _GINI_ORDER = 1
 # Seed every feature with one split (its best Gini position) before any feature's interval search: a stopped
 # run's lower bound then covers every feature (else the features not started bound nothing).
 _SEED_PASS = 1
+# Splits per feature in the root's seed pass: the Gini one, then the midpoint of its wider half.  A stopped root's
+# lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
+_ROOT_SEEDS = 2
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
 _STOP_AFTER_SPLITS = 0
@@ -126,6 +129,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _SEED_PASS,
                 threads,
                 _STOP_AFTER_SPLITS,
+                _ROOT_SEEDS,
             ],
             dtype=np.int64,
         ),
@@ -138,7 +142,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
         np.zeros((levels, 4), dtype=np.int64),
         SR,
         SY,
-        np.zeros((levels, p, 2, 4 + 4 * kb), dtype=np.int64),
+        np.zeros((levels, p, 1 + max(1, _ROOT_SEEDS), 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, p), dtype=np.int64),
         np.zeros(1, dtype=np.int64) if claim is None else claim,
     ]

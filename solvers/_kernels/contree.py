@@ -772,14 +772,22 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 stk[q, :] = SEED[lvl, f, q, :]
             sp = ns
         n_eval = 0
+        nseed = prm[11] if lvl == 0 and prm[11] > 1 else 1
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
                 break
             if _nothing_to_gain(UB, UE, PR, b0, kd):
                 break
-            if phase == 0 and n_eval > 0:
+            if phase == 0 and n_eval >= nseed:
                 break
+            if phase == 0 and n_eval == 1 and sp == 2 and stk[0, 1] - stk[0, 0] > stk[1, 1] - stk[1, 0]:
+                # the root's second seed splits the wider half of the first: a stopped root's bound is the least
+                # over its open intervals, and the wide one (its anchor's child on that side is small) is weak
+                for q in range(stk.shape[1]):
+                    sw = stk[0, q]
+                    stk[0, q] = stk[1, q]
+                    stk[1, q] = sw
             n_eval += 1
             rec = stk[sp - 1]
             lo = rec[0]
