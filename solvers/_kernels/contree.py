@@ -149,13 +149,16 @@ def _positions(rk, yy, m, cnt, tmpc, pos, stu):
 
 @njit(nogil=True, cache=True)
 def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
-    """Feature and position of the best Gini split and the fewest one-split errors over all features;
+    """Feature and position of the best Gini split, the fewest one-split errors over all features and the feature
+    and threshold rank of that stump;
     ``gsc[f]``/``gkf[f]``: the best Gini score of feature ``f`` (higher is better) and its position."""
     C = cnt.shape[0]
     best_g = -1.0
     bf = -1
     bk = -1
     best_stump = BIG
+    s_f = -1
+    s_r = 0
     for f in range(p):
         rk = SR[lvl, f]
         yy = SY[lvl, f]
@@ -190,9 +193,11 @@ def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
                 e = m - ml - mr
                 if e < best_stump:
                     best_stump = e
+                    s_f = f
+                    s_r = rk[i - 1]
             prev = v
             tmpc[yy[i]] += 1
-    return bf, bk, best_stump
+    return bf, bk, best_stump, s_f, s_r
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -681,7 +686,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     no_b = m - m - 1
     gsc = np.empty(p, dtype=np.float64)
     gkf = np.empty(p, dtype=np.int64)
-    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
+    gf, gk, best_stump, stump_f, stump_r = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
     # features in order of their best Gini split (``prm[7]``, as ConTree), else the greedy one then by index
     ford = np.argsort(-gsc, kind="mergesort")
     if prm[7] == 0:
@@ -698,7 +703,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             UB[1] = best_stump
             if best_stump < UE[1]:
                 UE[1] = best_stump
-            # its choice is found when the position is met below (stu == best_stump)
+            # its choice now: a run stopped before the search meets it still returns the best stump
+            chf[1] = stump_f
+            chr_[1] = stump_r
+            chb[1] = 1 << 8
     stk = STK[lvl]
     exact = True
     stopped = False
