@@ -31,8 +31,11 @@ as per-budget cut-offs (``prm[3]``, ``_CUTS`` in the wrapper): a child only has 
 still needs, plus the distance from its split to the far end of its interval (as ConTree), so one stopped
 child still prunes its whole interval.  A node that stops at its cut-off is never reported exact: its
 unsearched splits are bounded by the cut-off only (``_nothing_to_gain``).  Features are searched in Gini
-order after a seed pass (one split per feature), so a stopped node bounds every feature.  Several threads
-can share one root (``prm[9]``), each on its own workspace, claiming features and sharing their best costs.
+order after a seed pass (one split per feature; at the root two: the Gini split, then the midpoint of its wider
+half), so a stopped node bounds every feature.  A child stopped mid-search keeps the larger of its own bound and
+the one its interval's anchors prove, so one stopped child does not drop its split's bound to the sibling's.
+Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
+their best costs.
 
 Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
 """
