@@ -52,7 +52,9 @@ DL_QUICK = ["anneal", "vote", "australian-credit"]
 
 def data_root(arg: str | Path | None = None) -> Path | None:
     """The datasets root: ``arg``, else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``; None if missing."""
-    for cand in (arg, os.environ.get("TREEEXPLORER_DATASETS"), ROOT / "benchmarks" / "data"):
+    if arg:
+        return Path(arg) if Path(arg).is_dir() else None
+    for cand in (os.environ.get("TREEEXPLORER_DATASETS"), ROOT / "benchmarks" / "data"):
         if cand and Path(cand).is_dir():
             return Path(cand)
     return None
@@ -391,6 +393,9 @@ def main(argv=None) -> int:
     ap.add_argument("--budgets", action="store_true", help="also solve each front budget alone (slow)")
     args = ap.parse_args(argv)
     limit = args.limit if args.limit is not None else (20.0 if args.quick else 60.0)
+    if data_root(args.data) is None:
+        print("skipped: no datasets root (--data DIR or $TREEEXPLORER_DATASETS)")
+        return 0
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min), {os.cpu_count()} CPUs", flush=True)
     ct, at, mt, rows = _run(args.data, args.quick, args.sets, args.dl_sets, limit, args.budgets)
     print()
