@@ -43,21 +43,32 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
 QB_SETS = ["bank", "wilt", "bidding", "occupancy", "raisin", "rice", "segment", "page", "fault"]
 QB_QUICK = ["bank", "wilt", "raisin"]
 DL_SETS = ["anneal", "australian-credit", "diabetes", "german-credit", "hypothyroid", "kr-vs-kp", "vote", "yeast"]
 DL_QUICK = ["anneal", "vote", "australian-credit"]
 
 
-def data_root(arg: str | Path | None = None) -> Path | None:
-    """The datasets root: ``arg``, else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``; None if missing."""
-    if arg:
-        return Path(arg) if Path(arg).is_dir() else None
-    for cand in (os.environ.get("TREEEXPLORER_DATASETS"), ROOT / "benchmarks" / "data"):
-        if cand and Path(cand).is_dir():
-            return Path(cand)
-    return None
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["quantbnb", "murtree-dl"],
+    "peers": ["pycontree", "pystreed"],
+    "quick": ["--quick"],
+    "full": ["--budgets"],
+}
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
+
+
+def data_root(arg: str | Path | None = None, summary: Summary | None = None) -> Path | None:
+    """The datasets root (``--data``, ``$TREEEXPLORER_DATASETS``, ``benchmarks/data``) when it holds both
+    collections; otherwise the skip line is printed and ``None`` returned."""
+    for collection in ("quantbnb", "murtree-dl"):
+        folder = collection_dir(arg, collection, "bench_depth4", summary=summary)
+        if folder is None:
+            return None
+    return folder.parent
 
 
 def _status_mb(key: str) -> float:
@@ -320,7 +331,6 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
 def _run(data, quick_mode: bool, sets=None, dl_sets=None, limit=60.0, budgets=False, log=print):
     root = data_root(data)
     if root is None:
-        log("skipped: no datasets root (--data DIR or $TREEEXPLORER_DATASETS)")
         return [], [], [], []
     _warm()
     qb = sets or (QB_QUICK if quick_mode else QB_SETS)
@@ -385,7 +395,7 @@ def _tables(ct, at, mt) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=None, help="datasets root holding quantbnb/ and murtree-dl/")
+    add_arguments(ap)
     ap.add_argument("--quick", action="store_true", help="fewer sets, 20 s limit, depth-5 MurTree skipped")
     ap.add_argument("--sets", nargs="+", default=None, help="Quant-BnB sets")
     ap.add_argument("--dl-sets", nargs="+", default=None, help="DL8.5 sets")
@@ -393,8 +403,8 @@ def main(argv=None) -> int:
     ap.add_argument("--budgets", action="store_true", help="also solve each front budget alone (slow)")
     args = ap.parse_args(argv)
     limit = args.limit if args.limit is not None else (20.0 if args.quick else 60.0)
-    if data_root(args.data) is None:
-        print("skipped: no datasets root (--data DIR or $TREEEXPLORER_DATASETS)")
+    summary = Summary(args.summary)
+    if data_root(args.data, summary) is None:
         return 0
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min), {os.cpu_count()} CPUs", flush=True)
     ct, at, mt, rows = _run(args.data, args.quick, args.sets, args.dl_sets, limit, args.budgets)
@@ -405,6 +415,8 @@ def main(argv=None) -> int:
     print("|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+        summary.add(row[0], row[1], row[2], row[3] == "pass")
+    summary.write()
     print(f"\nload after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
     return 0
 
