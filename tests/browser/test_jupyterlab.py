@@ -243,7 +243,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     for attempt in range(2):
         page.mouse.click(pt["x"], pt["y"])
         try:
-            page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 splits/", timeout=20_000 * (attempt + 1))
+            page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 split,/", timeout=20_000 * (attempt + 1))
             break
         except Exception:  # say where the click stopped: in the browser, on its way to the kernel, in the kernel
             log = (ARTIFACTS / "jupyterlab.log").read_text(errors="replace")
@@ -255,7 +255,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
             (ARTIFACTS / "jupyterlab_click.txt").write_text("\n".join(states) + "\n")
     else:
         raise AssertionError("card did not follow two clicks: " + " | ".join(states))
-    title = page.locator("text=/#1 cart.*tree \\d+: 1 splits/").first.text_content()
+    title = page.locator("text=/#1 cart.*tree \\d+: 1 split,/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
     metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").last.text_content()
     assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
