@@ -281,3 +281,101 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     saved = json.loads((work / "quickstart.ipynb").read_text())
     assert any(c.get("outputs") for c in saved["cells"])  # saved after the run
     assert not [o for c in saved["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+# -- the three ways into a notebook, each offline: no extension call, plain pn.extension(), pn.ipywidget(...) ------
+ROUTE_TABLE = """import time
+import numpy as np
+import pandas as pd
+rng = np.random.default_rng(0)
+n = 200
+species = rng.choice(["Adelie", "Chinstrap", "Gentoo"], n)
+df = pd.DataFrame({
+    "species": species,
+    "island": rng.choice(["Biscoe", "Dream", "Torgersen"], n),
+    "bill_length_mm": np.where(species == "Adelie", 38.0, 47.5) + rng.normal(0, 1.5, n),
+    "bill_depth_mm": np.where(species == "Gentoo", 15.0, 18.3) + rng.normal(0, 0.5, n),
+    "year": rng.choice([2007, 2008, 2009], n),
+})"""
+ROUTES = {
+    "none": ("import treeexplorer as tx", "explorer"),
+    "extension": ("import panel as pn\nimport treeexplorer as tx\n\npn.extension()", "explorer"),
+    "ipywidget": ("import panel as pn\nimport treeexplorer as tx", "pn.ipywidget(explorer)"),
+}
+
+
+def route_notebook(route: str) -> dict:
+    head, show = ROUTES[route]
+    cells = [
+        f"{head}\n{ROUTE_TABLE}",
+        "explorer = tx.Explorer(df, max_depth=3)",
+        f"t0 = time.perf_counter()\n{show}",
+        "first = time.perf_counter() - t0\nexplorer2 = tx.Explorer(df, max_depth=2)",
+        f"t1 = time.perf_counter()\n{show.replace('explorer', 'explorer2')}",
+        "warm = time.perf_counter() - t1\nprint(f'display: first {first:.2f} s, warm {warm:.2f} s')",
+    ]
+    src = [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]
+    meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    return {"cells": src, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+
+
+def kernel_eval(page, code: str) -> str:
+    """Run ``code`` in the notebook's kernel (through JupyterLab's API) and return its value's text (or error)."""
+    return page.evaluate(
+        """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const f = k.requestExecute({store_history: false, code});
+  let out = "";
+  f.onIOPub = m => {
+    if (m.content.text) out += m.content.text;
+    if (m.content.data && m.content.data["text/plain"]) out += m.content.data["text/plain"];
+    if (m.content.evalue) out += m.content.ename + ": " + m.content.evalue;
+  };
+  await f.done;
+  return out.trim();
+}""",
+        code,
+    )
+
+
+# The first Explorer's plot: the second root with Pareto points (the notebook holds two Explorers).
+_FIRST_ROOT = _LAST_ROOT.replace(".at(-1)", ".at(0)")
+FIRST_EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offline, route):
+    base, work = lab
+    (work / f"route_{route}.ipynb").write_text(json.dumps(route_notebook(route)))
+    page = new_page(f"{base}/lab/tree/route_{route}.ipynb", 1280, 800, wait_for=".jp-Notebook .jp-CodeCell")
+    page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
+    page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    page.wait_for_function(
+        f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=300_000, polling=1000
+    )
+    cells = page.evaluate(CELLS_JS)
+    outputs = " ".join(c["text"] for c in cells)
+    assert "Traceback" not in outputs and "Error" not in outputs, outputs[-2000:]
+    assert not [s for c in cells for s in c["stderr"] if "Traceback" in s or "Error" in s or "extension" in s]
+    # both Explorers draw (canvases) with their points
+    page.wait_for_function(f"() => ({CELLS_JS})().filter(c => c.canvases > 0).length >= 2", timeout=60_000, polling=500)
+    page.evaluate(SCROLL_TO_PLOT_JS.replace(_LAST_ROOT, _FIRST_ROOT))
+    pts = settled(page, FIRST_EXPLORER_POINTS_JS)
+    assert pts, "the first Explorer's points are drawn"
+    timing = next(c["text"] for c in cells if "display: first" in c["text"])
+    print(f"route {route}: {timing.strip()}; requests outside localhost: {len(offline.refused)}", flush=True)
+    before = kernel_eval(page, "explorer.selected.entry.id")
+    target = next(p for p in pts if str(p["tree"]) != before and p["run"] == 1)
+    fresh = next(p for p in page.evaluate(FIRST_EXPLORER_POINTS_JS) if p["tree"] == target["tree"] and p["run"] == 1)
+    page.wait_for_function(COMM_READY_JS.replace(_LAST_ROOT, _FIRST_ROOT), timeout=30_000)
+    page.mouse.click(fresh["x"], fresh["y"])
+    deadline = time.time() + 30
+    now = before
+    while time.time() < deadline and now == before:
+        page.wait_for_timeout(500)
+        now = kernel_eval(page, "explorer.selected.entry.id")
+    page.wait_for_timeout(500)
+    shot(page, f"13_jupyterlab_route_{route}", full_page=False)
+    assert now == str(target["tree"]), (before, now, target)
+    assert not offline.refused, offline.refused
