@@ -351,9 +351,15 @@ def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offl
     page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
     page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-    page.wait_for_function(
-        f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=300_000, polling=1000
-    )
+    try:
+        page.wait_for_function(
+            f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=240_000, polling=1000
+        )
+    except Exception:
+        shot(page, f"failed_route_{route}", full_page=False)
+        raise AssertionError(
+            f"cells did not all run: {[(c['prompt'], c['text'][:200]) for c in page.evaluate(CELLS_JS)]}"
+        ) from None
     cells = page.evaluate(CELLS_JS)
     outputs = " ".join(c["text"] for c in cells)
     assert "Traceback" not in outputs and "Error" not in outputs, outputs[-2000:]
@@ -377,5 +383,6 @@ def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offl
         now = kernel_eval(page, "explorer.selected.entry.id")
     page.wait_for_timeout(500)
     shot(page, f"13_jupyterlab_route_{route}", full_page=False)
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")  # the next route's turn
     assert now == str(target["tree"]), (before, now, target)
     assert not offline.refused, offline.refused

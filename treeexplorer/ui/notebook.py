@@ -72,10 +72,18 @@ def prepare_view(view):
 
     @functools.wraps(original)
     def get_root(doc=None, comm=None, preprocess=True):
-        if in_kernel():
-            ensure_scripts()
-            _prepare_doc(doc)
-        return original(doc, comm, preprocess)
+        if not in_kernel():
+            return original(doc, comm, preprocess)
+        ensure_scripts()
+        _prepare_doc(doc)
+        model = original(doc, comm, preprocess)
+        if comm is None and doc is not None and model.document is None:
+            # pn.ipywidget: jupyter_bokeh would put the model in a new document of its own, without the local
+            # stylesheet address, and what is made later (the tree card, a spinner) would link Panel's CDN
+            from panel.io.model import add_to_doc
+
+            add_to_doc(model, doc)
+        return model
 
     view.get_root = get_root
     return view
