@@ -77,6 +77,8 @@ def prepare_view(view):
         ensure_scripts()
         _prepare_doc(doc)
         model = original(doc, comm, preprocess)
+        if local_dist_url() is None and pn.config.inline:
+            _inline_now(model)
         if comm is None and doc is not None and model.document is None:
             # pn.ipywidget: jupyter_bokeh would put the model in a new document of its own, without the local
             # stylesheet address, and what is made later (the tree card, a spinner) would link Panel's CDN
@@ -87,6 +89,17 @@ def prepare_view(view):
 
     view.get_root = get_root
     return view
+
+
+def _inline_now(model) -> None:
+    """Inline the stylesheets of a freshly made model tree (no Jupyter server to serve Panel's files), one copy
+    per file.  Done before the model joins its document: later, every change is also a message to the page
+    (Panel's own inlining after that point cost ~14 s for an Explorer)."""
+    from bokeh.models import UIElement
+
+    with shared_inline_css() as patch:
+        for sub in model.select({"type": UIElement}):
+            patch(sub)
 
 
 @contextlib.contextmanager
@@ -101,9 +114,6 @@ def shared_inline_css():
     from panel.io.notebook import replace_inline_css
 
     original = getattr(pv, "patch_inline_stylesheets", None)
-    if original is None:
-        yield
-        return
     shared: dict = {}
 
     def patch(model) -> None:
@@ -119,9 +129,12 @@ def shared_inline_css():
         if sheets != model.stylesheets:
             model.stylesheets = sheets
 
+    if original is None:  # Panel renamed it: its own inlining runs (slower)
+        yield patch
+        return
     pv.patch_inline_stylesheets = patch
     try:
-        yield
+        yield patch
     finally:
         pv.patch_inline_stylesheets = original
 
@@ -147,10 +160,14 @@ class FrontPlot(pn.pane.HoloViews):
     offline whatever the user called first (``object`` is the HoloViews overlay)."""
 
     def get_root(self, doc=None, comm=None, preprocess=True):
-        if in_kernel():
-            ensure_scripts()
-            _prepare_doc(doc)
-        return super().get_root(doc, comm, preprocess)
+        if not in_kernel():
+            return super().get_root(doc, comm, preprocess)
+        ensure_scripts()
+        _prepare_doc(doc)
+        model = super().get_root(doc, comm, preprocess)
+        if local_dist_url() is None and pn.config.inline:
+            _inline_now(model)
+        return model
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if in_kernel():
