@@ -96,22 +96,24 @@ KERNEL_READY_JS = """() => {
   return !!k && k.status === 'idle' && k.connectionStatus === 'connected';
 }"""
 
-# The Explorer is the notebook's last Bokeh root (the "front, inline" cell above has Pareto points too).
+# The Explorer is one of the notebook's Bokeh roots (the front plot cell has Pareto points too).
 _ALL_ROOTS = "for (const v of Object.values(Bokeh.index)) walk(v);"
 # (each display also adds small roots of its own: comm manager, notifications; take the last root with a plot)
 _LAST_ROOT = """walk(Object.values(Bokeh.index).filter(r => {
     const vs = []; const w = v => { vs.push(v); if (v.child_views) for (const c of v.child_views) w(c); }; w(r);
     return vs.some(v => v.frame && v.renderer_views);
   }).at(-1));"""
+# The quickstart's Explorer is its FIRST root with a plot (the front plot of section 3 comes after it).
+_FIRST_ROOT = _LAST_ROOT.replace(".at(-1)", ".at(0)")
 assert _ALL_ROOTS in POINTS_JS
-EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _LAST_ROOT)
+EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
 # ``views``: every Bokeh view of the Explorer's root (``views[0].model.document`` is its document)
 _EXPLORER_VIEWS = (
     """
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
   """
-    + _LAST_ROOT
+    + _FIRST_ROOT
 )
 
 LEGEND_JS = (
@@ -220,7 +222,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         polling=500,
     )
     # the inline Explorer: its default run is drawn
-    explorer = page.locator(".jp-CodeCell:has-text('tx.Explorer(dataset=\"iris\")')")
+    explorer = page.locator(".jp-CodeCell:has-text('tx.Explorer(df')")
     explorer.scroll_into_view_if_needed()
     page.wait_for_function(
         f"() => ({EXPLORER_POINTS_JS})().some(p => p.run === 1 && p.leaves !== null)", timeout=120_000, polling=500
@@ -257,7 +259,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         raise AssertionError("card did not follow two clicks: " + " | ".join(states))
     title = page.locator("text=/#1 cart.*tree \\d+: 1 split,/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
-    metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").last.text_content()
+    metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").first.text_content()
     assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
     # switch the complexity axis to Leaves: the axis label and the points' positions change on screen
     before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
@@ -339,8 +341,7 @@ def kernel_eval(page, code: str) -> str:
 
 
 # The first Explorer's plot: the second root with Pareto points (the notebook holds two Explorers).
-_FIRST_ROOT = _LAST_ROOT.replace(".at(-1)", ".at(0)")
-FIRST_EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
+FIRST_EXPLORER_POINTS_JS = EXPLORER_POINTS_JS
 
 
 @pytest.mark.parametrize("route", list(ROUTES))
@@ -366,7 +367,7 @@ def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offl
     assert not [s for c in cells for s in c["stderr"] if "Traceback" in s or "Error" in s or "extension" in s]
     # both Explorers draw (canvases) with their points
     page.wait_for_function(f"() => ({CELLS_JS})().filter(c => c.canvases > 0).length >= 2", timeout=60_000, polling=500)
-    page.evaluate(SCROLL_TO_PLOT_JS.replace(_LAST_ROOT, _FIRST_ROOT))
+    page.evaluate(SCROLL_TO_PLOT_JS)
     pts = settled(page, FIRST_EXPLORER_POINTS_JS)
     assert pts, "the first Explorer's points are drawn"
     timing = next(c["text"] for c in cells if "display: first" in c["text"])
@@ -374,7 +375,7 @@ def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offl
     before = kernel_eval(page, "explorer.selected.entry.id")
     target = next(p for p in pts if str(p["tree"]) != before and p["run"] == 1)
     fresh = next(p for p in page.evaluate(FIRST_EXPLORER_POINTS_JS) if p["tree"] == target["tree"] and p["run"] == 1)
-    page.wait_for_function(COMM_READY_JS.replace(_LAST_ROOT, _FIRST_ROOT), timeout=30_000)
+    page.wait_for_function(COMM_READY_JS, timeout=30_000)
     page.mouse.click(fresh["x"], fresh["y"])
     deadline = time.time() + 30
     now = before
