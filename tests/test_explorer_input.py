@@ -12,8 +12,6 @@ from treeexplorer.data import DataError
 from treeexplorer.estimator import TreeExplorerClassifier
 from treeexplorer.ui import Explorer
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-
 
 def penguins_like(n=120, seed=0, missing=True) -> pd.DataFrame:
     """A table shaped like palmerpenguins: species first, categorical island/sex, NaNs, a year column last."""

@@ -79,10 +79,8 @@ def read_input(data=None, target=None, *, solver=None, test_size=None, dataset=N
             raise ValueError(f"cv must be a number of folds from {lo} to {hi} (or None), got {cv!r}")
     if dataset is not None and data is not None:
         raise ValueError("give the data once: Explorer(data) or Explorer(dataset=name), not both")
-    if dataset is not None:
-        if not isinstance(dataset, str):
-            raise ValueError(f"dataset must be a bundled dataset name (text), got {type(dataset).__name__}")
-        data = dataset
+    if dataset is not None and not isinstance(dataset, str):
+        raise ValueError(f"dataset must be a bundled dataset name (text), got {type(dataset).__name__}")
     fronts = _fronts(data)
     if fronts is not None and target is not None:
         raise ValueError("a front already has its target: Explorer(front) takes no target")
@@ -118,8 +116,8 @@ def read_input(data=None, target=None, *, solver=None, test_size=None, dataset=N
     common = {"solver": solver_name, "params": params, "settings": own}
     if fronts is not None:
         return ExplorerInput("fronts", fronts=fronts, **common)
-    if checked is None:
-        return ExplorerInput("bundled", dataset="iris", **common)
+    if checked is None:  # the app's dataset keyword: loaded as the sidebar's list loads it (an alert if unknown)
+        return ExplorerInput("bundled", dataset=dataset or "iris", target=target, **common)
     if isinstance(checked, Dataset):
         raise DataError("the Explorer takes the table itself (a DataFrame, a file or arrays), not a loaded Dataset")
     if isinstance(checked, str) and checked in bundled_datasets() and not Path(checked).is_file():
