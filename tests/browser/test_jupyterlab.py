@@ -194,7 +194,7 @@ CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeC
 
 def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_page):
     base, work = lab
-    page = new_page(f"{base}/lab/tree/quickstart.ipynb", 1600, 1000, wait_for=".jp-Notebook .jp-CodeCell")
+    page = new_page(f"{base}/lab/tree/quickstart.ipynb?reset", 1600, 1000, wait_for=".jp-Notebook .jp-CodeCell")
     page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
     # the notebook's kernel is started AND its websocket connected: a Run All sent earlier is silently dropped
     page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
@@ -259,7 +259,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         raise AssertionError("card did not follow two clicks: " + " | ".join(states))
     title = page.locator("text=/#1 cart.*tree \\d+: 1 split,/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
-    metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").first.text_content()
+    metrics = explorer.locator("table", has_text="train accuracy").last.text_content()  # the Explorer's own
     assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
     # switch the complexity axis to Leaves: the axis label and the points' positions change on screen
     before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
@@ -280,6 +280,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     assert not [f for f in failed if "panel_dist" in f], failed
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     page.wait_for_timeout(1500)
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")  # free the machine
     saved = json.loads((work / "quickstart.ipynb").read_text())
     assert any(c.get("outputs") for c in saved["cells"])  # saved after the run
     assert not [o for c in saved["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
@@ -348,8 +349,14 @@ FIRST_EXPLORER_POINTS_JS = EXPLORER_POINTS_JS
 def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offline, route):
     base, work = lab
     (work / f"route_{route}.ipynb").write_text(json.dumps(route_notebook(route)))
-    page = new_page(f"{base}/lab/tree/route_{route}.ipynb", 1280, 800, wait_for=".jp-Notebook .jp-CodeCell")
+    # ?reset: a fresh workspace (the server remembers the tabs of earlier tests: Run All would go to one of them)
+    url = f"{base}/lab/tree/route_{route}.ipynb?reset"
+    page = new_page(url, 1280, 800, wait_for=".jp-Notebook .jp-CodeCell")
     page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
+    page.wait_for_function(
+        f"() => (window.jupyterapp.shell.currentWidget?.context?.path || '').endsWith('route_{route}.ipynb')",
+        timeout=60_000,
+    )
     page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     try:
