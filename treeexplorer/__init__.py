@@ -20,6 +20,24 @@ from treeexplorer.tree import Tree
 __version__ = "0.1.0"
 
 
+def _offline_notebook() -> None:
+    # In a Jupyter kernel, Panel's scripts come from the installed packages (pn.extension() would fetch them from
+    # a CDN, which an offline machine cannot reach); the displays themselves see to it too (treeexplorer.ui.notebook)
+    import os
+    import sys
+
+    if "ipykernel" not in sys.modules or "PANEL_INLINE" in os.environ:
+        return
+    panel = sys.modules.get("panel")
+    if panel is None:
+        os.environ["PANEL_INLINE"] = "true"  # read by Panel when it is imported and pn.extension() is called
+    elif not getattr(panel.extension, "_loaded", False):
+        panel.config.inline = True
+
+
+_offline_notebook()
+
+
 def __getattr__(name):
     # The Explorer needs Panel/Bokeh: imported on first use, so `import treeexplorer` stays light.
     if name == "Explorer":

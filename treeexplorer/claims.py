@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from treeexplorer.tree import Tree
 
 __all__ = [
+    "STOPPED",
     "entry_claim",
     "make_search_space",
     "optimality_line",
@@ -40,6 +41,14 @@ def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, 
         "discretizer": discretizer,
         "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
     }
+
+
+# A run that did not finish: what stopped it (Front.status -> words)
+STOPPED = {
+    "time_limit": "the time limit stopped the run",
+    "cancelled": "the run was cancelled",
+    "running": "still running",
+}
 
 
 def optimality_text(search_space: dict | None, short: bool = False) -> str:
@@ -71,8 +80,7 @@ def optimality_line(front) -> str:
         if (front.search_space or {}).get("kind") != "raw":
             line += "; trees using other thresholds may do better"
         return line
-    why = {"time_limit": "time limit reached", "cancelled": "run cancelled", "running": "run in progress"}
-    reason = why.get(front.status, "this solver proves none with these settings")
+    reason = STOPPED.get(front.status, "this solver proves none with these settings")
     return f"optimality: no tree of this run is proven optimal ({reason})"
 
 

@@ -96,6 +96,36 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.random_state = random_state
 
+    @classmethod
+    def from_tree(cls, entry, front) -> TreeExplorerClassifier:
+        """A fitted classifier that predicts with one tree of a front (picked in the Explorer, or by
+        :meth:`Front.best`), without solving again.
+
+        Parameters
+        ----------
+        entry : FrontTree
+            The tree (``front[tree_id]``).
+        front : Front
+            Its front: the schema (columns, categories, classes) encodes new rows as in training.
+
+        Returns
+        -------
+        TreeExplorerClassifier
+            With ``front_``, ``selected_``, ``tree_``, ``classes_``, ``n_features_in_`` and ``feature_names_in_``.
+        """
+        schema = front.schema
+        depth = front.params.get("max_depth") if isinstance(front.params.get("max_depth"), int) else None
+        clf = cls(solver=front.solver, discretizer=None if front.discretizer == "raw" else front.discretizer)
+        clf.max_depth = depth
+        clf.select = "train"
+        empty = np.empty((0, schema.n_features), dtype=np.float64)
+        clf._dataset = Dataset(front.dataset or "front", schema, empty, np.empty(0, dtype=np.int64))
+        clf.front_, clf.selected_, clf.tree_ = front, entry, entry.tree
+        clf.classes_ = np.asarray(schema.classes)
+        clf.n_features_in_ = schema.n_features
+        clf.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+        return clf
+
     # -- helpers ---------------------------------------------------------------------------------------
     def _frame(self, X, fitting: bool) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treeexplorer.claims import make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
+from treeexplorer.claims import STOPPED, make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
 from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
@@ -50,6 +50,20 @@ class FrontTree:
 
     def __getitem__(self, key):
         return self.metrics[key]
+
+    def __repr__(self) -> str:
+        m = self.metrics
+        test = "" if m.get("test_accuracy") is None else f", test_accuracy={m['test_accuracy']:.4f}"
+        return (
+            f"FrontTree(id={self.id}, splits={m.get('splits')}, depth={m.get('depth')}, "
+            f"train_accuracy={m.get('train_accuracy', float('nan')):.4f}{test}, optimal={self.optimal})"
+        )
+
+    def _repr_svg_(self) -> str:
+        """The tree's picture in a notebook (the SVG export, titled with this entry's metrics)."""
+        from treeexplorer.render import to_svg
+
+        return to_svg(self.tree, entry=self)
 
 
 def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
@@ -186,8 +200,49 @@ class Front:
 
     @property
     def optimality(self) -> str:
-        """The optimality claim of this run's proven trees, in words (e.g. "optimal over the 16 tests of MID")."""
+        """The optimality claim of this run's proven trees, in words (e.g. "optimal over the 16 tests of MID");
+        a run stopped before any proof says so ("nothing proven optimal (the time limit stopped the run)")."""
+        if self.status in STOPPED and not any(t.optimal for t in self.trees):
+            return f"nothing proven optimal ({STOPPED[self.status]})"
         return optimality_text(self.search_space)
+
+    def __repr__(self) -> str:
+        proven = sum(t.optimal for t in self.trees)
+        where = f" on {self.dataset}" if self.dataset else ""
+        disc = "" if self.discretizer in ("raw", None) else f" + {self.discretizer}"
+        return (
+            f"<Front {self.solver}{disc}{where}: {len(self.trees)} trees, {proven} proven optimal, "
+            f"{self.status} in {self.runtime_s:.2f} s>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A compact table in a notebook: one row per tree (id, splits, depth, accuracies, optimal, gap)."""
+        from html import escape
+
+        has_test = any(t.metrics.get("test_accuracy") is not None for t in self.trees)
+        has_gap = any(t.metrics.get("gap_errors") is not None for t in self.trees)
+        head = ["id", "splits", "depth", "train accuracy"] + (["test accuracy"] if has_test else []) + ["optimal"]
+        head += ["gap (errors)"] if has_gap else []
+        rows = []
+        for t in self.trees:
+            m = t.metrics
+            cells = [t.id, m["splits"], m["depth"], f"{m['train_accuracy']:.4f}"]
+            if has_test:
+                cells.append("" if m.get("test_accuracy") is None else f"{m['test_accuracy']:.4f}")
+            cells.append("yes" if t.optimal else "no")
+            if has_gap:
+                cells.append("" if m.get("gap_errors") is None else m["gap_errors"])
+            rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+        proven = sum(t.optimal for t in self.trees)
+        claim = f"{proven} proven {self.optimality}" if proven else self.optimality if self.status in STOPPED else ""
+        caption = escape(repr(self)[1:-1] + (f"; {claim}" if claim else ""))
+        return (
+            f"<table><caption style='text-align:left'>{caption}</caption><thead><tr>"
+            + "".join(f"<th>{escape(h)}</th>" for h in head)
+            + "</tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table>"
+        )
 
     def __len__(self) -> int:
         return len(self.trees)

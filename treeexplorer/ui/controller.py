@@ -291,6 +291,40 @@ class Controller(param.Parameterized):
             frame_id=hashlib.sha1(content).hexdigest()[:12],
         )
 
+    def load_frame(self, frame: pd.DataFrame, target=None, name: str = "DataFrame") -> bool:
+        """Load a table given in Python (``Explorer(df)`` in a notebook); False and ``error`` on bad input.
+
+        No row cap (uploads have one): the table is already in this process's memory.
+        """
+        try:
+            digest = pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
+        except (TypeError, ValueError):  # unhashable cells (lists, dicts): the loader refuses them anyway
+            digest = str(id(frame)).encode()
+        frame_id = hashlib.sha1(digest + repr(list(frame.columns)).encode()).hexdigest()[:12]
+        return self._load(
+            lambda t, **kw: load_dataset(frame, t, name=name, **kw),
+            target,
+            bundled=None,
+            frame=frame,
+            probe=frame,
+            frame_id=frame_id,
+        )
+
+    def add_fronts(self, fronts: list[Front], labels: list[str] | None = None) -> list[Run]:
+        """Open fronts solved elsewhere (``tx.solve``, a front file) as runs of the current data: drawn, selectable
+        and exported like the app's own runs, not solved again.  The first front's best tree is selected."""
+        added = []
+        for i, front in enumerate(fronts):
+            settings = RunSettings(front.solver, dict(front.params), front.discretizer, time_limit=None)
+            if labels is not None:
+                settings.label = lambda text=labels[i]: text  # the legend says what the caller calls it
+            n = len(self._all_runs)
+            self._add_run(front, settings)
+            added += self._all_runs[n:]
+        if added and len(added[0].front):
+            self.select(added[0].id, added[0].front.best().id)
+        return added
+
     def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
         table = bundled if bundled is not None else f"upload:{frame_id}"
         missing = missing_rows(probe) if probe is not None else 0

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import panel as pn
 
 from treeexplorer.compare import more_tests_label
+from treeexplorer.export import plural
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.legend import legend_html
 from treeexplorer.ui.exports import ExportButtons
@@ -87,7 +88,7 @@ class TreeDetail(pn.viewable.Viewer):
         claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
         title = (
             f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
-            f"{entry.metrics['splits']} splits, train accuracy "
+            f"{plural(entry.metrics['splits'], 'split')}, train accuracy "
             f"{entry.metrics['train_accuracy']:.3f}, {claim}"
         )
         tree = entry.tree
