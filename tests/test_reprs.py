@@ -32,7 +32,11 @@ def test_front_repr_is_short_and_its_html_a_table(front):
 def test_front_tree_and_tree_show_their_picture(front):
     entry = front.trees[1]
     assert len(repr(entry)) < 150 and repr(entry).startswith(f"FrontTree(id={entry.id}, splits=")
-    for svg in (entry._repr_svg_(), entry.tree._repr_svg_()):
+    from IPython.core.formatters import DisplayFormatter
+
+    formatter = DisplayFormatter()
+    tx._register_displays(formatter.formatters)  # what importing treeexplorer does in a running kernel
+    for svg in (formatter.format(entry)[0]["image/svg+xml"], formatter.format(entry.tree)[0]["image/svg+xml"]):
         assert svg.startswith("<svg") and "</svg>" in svg
     assert repr(entry.tree).startswith("Tree(")
 

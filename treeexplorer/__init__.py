@@ -5,6 +5,8 @@
 >>> print(tx.rules_text(front.best().tree))                        # doctest: +SKIP
 """
 
+import sys
+
 from treeexplorer.api import prepare, solve
 from treeexplorer.cv import CVFront, cross_validate
 from treeexplorer.data import DataError, Dataset, ManyClassesError, bundled_datasets, load_dataset
@@ -36,6 +38,30 @@ def _offline_notebook() -> None:
 
 
 _offline_notebook()
+
+
+def _svg(obj) -> str:
+    """A Tree's or FrontTree's picture (the SVG export; a FrontTree's titled with its metrics)."""
+    from treeexplorer.render import to_svg
+
+    return to_svg(obj.tree, entry=obj) if isinstance(obj, FrontTree) else to_svg(obj)
+
+
+def _register_displays(formatters=None) -> None:
+    """Show trees as their picture in IPython/Jupyter.  The models know no renderer: the display is registered
+    with IPython's formatters (the running shell's, or ``formatters`` given), by type name, loading nothing."""
+    if formatters is None:
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+        if shell is None:
+            return
+        formatters = shell.display_formatter.formatters
+    svg = formatters["image/svg+xml"]
+    svg.for_type_by_name("treeexplorer.tree", "Tree", _svg)
+    svg.for_type_by_name("treeexplorer.front", "FrontTree", _svg)
+
+
+_register_displays()
 
 
 def __getattr__(name):

@@ -59,12 +59,6 @@ class FrontTree:
             f"train_accuracy={m.get('train_accuracy', float('nan')):.4f}{test}, optimal={self.optimal})"
         )
 
-    def _repr_svg_(self) -> str:
-        """The tree's picture in a notebook (the SVG export, titled with this entry's metrics)."""
-        from treeexplorer.render import to_svg
-
-        return to_svg(self.tree, entry=self)
-
 
 def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
     """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""

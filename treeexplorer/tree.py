@@ -483,12 +483,6 @@ class Tree:
             offsets.append(len(kids))
         return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes, shown)
 
-    def _repr_svg_(self) -> str:
-        """The tree's picture in a notebook (the SVG export)."""
-        from treeexplorer.render import to_svg
-
-        return to_svg(self)
-
     def __repr__(self) -> str:
         return f"Tree(splits={self.n_splits}, depth={self.depth}, classes={self.n_classes})"
 
