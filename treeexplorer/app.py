@@ -142,7 +142,7 @@ def serve(
     # What `panel serve apps/explorer.py --warm` gets from running the script once: the solvers' kernels load (or,
     # on a new machine, compile) in a background thread, so the address is printed and served at once instead of
     # after a first session has been built in the foreground.
-    warm_up_in_background()
+    warm_up_in_background(first=solver or "cart")
     local = address in ("localhost", "127.0.0.1")
     server = pn.serve(
         {"/": session},
