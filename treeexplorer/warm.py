@@ -88,35 +88,45 @@ def _lock(name: str) -> threading.Lock:
         return _locks.setdefault(name, threading.Lock())
 
 
-def _dispatchers(name: str) -> list:
-    """The numba kernels a built-in solver's module calls (the kernels they call compile with them)."""
+def _dispatchers(module_name: str) -> list:
+    """The numba kernels a solver module calls directly (the kernels they call compile with them)."""
     import importlib
     import sys
 
     from numba.core.dispatcher import Dispatcher
 
-    out = []
-    for mod in (f"treeexplorer.solvers.{name}", *(f"treeexplorer.solvers.{o}" for o in _ALSO.get(name, ()))):
-        try:
-            module = sys.modules.get(mod) or importlib.import_module(mod)
-        except ImportError:
-            continue
-        out += [v for v in vars(module).values() if isinstance(v, Dispatcher)]
-    return out
+    try:
+        module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    except ImportError:
+        return []
+    return [v for v in vars(module).values() if isinstance(v, Dispatcher)]
+
+
+def _stamp(name: str) -> Path | None:
+    """The file a finished warm-up of ``name`` leaves beside its compiled kernels (numba's cache folder for
+    them): present, the kernels load from the cache; absent, they compile.  Named by numba's and Python's
+    versions, as numba's cache is."""
+    import sys
+
+    import numba
+
+    for kernel in _dispatchers(f"treeexplorer.solvers.{name}"):
+        folder = getattr(getattr(kernel, "_cache", None), "_cache_path", None)
+        if folder:
+            tag = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+            return Path(folder) / f"treeexplorer-warm-{name}-{tag}.stamp"
+    return None
 
 
 def needs_compile(solver: str | SolverSpec) -> bool:
-    """Whether ``solver``'s kernels must be compiled (numba's cache holds none of them yet) rather than loaded.
-
-    An estimate from the cache's index files: a kernel cached for other argument types still compiles.
-    """
+    """Whether ``solver``'s kernels must be compiled rather than loaded from numba's cache (no warm-up of
+    it has finished with this cache yet)."""
     name = solver if isinstance(solver, str) else solver.name
-    if is_warm(name):
+    if is_warm(name) or name not in SOLVER_NAMES:
         return False
-    for dispatcher in _dispatchers(name):
-        cache = getattr(dispatcher, "_cache", None)
-        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-        if index is not None and not Path(index).exists():
+    for other in (name, *_ALSO.get(name, ())):
+        stamp = _stamp(other)
+        if stamp is not None and not is_warm(other) and not stamp.exists():
             return True
     return False
 
@@ -155,10 +165,20 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
                 return 0.0
             _run_toys(spec)
             _done[spec.name] = time.perf_counter() - t0
+            _write_stamp(spec.name)
             return _done[spec.name] + extra_s
     finally:
         if stop_ticker is not None:
             stop_ticker()
+
+
+def _write_stamp(name: str) -> None:
+    stamp = _stamp(name) if name in SOLVER_NAMES else None
+    if stamp is not None and not stamp.exists():
+        try:
+            stamp.write_text("kernels compiled and cached\n")
+        except OSError:  # a read-only cache: numba compiles every run anyway
+            pass
 
 
 def _start_ticker(name: str, control: Control, t0: float):

@@ -28,7 +28,8 @@ def _drop_stale_cache(here: Path = Path(__file__).parent) -> None:
         if stamp.exists() and stamp.read_text() == digest.hexdigest():
             return
         cache.mkdir(exist_ok=True)
-        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+        # treeexplorer-warm-*.stamp: treeexplorer.warm's mark that a solver's kernels are compiled here
+        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")) + list(cache.glob("treeexplorer-warm-*")):
             f.unlink(missing_ok=True)
         stamp.write_text(digest.hexdigest())
     except OSError:
