@@ -21,9 +21,9 @@ from treeexplorer.solvers import Control
 
 __all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "needs_compile", "warm_up"]
 
-# Seconds a first run spends compiling each solver's kernels on an empty cache (2-core machine, `treeexplorer
-# warm --solver NAME`, rounded up): the estimate the CLI and the app state while compiling.
-COMPILE_ESTIMATE_S = {"cart": 20, "dpdt": 60, "murtree": 40, "branches": 40, "sat": 20, "contree": 40}
+# Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
+# `treeexplorer solve iris` less a second one (2-core machine, rounded up); what the CLI and the app state.
+COMPILE_ESTIMATE_S = {"cart": 25, "dpdt": 120, "murtree": 35, "branches": 45, "sat": 10, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
