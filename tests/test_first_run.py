@@ -85,7 +85,7 @@ def test_sat_contradictions_tell_cli_users_the_cli_spelling(tmp_path, capsys):
 
 
 def test_no_discretizer_states_the_tables_own_tests(capsys):
-    assert main(["solve", "monks-1", "--solver", "murtree", "--discretizer", "none", "--max-depth", "2"]) == 0
+    assert main(["solve", "car", "--solver", "murtree", "--discretizer", "none", "--max-depth", "2"]) == 0
     out = capsys.readouterr().out
     assert "of none" not in out
     assert "optimal over the table's " in out and " 0/1 tests" in out
