@@ -31,9 +31,10 @@ def fresh_install(tmp_path_factory):
     skip = {".venv", ".git", "build", "dist", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
     src = tmp / "src"  # the checkout's sources only: the build leaves no trace in it
     shutil.copytree(ROOT, src, ignore=lambda d, names: [n for n in names if n in skip or n.endswith(".egg-info")])
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist")]
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(tmp / "dist")]
     r = subprocess.run([*cmd, str(src)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
+    (tmp / "build.log").write_text(r.stdout + r.stderr)
     (wheel,) = (tmp / "dist").glob("treeexplorer-*.whl")
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
@@ -52,6 +53,12 @@ def fresh_install(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_", "PYTHONPATH"))}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
     return venv, site, home, env
+
+
+def test_the_build_gives_no_deprecation_or_packaging_warning(fresh_install):
+    log = (fresh_install[0].parent / "build.log").read_text()
+    for warning in ("DeprecationWarning", "is absent from the `packages` configuration", "License classifiers"):
+        assert warning not in log, [line for line in log.splitlines() if warning in line][:5]
 
 
 def _solve(venv: Path, env: dict, cwd: Path) -> subprocess.CompletedProcess:
