@@ -19,6 +19,7 @@ from treeexplorer.cv import CVFront, cross_validate
 from treeexplorer.data import DataError, Dataset, ManyClassesError, bundled_datasets, load_dataset
 from treeexplorer.export import rules_text, tree_from_json, tree_json
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.rashomon import rashomon
 from treeexplorer.registry import available_solvers, get_solver
 from treeexplorer.schema import Binarization, Column, Condition, Schema
 from treeexplorer.solvers import Control
@@ -56,6 +57,7 @@ __all__ = [
     "get_solver",
     "load_dataset",
     "prepare",
+    "rashomon",
     "rules_text",
     "solve",
     "sweep",

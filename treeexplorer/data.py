@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from treeexplorer.schema import Column, Schema
+from treeexplorer.target import TargetGuess, guess_target, looks_like_classes, many_classes_limit
 
 __all__ = [
     "DataError",
@@ -58,21 +59,6 @@ class ManyClassesError(DataError):
         self.n_classes = n_classes
 
 
-def many_classes_limit(n_rows: int) -> int:
-    """Most distinct target values accepted without ``allow_many_classes``: max(20, 5 % of rows)."""
-    return max(20, int(0.05 * n_rows))
-
-
-def _looks_categorical_target(s: pd.Series) -> bool:
-    """A plausible class column: few distinct values, and not non-integer floats."""
-    v = s.dropna()
-    if v.nunique() > many_classes_limit(len(s)):
-        return False
-    if pd.api.types.is_float_dtype(v) and not np.all(np.mod(v.to_numpy(dtype=float), 1) == 0):
-        return False
-    return True
-
-
 @dataclass
 class Dataset:
     """An encoded classification table.
@@ -92,6 +78,9 @@ class Dataset:
     source_rows : ndarray of int64, optional
         Each row's 0-based position among the data rows of the loaded table (rows dropped for missing values
         and held-out rows leave gaps); ``None`` means ``0..n-1``.  Messages about rows use it.
+    target_guess : TargetGuess, optional
+        How the target was chosen when none was given (:func:`treeexplorer.target.guess_target`); ``None`` when
+        the caller named it.
     """
 
     name: str
@@ -100,6 +89,7 @@ class Dataset:
     y: np.ndarray
     notices: list[str] = field(default_factory=list)
     source_rows: np.ndarray | None = None
+    target_guess: TargetGuess | None = None
 
     def row_numbers(self) -> np.ndarray:
         """Row numbers as the loader's messages count them: from 1 after the header."""
@@ -111,7 +101,9 @@ class Dataset:
 
     def subset(self, rows) -> Dataset:
         source = np.arange(self.n_rows) if self.source_rows is None else self.source_rows
-        return Dataset(self.name, self.schema, self.X[rows], self.y[rows], list(self.notices), source[rows])
+        return Dataset(
+            self.name, self.schema, self.X[rows], self.y[rows], list(self.notices), source[rows], self.target_guess
+        )
 
     def split(self, test_size: float, seed: int = 0) -> tuple[Dataset, Dataset]:
         """Stratified train/test split (plain random split when a class is too small to stratify)."""
@@ -150,7 +142,7 @@ class Dataset:
             if col.is_categorical:
                 X[:, j] = _codes(s, col.categories, col.name, what)
             else:
-                X[:, j] = _numeric(s, col.name, what, strict=True)
+                X[:, j] = _numeric(s, col.name, what)
         y = None
         if self.schema.target in df.columns:
             y = _codes(df[self.schema.target], self.schema.classes, self.schema.target, what, kind="class")
@@ -228,7 +220,9 @@ def load_dataset(
         A CSV/TSV/TXT file (delimiter sniffed, header expected), a Parquet file, a DataFrame, or the name
         of a bundled dataset (see :func:`bundled_datasets`).
     target : str or int, optional
-        Target column name (or position); default: the last column that looks categorical.
+        Target column name (or position); default: :func:`treeexplorer.target.guess_target`'s choice (a column
+        named like ``species``/``label``/``class``, else the last text column with few values; never a year,
+        date or id), recorded in ``notices`` and ``target_guess``.
     drop_missing : bool
         Drop rows with missing values instead of refusing them.
     categorical : sequence of str
@@ -268,9 +262,12 @@ def load_dataset(
             f"{df.shape[1]} column(s) (is the delimiter right?)"
         )
     df = _drop_index_column(df, target, notices)
-    target = _pick_target(df, target, name)
+    guess = guess_target(df) if target is None else None
+    target = guess.column if guess is not None else _pick_target(df, target, name)
+    if guess is not None:
+        notices.append(guess.describe())
     df = _drop_id_columns(df, target, categorical, notices)
-    if not allow_many_classes and not _looks_categorical_target(df[target]):
+    if not allow_many_classes and not looks_like_classes(df[target]):
         n = int(df[target].nunique())
         kind = "non-integer numbers" if pd.api.types.is_float_dtype(df[target]) else "values"
         raise ManyClassesError(
@@ -315,7 +312,7 @@ def load_dataset(
             X[:, j] = _codes(s, cats, c, name)
         else:
             columns.append(Column(c, "numeric"))
-            X[:, j] = _numeric(s, c, name, strict=True)
+            X[:, j] = _numeric(s, c, name)
     labels = _uniform_labels(df[target], target, "class", notices)
     classes = _categories(labels)
     if len(classes) < 2:
@@ -325,7 +322,7 @@ def load_dataset(
         )
     y = _codes(labels, classes, target, name, kind="class").astype(np.int64)
     schema = Schema(tuple(columns), target, classes)
-    return Dataset(name, schema, X, y, notices, source_rows)
+    return Dataset(name, schema, X, y, notices, source_rows, guess)
 
 
 def count_missing_rows(source) -> tuple[int, dict[str, int]]:
@@ -784,8 +781,6 @@ def _sep_name(sep: str) -> str:
 
 def _pick_target(df: pd.DataFrame, target, name: str) -> str:
     cols = list(df.columns)
-    if target is None:  # the last column that looks like classes (else the last: the check then says why)
-        return next((c for c in reversed(cols) if _looks_categorical_target(df[c])), cols[-1])
     if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
         if not -len(cols) <= target < len(cols):
             raise DataError(f"{name}: target column index {target} out of range (0..{len(cols) - 1})")
@@ -966,7 +961,7 @@ def _looks_numeric(s: pd.Series) -> bool:
     return bool(parsed.notna().mean() >= 0.8)
 
 
-def _numeric(s: pd.Series, col: str, where: str, strict: bool) -> np.ndarray:
+def _numeric(s: pd.Series, col: str, where: str) -> np.ndarray:
     parsed = pd.to_numeric(s, errors="coerce")
     bad = parsed.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():

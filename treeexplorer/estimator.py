@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, load_dataset
-from treeexplorer.registry import get_solver
+from treeexplorer.registry import COMMON_PARAM_NAMES, get_solver
 
 __all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
 
@@ -24,6 +24,13 @@ def _target_name(y, columns) -> str:
         if isinstance(candidate, str) and candidate and candidate not in columns:
             return candidate
     return TARGET
+
+
+def _given_params(est) -> dict:
+    """The common solver parameters the user set (registry.COMMON_PARAMS); the solver's defaults (e.g. CART's own
+    "criterion") stay the solver's."""
+    given = {name: getattr(est, name) for name in COMMON_PARAM_NAMES}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
@@ -114,13 +121,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
 
     def _solver_params(self) -> dict:
         spec = get_solver(self.solver)
-        given = {
-            "max_depth": self.max_depth,
-            "max_nodes": self.max_nodes,
-            "sparsity": self.sparsity,
-            "cart_depth": self.cart_depth,
-        }
-        return spec.resolve({k: v for k, v in given.items() if v is not None})
+        return spec.resolve(_given_params(self))
 
     # -- API -------------------------------------------------------------------------------------------
     def fit(self, X, y):
@@ -274,10 +275,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.random_state = random_state
 
     def _given_params(self) -> dict:
-        # only what the user set: the solver's defaults (e.g. CART's own "criterion") stay the solver's
-        given = {"max_depth": self.max_depth, "max_nodes": self.max_nodes, "sparsity": self.sparsity}
-        given["cart_depth"] = self.cart_depth
-        return {k: v for k, v in given.items() if v is not None}
+        return _given_params(self)
 
     def fit(self, X, y):
         """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""

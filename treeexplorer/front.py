@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treeexplorer.claims import make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
 from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
@@ -72,46 +73,6 @@ def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
     }
 
 
-def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None) -> dict:
-    """What a run's optimality claims range over (the front JSON's ``search_space``).
-
-    ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
-    on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
-    only over the ``n_tests`` binary tests of ``discretizer``.  ``generator`` is a numeric solver's own test
-    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.
-    """
-    if solver_input == "numeric" and discretizer == "raw" and generator not in (None, "exhaustive"):
-        return {"kind": "tests", "discretizer": f"DPDT's {generator} generator", "n_tests": None}
-    raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
-    return {
-        "kind": "raw" if raw else "tests",
-        "discretizer": discretizer,
-        "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
-    }
-
-
-def optimality_text(search_space: dict | None, short: bool = False) -> str:
-    """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
-
-    Long form: "optimal over the 16 tests of MID", "optimal over the table's 21 0/1 tests" (no discretizer) or
-    "optimal on the raw features (every threshold)";
-    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
-    """
-    ss = search_space or {}
-    if ss.get("kind") == "raw":
-        return "on the raw features" if short else "optimal on the raw features (every threshold)"
-    disc = str(ss.get("discretizer") or "?")
-    disc = disc.upper() if disc in ("mid", "mdlp") else disc
-    n = ss.get("n_tests")
-    if disc == "none":  # no discretizer: the table's own 0/1 columns (and one-hot categories) are the tests
-        if short:
-            return f"over {n} given tests" if n is not None else "over the given tests"
-        return f"optimal over the table's {n} 0/1 tests" if n is not None else "optimal over the table's 0/1 tests"
-    if short:
-        return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
-    return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
-
-
 def data_key(X_train, y_train, X_test=None, y_test=None, target: str = "") -> str:
     """Short digest of a run's rows and target: two fronts with the same key were computed on the same
     training rows and evaluated on the same test rows, so their metrics compare."""
@@ -172,7 +133,8 @@ class Front:
     status : str
         ``"done"``, ``"time_limit"`` or ``"cancelled"``.
     runtime_s : float
-        Solver time (excluding loading and discretization).
+        Seconds of the whole run, from the start of its clock (before loading, for :func:`treeexplorer.solve`)
+        to the assembled front: loading, discretizing, solving and assembling; the span a time limit counts.
     n_train, n_test : int
     dataset : str
     schema : Schema

@@ -265,9 +265,9 @@ def test_optimality_claims_name_their_search_space_and_dominated_points(app):
     # the marker legend states the claims of the runs on the plot
     legend = app.locator("text=/proven optimal over its run's search space/")
     assert legend.count() == 1
-    # the offered re-run uses twice the tests
-    app.get_by_role("button", name="Re-run with 6 tests").click()
-    app.wait_for_selector("text=#3 uibinary · mid/6", timeout=30_000)
+    # the offered re-run: the library's rule (twice the tests, at least 32)
+    app.get_by_role("button", name="Re-run with 32 MID tests").click()
+    app.wait_for_selector("text=#3 uibinary · mid/32", timeout=30_000)
 
 
 def test_runs_belong_to_their_dataset_target_and_split(app):

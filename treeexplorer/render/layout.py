@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from treeexplorer.front import optimality_text
+from treeexplorer.claims import optimality_text
 from treeexplorer.schema import format_number
 from treeexplorer.tree import Tree, class_text
 

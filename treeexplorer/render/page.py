@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treeexplorer.export import provenance_lines, threshold_note
+from treeexplorer.claims import provenance_lines, threshold_note
 from treeexplorer.render.layout import TreeLayout, layout_tree, summary_line, text_width
 from treeexplorer.tree import Tree
 

@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.compare import dominated_by, more_tests_rerun
 from treeexplorer.cv import CVFront
 from treeexplorer.data import (
     DataError,
@@ -24,9 +25,9 @@ from treeexplorer.data import (
     read_table_bytes,
 )
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
+from treeexplorer.registry import COMMON_PARAM_NAMES, SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
-from treeexplorer.ui.admission import max_upload_bytes
+from treeexplorer.ui.admission import max_upload_bytes, mib
 from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import Job, readable_error
@@ -46,7 +47,7 @@ __all__ = [
     "dominance",
 ]
 
-MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
+MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MiB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
 MAX_UPLOAD_ROWS = 200_000
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -97,49 +98,11 @@ def dominance(runs) -> dict[tuple[int, int], str]:
 
     Only runs on the same data are compared (the plot shows one data set's runs at a time).
     """
-    try:
-        from treeexplorer.compare import dominated_by
-    except ImportError:
-        dominated_by = _dominated_by
     out = {}
     for run in runs:
         others = {r.id: r.front for r in runs if r.id != run.id}
         for tree_id, (_, _, text) in dominated_by(run.front, others).items():
             out[(run.id, tree_id)] = text
-    return out
-
-
-def _dominated_by(front: Front, others: dict) -> dict[int, tuple[object, int, str]]:
-    """Stand-in for :func:`treeexplorer.compare.dominated_by` (same contract) until that lands."""
-    out = {}
-    for t in front.trees:
-        if not t.optimal:
-            continue
-        s, e = t.metrics["splits"], t.metrics["train_errors"]
-        best = None
-        for label, other in others.items():
-            if other is front or other.n_train != front.n_train or other.dataset != front.dataset:
-                continue
-            for u in other.trees:
-                us, ue = u.metrics["splits"], u.metrics["train_errors"]
-                if us <= s and (ue < e or (ue == e and us < s)):
-                    key = (ue, us)
-                    if best is None or key < best[0]:
-                        best = (key, label, u)
-        if best is not None:
-            _, label, u = best
-            ss = front.search_space or {}
-            why = (
-                f": the {ss['n_tests']} {str(ss.get('discretizer', '')).upper()} tests exclude better thresholds"
-                if ss.get("kind") == "tests" and ss.get("n_tests")
-                else ""
-            )
-            out[t.id] = (
-                label,
-                u.id,
-                f"dominated by run #{label} (tree {u.id}: {u.metrics['splits']} splits, train accuracy "
-                f"{u.metrics['train_accuracy']:.4f}){why}",
-            )
     return out
 
 
@@ -153,7 +116,7 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
         raise DataError(f"{name}: the file is empty")
     if len(content) > cap:
         raise DataError(
-            f"{name}: {len(content) / 1e6:.1f} MB is over the {cap / 1e6:.0f} MB upload limit; "
+            f"{name}: {mib(len(content))} is over the {mib(cap)} upload limit; "
             "use the Python API or the CLI for larger tables"
         )
     suffix = Path(name).suffix.lower()
@@ -186,7 +149,7 @@ class RunSettings:
                 + (f"/{self.n_bins}" if self.n_bins else "")
                 + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else "")
             )
-        for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
+        for key in ("depth", *COMMON_PARAM_NAMES):  # "depth": a plug-in's own name for it
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
         if self.cv:
@@ -685,19 +648,22 @@ class Controller(param.Parameterized):
             self.runs = []
 
     def rerun_with_more_tests(self, rid: int) -> Job | None:
-        """Run ``rid``'s settings again with twice as many discretizer tests (when its claim is over tests)."""
+        """Run ``rid``'s settings again over more tests: :func:`treeexplorer.compare.more_tests_rerun`'s rule
+        (MID with twice the tests, twice the thresholds per column for quantile/uniform, ...)."""
         run = self.run_by_id(rid)
         if run is None:
             self.error = f"no run #{rid}"
             return None
-        ss = run.front.search_space or {}
-        if ss.get("kind") != "tests" or not ss.get("n_tests"):
+        kwargs = more_tests_rerun(run.front)
+        if kwargs is None:
             self.error = f"run #{rid} already searched every threshold"
             return None
-        settings = replace(run.settings, n_bins=2 * int(ss["n_tests"]), mid_budget=None)
-        if settings.discretizer in (None, "raw"):
-            settings = replace(settings, discretizer=ss.get("discretizer"))
-        return self.run(settings)
+        kwargs = dict(kwargs)
+        solver = kwargs.pop("solver")
+        disc, n_bins = kwargs.pop("discretizer", run.settings.discretizer), kwargs.pop("n_bins", None)
+        params = {**run.settings.params, **kwargs}
+        settings = replace(run.settings, solver=solver, params=params, discretizer=disc, n_bins=n_bins)
+        return self.run(replace(settings, mid_budget=None))
 
     def same_point(self, x: str = "splits") -> list[tuple[Run, FrontTree]]:
         """Trees of the other shown runs drawn at the selected tree's point (same ``x`` and train accuracy)."""

@@ -8,8 +8,9 @@ import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend without notebook output)
 import pandas as pd
 
+from treeexplorer.claims import optimality_text
 from treeexplorer.export import rules_lines
-from treeexplorer.front import FrontTree, optimality_text
+from treeexplorer.front import FrontTree
 from treeexplorer.schema import format_number
 
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
