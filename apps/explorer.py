@@ -19,7 +19,7 @@ from treeexplorer.app import explorer_page, servable_page
 from treeexplorer.ui.warm import warm_up_in_background
 
 pn.extension(sizing_mode="stretch_width")
-warm_up_in_background()
+warm_up_in_background(first=os.environ.get("TREEEXPLORER_SOLVER") or "cart")  # the first page's solver first
 # the page `treeexplorer app` serves (it also loads the TREEEXPLORER_PLUGINS modules, through the registry)
 servable_page(
     explorer_page(os.environ.get("TREEEXPLORER_DATASET", "iris"), solver=os.environ.get("TREEEXPLORER_SOLVER") or None)

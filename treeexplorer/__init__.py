@@ -5,6 +5,15 @@
 >>> print(tx.rules_text(front.best().tree))                        # doctest: +SKIP
 """
 
+# ruff: noqa: E402 - the kernels load first (below)
+
+__version__ = "0.1.0"
+
+# Before anything imports a kernel: an installed package compiles into the user's cache folder, not into itself.
+from treeexplorer._kernel_cache import load_kernels
+
+load_kernels()
+
 import sys
 
 from treeexplorer.api import prepare, solve
@@ -18,8 +27,6 @@ from treeexplorer.schema import Binarization, Column, Condition, Schema
 from treeexplorer.solvers import Control
 from treeexplorer.sweep import SweepResult, sweep
 from treeexplorer.tree import Tree
-
-__version__ = "0.1.0"
 
 
 def _offline_notebook() -> None:

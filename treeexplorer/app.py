@@ -130,6 +130,7 @@ def serve(
 
     from treeexplorer.ui.admission import max_upload_bytes
     from treeexplorer.ui.warm import warm_up_in_background
+    from treeexplorer.warm import compile_notice, needs_compile
 
     data = data or "iris"
     _check(data, target, solver)
@@ -142,7 +143,10 @@ def serve(
     # What `panel serve apps/explorer.py --warm` gets from running the script once: the solvers' kernels load (or,
     # on a new machine, compile) in a background thread, so the address is printed and served at once instead of
     # after a first session has been built in the foreground.
-    warm_up_in_background()
+    first = solver or "cart"
+    if needs_compile(first):  # the first page is built with its first front: say why it takes a while
+        print(f"{compile_notice(first)}; the first page opens when it is done", file=out, flush=True)
+    warm_up_in_background(first=first)
     local = address in ("localhost", "127.0.0.1")
     server = pn.serve(
         {"/": session},

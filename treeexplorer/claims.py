@@ -54,7 +54,8 @@ STOPPED = {
 def optimality_text(search_space: dict | None, short: bool = False) -> str:
     """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
 
-    Long form: "optimal over the 16 tests of MID" or "optimal on the raw features (every threshold)";
+    Long form: "optimal over the 16 tests of MID", "optimal over the table's 21 0/1 tests" (no discretizer) or
+    "optimal on the raw features (every threshold)";
     ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
     """
     ss = search_space or {}
@@ -63,6 +64,10 @@ def optimality_text(search_space: dict | None, short: bool = False) -> str:
     disc = str(ss.get("discretizer") or "?")
     disc = disc.upper() if disc in ("mid", "mdlp") else disc
     n = ss.get("n_tests")
+    if disc == "none":  # no discretizer: the table's own 0/1 columns (and one-hot categories) are the tests
+        if short:
+            return f"over {n} given tests" if n is not None else "over the given tests"
+        return f"optimal over the table's {n} 0/1 tests" if n is not None else "optimal over the table's 0/1 tests"
     if short:
         return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
     return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"

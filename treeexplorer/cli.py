@@ -1,4 +1,4 @@
-"""Command line: ``treeexplorer solve|export|discretize|datasets|solvers|app`` (also ``python -m treeexplorer``).
+"""Command line: ``treeexplorer solve|export|discretize|datasets|solvers|app|warm`` (also ``python -m treeexplorer``).
 
 The option names of ``solve`` and ``export`` are a contract scripts depend on; keep them.
 """
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer import __version__
     from treeexplorer.discretize import DISCRETIZER_NAMES
     from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
-    from treeexplorer.registry import COMMON_PARAMS, solver_help
+    from treeexplorer.registry import COMMON_PARAMS, SOLVER_NAMES, solver_help
     from treeexplorer.target import TARGET_HELP
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
@@ -98,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--drop-missing", action="store_true")
     d.add_argument("--categorical", nargs="+", default=[], metavar="COL")
     d.add_argument("--criterion", choices=("entropy", "gini"), default="entropy")
+
+    w = sub.add_parser(
+        "warm",
+        help="compile the solvers' kernels ahead of time (for images and shared servers)",
+        description="Compile (or load from numba's cache) the kernels of the given solvers, default all built-in "
+        "ones, so that a first solve or a first app page does not wait for them.",
+    )
+    w.add_argument("--solver", nargs="+", metavar="S", help=f"solvers to warm (default: {' '.join(SOLVER_NAMES)})")
 
     sub.add_parser("datasets", help="list the bundled datasets")
     sub.add_parser("solvers", help="list the solvers and their parameters")
@@ -217,6 +225,57 @@ def front_table(front) -> str:
     return "\n".join(lines)
 
 
+def warm_with_notice(solver: str, stream=None) -> float | None:
+    """Load ``solver``'s kernels; when they must be compiled first, say so on ``stream`` (default stderr)
+    with the time so far (a spinner on a terminal).  Returns the seconds spent, None when nothing was to do."""
+    import threading
+
+    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.solvers import Control
+    from treeexplorer.warm import compile_notice, ensure_warm, is_warm, needs_compile
+
+    stream = stream or sys.stderr
+    if solver not in SOLVER_NAMES or is_warm(solver):
+        return None
+    if not needs_compile(solver):
+        return ensure_warm(solver)
+    tty = stream.isatty()
+    print(compile_notice(solver), file=stream, end="" if tty else "\n", flush=True)
+    lock, turn = threading.Lock(), [0]
+
+    def progress(report: dict) -> None:
+        if tty:
+            with lock:
+                turn[0] += 1
+                spin = "|/-\\"[turn[0] % 4]
+                stream.write(f"\r{compile_notice(solver)} {spin} {report.get('seconds', 0):.0f} s")
+                stream.flush()
+
+    seconds = ensure_warm(solver, Control(progress=progress))
+    end = f"\r{compile_notice(solver)}: " if tty else ""
+    print(f"{end}compiled in {seconds:.0f} s (cached for later runs)", file=stream, flush=True)
+    return seconds
+
+
+def _cmd_warm(a) -> int:
+    from treeexplorer._kernel_cache import kernel_cache_dir
+    from treeexplorer.registry import SOLVER_NAMES, get_solver
+    from treeexplorer.warm import is_warm
+
+    names = a.solver or list(SOLVER_NAMES)
+    for name in names:
+        get_solver(name)  # an unknown name: one-line error before any work
+    where = kernel_cache_dir()
+    print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}")
+    for name in names:
+        if name not in SOLVER_NAMES or is_warm(name):
+            print(f"{name}: nothing to compile")
+            continue
+        seconds = warm_with_notice(name)
+        print(f"{name}: ready ({seconds:.1f} s)")
+    return 0
+
+
 def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
     from treeexplorer.export import optimality_line, plural, rules_lines
@@ -227,6 +286,7 @@ def _cmd_solve(a) -> int:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
     _check_out(a.out, "--out")
+    warm_with_notice(a.solver)  # a first run compiles for up to a minute: say so, not a silent wait
     front = solve(
         a.data,
         a.target,
@@ -380,6 +440,19 @@ def _cmd_app(a) -> int:
     os._exit(code)
 
 
+def _conflict_message(exc) -> str:
+    """SAT's contradictory-rows error in a few lines' worth of words, with the CLI's spelling of the fix."""
+    from treeexplorer.export import plural
+
+    rows = sorted(int(r) for r in exc.rows)
+    shown = ", ".join(map(str, rows[:8])) + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
+    return (
+        f"{len(rows)} training rows ({plural(len(exc.groups), 'group')}) have identical tests but different labels, "
+        f"so no tree classifies them all correctly (rows {shown}, counted from 1 after the header); add "
+        "-P conflicts=majority to relabel each group with its majority label"
+    )
+
+
 def main(argv=None) -> int:
     """Entry point of the ``treeexplorer`` console script; returns the exit code."""
     from treeexplorer.cli_rashomon import run_rashomon
@@ -396,6 +469,7 @@ def main(argv=None) -> int:
         "sweep": run_sweep,
         "rashomon": run_rashomon,
         "app": _cmd_app,
+        "warm": _cmd_warm,
     }[args.command]
     try:
         return handler(args)
@@ -404,6 +478,8 @@ def main(argv=None) -> int:
         return EXIT_NOT_IMPLEMENTED
     except (DataError, ValueError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        if hasattr(exc, "renumbered") and hasattr(exc, "groups"):  # SAT's contradictory rows, said for the CLI
+            msg = _conflict_message(exc)
         print(f"error: {msg}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RuntimeError as exc:  # a solver that failed to load or crashed: say so in one line

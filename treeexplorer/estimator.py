@@ -17,6 +17,15 @@ __all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
 TARGET = "__target__"
 
 
+def _target_name(y, columns) -> str:
+    """What the rules and exports call the target: ``y``'s own name (a named Series), else ``y``."""
+    name = getattr(y, "name", None)
+    for candidate in (name, "y", "target", TARGET):
+        if isinstance(candidate, str) and candidate and candidate not in columns:
+            return candidate
+    return TARGET
+
+
 def _given_params(est) -> dict:
     """The common solver parameters the user set (registry.COMMON_PARAMS); the solver's defaults (e.g. CART's own
     "criterion") stay the solver's."""
@@ -150,6 +159,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         if self.select not in ("validation", "train"):
             raise ValueError(f"select must be 'validation' or 'train', got {self.select!r}")
         df = self._frame(X, fitting=True)
+        target = _target_name(y, df.columns)
         y = column_or_1d(y, warn=True)
         missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
         if missing.size:
@@ -157,10 +167,10 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[TARGET] = y
+        df[target] = y
         try:
             # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
-            ds: Dataset = load_dataset(df, TARGET, name="X", allow_many_classes=True)
+            ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=True)
         except DataError as exc:  # the internal column name means nothing to the caller: it is their y
             raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
         ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
@@ -308,12 +318,13 @@ class TreeExplorerCV(TreeExplorerClassifier):
         if self.by not in COMPLEXITY_MEASURES:
             raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {self.by!r}")
         df = self._frame(X, fitting=True)
+        target = _target_name(y, df.columns)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[TARGET] = y
-        ds: Dataset = load_dataset(df, TARGET, name="X")
+        df[target] = y
+        ds: Dataset = load_dataset(df, target, name="X")
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds

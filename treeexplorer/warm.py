@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
 from treeexplorer.registry import SOLVER_NAMES, SolverSpec, get_solver
 from treeexplorer.solvers import Control
 
-__all__ = ["ensure_warm", "is_warm", "warm_up"]
+__all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "needs_compile", "warm_up"]
+
+# Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
+# `treeexplorer solve iris` less a second one (2-core machine, rounded up); what the CLI and the app state.
+COMPILE_ESTIMATE_S = {"cart": 25, "dpdt": 120, "murtree": 35, "branches": 60, "sat": 10, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -60,9 +65,75 @@ def _warm_assembly() -> None:
     _assembly_warm.append(True)
 
 
+def _run_toys(spec: SolverSpec) -> None:
+    """Run ``spec`` on the toy table (each variant), then the front assembly: every kernel a run needs loads."""
+    X, y = _toy()
+    matrix = np.ascontiguousarray(X.astype(np.uint8) if spec.input == "binary" else X)
+    for extra in ({}, *_VARIANTS.get(spec.name, ())):
+        try:
+            params = spec.resolve(extra)
+            with Control() as toy_control:
+                spec.run(matrix, y, 3, toy_control, **params)
+        except Exception:  # noqa: BLE001 - a toy the solver refuses only leaves some kernels cold
+            continue
+    with _locks_guard:
+        try:
+            _warm_assembly()
+        except Exception:  # noqa: BLE001 - a cold assembly kernel costs time, not correctness
+            pass
+
+
 def _lock(name: str) -> threading.Lock:
     with _locks_guard:
         return _locks.setdefault(name, threading.Lock())
+
+
+def _dispatchers(module_name: str) -> list:
+    """The numba kernels a solver module calls directly (the kernels they call compile with them)."""
+    import importlib
+    import sys
+
+    from numba.core.dispatcher import Dispatcher
+
+    try:
+        module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    except ImportError:
+        return []
+    return [v for v in vars(module).values() if isinstance(v, Dispatcher)]
+
+
+def _stamp(name: str) -> Path | None:
+    """The file a finished warm-up of ``name`` leaves beside its compiled kernels (numba's cache folder for
+    them): present, the kernels load from the cache; absent, they compile.  Named by numba's and Python's
+    versions, as numba's cache is."""
+    import sys
+
+    import numba
+
+    for kernel in _dispatchers(f"treeexplorer.solvers.{name}"):
+        folder = getattr(getattr(kernel, "_cache", None), "_cache_path", None)
+        if folder:
+            tag = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+            return Path(folder) / f"treeexplorer-warm-{name}-{tag}.stamp"
+    return None
+
+
+def needs_compile(solver: str | SolverSpec) -> bool:
+    """Whether ``solver``'s kernels must be compiled rather than loaded from numba's cache (no warm-up of
+    it has finished with this cache yet)."""
+    name = solver if isinstance(solver, str) else solver.name
+    if is_warm(name) or name not in SOLVER_NAMES:
+        return False
+    for other in (name, *_ALSO.get(name, ())):
+        stamp = _stamp(other)
+        if stamp is not None and not is_warm(other) and not stamp.exists():
+            return True
+    return False
+
+
+def compile_notice(solver: str) -> str:
+    """What a cold start says: ``compiling the dpdt kernels (first run only, about 60 s)``."""
+    return f"compiling the {solver} kernels (first run only, about {COMPILE_ESTIMATE_S.get(solver, 30)} s)"
 
 
 def is_warm(solver: str | SolverSpec) -> bool:
@@ -76,35 +147,62 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
 
     Only the built-in (numba) solvers are warmed: plug-ins have no compiled kernels to load.  Thread-safe:
     a second caller waits for the first one's warm-up instead of compiling again.  ``control`` only
-    receives a ``"compiling"`` progress report; its clock is not started here.  A solver that fails on
+    receives ``"compiling"`` progress reports (``solver``, ``cold``: kernels to compile rather than load,
+    ``seconds`` so far, ``estimate_s``; one a second); its clock is not started here.  A solver that fails on
     the toy table is marked warm anyway (its real run reports the problem).
     """
     spec = get_solver(solver) if isinstance(solver, str) else solver
     if is_warm(spec):
         return 0.0
     extra_s = sum(ensure_warm(other, control) for other in _ALSO.get(spec.name, ()))
-    with _lock(spec.name):
-        if spec.name in _done:
-            return 0.0
-        if control is not None:
-            control.report("compiling", solver=spec.name)
-        t0 = time.perf_counter()
-        X, y = _toy()
-        matrix = np.ascontiguousarray(X.astype(np.uint8) if spec.input == "binary" else X)
-        for extra in ({}, *_VARIANTS.get(spec.name, ())):
-            try:
-                params = spec.resolve(extra)
-                with Control() as toy_control:
-                    spec.run(matrix, y, 3, toy_control, **params)
-            except Exception:  # noqa: BLE001 - a toy the solver refuses only leaves some kernels cold
-                continue
-        with _locks_guard:
-            try:
-                _warm_assembly()
-            except Exception:  # noqa: BLE001 - a cold assembly kernel costs time, not correctness
-                pass
-        _done[spec.name] = time.perf_counter() - t0
-        return _done[spec.name] + extra_s
+    t0 = time.perf_counter()
+    # Reports start before the lock: a run waiting for another thread's compile (the app's background
+    # warm-up) says what it waits for.
+    stop_ticker = _start_ticker(spec.name, control, t0) if control is not None else None
+    try:
+        with _lock(spec.name):
+            if spec.name in _done:
+                return 0.0
+            _run_toys(spec)
+            _done[spec.name] = time.perf_counter() - t0
+            _write_stamp(spec.name)
+            return _done[spec.name] + extra_s
+    finally:
+        if stop_ticker is not None:
+            stop_ticker()
+
+
+def _write_stamp(name: str) -> None:
+    stamp = _stamp(name) if name in SOLVER_NAMES else None
+    if stamp is not None and not stamp.exists():
+        try:
+            stamp.write_text("kernels compiled and cached\n")
+        except OSError:  # a read-only cache: numba compiles every run anyway
+            pass
+
+
+def _start_ticker(name: str, control: Control, t0: float):
+    """Report ``"compiling"`` to ``control`` once a second until the returned function is called (it waits
+    for the last report, so none comes after the run's own)."""
+    cold = name in SOLVER_NAMES and needs_compile(name)
+    est = COMPILE_ESTIMATE_S.get(name, 30)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while True:
+            seconds = round(time.perf_counter() - t0, 1)
+            control.report("compiling", solver=name, cold=cold, seconds=seconds, estimate_s=est)
+            if stop.wait(1.0):
+                return
+
+    thread = threading.Thread(target=tick, daemon=True, name="treeexplorer-compile-tick")
+    thread.start()
+
+    def stop_ticker() -> None:
+        stop.set()
+        thread.join()
+
+    return stop_ticker
 
 
 def warm_up(solvers=None) -> dict[str, float]:

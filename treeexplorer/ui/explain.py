@@ -88,13 +88,13 @@ class ExplainRow(pn.viewable.Viewer):
         self.controller, self.figure, self._run = controller, figure, locked(run)
         sw = {"sizing_mode": "stretch_width"}
         self.index_w = pn.widgets.IntInput(
-            name="Row (0-based index in the loaded table)", value=None, start=0, width=240
+            label="Row (0-based index in the loaded table)", value=None, start=0, width=240
         )
         self.values_w = pn.widgets.TextInput(
-            name="or type feature values", placeholder="petal_length=1.4, petal_width=0.2", **sw
+            label="or type feature values", placeholder="petal_length=1.4, petal_width=0.2", **sw
         )
-        self.go_w = pn.widgets.Button(name="Explain", button_type="primary", width=100, align="end")
-        self.clear_w = pn.widgets.Button(name="Clear", width=80, align="end")
+        self.go_w = pn.widgets.Button(label="Explain", color="primary", width=100, align="end")
+        self.clear_w = pn.widgets.Button(label="Clear", width=80, align="end")
         self.out = pn.pane.Markdown("Pick a row to see its path through the tree and the rule it fires.", **sw)
         self.go_w.on_click(lambda e: self.explain())
         self.clear_w.on_click(lambda e: self.clear())

@@ -47,7 +47,15 @@ def describe(progress: dict, params: dict | None = None, time_limit: float | Non
         text = f"cross-validating: fold {min(done + 1, folds)} of {folds} (then the refit on all rows)"
         fraction = done / (folds + 1)
     elif phase == "compiling":
-        text = "loading the solver's compiled code (first run in this server)"
+        if p.get("cold"):  # the CLI's words (treeexplorer.warm.compile_notice), with the seconds so far
+            from treeexplorer.warm import compile_notice
+
+            text = f"{compile_notice(str(p.get('solver', 'solver')))} · {float(p.get('seconds') or 0):.0f} s"
+            estimate = float(p.get("estimate_s") or 0)
+            fraction = min(0.95, float(p.get("seconds") or 0) / estimate) if estimate > 0 else None
+        else:
+            text = "loading the solver's compiled code (first run in this server)"
+        return text, fraction
     elif phase == "loading":
         text = "reading the table"
     elif phase == "discretizing":

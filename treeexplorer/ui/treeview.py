@@ -67,10 +67,10 @@ class TreeTools(pn.viewable.Viewer):
     def __init__(self, figure: TreeFigure, run: Callable | None = None, **params):
         super().__init__(**params)
         self.figure, self._run = figure, locked(run)
-        self.full_w = pn.widgets.Button(name="Full screen", width=120, margin=(2, 5))
+        self.full_w = pn.widgets.Button(label="Full screen", width=120, margin=(2, 5))
         self.full_w.js_on_click(args={"fig_id": figure.figure.id}, code=FULLSCREEN_JS)
-        self.expand_w = pn.widgets.Button(name="Expand all", width=110, margin=(2, 5))
-        self.compact_w = pn.widgets.Button(name="Compact", width=100, margin=(2, 5))
+        self.expand_w = pn.widgets.Button(label="Expand all", width=110, margin=(2, 5))
+        self.compact_w = pn.widgets.Button(label="Compact", width=100, margin=(2, 5))
         self.expand_w.on_click(lambda e: self.expand_all())
         self.compact_w.on_click(lambda e: self.compact())
         self.hint = pn.pane.Markdown(

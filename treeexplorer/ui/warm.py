@@ -32,14 +32,23 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     return out
 
 
-def warm_up_once() -> dict[str, float]:
-    """:func:`warm_up` guarded so concurrent sessions warm each solver only once."""
+def warm_up_once(first: str | None = None) -> dict[str, float]:
+    """:func:`warm_up` guarded so concurrent sessions warm each solver only once; ``first`` (the solver the
+    first page runs) is warmed before the others."""
+    from treeexplorer.ui.controller import list_solvers
+
+    names = [n for n in list_solvers() if n in SOLVER_NAMES]
+    if first in names:
+        names.remove(first)
+        names.insert(0, first)
     with _lock:
-        return warm_up()
+        return warm_up(names)
 
 
-def warm_up_in_background() -> threading.Thread:
-    """Start :func:`warm_up_once` in a daemon thread (once per process) and return at once.
+def warm_up_in_background(first: str | None = None) -> threading.Thread:
+    """Start :func:`warm_up_once` in a daemon thread (once per process) and return at once; ``first`` is the
+    solver to warm before the others (the first page's: compiling another one meanwhile would slow it down,
+    as numba's compiler holds the GIL).
 
     On a machine whose numba cache is cold, compiling every solver takes a minute or two; done in the
     foreground it would hold the first visitor's page that long.  In the background the page opens at once
@@ -48,6 +57,6 @@ def warm_up_in_background() -> threading.Thread:
     global _thread
     with _start_lock:
         if _thread is None:
-            _thread = threading.Thread(target=warm_up_once, name="treeexplorer-warm-up", daemon=True)
+            _thread = threading.Thread(target=warm_up_once, args=(first,), name="treeexplorer-warm-up", daemon=True)
             _thread.start()
         return _thread

@@ -1,0 +1,103 @@
+"""What a newcomer meets on a first run: where compiled code goes, what a cold start says, and the wording of
+a few messages (SAT's contradictory rows, no discretizer, the estimator's target)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treeexplorer as tx
+from treeexplorer import _kernel_cache
+from treeexplorer.cli import main
+from treeexplorer.ui.progress import describe
+from treeexplorer.warm import COMPILE_ESTIMATE_S, compile_notice, ensure_warm, needs_compile
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_checkout_keeps_numbas_in_tree_cache(monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    assert _kernel_cache._is_checkout(_kernel_cache._kernel_sources())
+    assert _kernel_cache.kernel_cache_dir() is None
+
+
+def test_an_installed_package_caches_in_the_user_folder_keyed_by_version(monkeypatch, tmp_path):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(_kernel_cache, "_is_checkout", lambda sources: False)
+    one, two = _kernel_cache.kernel_cache_dir("1.0"), _kernel_cache.kernel_cache_dir("1.1")
+    assert one.parent == two.parent == tmp_path / "cache" / "treeexplorer"
+    assert one.name.startswith("kernels-1.0-") and two.name.startswith("kernels-1.1-") and one.is_dir()
+    assert _kernel_cache.kernel_cache_dir("1.0") == one  # stable for one version and one set of sources
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert _kernel_cache.kernel_cache_dir("1.0") is None  # the user's setting wins
+
+
+def test_a_cold_cache_is_detected_and_said(tmp_path):
+    # a fresh process whose numba cache is an empty folder: every solver would compile; nothing is compiled here
+    code = "from treeexplorer.warm import needs_compile; print([needs_compile(s) for s in ('cart', 'dpdt')])"
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "empty"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.stdout.strip() == "[True, True]", out.stderr
+    estimate = COMPILE_ESTIMATE_S["dpdt"]
+    assert compile_notice("dpdt") == f"compiling the dpdt kernels (first run only, about {estimate} s)"
+
+
+def test_a_warm_solver_needs_no_compile():
+    ensure_warm("cart")
+    assert not needs_compile("cart")
+
+
+def test_the_run_bar_says_compiling_with_the_seconds_so_far():
+    report = {"phase": "compiling", "solver": "murtree", "cold": True, "seconds": 12.3, "estimate_s": 40}
+    text, fraction = describe(report)
+    assert text == f"{compile_notice('murtree')} · 12 s"
+    assert fraction == pytest.approx(12.3 / 40)
+    text, fraction = describe({"phase": "compiling", "solver": "cart", "cold": False, "seconds": 0.4})
+    assert "loading" in text and fraction is None
+
+
+def test_warm_command_loads_the_named_solvers(capsys):
+    assert main(["warm", "--solver", "cart"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kernel cache: ") and "cart: " in out
+    assert main(["warm", "--solver", "no-such-solver"]) == 2
+    assert "unknown solver 'no-such-solver'" in capsys.readouterr().err
+
+
+def test_sat_contradictions_tell_cli_users_the_cli_spelling(tmp_path, capsys):
+    rows = [(0, 1, "a"), (0, 1, "b"), (1, 0, "a"), (1, 1, "b")] * 5
+    path = tmp_path / "clash.csv"
+    pd.DataFrame(rows, columns=["p", "q", "label"]).to_csv(path, index=False)
+    assert main(["solve", str(path), "--solver", "sat", "--discretizer", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and len(err) < 300, err
+    assert "-P conflicts=majority" in err and "conflicts='majority'" not in err
+    assert err.startswith("error: 10 training rows (1 group) have identical tests but different labels"), err
+    assert "(rows 1, 2, 5, 6, 9, 10, 13, 14 and 2 more, counted from 1 after the header)" in err
+    assert main(["solve", str(path), "--solver", "sat", "--discretizer", "none", "-P", "conflicts=majority"]) == 0
+
+
+def test_no_discretizer_states_the_tables_own_tests(capsys):
+    assert main(["solve", "car", "--solver", "murtree", "--discretizer", "none", "--max-depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "of none" not in out
+    assert "optimal over the table's " in out and " 0/1 tests" in out
+
+
+def test_the_estimators_rules_name_the_target():
+    from treeexplorer.estimator import TreeExplorerClassifier
+
+    X = pd.DataFrame({"a": np.arange(40) % 4, "b": np.arange(40) % 3})
+    named = pd.Series(np.where(X["a"] > 1, "hi", "lo"), name="level")
+    clf = TreeExplorerClassifier(solver="cart", max_depth=1).fit(X, named)
+    assert "# target: level;" in tx.rules_text(clf.tree_)
+    clf = TreeExplorerClassifier(solver="cart", max_depth=1).fit(X, named.to_numpy())
+    text = tx.rules_text(clf.tree_)
+    assert "# target: y;" in text and "__target__" not in text
