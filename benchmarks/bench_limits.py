@@ -35,6 +35,14 @@ def make_numeric(path: Path, n: int, p: int, classes: int = 3, seed: int = 0) ->
     df.to_parquet(path)
 
 
+def make_random(path: Path, n: int, p: int, classes: int = 2, seed: int = 0) -> None:
+    """Random continuous columns and random labels: every value distinct, nothing to learn."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.random(size=(n, p)), columns=[f"r{i}" for i in range(p)])
+    df["label"] = rng.integers(0, classes, size=n)
+    df.to_parquet(path)
+
+
 def make_id(path: Path, n: int) -> None:
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"user": [f"u{i}" for i in range(n)], "x": rng.normal(size=n)})
@@ -58,6 +66,15 @@ CASES = {
     "sat 15k x 10 (exact: 150k tests)": ("n15000_p10_c2", "sat", {"discretizer": "exact", "conflicts": "majority"}),
     "branches 15k x 10 (exact: 150k tests)": ("n15000_p10_c2", "branches", {"discretizer": "exact"}),
     "cart 1M x 20 no depth limit": ("n1000000_p20_c3", "cart", {"max_depth": -1}),
+}
+# the issue-36 cases, each with its own limit (``_limit``)
+ISSUE = {
+    "branches 15k x 10 (exact), limit 3": ("n15000_p10_c2", "branches", {"discretizer": "exact", "_limit": 3}),
+    "sat 3000 x 50 random (exact), limit 5": (
+        "r3000_p50_c2",
+        "sat",
+        {"discretizer": "exact", "conflicts": "majority", "_limit": 5},
+    ),
 }
 # cancel instead of a time limit: "limit" is then when the cancel comes (no time limit is set)
 CANCEL = {
@@ -87,13 +104,14 @@ MEMORY = {
 }
 
 CHILD = r"""
-import json, sys, threading, time
+import json, resource, sys, threading, time
 from treeexplorer import solve
 from treeexplorer.solvers import Control
 from treeexplorer.warm import ensure_warm
 path, solver, kw, limit = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), float(sys.argv[4])
 cancel = kw.pop("cancel", False)
 ensure_warm(solver)
+base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 phases = []
 def progress(d):
     if not phases or phases[-1][1] != d["phase"]:
@@ -108,9 +126,12 @@ try:
     at = [p for t, p in phases if t <= limit][-1:] or ["-"]
     out = {"wall": wall, "status": f.status, "runtime": f.runtime_s, "trees": len(f), "phase": at[0],
            "best": max(t.metrics["train_accuracy"] for t in f.trees),
-           "notices": [n for n in f.notices if "ID-like" in n or "stopped" in n]}
+           "splits": max(t.n_splits for t in f.trees),
+           "notices": [n for n in f.notices if "ID-like" in n or "stopped" in n or "test" in n]}
 except Exception as exc:
     out = {"wall": time.perf_counter() - t0, "error": f"{type(exc).__name__}: {exc}"}
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["warm_mb"] = base_mb
 print("RESULT " + json.dumps(out))
 """
 
@@ -120,6 +141,9 @@ def table_path(folder: Path, key: str) -> Path:
     if not path.exists():
         if key.startswith("id"):
             make_id(path, int(key[2:]))
+        elif key.startswith("r"):
+            n, p, c = (int(part[1:]) for part in key.split("_"))
+            make_random(path, n, p, c)
         else:
             n, p, c = (int(part[1:]) for part in key.split("_"))
             make_numeric(path, n, p, c)
@@ -147,36 +171,41 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=5.0)
     ap.add_argument("--only", default="", help="comma-separated solver names")
     ap.add_argument("--quick", action="store_true", help="smaller tables (a few minutes in all)")
+    ap.add_argument("--issue", action="store_true", help="only the issue-36 cases (each with its own limit)")
     ap.add_argument("--no-memory", action="store_true")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
-    cases = QUICK if a.quick else CASES
+    cases = ISSUE if a.issue else {**(QUICK if a.quick else CASES), **ISSUE}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        print(
-            f"time limit {a.limit:g} s; target: wall <= limit + max(1 s, 10 %) = {a.limit + max(1, 0.1 * a.limit):g} s"
-        )
+        print(f"time limit {a.limit:g} s unless the case says; target: wall <= limit + max(1 s, 10 %)")
         print(
             "| case | limit s | wall s | overshoot s | within target | status | phase at the limit | printed runtime s "
-            "| trees | best train acc |"
+            "| trees | splits | best train acc | peak MB (after warm-up) |"
         )
-        print("|---|---:|---:|---:|:---:|---|---|---:|---:|---:|")
+        print("|---|---:|---:|---:|:---:|---|---|---:|---:|---:|---:|---:|")
         runs = [(n, c, {}) for n, c in cases.items()]
-        if not a.quick:
+        if not a.quick and not a.issue:
             runs += [(n, c, {"cancel": True}) for n, c in CANCEL.items()]
         for name, (key, solver, kw), extra in runs:
             if only and solver not in only:
                 continue
-            r = run(table_path(folder, key), solver, {**kw, **extra}, a.limit, timeout=10 * a.limit + 120)
-            if "error" in r:
-                print(f"| {name} | {a.limit:g} | - | - | no | {r['error']} | - | - | - | - |")
+            kw = dict(kw)
+            limit = float(kw.pop("_limit", a.limit))
+            r = run(table_path(folder, key), solver, {**kw, **extra}, limit, timeout=10 * limit + 120)
+            peak = f"{r['peak_mb']:.0f} ({r['warm_mb']:.0f})" if "peak_mb" in r else "-"
+            if "status" not in r:
+                wall = f"{r['wall']:.2f}" if "wall" in r else "-"
+                print(f"| {name} | {limit:g} | {wall} | - | - | {r['error'][:160]} | - | - | - | - | - | {peak} |")
                 continue
-            over = r["wall"] - a.limit
-            ok = "yes" if over <= max(1.0, 0.1 * a.limit) else "NO"
+            over = r["wall"] - limit
+            ok = "yes" if over <= max(1.0, 0.1 * limit) else "NO"
             print(
-                f"| {name} | {a.limit:g} | {r['wall']:.2f} | {over:+.2f} | {ok} | {r['status']} | {r['phase']} "
-                f"| {r['runtime']:.2f} | {r['trees']} | {r['best']:.3f} |"
+                f"| {name} | {limit:g} | {r['wall']:.2f} | {over:+.2f} | {ok} | {r['status']} | {r['phase']} "
+                f"| {r['runtime']:.2f} | {r['trees']} | {r['splits']} | {r['best']:.3f} | {peak} |"
             )
+            for note in r.get("notices", []):
+                print(f"|  | notice: {note[:200]} |||||||||||")
         if a.no_memory:
             return
         print()
@@ -187,6 +216,8 @@ def main() -> None:
             if only and solver not in only:
                 continue
             r = run(table_path(folder, key), solver, kw, a.limit, timeout=10 * a.limit + 120)
+            if "status" not in r:
+                r.setdefault("error", "no result")
             outcome = r.get("error") or f"ran: {r['status']}, {r['trees']} trees {'; '.join(r['notices'])}"
             wall = f"{r['wall']:.2f}" if "wall" in r else "-"
             print(f"| {name} | {wall} | {outcome} |")

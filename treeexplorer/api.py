@@ -10,9 +10,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
-from treeexplorer.evaluate import count_trees, metrics_from_counts
+from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
-from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limit, exact_test_count, solver_bytes
+from treeexplorer.limits import (
+    assembly_reserve,
+    check_bytes,
+    check_memory_limit,
+    check_test_count,
+    exact_test_count,
+    matrix_share,
+    max_tests,
+    solver_bytes,
+)
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront
@@ -367,12 +376,14 @@ def run_prepared(
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
         _check_exact_memory(prep, spec, limit_mb)
+        _check_exact_count(prep, spec)
     if disc_name == "mid" and mid_budget is not None:
         return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
     binz: Binarization = fit_discretizer(
         disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion, stop=_stopper(control)
     )
     notices += binz.notices
+    check_test_count(spec.name, len(binz), disc_name)
     item = 8 if spec.input == "numeric" else 1
     check_bytes(
         f"the {disc_name} test matrix ({n_rows:,} rows x {len(binz):,} tests)",
@@ -381,8 +392,9 @@ def run_prepared(
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
     _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
-    # by blocks, stopped by the time limit or cancel (the tests not built yet are then left out, with a notice)
-    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control))
+    # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
+    # (the tests not built yet are then left out, with a notice)
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
     notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
@@ -404,9 +416,12 @@ def _discretizer_options(given: dict | None) -> dict:
     return {k: given.get(k) if given.get(k) is not None else v for k, v in DISCRETIZER_OPTIONS.items()}
 
 
-def _stopper(control: Control):
-    """What a discretizer polls between columns: whether the run's time limit or cancel stopped it."""
-    return lambda: control.stopped
+def _stopper(control: Control, after: float | None = None):
+    """What a discretizer polls between columns: whether the run's time limit or cancel stopped it (or, with
+    ``after``, whether that many seconds of the run have passed)."""
+    if after is None:
+        return lambda: control.stopped
+    return lambda: control.stopped or control.elapsed >= after
 
 
 def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb) -> None:
@@ -431,6 +446,16 @@ def _check_exact_memory(prep, spec, limit_mb) -> None:
         limit_mb,
         "the number of tests: use the mid or quantile discretizer (n_bins)",
     )
+
+
+def _check_exact_count(prep, spec) -> None:
+    """Refuse the ``exact`` discretizer before fitting it when it gives more tests than the solver can use."""
+    cap = max_tests(spec.name)
+    n, p = prep.X_train.shape
+    if cap is None or p * max(n - 1, 1) <= cap[0]:  # cheap bound first
+        return
+    cats = [c.is_categorical for c in prep.schema.columns]
+    check_test_count(spec.name, exact_test_count(prep.X_train, cats), "exact")
 
 
 def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
@@ -562,8 +587,20 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     return front
 
 
-def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> None:
-    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows."""
+def _assembly_stop(control: Control | None):
+    """What assembling polls: a cancel, or the run's whole time limit passed (the solver itself stops earlier,
+    keeping a reserve for assembling, see :func:`treeexplorer.limits.assembly_reserve`)."""
+    if control is None:
+        return None
+    limit = control.time_limit
+    return lambda: control.cancelled or (limit is not None and control.elapsed >= limit)
+
+
+def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> list:
+    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows.
+
+    Stopped by a cancel or the time limit meanwhile, only a few trees spread over the front are counted on
+    the rows left (:func:`~treeexplorer.evaluate.count_trees_stoppable`); returns the entries kept."""
     n_classes = prep.schema.n_classes
     trees = [e.tree for e in entries]
 
@@ -572,15 +609,28 @@ def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> Non
             return None
         return lambda done, total: control.report("assembling", data=what, rows=done, of=total, trees=len(trees))
 
-    tr_counts, tr_tests = count_trees(trees, prep.X_train, prep.y_train, n_classes, progress("train"))
+    stop = _assembly_stop(control)
+    tr_counts, tr_tests, kept = count_trees_stoppable(
+        trees, prep.X_train, prep.y_train, n_classes, progress("train"), stop=stop
+    )
+    entries = [entries[i] for i in kept]
+    trees = [e.tree for e in entries]
     has_test = prep.y_test is not None and len(prep.y_test) > 0
     if has_test:
-        te_counts, te_tests = count_trees(trees, prep.X_test, prep.y_test, n_classes, progress("test"))
+        te_counts, te_tests, kept = count_trees_stoppable(
+            trees, prep.X_test, prep.y_test, n_classes, progress("test"), stop=stop
+        )
+        entries = [entries[i] for i in kept]
+        tr_counts, tr_tests = [tr_counts[i] for i in kept], tr_tests[kept]
     for i, e in enumerate(entries):
         e.tree = e.tree.with_counts(counts=tr_counts[i])
         tr = metrics_from_counts(e.tree, tr_counts[i], tr_tests[i], len(prep.y_train))
         te = metrics_from_counts(e.tree, te_counts[i], te_tests[i], len(prep.y_test)) if has_test else None
         e.metrics = metrics_dict(e.tree, tr, te)
+    return entries
+
+
+_ASSEMBLY_POLL = 16  # solutions turned into trees between two looks at the control
 
 
 def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control=None) -> Front:
@@ -588,12 +638,22 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
     seen: dict = {}
     stats: dict = {}
     objective = ""
+    stop = _assembly_stop(control)
+    n_raw = sum(len(raw.solutions) for _, raw, _ in parts)
+    cut = False
     for features, raw, extra in parts:
         objective = raw.objective
         stats.update(raw.stats)
         notices += [n for n in raw.stats.get("notices", []) if n not in notices]
         features = raw.features if raw.features is not None else features
-        for sol in raw.solutions:
+        sols = raw.solutions
+        # a long list (a CART path of hundreds of trees) is visited spread out, so that a stop keeps a sample
+        order = _spread_order(len(sols)) if stop is not None and n_raw > _ASSEMBLY_POLL else range(len(sols))
+        for j, i in enumerate(order):
+            if j >= 2 and j % _ASSEMBLY_POLL == 0 and stop is not None and stop():
+                cut = True
+                break
+            sol = sols[i]
             tree = Tree.from_raw(sol.tree, features, schema)
             key = tree.structure_key()
             optimal = bool(sol.optimal) and status == "done"
@@ -601,11 +661,20 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
                 seen[key].optimal = seen[key].optimal or optimal
                 continue
             seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
-    _fill_metrics(list(seen.values()), prep, control)
-    shorten_thresholds([e.tree for e in seen.values()], prep.X_train, prep.X_test)  # the text's thresholds
-    trees = sorted(
-        seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
-    )
+    n_found = len(seen)
+    entries = _fill_metrics(list(seen.values()), prep, control)
+    if cut or len(entries) < n_found:
+        why = "cancelled" if control.cancelled else "the time limit came"
+        notices.append(
+            f"{why} while assembling the front: {len(entries)} of the {n_raw} trees the solver found are shown "
+            "(spread over the front); run again without the cancel, or with a longer time limit, for all"
+        )
+        status = "cancelled" if control.cancelled else "time_limit"
+        for e in entries:  # as for any stopped run: nothing is called proven
+            e.optimal = False
+    if stop is None or not stop():  # the text's thresholds (cosmetic, a sort of every used column): not past a stop
+        shorten_thresholds([e.tree for e in entries], prep.X_train, prep.X_test)
+    trees = sorted(entries, key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"]))
     for i, t in enumerate(trees):
         t.id = i
     stats.pop("notices", None)
@@ -628,6 +697,21 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
         search_space,
         _data_key(prep),
     )
+
+
+def _spread_order(n: int) -> list[int]:
+    """``0..n-1`` in an order whose every prefix is spread over the range: first, last, middle, quarters..."""
+    if n <= 2:
+        return list(range(n))
+    order, seen = [0, n - 1], {0, n - 1}
+    step = n - 1
+    while len(order) < n:
+        step = max(1, step // 2)
+        for i in range(step, n, step):
+            if i not in seen:
+                seen.add(i)
+                order.append(i)
+    return order
 
 
 def _data_key(prep: Prepared) -> str:

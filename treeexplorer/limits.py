@@ -23,7 +23,10 @@ __all__ = [
     "check_bytes",
     "solver_bytes",
     "exact_test_count",
+    "max_tests",
+    "check_test_count",
     "assembly_reserve",
+    "matrix_share",
 ]
 
 _MB = 2**20
@@ -110,6 +113,33 @@ def exact_test_count(X: np.ndarray, categorical: list[bool]) -> int:
     return int(total)
 
 
+def max_tests(name: str) -> tuple[int, str] | None:
+    """The most tests a solver can use, and why; ``None`` when only memory bounds it.
+
+    SAT encodes every example with ``(2^depth - 1) x (tests + 1)`` clauses and stops at depths where one
+    example would need more than its clause cap: above this many tests it cannot even try depth 6, and its
+    greedy tree costs a pass over rows x tests per node, so it returns a greedy tree at best.
+    """
+    if name == "sat":
+        from treeexplorer.solvers.sat import _MAX_CLAUSES_PER_EXAMPLE
+
+        return (
+            _MAX_CLAUSES_PER_EXAMPLE // (2**6 - 1) - 1,
+            "SAT encodes each example with (2^depth - 1) x tests clauses",
+        )
+    return None
+
+
+def check_test_count(name: str, n_tests: int, method: str) -> None:
+    """Refuse a discretization giving more tests than solver ``name`` can use (see :func:`max_tests`)."""
+    cap = max_tests(name)
+    if cap is not None and n_tests > cap[0]:
+        raise ValueError(
+            f"the {method} discretizer gives {n_tests:,} tests on this table and {name} takes at most "
+            f"{cap[0]:,} ({cap[1]}); use the mid or quantile discretizer (n_bins) or fewer columns"
+        )
+
+
 def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) -> tuple[float, str, str]:
     """Estimated peak of a built-in solver's own structures: ``(bytes, what, setting to lower)``.
 
@@ -158,6 +188,12 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             "the number of columns (drop ID-like or many-category columns)",
         )
     return 0.0, "", ""
+
+
+def matrix_share(time_limit: float | None) -> float | None:
+    """Seconds from the run's start after which building the test matrix stops (the tests not built are left
+    out, with a notice): half the time limit, so that the solver keeps the other half."""
+    return None if time_limit is None else 0.5 * time_limit
 
 
 def assembly_reserve(n_train: int, n_test: int, time_limit: float | None) -> float:
