@@ -126,7 +126,7 @@ try:
     at = [p for t, p in phases if t <= limit][-1:] or ["-"]
     out = {"wall": wall, "status": f.status, "runtime": f.runtime_s, "trees": len(f), "phase": at[0],
            "best": max(t.metrics["train_accuracy"] for t in f.trees),
-           "splits": max(t.n_splits for t in f.trees),
+           "splits": max(t.metrics["splits"] for t in f.trees),
            "notices": [n for n in f.notices if "ID-like" in n or "stopped" in n or "test" in n]}
 except Exception as exc:
     out = {"wall": time.perf_counter() - t0, "error": f"{type(exc).__name__}: {exc}"}
