@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,86 @@ print("RESULT " + json.dumps(out))
 """
 
 
+# estimate vs peak: every solver on these tables (quantbnb train splits from --data, and a synthetic one)
+ESTIMATE_TABLES = ("quantbnb/magic.json", "quantbnb/room.json", "n200000_p20_c3")
+ESTIMATE_SOLVERS = {
+    "cart": {"max_depth": 8},
+    "dpdt": {"max_depth": 3},
+    "murtree": {"max_depth": 3},
+    "branches": {},
+    "contree": {"max_depth": 2},
+    "sat": {"conflicts": "majority"},
+}
+PEAK_CHILD = r"""
+import gc, json, sys, time
+import numpy as np, pandas as pd
+from treeexplorer import solve
+from treeexplorer.warm import ensure_warm
+path, solver, kw = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+if path.endswith(".json"):
+    d = json.load(open(path))
+    df = pd.DataFrame(np.asarray(d["Xtrain"], dtype=np.float64)).add_prefix("c")
+    df["label"] = np.asarray(d["Ytrain"]).astype(int)
+else:
+    df = pd.read_parquet(path)
+ensure_warm(solver)
+def status(key):
+    return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) / 1024
+gc.collect()
+open("/proc/self/clear_refs", "w").write("5")  # the peak (VmHWM) counts from here
+base = status("VmRSS")
+try:
+    f = solve(df, "label", solver=solver, time_limit=60, **kw)
+    out = {"peak": status("VmHWM") - base, "est": f.stats.get("memory_estimate_mb"), "status": f.status}
+except ValueError as exc:
+    out = {"error": str(exc)[:160]}
+out["shape"] = list(df.shape)
+print("RESULT " + json.dumps(out))
+"""
+
+
+def data_root(given: str | None) -> Path:
+    """--data, else $TREEEXPLORER_DATASETS, else benchmarks/data in the repository."""
+    root = given or os.environ.get("TREEEXPLORER_DATASETS")
+    return Path(root) if root else Path(__file__).resolve().parent / "data"
+
+
+def estimates(folder: Path, root: Path, only: set) -> None:
+    """The memory estimate the API records before each run against the run's measured peak (VmHWM)."""
+    print("\nmemory estimate before the run vs measured peak (resident set growth during solve(), 60 s limit)")
+    print("| solver | table | rows x cols | estimate MB | peak MB | peak / estimate | status |")
+    print("|---|---|---|---:|---:|---:|---|")
+    for key in ESTIMATE_TABLES:
+        path = root / key if key.endswith(".json") else table_path(folder, key)
+        if not path.exists():
+            print(f"| - | {key} | skipped: not under {root} | | | | |")
+            continue
+        for solver, kw in ESTIMATE_SOLVERS.items():
+            if only and solver not in only:
+                continue
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-c", PEAK_CHILD, str(path), solver, json.dumps(kw)],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                )
+                line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
+                r = json.loads(line[7:]) if line else {"error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+            except subprocess.TimeoutExpired:
+                r = {"error": "killed after 600 s"}
+            name = Path(key).stem
+            if "error" in r:
+                print(f"| {solver} | {name} | {'x'.join(map(str, r.get('shape', [])))} | - | - | - | {r['error']} |")
+                continue
+            ratio = r["peak"] / r["est"] if r["est"] else float("nan")
+            print(
+                f"| {solver} | {name} | {r['shape'][0]:,} x {r['shape'][1] - 1} | {r['est']:.1f} | {r['peak']:.1f} "
+                f"| {ratio:.2f} | {r['status']} |",
+                flush=True,
+            )
+
+
 def table_path(folder: Path, key: str) -> Path:
     path = folder / f"{key}.parquet"
     if not path.exists():
@@ -173,7 +254,13 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller tables (a few minutes in all)")
     ap.add_argument("--issue", action="store_true", help="only the issue-36 cases (each with its own limit)")
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--estimates", action="store_true", help="only the memory estimate vs peak table")
+    ap.add_argument("--data", default=None, help="datasets root (holding quantbnb/)")
     a = ap.parse_args()
+    if a.estimates:
+        with tempfile.TemporaryDirectory() as tmp:
+            estimates(Path(tmp), data_root(a.data), set(filter(None, a.only.split(","))))
+        return
     only = set(filter(None, a.only.split(",")))
     cases = ISSUE if a.issue else {**(QUICK if a.quick else CASES), **ISSUE}
     with tempfile.TemporaryDirectory() as tmp:

@@ -438,3 +438,19 @@ def test_partial_fronts_are_streamed_while_solving(solver):
     assert not any("partial" in d for d in seen)  # raw fronts never reach the caller
     final = {t.tree.structure_key() for t in front.trees}
     assert all(t.tree.structure_key() in final for p in partials for t in p.trees)
+
+
+def test_the_memory_estimate_is_recorded_and_counts_the_whole_run():
+    """The estimate made before the run (prepared rows, input matrix, the solver's structures) is in the
+    front's stats; CART's counts its sorted copies (40 bytes a cell), not only its rank tables."""
+    X, y = _numeric(5000, 8, seed=4)
+    front = solve((X, y), solver="cart", max_depth=3)
+    est = front.stats["memory_estimate_mb"] * 2**20
+    cells = 5000 * 8
+    assert est >= (8 + 8 + 40) * cells  # prepared rows, the numeric matrix, CART's copies
+    X2, y2 = _numeric(200_000, 8)
+    df = pd.DataFrame(X2).add_prefix("c")
+    df["label"] = y2
+    with pytest.raises(MemoryLimitError, match="CART's sorted columns") as err:  # 61 MB of copies
+        solve(df, "label", solver="cart", memory_limit=60)
+    assert "\n" not in str(err.value) and "memory_limit" in str(err.value)

@@ -13,10 +13,12 @@ from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_datase
 from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
 from treeexplorer.limits import (
+    RUN_OVERHEAD,
     assembly_reserve,
     check_bytes,
     check_memory_limit,
     check_test_count,
+    discretizer_bytes,
     exact_test_count,
     matrix_share,
     max_tests,
@@ -364,9 +366,11 @@ def run_prepared(
             limit_mb,
             "the number of columns (leave out ID-like or many-category columns)",
         )
-        _check_solver_memory(spec, n_rows, len(features), schema.n_classes, resolved, limit_mb)
+        estimate = _check_solver_memory(
+            spec, n_rows, len(features), schema.n_classes, resolved, limit_mb, 8.0 * n_rows * len(features), prep
+        )
         matrix = feature_matrix(features, prep.X_train)
-        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices)
+        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate)
     disc_name = discretizer or spec.default_discretizer
     if mid_budget is not None and disc_name != "mid":
         raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
@@ -391,14 +395,16 @@ def run_prepared(
         limit_mb,
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
-    _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
+    estimate = _check_solver_memory(
+        spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb, float(item) * n_rows * len(binz), prep
+    ) + discretizer_bytes(disc_name, *prep.X_train.shape)
     # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
     # (the tests not built yet are then left out, with a notice)
     binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
     notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
-    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
+    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate)
 
 
 # Options a discretizer takes through ``discretizer_params`` (name -> default).
@@ -424,10 +430,19 @@ def _stopper(control: Control, after: float | None = None):
     return lambda: control.stopped or control.elapsed >= after
 
 
-def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb) -> None:
+def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None) -> float:
+    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes):
+    the prepared rows, the solver's input matrix and its own structures (recorded in the front's stats)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
+    data = 0.0
+    if prep is not None:
+        data = 8.0 * (prep.X_train.size + (0 if prep.X_test is None else prep.X_test.size))
+    total = data + matrix_bytes + nbytes
+    if nbytes:
+        check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
+    return RUN_OVERHEAD + total  # the estimate recorded also counts what any run allocates besides
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
@@ -559,7 +574,7 @@ def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, no
     return user
 
 
-def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
+def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None) -> Front:
     control.report("solving", solver=spec.name)
     control.start_once()
     # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
@@ -583,6 +598,8 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     status = parts[-1][1].status if parts[-1][1].status != "done" else control.status()
     front = _assemble(prep, spec, resolved, parts, disc_name, notices, control.elapsed, status, control)
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
+    if estimate:
+        front.stats["memory_estimate_mb"] = round(estimate / 2**20, 1)
     control.report("done", trees=len(front))
     return front
 
