@@ -251,10 +251,12 @@ class PeakRSS:
         self._t.join(1)
 
 
-def measure(n: int, clicks: int, timeout: float, extra_args: list[str], client: str = "browser") -> dict:
+def measure(
+    n: int, clicks: int, timeout: float, extra_args: list[str], client: str = "browser", log_path: Path | None = None
+) -> dict:
     from bench_soak import Server, open_session
 
-    with Server(extra_args) as server:
+    with Server(extra_args, log_path=log_path) as server:
         server.wait_ready()
         open_session(server.url)  # warm: kernels loaded, first page built, before the clock starts
         base = server.resources()["rss_mb"]
@@ -286,6 +288,7 @@ def measure(n: int, clicks: int, timeout: float, extra_args: list[str], client: 
         "base": base,
         "wall": wall,
         "load": (load0, os.getloadavg()[0]),
+        "tracebacks": tracebacks,
     }
 
 
@@ -311,6 +314,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-pages", type=int, default=16)
     ap.add_argument("--num-threads", type=int, default=None, help="pass --num-threads N to panel serve")
     ap.add_argument("--max-jobs", type=int, default=None, help="TREEEXPLORER_MAX_JOBS for the server")
+    ap.add_argument("--repeat", type=int, default=1, help="run each size this many times (a fresh server each)")
+    ap.add_argument("--log-dir", type=Path, default=None, help="keep every server log here (serve-N-R.log)")
     ap.add_argument(
         "--client",
         choices=["browser", "ws"],
@@ -343,10 +348,27 @@ def main(argv=None) -> int:
     )
     print("|---|---|---|---|---|---|---|", flush=True)
     rows = []
+    if args.log_dir is not None:
+        args.log_dir.mkdir(parents=True, exist_ok=True)
     for n in args.sizes:
-        r = measure(min(n, args.max_pages), args.clicks, args.timeout, extra, args.client)
-        rows.append(r)
-        print(_row(r), flush=True)
+        for rep in range(args.repeat):
+            log_path = None if args.log_dir is None else (args.log_dir / f"serve-{n}-{rep + 1}.log").resolve()
+            r = measure(min(n, args.max_pages), args.clicks, args.timeout, extra, args.client, log_path)
+            rows.append(r)
+            print(_row(r), flush=True)
+            if args.repeat > 1:
+                for e in r["errors"][:2]:
+                    print(f"  run {rep + 1} error: {e[:300]}", flush=True)
+    if args.repeat > 1:
+        for n in args.sizes:
+            mine = [r for r in rows if r["n"] == min(n, args.max_pages)]
+            bad = sum(1 for r in mine if r["tracebacks"])
+            total = sum(r["tracebacks"] for r in mine)
+            failed = sum(bool(r["errors"]) for r in mine)
+            print(
+                f"N={n}: {bad} of {len(mine)} runs had tracebacks in the server log ({total} in all); "
+                f"runs with any error: {failed}"
+            )
     for r in rows:
         if r["decode"]:
             print(

@@ -50,6 +50,10 @@ class GreedyIncumbent:
             max_rows = max(1, min(self.max_rows, _MAX_CELLS // max(1, self.X.shape[1])))
             if n > max_rows:
                 rows = np.sort(np.random.default_rng(self.seed).choice(n, max_rows, replace=False))
+            if self.flag is not None and self.flag[0] != 0 and len(rows) * self.X.shape[1] > _ALWAYS_CELLS:
+                # stopped before it began: CART's float64 copies of the sample alone would take seconds
+                self._tree = RawTree.leaf(np.bincount(self.y, minlength=self.n_classes))
+                return self._tree
             Xs = self.X[rows].astype(np.float64)
             if self.flag is None or Xs.size <= _ALWAYS_CELLS:
                 t = fit_cart(Xs, self.y[rows], self.max_depth, n_classes=self.n_classes)

@@ -76,6 +76,8 @@ class RelabelNotice(str):
 
 _CHUNK_ROWS = 1 << 15  # rows packed between two looks at the control
 _CHUNK_BYTES = 1 << 24  # ... and at most this many bytes of the matrix (wide matrices: fewer rows)
+_ALWAYS_CELLS = 1 << 20  # a matrix this small is worked through even after a stop (instant: its greedy tree helps)
+_COLUMNS_PER_LOOK = 1024  # columns compared (one Python step each) between two looks at the control
 
 
 def _unique_rows(X: np.ndarray, control: Control | None = None, **kw):
@@ -171,9 +173,9 @@ def _reduce_features(Xu: np.ndarray, control: Control | None = None) -> tuple[np
     n, p = Xu.shape
     keep = []
     seen = set()
-    block = max(1, _CHUNK_BYTES // max(n, 1))
+    block = max(1, min(_COLUMNS_PER_LOOK, _CHUNK_BYTES // max(n, 1)))
     for a in range(0, p, block):
-        if a and control is not None and control.stopped:
+        if (a or Xu.size > _ALWAYS_CELLS) and control is not None and control.stopped:
             return None
         sub = Xu[:, a : a + block] ^ Xu[:1, a : a + block]
         packed = np.ascontiguousarray(np.packbits(sub, axis=0).T)
@@ -246,7 +248,11 @@ def _finish_tree(feat, left, right, pred, X, y_true, n_classes) -> RawTree:
     thr = np.where(feat >= 0, 0.5, 0.0)
     from ._kernels.predict import node_counts
 
-    value = node_counts(feat, thr, left, right, np.ascontiguousarray(X, dtype=np.float64), y_true, n_classes)
+    # only the tree's own columns as float64: the whole 0/1 matrix would be 8 bytes a cell (gigabytes with
+    # the exact discretizer's tests, and seconds just to hand that memory over)
+    used = np.unique(feat[feat >= 0])
+    local = np.where(feat >= 0, np.searchsorted(used, np.maximum(feat, 0)), -1).astype(np.int64)
+    value = node_counts(local, thr, left, right, np.asarray(X[:, used], dtype=np.float64), y_true, n_classes)
     # Leaves keep the SAT model's class (the majority of their rows, lowest class on ties, since every
     # group of identical rows was relabelled with its majority); an internal node shows its own majority.
     pred = np.where(feat >= 0, np.argmax(value, axis=1), np.array(pred, dtype=np.int64))
@@ -469,6 +475,8 @@ def sat_tree(
         info = {"depth": 0, "min_depth_proven": False, "size_proven": False, "nodes": 1, "leaves": 1}
         return RawFront([RawSolution(leaf, False, info)], objective, control.status(), stats)
 
+    if X.size > _ALWAYS_CELLS and control.stopped:  # stopped before it began (e.g. building a large matrix)
+        return stopped_early("starting")
     found_rows = _unique_rows(X, control, return_index=True, return_inverse=True)  # X is 0/1 (check_xy)
     if found_rows is None:
         return stopped_early("finding rows with identical tests")

@@ -351,3 +351,31 @@ def test_uploaded_tables_are_per_session_and_in_memory(two_sessions, monkeypatch
         parse_upload(b"PAR1 not really", "x.parquet")
     b.load_bundled("iris")
     assert a.dataset.name == "mine"  # b's new table does not replace a's
+
+
+def test_a_sessions_periodic_callbacks_never_overlap():
+    """Panel's thread pool (``--num-threads``) starts a periodic tick without waiting for the last one: a slow
+    poll ran twice at once (the shared server's tracebacks).  The session's callbacks now run one at a time."""
+    from treeexplorer.ui.viewkit import one_at_a_time
+
+    lock = threading.Lock()
+    inside, most, calls = [0], [0], []
+
+    def poll():
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.05)  # slower than the ticks below
+        calls.append(1)
+        inside[0] -= 1
+        return True
+
+    other = one_at_a_time(lambda: poll(), lock)  # a second poller of the same session shares the lock
+    mine = one_at_a_time(poll, lock)
+    ticks = [threading.Thread(target=f) for _ in range(10) for f in (mine, other)]
+    for t in ticks:
+        t.start()
+        time.sleep(0.005)
+    for t in ticks:
+        t.join()
+    assert most[0] == 1 and 1 <= len(calls) < len(ticks)  # never two at once; the overlapping ticks skipped
+    assert mine() is True and mine.__name__ == "poll"  # alone, it runs and answers as the callback

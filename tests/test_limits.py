@@ -300,8 +300,9 @@ def _exact_table(n, p=10, seed=3):
 @pytest.mark.parametrize("solver", ["sat", "branches"])
 def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
     """The issue's magic-sized case, smaller: every midpoint is a test (~60,000 here), so building the matrix,
-    the distinct rows and columns and the greedy tree are each long; the limit holds across them."""
-    df = _exact_table(6000)
+    the distinct rows and columns and the greedy tree are each long; the limit holds across them (SAT: 3,000
+    rows, under its cap on tests)."""
+    df = _exact_table(3000 if solver == "sat" else 6000)
     ensure_warm(solver)
     kw = {"conflicts": "majority"} if solver == "sat" else {}
     limit = 1.0
@@ -316,7 +317,7 @@ def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
 def test_exact_discretizer_cancel_returns_promptly():
     import threading
 
-    df = _exact_table(6000)
+    df = _exact_table(3000)
     ensure_warm("sat")
     control = Control()
     threading.Timer(0.5, control.cancel).start()
@@ -324,6 +325,68 @@ def test_exact_discretizer_cancel_returns_promptly():
     front = solve(df, "label", solver="sat", discretizer="exact", control=control, conflicts="majority")
     assert time.perf_counter() - t0 <= 0.5 + 2
     assert front.status == "cancelled" and len(front) == 1 and not front.trees[0].optimal
+
+
+def test_sat_refuses_more_exact_tests_than_it_can_encode():
+    from treeexplorer.limits import max_tests
+
+    df = _exact_table(4000)  # ~40,000 midpoints
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError) as err:
+        solve(df, "label", solver="sat", discretizer="exact", conflicts="majority", time_limit=5)
+    msg = str(err.value)
+    assert time.perf_counter() - t0 < 5  # refused before the matrix is built
+    assert "\n" not in msg and "39,990 tests" in msg and f"{max_tests('sat')[0]:,}" in msg and "mid or quantile" in msg
+    front = solve(df.iloc[:300], "label", solver="sat", discretizer="exact", conflicts="majority", time_limit=5)
+    assert len(front) >= 1  # under the cap: runs
+
+
+def test_matrix_memory_first_touched_under_the_stop():
+    """Stopped while its memory is handed over, the matrix is the first tests that fit in what was touched."""
+    from treeexplorer.api import prepare
+    from treeexplorer.discretize import fit_discretizer
+    from treeexplorer.discretize import matrix as mx
+
+    prep = prepare(_exact_table(3000, 4), "label")
+    binz = fit_discretizer("exact", prep.X_train, prep.y_train, prep.schema)
+    full, M = mx.build_test_matrix(binz, prep.X_train)
+    old = mx._BLOCK_BYTES
+    mx._BLOCK_BYTES = 1 << 20  # 12 MB of matrix: several blocks to touch
+    try:
+        calls = []
+        part, P = mx.build_test_matrix(binz, prep.X_train, stop=lambda: calls.append(1) or len(calls) > 2)
+    finally:
+        mx._BLOCK_BYTES = old
+    assert len(calls) == 3  # stopped while touching; the tests then built at once, no more polls
+    assert len(part) == (3 << 20) // M.shape[0] and np.array_equal(P, M[:, : len(part)])
+    assert "tests left out" in part.notices[-1]
+
+
+def test_cancel_while_assembling_a_long_front_returns_a_sample_of_it():
+    """The cart-1M run that ignored its cancel: the cancel came after CART, while hundreds of trees were counted
+    on every row, which did not look at the control.  Now the count stops and keeps a few trees."""
+    import threading
+
+    X, y = _numeric(60_000, 10, seed=2)
+    ensure_warm("cart")
+    control = Control()
+    seen = {}
+
+    def progress(d):
+        if d["phase"] == "assembling" and "t" not in seen:
+            seen["t"] = time.perf_counter()
+            threading.Thread(target=control.cancel).start()
+
+    control.progress = progress
+    full = solve((X, y), solver="cart", max_depth=8)
+    front = solve((X, y), solver="cart", max_depth=8, control=control)
+    assert len(full) > 20 and full.status == "done"
+    assert front.status == "cancelled" and 2 <= len(front) <= 8
+    assert any("while assembling the front" in n for n in front.notices)
+    assert time.perf_counter() - seen["t"] < 5  # the full count takes far longer on a loaded machine
+    by_key = {t.tree.structure_key(): t for t in full.trees}
+    for t in front.trees:  # the kept trees are counted on every row: the same metrics as in the full run
+        assert t.metrics == by_key[t.tree.structure_key()].metrics and not t.optimal
 
 
 def test_test_matrix_by_blocks_matches_transform_and_stops_with_a_prefix():
@@ -375,3 +438,19 @@ def test_partial_fronts_are_streamed_while_solving(solver):
     assert not any("partial" in d for d in seen)  # raw fronts never reach the caller
     final = {t.tree.structure_key() for t in front.trees}
     assert all(t.tree.structure_key() in final for p in partials for t in p.trees)
+
+
+def test_the_memory_estimate_is_recorded_and_counts_the_whole_run():
+    """The estimate made before the run (prepared rows, input matrix, the solver's structures) is in the
+    front's stats; CART's counts its sorted copies (40 bytes a cell), not only its rank tables."""
+    X, y = _numeric(5000, 8, seed=4)
+    front = solve((X, y), solver="cart", max_depth=3)
+    est = front.stats["memory_estimate_mb"] * 2**20
+    cells = 5000 * 8
+    assert est >= (8 + 8 + 40) * cells  # prepared rows, the numeric matrix, CART's copies
+    X2, y2 = _numeric(200_000, 8)
+    df = pd.DataFrame(X2).add_prefix("c")
+    df["label"] = y2
+    with pytest.raises(MemoryLimitError, match="CART's sorted columns") as err:  # 61 MB of copies
+        solve(df, "label", solver="cart", memory_limit=60)
+    assert "\n" not in str(err.value) and "memory_limit" in str(err.value)

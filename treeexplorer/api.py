@@ -11,9 +11,20 @@ import numpy as np
 
 from treeexplorer.claims import make_search_space
 from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
-from treeexplorer.evaluate import count_trees, metrics_from_counts
+from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, metrics_dict
-from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limit, exact_test_count, solver_bytes
+from treeexplorer.limits import (
+    RUN_OVERHEAD,
+    assembly_reserve,
+    check_bytes,
+    check_memory_limit,
+    check_test_count,
+    discretizer_bytes,
+    exact_test_count,
+    matrix_share,
+    max_tests,
+    solver_bytes,
+)
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront, time_limit_seconds
@@ -354,9 +365,11 @@ def run_prepared(
             limit_mb,
             "the number of columns (leave out ID-like or many-category columns)",
         )
-        _check_solver_memory(spec, n_rows, len(features), schema.n_classes, resolved, limit_mb)
+        estimate = _check_solver_memory(
+            spec, n_rows, len(features), schema.n_classes, resolved, limit_mb, 8.0 * n_rows * len(features), prep
+        )
         matrix = feature_matrix(features, prep.X_train)
-        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices)
+        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate)
     disc_name = discretizer or spec.default_discretizer
     if mid_budget is not None and disc_name != "mid":
         raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
@@ -366,12 +379,14 @@ def run_prepared(
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
         _check_exact_memory(prep, spec, limit_mb)
+        _check_exact_count(prep, spec)
     if disc_name == "mid" and mid_budget is not None:
         return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
     binz: Binarization = fit_discretizer(
         disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion, stop=_stopper(control)
     )
     notices += binz.notices
+    check_test_count(spec.name, len(binz), disc_name)
     item = 8 if spec.input == "numeric" else 1
     check_bytes(
         f"the {disc_name} test matrix ({n_rows:,} rows x {len(binz):,} tests)",
@@ -379,13 +394,16 @@ def run_prepared(
         limit_mb,
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
-    _check_solver_memory(spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb)
-    # by blocks, stopped by the time limit or cancel (the tests not built yet are then left out, with a notice)
-    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control))
+    estimate = _check_solver_memory(
+        spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb, float(item) * n_rows * len(binz), prep
+    ) + discretizer_bytes(disc_name, *prep.X_train.shape)
+    # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
+    # (the tests not built yet are then left out, with a notice)
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
     notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
-    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices)
+    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate)
 
 
 # Options a discretizer takes through ``discretizer_params`` (name -> default).
@@ -403,15 +421,27 @@ def _discretizer_options(given: dict | None) -> dict:
     return {k: given.get(k) if given.get(k) is not None else v for k, v in DISCRETIZER_OPTIONS.items()}
 
 
-def _stopper(control: Control):
-    """What a discretizer polls between columns: whether the run's time limit or cancel stopped it."""
-    return lambda: control.stopped
+def _stopper(control: Control, after: float | None = None):
+    """What a discretizer polls between columns: whether the run's time limit or cancel stopped it (or, with
+    ``after``, whether that many seconds of the run have passed)."""
+    if after is None:
+        return lambda: control.stopped
+    return lambda: control.stopped or control.elapsed >= after
 
 
-def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb) -> None:
+def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None) -> float:
+    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes):
+    the prepared rows, the solver's input matrix and its own structures (recorded in the front's stats)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
+    data = 0.0
+    if prep is not None:
+        data = 8.0 * (prep.X_train.size + (0 if prep.X_test is None else prep.X_test.size))
+    total = data + matrix_bytes + nbytes
+    if nbytes:
+        check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
+    return RUN_OVERHEAD + total  # the estimate recorded also counts what any run allocates besides
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
@@ -430,6 +460,21 @@ def _check_exact_memory(prep, spec, limit_mb) -> None:
         limit_mb,
         "the number of tests: use the mid or quantile discretizer (n_bins)",
     )
+
+
+_EXACT_SAMPLE = 2000  # rows whose distinct values bound the exact test count from below (a cheap first look)
+
+
+def _check_exact_count(prep, spec) -> None:
+    """Refuse the ``exact`` discretizer before fitting it when it gives more tests than the solver can use."""
+    cap = max_tests(spec.name)
+    n, p = prep.X_train.shape
+    if cap is None or p * max(n - 1, 1) <= cap[0]:  # cheap bound first
+        return
+    cats = [c.is_categorical for c in prep.schema.columns]
+    # the tests of a sample of rows are a lower bound: count them all (a sort per column) only when it is over
+    if exact_test_count(prep.X_train[:_EXACT_SAMPLE], cats) > cap[0]:
+        check_test_count(spec.name, exact_test_count(prep.X_train, cats), "exact")
 
 
 def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking) -> Front:
@@ -534,7 +579,7 @@ def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, no
     return user
 
 
-def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
+def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None) -> Front:
     control.report("solving", solver=spec.name)
     control.start_once()
     # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
@@ -558,12 +603,26 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices) -> Front:
     status = parts[-1][1].status if parts[-1][1].status != "done" else control.status()
     front = _assemble(prep, spec, resolved, parts, disc_name, notices, control.elapsed, status, control)
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
+    if estimate:
+        front.stats["memory_estimate_mb"] = round(estimate / 2**20, 1)
     control.report("done", trees=len(front))
     return front
 
 
-def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> None:
-    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows."""
+def _assembly_stop(control: Control | None):
+    """What assembling polls: a cancel, or the run's whole time limit passed (the solver itself stops earlier,
+    keeping a reserve for assembling, see :func:`treeexplorer.limits.assembly_reserve`)."""
+    if control is None:
+        return None
+    limit = control.time_limit
+    return lambda: control.cancelled or (limit is not None and control.elapsed >= limit)
+
+
+def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> list:
+    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows.
+
+    Stopped by a cancel or the time limit meanwhile, only a few trees spread over the front are counted on
+    the rows left (:func:`~treeexplorer.evaluate.count_trees_stoppable`); returns the entries kept."""
     n_classes = prep.schema.n_classes
     trees = [e.tree for e in entries]
 
@@ -572,15 +631,28 @@ def _fill_metrics(entries: list, prep: Prepared, control: Control | None) -> Non
             return None
         return lambda done, total: control.report("assembling", data=what, rows=done, of=total, trees=len(trees))
 
-    tr_counts, tr_tests = count_trees(trees, prep.X_train, prep.y_train, n_classes, progress("train"))
+    stop = _assembly_stop(control)
+    tr_counts, tr_tests, kept = count_trees_stoppable(
+        trees, prep.X_train, prep.y_train, n_classes, progress("train"), stop=stop
+    )
+    entries = [entries[i] for i in kept]
+    trees = [e.tree for e in entries]
     has_test = prep.y_test is not None and len(prep.y_test) > 0
     if has_test:
-        te_counts, te_tests = count_trees(trees, prep.X_test, prep.y_test, n_classes, progress("test"))
+        te_counts, te_tests, kept = count_trees_stoppable(
+            trees, prep.X_test, prep.y_test, n_classes, progress("test"), stop=stop
+        )
+        entries = [entries[i] for i in kept]
+        tr_counts, tr_tests = [tr_counts[i] for i in kept], tr_tests[kept]
     for i, e in enumerate(entries):
         e.tree = e.tree.with_counts(counts=tr_counts[i])
         tr = metrics_from_counts(e.tree, tr_counts[i], tr_tests[i], len(prep.y_train))
         te = metrics_from_counts(e.tree, te_counts[i], te_tests[i], len(prep.y_test)) if has_test else None
         e.metrics = metrics_dict(e.tree, tr, te)
+    return entries
+
+
+_ASSEMBLY_POLL = 16  # solutions turned into trees between two looks at the control
 
 
 def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control=None) -> Front:
@@ -588,12 +660,22 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
     seen: dict = {}
     stats: dict = {}
     objective = ""
+    stop = _assembly_stop(control)
+    n_raw = sum(len(raw.solutions) for _, raw, _ in parts)
+    cut = False
     for features, raw, extra in parts:
         objective = raw.objective
         stats.update(raw.stats)
         notices += [n for n in raw.stats.get("notices", []) if n not in notices]
         features = raw.features if raw.features is not None else features
-        for sol in raw.solutions:
+        sols = raw.solutions
+        # a long list (a CART path of hundreds of trees) is visited spread out, so that a stop keeps a sample
+        order = _spread_order(len(sols)) if stop is not None and n_raw > _ASSEMBLY_POLL else range(len(sols))
+        for j, i in enumerate(order):
+            if j >= 2 and j % _ASSEMBLY_POLL == 0 and stop is not None and stop():
+                cut = True
+                break
+            sol = sols[i]
             tree = Tree.from_raw(sol.tree, features, schema)
             key = tree.structure_key()
             optimal = bool(sol.optimal) and status == "done"
@@ -601,11 +683,20 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
                 seen[key].optimal = seen[key].optimal or optimal
                 continue
             seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
-    _fill_metrics(list(seen.values()), prep, control)
-    shorten_thresholds([e.tree for e in seen.values()], prep.X_train, prep.X_test)  # the text's thresholds
-    trees = sorted(
-        seen.values(), key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"])
-    )
+    n_found = len(seen)
+    entries = _fill_metrics(list(seen.values()), prep, control)
+    if cut or len(entries) < n_found:
+        why = "cancelled" if control.cancelled else "the time limit came"
+        notices.append(
+            f"{why} while assembling the front: {len(entries)} of the {n_raw} trees the solver found are shown "
+            "(spread over the front); run again without the cancel, or with a longer time limit, for all"
+        )
+        status = "cancelled" if control.cancelled else "time_limit"
+        for e in entries:  # as for any stopped run: nothing is called proven
+            e.optimal = False
+    if stop is None or not stop():  # the text's thresholds (cosmetic, a sort of every used column): not past a stop
+        shorten_thresholds([e.tree for e in entries], prep.X_train, prep.X_test)
+    trees = sorted(entries, key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"]))
     for i, t in enumerate(trees):
         t.id = i
     stats.pop("notices", None)
@@ -628,6 +719,21 @@ def _assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, 
         search_space,
         _data_key(prep),
     )
+
+
+def _spread_order(n: int) -> list[int]:
+    """``0..n-1`` in an order whose every prefix is spread over the range: first, last, middle, quarters..."""
+    if n <= 2:
+        return list(range(n))
+    order, seen = [0, n - 1], {0, n - 1}
+    step = n - 1
+    while len(order) < n:
+        step = max(1, step // 2)
+        for i in range(step, n, step):
+            if i not in seen:
+                seen.add(i)
+                order.append(i)
+    return order
 
 
 def _data_key(prep: Prepared) -> str:

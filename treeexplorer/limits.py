@@ -18,15 +18,23 @@ import numpy as np
 
 __all__ = [
     "MemoryLimitError",
+    "RUN_OVERHEAD",
     "default_memory_limit_mb",
     "check_memory_limit",
     "check_bytes",
     "solver_bytes",
     "exact_test_count",
+    "max_tests",
+    "discretizer_bytes",
+    "check_test_count",
     "assembly_reserve",
+    "matrix_share",
 ]
 
 _MB = 2**20
+# What any run allocates besides its matrices (the front's trees and counts, kernels' small buffers), measured
+# at 4-9 MB on 8,000-15,000-row tables (benchmarks/bench_limits.py --estimates)
+RUN_OVERHEAD = 5 * 2**20
 _CONDITION_BYTES = 300  # one Condition object (and its share of the lists holding it)
 
 
@@ -110,6 +118,33 @@ def exact_test_count(X: np.ndarray, categorical: list[bool]) -> int:
     return int(total)
 
 
+def max_tests(name: str) -> tuple[int, str] | None:
+    """The most tests a solver can use, and why; ``None`` when only memory bounds it.
+
+    SAT encodes every example with ``(2^depth - 1) x (tests + 1)`` clauses and stops at depths where one
+    example would need more than its clause cap: above this many tests it cannot even try depth 6, and its
+    greedy tree costs a pass over rows x tests per node, so it returns a greedy tree at best.
+    """
+    if name == "sat":
+        from treeexplorer.solvers.sat import _MAX_CLAUSES_PER_EXAMPLE
+
+        return (
+            _MAX_CLAUSES_PER_EXAMPLE // (2**6 - 1) - 1,
+            "SAT encodes each example with (2^depth - 1) x tests clauses",
+        )
+    return None
+
+
+def check_test_count(name: str, n_tests: int, method: str) -> None:
+    """Refuse a discretization giving more tests than solver ``name`` can use (see :func:`max_tests`)."""
+    cap = max_tests(name)
+    if cap is not None and n_tests > cap[0]:
+        raise ValueError(
+            f"the {method} discretizer gives {n_tests:,} tests on this table and {name} takes at most "
+            f"{cap[0]:,} ({cap[1]}); use the mid or quantile discretizer (n_bins) or fewer columns"
+        )
+
+
 def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) -> tuple[float, str, str]:
     """Estimated peak of a built-in solver's own structures: ``(bytes, what, setting to lower)``.
 
@@ -149,15 +184,34 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             f"BRANCHES' row bitsets ({int(n):,} rows x {n_tests:,} tests)",
             "the number of tests (n_bins, discretizer)",
         )
-    if name in ("cart", "dpdt"):
-        # sorted row order per column (int64) plus the float64 matrix itself
-        nbytes = 2 * n * f * 8
+    if name in ("cart", "dpdt", "contree"):
+        # CART: the sorted row order (int64), the rows gathered per column and their sorted values and labels
+        # (float64, float64, int64): 32 bytes a cell, plus slack.  DPDT: its ranks (two int64 tables) and its
+        # greedy CART's copies, then each thread's working orders of a state's rows.
+        nbytes = 40 * n * f if name != "dpdt" else 48 * n * f + 16 * n * _threads(params)
         return (
             nbytes,
             f"{name.upper()}'s sorted columns ({int(n):,} rows x {n_tests:,} columns)",
             "the number of columns (drop ID-like or many-category columns)",
         )
     return 0.0, "", ""
+
+
+def _threads(params: dict) -> int:
+    jobs = params.get("n_jobs")
+    return int(jobs) if jobs else max(1, os.cpu_count() or 1)
+
+
+def discretizer_bytes(method: str, n: int, p: int) -> float:
+    """Peak of fitting a discretizer beyond its matrix: MID ranks every column of the table at once (its sort
+    orders, sorted values and labels, 24 bytes a cell); the others sort one column at a time."""
+    return 24.0 * n * p if method == "mid" else 0.0
+
+
+def matrix_share(time_limit: float | None) -> float | None:
+    """Seconds from the run's start after which building the test matrix stops (the tests not built are left
+    out, with a notice): half the time limit, so that the solver keeps the other half."""
+    return None if time_limit is None else 0.5 * time_limit
 
 
 def assembly_reserve(n_train: int, n_test: int, time_limit: float | None) -> float:

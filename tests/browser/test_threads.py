@@ -41,3 +41,26 @@ def test_main_flow_on_the_thread_pool(threaded_server, new_page):
     shot(pages[0], "13_thread_pool")
     log = log_path.read_text(errors="replace")
     assert "Traceback" not in log and "_pending_writes" not in log, log[-3000:]
+
+
+@pytest.fixture(scope="module")
+def pool_server():
+    with served_app(["--num-threads", "0"], log_name="panel-serve-threads0.log") as s:
+        yield s
+
+
+def test_four_sessions_click_run_at_once(pool_server, new_page):
+    """The shared server's scenario (``--num-threads 0``: Panel's default pool): four sessions click Run at the
+    same moment.  A poll slower than its period used to run twice at once on the pool, leaving tracebacks in
+    the server log; every session gets its run and the log stays clean."""
+    url, log_path = pool_server
+    pages = [new_page(url) for _ in range(4)]
+    for page in pages:
+        page.wait_for_selector("text=#1 uigreedy", timeout=180_000)
+    for page in pages:
+        page.get_by_role("button", name="Run", exact=True).click()
+    for page in pages:
+        page.wait_for_selector("text=#2 uigreedy", timeout=120_000)
+        page.wait_for_function(f"() => ({POINTS_JS})().some(p => p.run === 2)", timeout=60_000)
+    log = log_path.read_text(errors="replace")
+    assert "Traceback" not in log and "Error" not in log, log[-3000:]

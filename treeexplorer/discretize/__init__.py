@@ -149,8 +149,8 @@ def fit_discretizer(
     notices : list of str, optional
         If given, the notices are also appended to it.
     stop : callable, optional
-        ``stop() -> bool`` polled between columns of the MID ranking (a run's time limit or cancel): when
-        it answers True the ranking keeps the columns done so far, with a notice.
+        ``stop() -> bool`` polled between columns of the MID ranking and of ``exact`` (a run's time limit or
+        cancel): when it answers True they keep the columns done so far, with a notice.
 
     Returns
     -------
@@ -198,7 +198,16 @@ def fit_discretizer(
             conds = none_conditions(summaries, schema)
         elif method == "exact":
             conds = []
-            for s in summaries:
+            for i, s in enumerate(summaries):
+                if conds and stop is not None and stop():  # a test per distinct value: long on many rows
+                    left = [schema.columns[t.index].name for t in summaries[i:] if t.role != "constant"]
+                    if left:
+                        own.append(
+                            f"exact: stopped (time limit or cancel) before the thresholds of {len(left)} column(s): "
+                            + ", ".join(map(repr, left[:5]))
+                            + (" ..." if len(left) > 5 else "")
+                        )
+                    break
                 conds += (
                     fixed_conditions(s)
                     if s.role != "numeric"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import threading
 import traceback
 
 import panel as pn
@@ -18,7 +19,7 @@ from panel.io.state import set_curdoc
 from treeexplorer.ui.controller import Controller
 from treeexplorer.ui.jobs import readable_error
 
-__all__ = ["ViewContext", "batched", "safe", "slug", "POLL_MS", "SMALL_TEXT"]
+__all__ = ["ViewContext", "batched", "safe", "slug", "one_at_a_time", "POLL_MS", "SMALL_TEXT"]
 
 POLL_MS = 150
 SMALL_TEXT = {"font-size": "0.85em", "opacity": "0.75"}
@@ -81,6 +82,21 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "tree"
 
 
+def one_at_a_time(callback, lock: threading.Lock):
+    """``callback`` skipped (returning None) while another callback holding ``lock`` runs on another thread."""
+
+    @functools.wraps(callback)
+    def once(*args, **kwargs):
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            return callback(*args, **kwargs)
+        finally:
+            lock.release()
+
+    return once
+
+
 class ViewContext:
     """One session's shared state for the Explorer's Viewers.
 
@@ -98,6 +114,7 @@ class ViewContext:
         self.quiet = 0  # > 0 while the app itself sets widgets: their watchers must not act on it
         self.building = True  # the page is being built (a served page: periodic callbacks wait for its load)
         self.dominated: dict = {}  # (run id, tree id) -> why that tree is dominated by another run's
+        self._periodic_lock = threading.Lock()  # one periodic callback of this session at a time (see periodic)
         self.bokeh_panes: list = []  # pushed to a notebook after raw Bokeh changes
 
     @contextlib.contextmanager
@@ -140,8 +157,14 @@ class ViewContext:
             pn.io.push_notebook(*self.bokeh_panes)
 
     def periodic(self, callback, period: int):
-        """``pn.state.add_periodic_callback``, or None without an event loop (callers then poll themselves)."""
+        """``pn.state.add_periodic_callback``, or None without an event loop (callers then poll themselves).
+
+        Under ``panel serve --num-threads`` Panel hands each tick to its thread pool without waiting for the
+        previous one, so a poll slower than its period (a busy server drawing a front) ran twice at once: both
+        drained the job's events and stopped the poller (one of them on ``None``: tracebacks in the server
+        log).  The session's periodic callbacks therefore run one at a time; a tick that finds one running is
+        skipped (the next tick comes a period later)."""
         try:
-            return pn.state.add_periodic_callback(callback, period=period)
+            return pn.state.add_periodic_callback(one_at_a_time(callback, self._periodic_lock), period=period)
         except Exception:  # no event loop (plain script)
             return None

@@ -1,0 +1,77 @@
+"""The long version of ``tests/test_limit_property.py``: many random tables per solver x discretizer.
+
+Run: ``python benchmarks/bench_limit_property.py [--cases 200] [--limit 2] [--solvers cart,contree] [--seed 0]``.
+
+Each case draws a table (10 to 20,000 rows, 1 to 60 columns, 2 to 5 classes, tied values, constant columns), a
+solver and a discretizer, runs ``solve`` with ``time_limit`` and checks the test's properties (returned within
+``limit + max(1 s, 10 %)``, status, a valid front, or a one-line refusal).  Prints one row per solver: cases,
+refusals, runs stopped by the limit, the largest wall time and how many cases missed the bound, then the cases
+that failed.  Synthetic tables only: no data needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_limit_property import DISCRETIZERS, bound, check_run, random_table  # noqa: E402
+
+ALL_SOLVERS = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--limit", type=float, default=2.0)
+    ap.add_argument("--solvers", default=",".join(ALL_SOLVERS))
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    solvers = [s for s in a.solvers.split(",") if s]
+    rng = np.random.default_rng(a.seed)
+    rows = {s: {"cases": 0, "refused": 0, "stopped": 0, "worst": 0.0, "missed": 0} for s in solvers}
+    failures = []
+    for _ in range(a.cases):
+        solver = str(rng.choice(solvers))
+        disc = DISCRETIZERS[rng.integers(len(DISCRETIZERS))]
+        n = int(rng.integers(10, 300)) if rng.random() < 0.5 else int(rng.integers(300, 20_001))
+        p = int(rng.integers(1, 9)) if rng.random() < 0.5 else int(rng.integers(8, 61))
+        table = dict(
+            seed=int(rng.integers(2**16)),
+            n=n,
+            p=p,
+            classes=int(rng.integers(2, 6)),
+            ties=bool(rng.random() < 0.5),
+            constant=int(rng.integers(0, 3)),
+        )
+        r = rows[solver]
+        r["cases"] += 1
+        t0 = time.perf_counter()
+        try:
+            wall, out = check_run(solver, disc, random_table(**table), a.limit)
+        except AssertionError as exc:
+            wall = time.perf_counter() - t0
+            failures.append(f"{solver}/{disc} {table}: {str(exc).splitlines()[0][:160]}")
+            r["missed"] += wall > bound(a.limit)
+            r["worst"] = max(r["worst"], wall)
+            continue
+        r["worst"] = max(r["worst"], wall)
+        if isinstance(out, str):
+            r["refused"] += 1
+        elif out.status == "time_limit":
+            r["stopped"] += 1
+    print(f"time limit {a.limit:g} s, bound {bound(a.limit):g} s, {a.cases} cases (seed {a.seed})")
+    print("| solver | cases | refused (one line) | stopped by the limit | worst wall s | over the bound |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s, r in rows.items():
+        print(f"| {s} | {r['cases']} | {r['refused']} | {r['stopped']} | {r['worst']:.2f} | {r['missed']} |")
+    for f in failures:
+        print("failed:", f)
+
+
+if __name__ == "__main__":
+    main()
