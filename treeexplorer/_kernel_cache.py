@@ -53,8 +53,14 @@ def kernel_cache_dir(version: str | None = None) -> Path | None:
     sources = _kernel_sources()
     if _is_checkout(sources):
         return None
-    if version is None:
-        from treeexplorer import __version__ as version
+    if version is None:  # the installed distribution's (this module runs while the package itself is importing)
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed_version
+
+        try:
+            version = installed_version("treeexplorer")
+        except PackageNotFoundError:
+            version = "unknown"
     digest = hashlib.sha256()
     for src in sources:
         digest.update(src.name.encode())
