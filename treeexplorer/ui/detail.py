@@ -83,7 +83,13 @@ class TreeDetail(pn.viewable.Viewer):
             self.dominated_pane.visible = self.rerun_w.visible = False
             self.tabs.clear()
             return
-        claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
+        gap = c.exact.text(run, entry) if run.id else ""
+        if entry.optimal:
+            claim = f"proven {run.front.optimality}"
+        elif gap.startswith("not proven by its run"):
+            claim, gap = gap, ""  # the exact front proves it optimal: one statement, not two that disagree
+        else:
+            claim = "not proven optimal"
         title = (
             f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
             f"{entry.metrics['splits']} splits, train accuracy "
@@ -95,7 +101,6 @@ class TreeDetail(pn.viewable.Viewer):
         self.ctx.bokeh(lambda: self.tree_fig.show(tree))
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
-        gap = c.exact.text(run, entry) if run.id else ""
         if gap:
             title += f" · **{gap}**"
         self.tree_title.object = title
