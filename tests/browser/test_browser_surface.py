@@ -95,11 +95,25 @@ def run(page, run_id: int, solver: str) -> None:
     page.wait_for_function(f"() => ({POINTS_JS})().some(p => p.run === {run_id})", timeout=240_000)
 
 
+# The lines of a tooltip (its content lives in the Tooltip element's shadow root).
+TIP_LINES_JS = """el => {
+  for (const root of [el.shadowRoot, el]) {
+    const box = root && root.querySelector('div[style*="max-width"]');
+    if (box) return Array.from(box.children).map(c => c.textContent).join("\\n");
+  }
+  return "";
+}"""
+
+
+def tooltips(page) -> list[str]:
+    """The text of every tooltip on screen."""
+    return [t.evaluate(TIP_LINES_JS) for t in page.locator(TIP).all() if t.is_visible()]
+
+
 def tooltip(page) -> str | None:
-    tip = page.locator(TIP)
-    if tip.count() == 0 or not tip.first.is_visible():
-        return None
-    return tip.first.inner_text()
+    tips = tooltips(page)
+    assert len(tips) <= 1, f"{len(tips)} tooltips at once: {tips}"
+    return tips[0] if tips else None
 
 
 def card(page) -> str:
@@ -124,8 +138,7 @@ def scan(page, runs: set) -> int:
             page.mouse.move(x, y)
             page.wait_for_timeout(60)
             text = tooltip(page)
-            assert text is not None, f"no tooltip {dx, dy} px from the point of run {p['run']} tree {p['tree']}"
-            assert page.locator(TIP).count() == 1
+            assert text, f"no tooltip {dx, dy} px from the point of run {p['run']} tree {p['tree']}"
             head = text.splitlines()[0]
             m = re.match(r"(#\d+ \S+).* · tree (\d+)", head)
             if m is None:
@@ -230,6 +243,6 @@ def test_penguins_target_the_hover_click_scan_and_the_run_list(server, new_page,
     star = next(m for m in page.evaluate(MARKS_JS) if m["marker"] == "star")
     page.mouse.move(star["x"], star["y"])
     page.wait_for_timeout(300)
-    tips = [t for t in page.locator(TIP).all() if t.is_visible()]
-    assert len(tips) == 1 and "1-SE choice" in tips[0].inner_text()
+    tips = tooltips(page)
+    assert len(tips) == 1 and "1-SE choice" in tips[0], tips
     shot(page, f"surface_{size[0]}x{size[1]}_star", full_page=False)

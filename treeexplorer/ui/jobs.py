@@ -39,6 +39,10 @@ APP_WORDS = (
         ),
         "Choose another **Target column** (Data card), or confirm it with the **Use ... anyway** button",
     ),
+    (  # an ambiguous guess asks (treeexplorer.target.TargetGuess.describe)
+        re.compile(r"could also be the target(?!:)"),
+        "could also be the target: if one of them is, choose it under **Target column** (Data card)",
+    ),
     (
         re.compile(r"discretizer_params=\{'criterion': \.\.\.\} \(CLI: --criterion\)"),
         "the **MID criterion** setting",
