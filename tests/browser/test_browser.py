@@ -189,13 +189,13 @@ def test_a_click_on_shared_points_opens_the_run_on_top_and_offers_the_others(app
     app.get_by_role("button", name="#2 uigreedy · depth=3, tree 1").wait_for(timeout=30_000)
     # hide run 2 in the run list (the legend; a click on the label toggles its checkbox): its points leave the
     # plot and a click can only reach run 1
-    app.locator(".bk-Checkbox", has_text="#2 uigreedy").locator("span", has_text="#2 uigreedy").click()
+    app.locator(".bk-Checkbox", has_text="#2 uigreedy").locator(".bk-label").click()
     assert {p["run"] for p in points(app, runs={1})} == {1}
     pt = next(p for p in points(app) if p["splits"] == 2)
     app.mouse.click(pt["x"], pt["y"])
     app.wait_for_selector("text=/#1 uigreedy.*tree 2: 2 splits/", timeout=30_000)
     # shown again, run 2 is on top once more
-    app.locator(".bk-Checkbox", has_text="#2 uigreedy").locator("span", has_text="#2 uigreedy").click()
+    app.locator(".bk-Checkbox", has_text="#2 uigreedy").locator(".bk-label").click()
     for attempt in range(3):
         pt = next(p for p in points(app, runs={1, 2}) if p["run"] == 2 and p["splits"] == 4)
         app.mouse.click(pt["x"], pt["y"])

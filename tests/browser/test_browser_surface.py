@@ -217,6 +217,14 @@ def check_nothing_covers_a_point(page) -> None:
 @pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
 def test_penguins_target_the_hover_click_scan_and_the_run_list(server, new_page, size):
     page = open_app(server, new_page, size)
+    try:
+        check_the_surface(page, size)
+    except BaseException:
+        shot(page, f"failed-surface-{size[0]}x{size[1]}", full_page=False)
+        raise
+
+
+def check_the_surface(page, size) -> None:
     load_penguins(page)
     for run_id, solver in ((2, "cart"), (3, "dpdt"), (4, "contree")):
         run(page, run_id, solver)
@@ -246,3 +254,14 @@ def test_penguins_target_the_hover_click_scan_and_the_run_list(server, new_page,
     tips = tooltips(page)
     assert len(tips) == 1 and "1-SE choice" in tips[0], tips
     shot(page, f"surface_{size[0]}x{size[1]}_star", full_page=False)
+    # a live resize: the plot follows, and its toolbar keeps its buttons (it once folded them into "⋮")
+    width, height = size
+    page.set_viewport_size({"width": 900, "height": height})
+    page.wait_for_timeout(800)
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(800)
+    page.evaluate(PLOT_INTO_VIEW_JS)
+    overflow = page.locator(".bk-tool-overflow")
+    assert not any(o.is_visible() for o in overflow.all()), "the plot's toolbar folded its tools into a menu"
+    assert page.get_by_title("Reset").count() >= 1 or page.locator(".bk-tool-icon-reset").count() >= 1
+    check_nothing_covers_a_point(page)

@@ -90,6 +90,7 @@ class ParetoFigure:
         )
         fig.x_range.range_padding = fig.y_range.range_padding = 0.08
         self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
+        fig.toolbar.logo = None  # room for the tools: a toolbar measured narrow folds them into a "⋮" menu
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
         self._tests = fig.scatter(
             "x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color", alpha=0.75
