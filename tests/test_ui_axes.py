@@ -71,3 +71,44 @@ def test_errors_above_the_best_of_at_most_the_same_complexity():
     # level 1: best 17; level 2: best so far 17 (a's 18 is 1 above); level 3: best 9
     assert errors_above_best(df, "splits") == [3, 0, 1, 0, 3]
     assert errors_above_best(df.iloc[:0], "splits") == []
+
+
+def test_the_figure_frames_pins_and_counts_in_whole_numbers():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "browser"))
+    import fakes  # registers uigreedy, a stand-in solver
+
+    from treeexplorer.ui.axes import EDGE_MARKER
+    from treeexplorer.ui.controller import Controller, RunSettings
+    from treeexplorer.ui.paretofig import ParetoFigure
+
+    fakes.register_fakes()
+    c = Controller()
+    try:
+        assert c.load_bundled("iris")
+        runs = [c.run_sync(RunSettings("uigreedy", {"max_depth": 3}), timeout=20) for _ in range(2)]
+        fig = ParetoFigure()
+        fig.update(runs)
+        start, end = fig.window
+        assert fig.figure.y_range.start == start and fig.figure.y_range.end == end
+        data = fig.points.data
+        for i, (splits, acc) in enumerate(zip(data["splits"], data["train_accuracy"])):
+            if acc < start:  # the 0-split trees: on the bottom edge as a pin pointing down
+                assert splits == 0 and data["marker"][i] == EDGE_MARKER and data["y"][i] > start
+            else:
+                assert data["y"][i] == acc
+        assert len(fig.below) == 2  # one 0-split tree per run
+        assert fig.figure.xaxis[0].ticker.min_interval == 1  # splits: never a tick at 0.5
+        fig.update(runs, x="avg_tests")
+        assert fig.figure.xaxis[0].ticker.min_interval == 0
+        fig.update(runs, x="splits", whole=True)
+        assert fig.window is None and fig.below == [] and data is not fig.points.data
+        assert fig.points.data["y"] == fig.points.data["train_accuracy"]
+        fig.update(runs, y="excess")  # the same trees twice: every tree equals the best
+        assert set(fig.points.data["y"]) == {0} and fig.figure.yaxis[0].ticker.min_interval == 1
+        assert fig.tests.data["x"] == []  # held-out accuracy is not on the training errors' scale
+    finally:
+        c.close()
+        fakes.unregister_fakes()
