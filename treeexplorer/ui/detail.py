@@ -84,6 +84,7 @@ class TreeDetail(pn.viewable.Viewer):
             self.tabs.clear()
             return
         gap = c.exact.text(run, entry) if run.id else ""
+        shown_gap = gap  # the metrics table's "vs exact optimum" row keeps it
         if entry.optimal:
             claim = f"proven {run.front.optimality}"
         elif gap.startswith("not proven by its run"):
@@ -114,7 +115,7 @@ class TreeDetail(pn.viewable.Viewer):
         if self.rerun_w.visible:
             self.rerun_w.label = f"Re-run with {2 * int(ss['n_tests'])} tests"
         self.update_same_point()
-        self.tabs.show(run, entry, dominated, gap)
+        self.tabs.show(run, entry, dominated, shown_gap)
 
     def update_same_point(self) -> None:
         """Name the other runs that have a tree at the selected point, each a button that switches to it.

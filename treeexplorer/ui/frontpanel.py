@@ -40,7 +40,7 @@ class FrontPanel(pn.viewable.Viewer):
         self.x_w = pn.widgets.RadioButtonGroup(
             options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
         )
-        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
+        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center", width=130)
         # the y axis: accuracy framed around the trees with a split (one click for 0-1), or errors above the best
         self.y_w = pn.widgets.RadioButtonGroup(
             options={"Accuracy": "accuracy", "Errors above the best": "excess"},
@@ -49,7 +49,7 @@ class FrontPanel(pn.viewable.Viewer):
             variant="outline",
             width=260,
         )
-        self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center")
+        self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.pareto = ParetoFigure(on_select=self._on_point, on_change=ctx.push)
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)

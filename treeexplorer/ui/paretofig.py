@@ -126,6 +126,11 @@ class ParetoFigure:
             "means_r": None,
             "marks": self.cv.marks,
             "marks_r": None,
+            # not read by the hit rule: referenced so that every CV source is in the page from the start, like
+            # the means and marks above.  A source that joined the page with the first CV run's renderers did
+            # not receive the data set in the same update (the band stayed empty in the browser).
+            "cv_band": self.cv.band,
+            "cv_lines": self.cv.lines,
             "radius": POINT_SIZE / 2 + 2,
             "radius_test": 7,
             "radius_mark": 12,
