@@ -1,6 +1,6 @@
 """BRANCHES on the paper's preprocessed sets (Chaouki, Read & Bifet): objective, time and iterations per set.
 
-Data: ``/work/shared/datasets/branches/preprocessed`` (or ``$TREEEXPLORER_DATASETS/branches/preprocessed``):
+Data: ``<data>/branches/preprocessed/`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``):
 integers separated by spaces, label last, no header.  The one-hot (0/1) files -- ``<name>.txt``,
 ``<name>-f.txt`` (first category dropped) and ``monk1-l.txt`` -- run as binary tests.  The ordinal ``-o``
 files (one integer code per category) run with multiway splits: every column is one-hot encoded, its tests
@@ -15,7 +15,7 @@ MurTree (``solvers.murtree`` with ``sparsity``) must reach the same optimum.
 
 Usage::
 
-    python benchmarks/bench_branches.py                          # every binary set, 60 s each
+    python benchmarks/bench_branches.py --data DIR               # every set, 60 s each
     python benchmarks/bench_branches.py --sets monk1 monk1-f zoo --time-limit 20
     python benchmarks/bench_branches.py --cross-depth 3 --time-limit 30
 """
@@ -23,17 +23,27 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_arguments, collection_dir, peer  # noqa: E402
 from treeexplorer.solvers import Control, predict_raw  # noqa: E402
 from treeexplorer.solvers.branches import fit_branches  # noqa: E402
+
+from treeexplorer.warm import ensure_warm  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["branches"],
+    "peers": ["pystreed"],
+    "smoke": ["--sets", "monk1", "--time-limit", "10", "--cross-depth", "2"],
+    "quick": ["--sets", "monk1", "monk1-f", "monk3", "zoo", "balance", "monk1-o", "--time-limit", "10"],
+    "full": ["--time-limit", "60"],
+}
 
 # λ of each experiment in the paper's src/experiments.py (one-hot files only).
 LAMBDA = {
@@ -74,12 +84,6 @@ ORDINAL = [
     "mushroom-o",
     "nursery-o",
 ]
-
-
-def data_dir() -> Path:
-    root = os.environ.get("TREEEXPLORER_DATASETS")
-    base = Path(root) if root else Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    return base / "branches" / "preprocessed"
 
 
 def load(path: Path) -> tuple[np.ndarray, np.ndarray, int]:
@@ -134,12 +138,12 @@ def run_branches(X, y, k, lam, max_depth, time_limit, memory_mb, groups=None):
     return sol, time.perf_counter() - t0
 
 
-def run_streed(X, y, lam, depth, time_limit):
-    try:
-        from pystreed import STreeDClassifier
-    except ImportError:
+def run_streed(pystreed, X, y, lam, depth, time_limit):
+    if pystreed is None:
         return None
-    model = STreeDClassifier("cost-complex-accuracy", max_depth=depth, cost_complexity=lam, time_limit=time_limit)
+    model = pystreed.STreeDClassifier(
+        "cost-complex-accuracy", max_depth=depth, cost_complexity=lam, time_limit=time_limit
+    )
     t0 = time.perf_counter()
     model.fit(X.astype(np.int32), y)
     elapsed = time.perf_counter() - t0
@@ -164,6 +168,7 @@ def run_murtree(X, y, k, lam, depth, time_limit):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(ap)
     ap.add_argument(
         "--sets",
         nargs="*",
@@ -176,10 +181,15 @@ def main(argv=None) -> int:
         "--cross-depth", type=int, default=None, help="also compare with STreeD / MurTree at this depth limit"
     )
     args = ap.parse_args(argv)
-    folder = data_dir()
-    if not folder.is_dir():
-        print(f"SKIP: {folder} not found (BRANCHES' preprocessed sets)")
+    summary = Summary(args.summary)
+    folder = collection_dir(args.data, "branches", "bench_branches", "preprocessed", summary)
+    if folder is None:
         return 0
+    pystreed = peer("pystreed") if args.cross_depth is not None else None
+    ensure_warm("branches")  # numba loads (or compiles) its kernels outside the time limits
+    if args.cross_depth is not None:
+        ensure_warm("murtree")
+    proven, ran, same_paper, cross = 0, 0, [], []
     paper = paper_results(folder)
     if not paper:
         print("(the paper's results/experiments.csv is not in the data folder: reporting our figures only)")
@@ -227,9 +237,13 @@ def main(argv=None) -> int:
             r = paper[name]
             line += f"   {r['Objective']:.4f} {int(r['Splits'])} {int(r['Iterations'])} {r['Runtime']:.1f}"
         print(line, flush=True)
+        ran += 1
+        proven += bool(sol.optimal)
+        if name in paper:
+            same_paper.append(abs(r["Objective"] - i["objective"]) <= 5e-5)
         if args.cross_depth is not None and not name.endswith("*"):
             for label, res in (
-                ("STreeD", run_streed(X, y, lam, args.cross_depth, args.time_limit)),
+                ("STreeD", run_streed(pystreed, X, y, lam, args.cross_depth, args.time_limit)),
                 ("MurTree", run_murtree(X, y, k, lam, args.cross_depth, args.time_limit)),
             ):
                 if res is None:
@@ -237,9 +251,22 @@ def main(argv=None) -> int:
                     continue
                 obj, t = res
                 same = "same" if abs(obj - i["objective"]) <= 1e-9 else "DIFFERENT"
+                cross.append(same == "same")
                 print(
                     f"{'':<12} {label} depth {args.cross_depth}: objective {obj:.4f} in {t:.2f} s -> {same}", flush=True
                 )
+    limit = f"depth {args.cross_depth}" if args.cross_depth is not None else "no depth limit"
+    summary.add(f"sets proven optimal ({limit}, {args.time_limit:g} s each)", f"{proven} of {ran}", "", None)
+    if same_paper:
+        summary.add("objective = the paper's", f"{sum(same_paper)} of {len(same_paper)}", "", None)
+    if cross:
+        summary.add(
+            f"cross-check depth {args.cross_depth}: same optimum as STreeD/MurTree",
+            f"{sum(cross)} of {len(cross)}",
+            "all",
+            all(cross),
+        )
+    summary.write()
     return 0
 
 

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_contree.py [--depths 2 3] [--d4-limit 60] [--datasets bank wilt ...]
-                                       [--data-dir DIR] [--no-front]
+    python benchmarks/bench_contree.py [--data DIR] [--depths 2 3] [--d4-limit 60] [--datasets bank wilt ...]
+                                       [--no-front] [--repeat 3]
 
 One process, both solvers on the same arrays.  ``cold`` is our first solve in a fresh process (numba
 loading or compiling its kernels), measured once in a subprocess; every other time is warm.  ``MB`` is
@@ -17,8 +17,9 @@ bound and the gap (upper - lower) in errors; ``proven`` when it finished.  Every
 ``--repeat`` runs (default 3; pycontree and ours alternate set by set under the same load), the depth-4 run is
 done once.
 
-Data: ``../shared/datasets/quantbnb/<name>.json`` (Quant-BnB's fixed train/test splits, train part only);
-missing sets are skipped, and without pycontree the peer columns stay empty.
+Data: ``<data>/quantbnb/<name>.json`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``;
+Quant-BnB's fixed train/test splits, train part only); missing sets are skipped, and without pycontree the peer
+columns stay empty.
 """
 
 from __future__ import annotations
@@ -34,11 +35,17 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-# ../shared beside the checkout (a git worktree one level deeper also finds it)
-DEFAULT_DIR = next(
-    (d / "shared" / "datasets" / "quantbnb" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared").is_dir()),
-    ROOT.parent / "shared" / "datasets" / "quantbnb",
-)
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_arguments, collection_dir, peer  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["quantbnb"],
+    "peers": ["pycontree"],
+    "smoke": ["--datasets", "smoke", "--depths", "2", "--d4-limit", "0", "--no-front", "--repeat", "1"],
+    "quick": ["--datasets", "bank", "raisin", "wilt", "bidding", "--d4-limit", "0", "--repeat", "1"],
+    "full": ["--repeat", "3", "--d4-limit", "60"],
+}
 DATASETS = [
     "bank",
     "bidding",
@@ -109,24 +116,22 @@ def _cold() -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(ap)
     ap.add_argument("--depths", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--d4-limit", type=float, default=60.0, help="seconds for the depth-4 run (0: skip)")
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
-    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--no-front", action="store_true", help="skip the depth-3 front")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement: median time, largest MB")
     args = ap.parse_args(argv)
-    if not args.data_dir.is_dir():
-        print(f"skipped: no data directory {args.data_dir}")
+    summary = Summary(args.summary)
+    data_dir = collection_dir(args.data, "quantbnb", "bench_contree", summary=summary)
+    if data_dir is None:
         return 0
     from treeexplorer.solvers import Control
     from treeexplorer.solvers.contree import contree
 
-    try:
-        from pycontree import ConTree
-    except ImportError:
-        ConTree = None
-        print("pycontree not installed: peer columns empty (pip install pycontree)")
+    pycontree = peer("pycontree")
+    ConTree = pycontree.ConTree if pycontree is not None else None
 
     cold = _cold()
     X0 = np.random.default_rng(0).random((60, 3))
@@ -139,7 +144,7 @@ def main(argv=None) -> int:
     rows, ratios, fratios, d4 = [], {d: [] for d in args.depths}, [], []
     ratios1 = {d: [] for d in args.depths}
     for name in args.datasets:
-        path = args.data_dir / f"{name}.json"
+        path = data_dir / f"{name}.json"
         if not path.exists():
             print(f"{name}: missing, skipped")
             continue
@@ -185,19 +190,31 @@ def main(argv=None) -> int:
     print(f"cold start (first solve in a fresh process, kernels from numba's cache or compiled): {cold:.2f} s")
     print()
     print(_table(rows))
+    summary.add("cold start (first solve in a fresh process)", f"{cold:.2f} s", "", None)
     for depth in args.depths:
         if ratios[depth]:
-            print(f"median time ratio ours/pycontree at depth {depth}: {statistics.median(ratios[depth]):.2f}")
+            med = statistics.median(ratios[depth])
+            print(f"median time ratio ours/pycontree at depth {depth}: {med:.2f}")
+            summary.add(f"median time ratio ours/pycontree, depth {depth}", f"{med:.2f}", "<= 1.0", med <= 1.0)
         if ratios1[depth]:
             print(f"  on one thread: {statistics.median(ratios1[depth]):.2f}")
     if fratios:
-        print(f"median time ratio whole front (depth 3) / pycontree single tree: {statistics.median(fratios):.2f}")
+        med = statistics.median(fratios)
+        print(f"median time ratio whole front (depth 3) / pycontree single tree: {med:.2f}")
+        summary.add("median time ratio whole depth-3 front/pycontree", f"{med:.2f}", "<= 3", med <= 3)
+    eq = [r["eq"] for r in rows if "eq" in r]
+    if eq:
+        summary.add("optimal errors equal to pycontree's", f"{sum(eq)} of {len(eq)}", "all", all(eq))
+    if d4:
+        done = sum(status == "done" for _, _, _, _, status, _ in d4)
+        summary.add(f"depth 4 proven within {args.d4_limit:g} s", f"{done} of {len(d4)}", "", None)
     if d4:
         print()
         print(f"| set | depth 4, limit {args.d4_limit:g} s | errors | lower bound | gap | status | MB |")
         print("|---|---|---|---|---|---|---|")
         for name, t, ub, lb, status, mb in d4:
             print(f"| {name} | {t:.1f} s | {ub} | {lb} | {ub - lb} | {status} | {mb:.0f} |")
+    summary.write()
     return 0
 
 

@@ -1,24 +1,34 @@
 """Benchmark: MID fit (full ranking), select(n) and MDLP on synthetic 20,000 x 20 data and Quant-BnB sets.
 
-Run: ``python benchmarks/bench_discretize.py [--repeat R] [--sets raisin,wilt,...]``.  The Quant-BnB sets are read
-from ``/work/shared/datasets/quantbnb`` (or ``$TREEEXPLORER_DATASETS/quantbnb``) and skipped when absent.
-Times are the best of ``--repeat`` runs after one warm-up (numba compilation excluded).
+Run: ``python benchmarks/bench_discretize.py [--data DIR] [--repeat R] [--sets raisin,wilt,...]``.  The Quant-BnB
+sets are read from ``<data>/quantbnb/`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``); without
+them only the synthetic row is measured.  Times are the best of ``--repeat`` runs after one warm-up (numba
+compilation excluded).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from treeexplorer.discretize import MIDRanking, fit_discretizer
-from treeexplorer.schema import Column, Schema
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_arguments, data_root, skip_message  # noqa: E402
 
-DATA_ROOT = Path(os.environ.get("TREEEXPLORER_DATASETS", "/work/shared/datasets")) / "quantbnb"
+from treeexplorer.discretize import MIDRanking, fit_discretizer  # noqa: E402
+from treeexplorer.schema import Column, Schema  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["quantbnb"],
+    "smoke": ["--sets", "smoke", "--repeat", "1", "--rows", "2000"],
+    "quick": ["--sets", "raisin,wilt", "--repeat", "1"],
+    "full": ["--repeat", "3"],
+}
 DEFAULT_SETS = ("raisin", "rice", "wilt", "bidding", "magic")
 
 
@@ -32,14 +42,15 @@ def best_time(fn, repeat: int) -> float:
 
 
 def synthetic(n: int = 20_000, p: int = 20, seed: int = 0):
+    """``n`` x ``p`` normal features, a noisy linear binary label."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, p))
     y = ((X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n)) > 0).astype(np.int64)
     return X, y, 2
 
 
-def quantbnb(name: str):
-    path = DATA_ROOT / f"{name}.json"
+def quantbnb(folder: Path, name: str):
+    path = folder / f"{name}.json"
     if not path.is_file():
         return None
     d = json.loads(path.read_text())
@@ -68,13 +79,21 @@ def row(name: str, X, y, C: int, repeat: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(ap)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sets", default=",".join(DEFAULT_SETS), help="Quant-BnB set names, comma separated")
+    ap.add_argument("--rows", type=int, default=20_000, help="rows of the synthetic table (20 features)")
     a = ap.parse_args(argv)
-    rows = [row("synthetic", *synthetic(), a.repeat)]
+    summary = Summary(a.summary)
+    folder = data_root(a.data) / "quantbnb"
+    rows = [row("synthetic", *synthetic(a.rows), a.repeat)]
+    summary.add(f"MID fit (entropy), synthetic {a.rows:,} x 20", f"{rows[0]['mid_entropy_s']:.3f} s", "", None)
+    summary.add(f"MDLP fit, synthetic {a.rows:,} x 20", f"{rows[0]['mdlp_s']:.3f} s", "", None)
+    if not folder.is_dir():
+        print(skip_message("quantbnb", data_root(a.data), "bench_discretize (Quant-BnB rows)"))
     missing = []
-    for name in filter(None, a.sets.split(",")):
-        data = quantbnb(name)
+    for name in filter(None, a.sets.split(",")) if folder.is_dir() else []:
+        data = quantbnb(folder, name)
         if data is None:
             missing.append(name)
             continue
@@ -94,7 +113,8 @@ def main(argv=None) -> int:
             f"{r['mid_entropy_s']:>9.3f} {r['mid_gini_s']:>10.3f} {sel:>16.2f} {r['mdlp_s']:>7.3f}"
         )
     if missing:
-        print(f"skipped (not found under {DATA_ROOT}): {', '.join(missing)}")
+        print(f"skipped (not found under {folder}): {', '.join(missing)}")
+    summary.write()
     return 0
 
 

@@ -1,4 +1,6 @@
-"""DPDT benchmark on the Quant-BnB splits (../shared/datasets/quantbnb/*.json: Xtrain/Ytrain/Xtest/Ytest).
+"""DPDT benchmark on the Quant-BnB splits (<data>/quantbnb/<name>.json: Xtrain/Ytrain/Xtest/Ytest).
+
+Data root: ``--data DIR``, else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data/`` in the repository.
 
 Parts (``--part``):
 
@@ -19,7 +21,7 @@ Parts (``--part``):
 Times are wall-clock and CPU seconds of this process (the machine is shared: CPU time is the steadier
 figure); numba compilation is excluded by a warm-up run.  Missing data files are skipped.
 
-Usage: ``python benchmarks/bench_dpdt.py [--part ref grid big criteria depth5 depth10] [--sets bank wilt]
+Usage: ``python benchmarks/bench_dpdt.py [--data DIR] [--part ref grid big criteria depth5 depth10] [--sets bank wilt]
 [--time-limit 120] [--repeat 3]``
 """
 
@@ -27,16 +29,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from treeexplorer.solvers import Control, predict_raw
-from treeexplorer.solvers.dpdt import MDPTooLarge, dpdt
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "quantbnb"
-if not DATA.exists():
-    DATA = Path("/work/shared/datasets/quantbnb")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
+from treeexplorer.solvers import Control, predict_raw  # noqa: E402
+from treeexplorer.solvers.dpdt import MDPTooLarge, dpdt  # noqa: E402
+
+# the quantbnb folder, set by main() (or by a script importing load())
+DATA: Path | None = None
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["quantbnb"],
+    "smoke": ["--part", "depth5", "--sets", "smoke", "--repeat", "1"],
+    "quick": ["--part", "ref", "depth5", "--sets", "bank", "bidding", "wilt", "raisin", "--repeat", "1"],
+    "full": ["--part", "ref", "criteria", "depth5", "depth10", "--repeat", "3"],
+}
 
 # issue 5: reference implementation, depth 3, 32 leaves per state, 1000 α, this 2-core machine
 REFERENCE = {
@@ -65,8 +78,8 @@ ALL_SETS = (
 
 
 def load(name):
-    path = DATA / f"{name}.json"
-    if not path.exists():
+    path = DATA / f"{name}.json" if DATA is not None else None
+    if path is None or not path.exists():
         return None
     d = json.loads(path.read_text())
     return (
@@ -92,7 +105,7 @@ def best_tree(front, Xt, yt, n):
     return acc, test, s.tree.n_splits
 
 
-def part_ref(sets, repeat=3):
+def part_ref(sets, repeat, summary):
     print("\n## Reference setting: depth 3, cart_leaves=32 at every state, n_alphas=1000")
     print(
         f"median of {repeat} runs.  wall_s: default threads (the machine's cores); cpu_s: CPU seconds of that "
@@ -100,6 +113,7 @@ def part_ref(sets, repeat=3):
         "/ ours."
     )
     print("ok = wall speed-up >= 50 and train accuracy >= the reference's (quoted to 3 decimals)")
+    speedups, acc_ok = [], []
     print(
         f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>8} {'cpu_s':>7} {'1-thr':>7} {'ref_s':>6} {'x_wall':>7} "
         f"{'x_1thr':>6} {'states':>7} {'train':>7} {'ref':>6} {'test':>6} {'trees':>5}  ok"
@@ -118,12 +132,18 @@ def part_ref(sets, repeat=3):
         acc, test, _ = best_tree(front, Xt, yt, len(y))
         ref_s, ref_acc = REFERENCE[name]
         ok = ref_s / wall >= 50 and acc >= ref_acc - 5e-4 - 1e-9
+        speedups.append(ref_s / wall)
+        acc_ok.append(acc >= ref_acc - 5e-4 - 1e-9)
         print(
             f"{name:9} {len(y):6d} {X.shape[1]:3d} {wall:8.3f} {cpu:7.3f} {one:7.3f} {ref_s:6.1f} "
             f"{ref_s / wall:6.0f}x {ref_s / one:5.0f}x {front.stats['states']:7d} {acc:7.4f} {ref_acc:6.3f} "
             f"{test:6.3f} {len(front.solutions):5d}  {'yes' if ok else 'NO'}",
             flush=True,
         )
+    if speedups:
+        low = min(speedups)
+        summary.add("speed-up over the DPDT reference (depth 3), smallest", f"{low:.0f}x", ">= 50x", low >= 50)
+        summary.add("train accuracy >= the reference's", f"{sum(acc_ok)} of {len(acc_ok)}", "all", all(acc_ok))
 
 
 def part_grid(sets, time_limit, depths=(4, 5), ks=(2, 3, 4, 5), max_states=10**6):
@@ -213,7 +233,7 @@ def _median_run(X, y, repeat, **kw):
     return runs[len(runs) // 2], _peak_mb(), base
 
 
-def part_criteria(sets, repeat):
+def part_criteria(sets, repeat, summary):
     from treeexplorer.solvers.contree import contree
 
     contree(np.arange(8.0).reshape(4, 2), np.array([0, 1, 0, 1]), max_depth=2)  # compile outside the timings
@@ -253,15 +273,17 @@ def part_criteria(sets, repeat):
         )
     if ratios:
         print(f"median both/gini time ratio: {float(np.median(ratios)):.2f}, max {max(ratios):.2f}")
+        summary.add("criterion both/gini time ratio, median", f"{float(np.median(ratios)):.2f}", "", None)
 
 
-def part_depth5(sets, repeat, criterion, time_limit):
+def part_depth5(sets, repeat, criterion, time_limit, summary):
     print(f"\n## Depth 5, cart_depth=3 (DPDT-3), criterion={criterion}, whole hull + splits front (target <= 5 s)")
     print(f"median of {repeat} runs; peak_MB = VmHWM over the runs (process total), base_MB = before them")
     print(
         f"{'set':9} {'n':>6} {'p':>3} {'wall_s':>7} {'cpu_s':>7} {'states':>9} {'peak_MB':>8} {'base_MB':>8} "
         f"{'train':>7} {'hull':>4} {'steps':>5} {'<=5s':>4}"
     )
+    within = []
     for name in sets:
         data = load(name)
         if data is None:
@@ -278,9 +300,12 @@ def part_depth5(sets, repeat, criterion, time_limit):
             f"{base:8.0f} {acc:7.4f} {hull:4d} {steps:5d} {'yes' if wall <= 5 else 'NO':>4} {front.status}",
             flush=True,
         )
+        within.append(wall <= 5)
+    if within:
+        summary.add("depth 5 (DPDT-3) within 5 s", f"{sum(within)} of {len(within)} sets", "all", all(within))
 
 
-def part_depth10(sets, repeat, criterion, time_limit):
+def part_depth10(sets, repeat, criterion, time_limit, summary):
     print(f"\n## Depth 10, hybrid: DPDT-2 to depth 6, greedy below; criterion={criterion} (target <= 60 s)")
     print(
         f"{'set':9} {'n':>6} {'wall_s':>7} {'cpu_s':>7} {'states':>9} {'peak_MB':>8} {'base_MB':>8} "
@@ -310,10 +335,13 @@ def part_depth10(sets, repeat, criterion, time_limit):
             f"{acc:7.4f} {test:6.3f} {hull:4d} {steps:5d} {front.status}",
             flush=True,
         )
+        summary.add(f"depth 10 hybrid, {name}", f"{wall:.2f} s", "<= 60 s", wall <= 60)
 
 
 def main(argv=None):
+    global DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(ap)
     ap.add_argument(
         "--part", nargs="+", default=["ref"], choices=("ref", "grid", "big", "criteria", "depth5", "depth10")
     )
@@ -325,21 +353,23 @@ def main(argv=None):
     ap.add_argument("--criterion", default="gini", help="criterion of the depth5 / depth10 parts")
     ap.add_argument("--max-states", type=int, default=10**6, help="memory guard of the grid runs")
     a = ap.parse_args(argv)
-    if not DATA.exists():
-        print(f"skipped: {DATA} not found")
+    summary = Summary(a.summary)
+    DATA = collection_dir(a.data, "quantbnb", "bench_dpdt", summary=summary)
+    if DATA is None:
         return 0
     if "ref" in a.part:
-        part_ref(a.sets or list(REFERENCE), a.repeat)
+        part_ref(a.sets or list(REFERENCE), a.repeat, summary)
     if "grid" in a.part:
         part_grid(a.sets or list(ALL_SETS), a.time_limit, tuple(a.depths), tuple(a.ks), a.max_states)
     if "big" in a.part:
         part_big(a.sets or ["magic", "htru", "occupancy", "room"], a.time_limit)
     if "criteria" in a.part:
-        part_criteria(a.sets or list(ALL_SETS), a.repeat)
+        part_criteria(a.sets or list(ALL_SETS), a.repeat, summary)
     if "depth5" in a.part:
-        part_depth5(a.sets or list(ALL_SETS), a.repeat, a.criterion, a.time_limit)
+        part_depth5(a.sets or list(ALL_SETS), a.repeat, a.criterion, a.time_limit, summary)
     if "depth10" in a.part:
-        part_depth10(a.sets or ["magic"], a.repeat, a.criterion, a.time_limit)
+        part_depth10(a.sets or ["magic"], a.repeat, a.criterion, a.time_limit, summary)
+    summary.write()
     return 0
 
 

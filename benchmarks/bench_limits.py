@@ -1,6 +1,6 @@
 """Benchmark: how far past its time limit each solver returns, all phases included, and the memory refusals.
 
-Run: ``python benchmarks/bench_limits.py [--limit 5] [--only cart,sat] [--quick]``.
+Run: ``python benchmarks/bench_limits.py [--limit 5] [--only cart,sat] [--quick] [--no-memory]``.
 
 Each case runs in a fresh process (kernels warmed first: compiling is outside the limit, see
 :mod:`treeexplorer.warm`) on a synthetic Parquet table (nothing downloaded), through ``treeexplorer.solve``
@@ -23,6 +23,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "quick": ["--quick", "--limit", "5", "--no-memory"],
+    "full": ["--limit", "5"],
+}
 
 
 def make_numeric(path: Path, n: int, p: int, classes: int = 3, seed: int = 0) -> None:
@@ -66,10 +75,10 @@ CANCEL = {
     "sat 15k x 10 (exact), cancel": ("n15000_p10_c2", "sat", {"discretizer": "exact", "conflicts": "majority"}),
 }
 QUICK = {
-    "cart 1M x 20 depth 8": ("n200000_p20_c3", "cart", {"max_depth": 8}),
-    "dpdt 1M x 20 depth 3": ("n200000_p20_c3", "dpdt", {"max_depth": 3}),
-    "murtree 100k x 200 depth 4 (mid)": ("n20000_p50_c3", "murtree", {"max_depth": 4}),
-    "branches 100k x 200 (mid)": ("n20000_p50_c3", "branches", {}),
+    "cart 200k x 20 depth 8": ("n200000_p20_c3", "cart", {"max_depth": 8}),
+    "dpdt 200k x 20 depth 3": ("n200000_p20_c3", "dpdt", {"max_depth": 3}),
+    "murtree 20k x 50 depth 4 (mid)": ("n20000_p50_c3", "murtree", {"max_depth": 4}),
+    "branches 20k x 50 (mid)": ("n20000_p50_c3", "branches", {}),
     "sat 2000 x 10, 200 classes (exact)": (
         "n2000_p10_c200",
         "sat",
@@ -142,13 +151,16 @@ def run(path: Path, solver: str, kw: dict, limit: float, timeout: float) -> dict
     return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1][:200]}
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--limit", type=float, default=5.0)
     ap.add_argument("--only", default="", help="comma-separated solver names")
     ap.add_argument("--quick", action="store_true", help="smaller tables (a few minutes in all)")
     ap.add_argument("--no-memory", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    summary = Summary(a.summary)
+    within = []
     only = set(filter(None, a.only.split(",")))
     cases = QUICK if a.quick else CASES
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,15 +182,22 @@ def main() -> None:
             r = run(table_path(folder, key), solver, {**kw, **extra}, a.limit, timeout=10 * a.limit + 120)
             if "error" in r:
                 print(f"| {name} | {a.limit:g} | - | - | no | {r['error']} | - | - | - | - |")
+                within.append(False)
                 continue
             over = r["wall"] - a.limit
             ok = "yes" if over <= max(1.0, 0.1 * a.limit) else "NO"
+            within.append(ok == "yes")
             print(
                 f"| {name} | {a.limit:g} | {r['wall']:.2f} | {over:+.2f} | {ok} | {r['status']} | {r['phase']} "
                 f"| {r['runtime']:.2f} | {r['trees']} | {r['best']:.3f} |"
             )
+        target = f"limit + {max(1.0, 0.1 * a.limit):g} s"
+        summary.add(
+            f"cases returning within the limit ({a.limit:g} s)", f"{sum(within)} of {len(within)}", target, all(within)
+        )
+        summary.write()
         if a.no_memory:
-            return
+            return 0
         print()
         print("memory guard (default memory_limit: half of the available memory)")
         print("| case | seconds | outcome |")
@@ -190,7 +209,8 @@ def main() -> None:
             outcome = r.get("error") or f"ran: {r['status']}, {r['trees']} trees {'; '.join(r['notices'])}"
             wall = f"{r['wall']:.2f}" if "wall" in r else "-"
             print(f"| {name} | {wall} | {outcome} |")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -44,6 +44,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "quick": ["--client", "ws", "--sizes", "4", "--clicks", "2"],
+    "full": [["--sizes", "1", "4", "8", "16"], ["--client", "ws", "--sizes", "1", "4", "8", "16"]],
+}
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -297,6 +304,7 @@ def _row(r: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 8, 16])
     ap.add_argument("--clicks", type=int, default=4, help="point clicks per page")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per step of a page")
@@ -310,14 +318,19 @@ def main(argv=None) -> int:
         help="browser: headless chromium pages; ws: Bokeh websocket clients (the server's cost alone)",
     )
     args = ap.parse_args(argv)
+    summary = Summary(args.summary)
     if args.client == "browser":
         if not CHROMIUM.exists():
             print("skip: /usr/bin/chromium missing")
+            summary.skip("no /usr/bin/chromium")
+            summary.write()
             return 0
         try:
             import playwright  # noqa: F401
         except ImportError:
             print("skip: playwright is not installed")
+            summary.skip("playwright is not installed")
+            summary.write()
             return 0
     extra = ["--num-threads", str(args.num_threads)] if args.num_threads is not None else []
     if args.max_jobs is not None:
@@ -342,6 +355,25 @@ def main(argv=None) -> int:
             )
         for e in r["errors"][:3]:
             print(f"N={r['n']} error: {e}")
+    for r in rows:
+        n_err = len(r["errors"])
+        summary.add(f"{args.client}, {r['n']} sessions: errors", n_err, "0", n_err == 0)
+        if r["first"]:
+            summary.add(
+                f"{args.client}, {r['n']} sessions: page -> first front p95",
+                f"{pct(r['first'], 0.95):.2f} s",
+                "<= 5 s at 8 sessions" if r["n"] == 8 else "",
+                pct(r["first"], 0.95) <= 5 if r["n"] == 8 else None,
+            )
+        if r["lat"]:
+            p95 = pct(r["lat"], 0.95)
+            summary.add(
+                f"{args.client}, {r['n']} sessions: UI latency p95",
+                f"{1000 * p95:.0f} ms",
+                "<= 250 ms at 8 sessions" if r["n"] == 8 else "",
+                p95 <= 0.25 if r["n"] == 8 else None,
+            )
+    summary.write()
     target = next((r for r in rows if r["n"] == 8), None)
     if target is not None and target["first"]:
         ok = (

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_murtree.py [--depth 3 4] [--datasets anneal vote ...] [--modes single front]
-                                       [--data-dir DIR] [--repeat 1]
+    python benchmarks/bench_murtree.py [--data DIR] [--depth 3 4] [--datasets anneal vote ...]
+                                       [--modes single front]
 
 Every measurement runs in a fresh subprocess: ``load`` is a warm-up solve on 60 rows (it includes
 loading numba's cached machine code: the extra cost of a first solve in a fresh process), ``s`` the
@@ -13,8 +13,9 @@ after the warm-up through /proc/self/clear_refs) above its size before it: what 
 Columns: ``single`` is our single optimal tree (``front=False``: fewest errors, then fewest splits;
 pystreed does not minimise splits, so ``single-any`` is ours without that tie-break, the like-for-like
 figure); ``front`` is our whole front for budgets 0..2^D-1.  ``equal`` says whether our optimal error
-equals pystreed's.  Data: ``../shared/datasets/murtree-dl`` (label first, 0/1 features); missing
-sets are skipped.
+equals pystreed's.  Data: ``<data>/murtree-dl/<name>.txt`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or
+``benchmarks/data/``; label first, 0/1 features); missing sets are skipped.  At depth 4 the published optima
+(``KNOWN``) are checked too.
 """
 
 from __future__ import annotations
@@ -30,7 +31,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = ROOT.parent / "shared" / "datasets" / "murtree-dl"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_arguments, collection_dir, peer  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["murtree-dl"],
+    "peers": ["pystreed"],
+    "smoke": ["--datasets", "smoke", "--depth", "2", "--modes", "single-any"],
+    "quick": ["--datasets", "anneal", "vote", "tic-tac-toe", "hypothyroid", "--depth", "3", "--modes", "single-any"],
+    "full": ["--depth", "3", "4"],
+}
 DATASETS = [
     "anneal",
     "australian-credit",
@@ -126,27 +137,27 @@ def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(ap)
     ap.add_argument("--depth", type=int, nargs="+", default=[3, 4])
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument(
         "--modes", nargs="+", default=["single", "single-any", "front"], choices=["single", "single-any", "front"]
     )
-    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args(argv)
-    try:
-        import pystreed  # noqa: F401
-
-        have_streed = True
-    except ImportError:
-        have_streed = False
-        print("pystreed not installed: only our times are shown (pip install pystreed)")
-    sets = [(name, args.data_dir / f"{name}.txt") for name in args.datasets]
+    summary = Summary(args.summary)
+    data_dir = collection_dir(args.data, "murtree-dl", "bench_murtree", summary=summary)
+    if data_dir is None:
+        return 0
+    have_streed = peer("pystreed") is not None
+    sets = [(name, data_dir / f"{name}.txt") for name in args.datasets]
     missing = [name for name, p in sets if not p.exists()]
     if missing:
-        print(f"skipping (not found in {args.data_dir}): {', '.join(missing)}")
+        print(f"skipping (not found in {data_dir}): {', '.join(missing)}")
     sets = [(name, p) for name, p in sets if p.exists()]
     if not sets:
+        summary.skip(f"none of the sets found in {data_dir}")
+        summary.write()
         print("no dataset found; nothing to do")
         return 0
     head = f"{'dataset':<18} D  {'pystreed s':>10} {'MB':>6} {'err':>5}"
@@ -154,6 +165,7 @@ def main(argv=None) -> int:
         head += f" | {mode + ' s':>12} {'load':>6} {'MB':>6} {'ratio':>6}"
     print(head + " | equal")
     ratios = {m: {d: [] for d in args.depth} for m in args.modes}
+    times = {m: {d: [] for d in args.depth} for m in args.modes}
     all_equal = True
     for depth in args.depth:
         for name, path in sets:
@@ -171,19 +183,34 @@ def main(argv=None) -> int:
                     equal = False
                     continue
                 ratio = r["time"] / ref["time"] if ref and ref["time"] > 0 else float("nan")
+                times[mode][depth].append(r["time"])
                 if ref:
                     ratios[mode][depth].append(ratio)
                     equal = equal and r["errors"] == ref["errors"]
                 line += f" | {r['time']:>12.3f} {r['first']:>6.2f} {r['mem']:>6.1f} {ratio:>6.2f}"
             all_equal = all_equal and equal
             print(line + f" | {'yes' if equal else 'NO' if ref else '-'}", flush=True)
-    known_ok = _known_optima(args.data_dir, args.timeout) if 4 in args.depth else True
+    known_ok = _known_optima(data_dir, args.timeout) if 4 in args.depth else None
     if have_streed:
         for depth in args.depth:
             parts = [f"{m} {statistics.median(ratios[m][depth]):.2f}" for m in args.modes if ratios[m][depth]]
             print(f"median time ratio ours/pystreed at depth {depth}: " + ", ".join(parts))
+            for m in args.modes:
+                if ratios[m][depth]:
+                    med = statistics.median(ratios[m][depth])
+                    summary.add(f"median time ratio ours ({m})/pystreed, depth {depth}", f"{med:.2f}", "< 1", med < 1)
         print("optimal errors equal on every set:", "yes" if all_equal else "NO")
-    return 0 if all_equal and known_ok else 1
+        summary.add("optimal errors equal to pystreed's", "every set" if all_equal else "NOT all", "all", all_equal)
+    else:
+        for depth in args.depth:
+            for m in args.modes:
+                if times[m][depth]:
+                    med = statistics.median(times[m][depth])
+                    summary.add(f"median time ours ({m}), depth {depth}", f"{med:.3f} s", "", None)
+    if known_ok is not None:
+        summary.add("published depth-4 optima reproduced", "yes" if known_ok else "NO", "all", known_ok)
+    summary.write()
+    return 0 if all_equal and known_ok is not False else 1
 
 
 # Published optima at depth 4 with 15 splits (SOURCES.md of the data folder): pymurtree's test fixture

@@ -1,13 +1,13 @@
 """SAT solver on the InferDT folds (Avellaneda, AAAI 2020): minimum depth, minimum size and time per fold.
 
-Data: ``/work/shared/datasets/inferdt`` (or ``$TREEEXPLORER_DATASETS/inferdt``): CSV with a header, label
+Data: ``<data>/inferdt/`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``): CSV with a header, label
 last, numeric or string values; ``<name>.csv.train<i>.csv`` / ``.test<i>.csv`` are the five splits.
 Binarization as in the paper: every midpoint of a numeric column is a test ``x <= t``; a string column
 gives one test ``x == v`` per value (one test when it has two values).  Skips cleanly when absent.
 
 Usage::
 
-    python benchmarks/bench_sat.py                       # all folds, glucose4, 300 s per fold
+    python benchmarks/bench_sat.py --data DIR            # all folds, glucose4, 300 s per fold
     python benchmarks/bench_sat.py --sets iris wine --folds 0 1 --time-limit 30
     python benchmarks/bench_sat.py --compare-solvers --sets iris wine monk1 monk3 --folds 0
 """
@@ -15,7 +15,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
 from treeexplorer.solvers import Control, predict_raw  # noqa: E402
 from treeexplorer.solvers.sat import SAT_SOLVERS, sat_tree  # noqa: E402
 
@@ -39,12 +38,13 @@ REFERENCE = {
     "balance-scale": (8, 268),
 }
 SETS = ("iris", "wine", "monk1", "monk2", "monk3", "balance-scale")
-
-
-def data_dir() -> Path:
-    root = os.environ.get("TREEEXPLORER_DATASETS")
-    base = Path(root) if root else Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    return base / "inferdt"
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["inferdt"],
+    "smoke": ["--sets", "iris", "--folds", "0", "--time-limit", "30"],
+    "quick": ["--sets", "iris", "wine", "monk1", "monk3", "--folds", "0", "--time-limit", "60"],
+    "full": ["--time-limit", "300"],
+}
 
 
 def read(path: Path) -> tuple[pd.DataFrame, pd.Series]:
@@ -131,6 +131,7 @@ def run_fold(
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(ap)
     ap.add_argument("--sets", nargs="+", default=list(SETS))
     ap.add_argument("--folds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per fold")
@@ -144,9 +145,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--mouse", action="store_true", help="also the whole mouse set (README: depth 4, 15 nodes)")
     args = ap.parse_args(argv)
-    folder = data_dir()
-    if not folder.is_dir():
-        print(f"SKIP: {folder} not found (InferDT data absent)")
+    summary = Summary(args.summary)
+    folder = collection_dir(args.data, "inferdt", "bench_sat", summary=summary)
+    if folder is None:
         return 0
 
     if args.compare_solvers:
@@ -175,15 +176,23 @@ def main(argv=None) -> int:
             "(README: depth 4, 15 nodes)"
         )
     if not rows:
+        summary.skip(f"none of the folds found in {folder}")
+        summary.write()
         return 0
     df = pd.DataFrame(rows)
+    summary.add(
+        f"folds proven minimal ({args.time_limit:g} s each)",
+        f"{int(df['proven'].sum())} of {len(df)}",
+        "all",
+        bool(df["proven"].all()),
+    )
     print("\nPer fold:")
     print(df.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print("\nAverages over the folds run, against Verwer-Zhang (as quoted in SOURCES.md):")
-    summary = []
+    summary_rows = []
     for name, g in df.groupby("set", sort=False):
         ref = REFERENCE.get(name, (float("nan"), float("nan")))
-        summary.append(
+        summary_rows.append(
             {
                 "set": name,
                 "folds": len(g),
@@ -197,7 +206,12 @@ def main(argv=None) -> int:
                 "test_acc": g.get("test_acc", pd.Series(dtype=float)).mean(),
             }
         )
-    print(pd.DataFrame(summary).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(pd.DataFrame(summary_rows).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    whole = [r for r in summary_rows if r["folds"] == 5 and r["ref_depth"] == r["ref_depth"]]
+    if whole:  # Verwer-Zhang's figures are averages over all five folds
+        same = [abs(r["depth"] - r["ref_depth"]) < 1e-9 and abs(r["nodes"] - r["ref_nodes"]) < 1e-9 for r in whole]
+        summary.add("mean depth and size = Verwer-Zhang's (5 folds)", f"{sum(same)} of {len(same)} sets", "", None)
+    summary.write()
     return 0
 
 

@@ -31,6 +31,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "apps" / "explorer.py"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "quick": ["--sessions", "20", "--parallel", "2", "--warmup", "3"],
+    "full": [],
+}
 
 STATS_APP = """
 import gc, threading
@@ -290,6 +298,7 @@ def flat(before: dict, after: dict) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--sessions", type=int, default=200)
     ap.add_argument("--parallel", type=int, default=3, help="sessions open at the same time")
     ap.add_argument("--warmup", type=int, default=10)
@@ -323,6 +332,14 @@ def main(argv=None) -> int:
         and r["stats"]["jobs"] == r["stats"]["running"] == r["stats"]["queued"] == 0
     )
     print("PASS" if ok else "FAIL")
+    summary = Summary(args.summary)
+    summary.add(
+        f"{r['sessions']} sessions opened and closed: threads, files, memory flat; no errors",
+        "yes" if ok else "NO",
+        "yes",
+        ok,
+    )
+    summary.write()
     return 0 if ok else 1
 
 

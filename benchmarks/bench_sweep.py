@@ -2,11 +2,11 @@
 
 Usage::
 
-    python benchmarks/bench_sweep.py [--dataset raisin] [--cv 5] [--workers N] [--rows N]
+    python benchmarks/bench_sweep.py [--data DIR] [--dataset raisin] [--cv 5] [--workers N] [--rows N]
 
 Grid: solver (cart, dpdt, murtree) x discretizer (mid, quantile) x n_bins (8, 16) x max_depth (2, 3), 5 folds
 plus one refit per setting: 24 settings, 144 tasks.  Data: the training part of a Quant-BnB set from
-``/work/shared/datasets/quantbnb`` (or ``$TREEEXPLORER_DATASETS/quantbnb``); skipped when absent.
+``<data>/quantbnb/`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``); skipped when absent.
 
 Reported, warm and cold apart (numba loads its cached kernels once per process, seconds each):
 
@@ -41,7 +41,15 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA_ROOT = Path(os.environ.get("TREEEXPLORER_DATASETS", "/work/shared/datasets")) / "quantbnb"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_arguments, collection_dir, data_root  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol"); a list of lists: one run each
+RUN_ALL = {
+    "data": ["quantbnb"],
+    "quick": ["--dataset", "raisin"],
+    "full": [["--dataset", "raisin"], ["--dataset", "bidding"], ["--dataset", "magic"]],
+}
 GRID = {
     "solver": ["cart", "dpdt", "murtree"],
     "discretizer": ["mid", "quantile"],
@@ -50,8 +58,8 @@ GRID = {
 }
 
 
-def load(name: str, rows: int | None):
-    path = DATA_ROOT / f"{name}.json"
+def load(folder: Path, name: str, rows: int | None):
+    path = folder / f"{name}.json"
     if not path.is_file():
         return None
     d = json.loads(path.read_text())
@@ -90,7 +98,7 @@ def _child(a) -> int:
     from treeexplorer.sweep import sweep
 
     numba.set_num_threads(1)
-    df = load(a.dataset, a.rows)
+    df = load(data_root(a.data) / "quantbnb", a.dataset, a.rows)
     sweep(df.groupby("y", group_keys=False).head(30), GRID, target="y", cv=a.cv, scheduler="serial")
     print(f"WALL {sweep(df, GRID, target='y', cv=a.cv, scheduler='serial').wall_s}")
     return 0
@@ -105,6 +113,7 @@ def machine_ceiling(a, workers: int) -> tuple[float, float, float]:
     import subprocess
 
     cmd = [sys.executable, __file__, "--machine-child", "--dataset", a.dataset, "--cv", str(a.cv)]
+    cmd += ["--data", str(data_root(a.data))]
     cmd += ["--rows", str(a.rows)] if a.rows else []
 
     def walls(n: int) -> list[float]:
@@ -117,24 +126,32 @@ def machine_ceiling(a, workers: int) -> tuple[float, float, float]:
     return alone, together, workers * alone / together
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_arguments(ap)
     ap.add_argument("--dataset", default="raisin")
     ap.add_argument("--cv", type=int, default=5)
     ap.add_argument("--workers", type=int, help="worker processes (default: the cores available)")
     ap.add_argument("--rows", type=int, help="use only the first ROWS training rows")
     ap.add_argument("--machine-child", action="store_true", help=argparse.SUPPRESS)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.machine_child:
         return _child(a)
-    df = load(a.dataset, a.rows)
+    summary = Summary(a.summary)
+    folder = collection_dir(a.data, "quantbnb", "bench_sweep", summary=summary)
+    if folder is None:
+        return 0
+    df = load(folder, a.dataset, a.rows)
     if df is None:
-        print(f"skipped: {DATA_ROOT / (a.dataset + '.json')} not found")
+        print(f"skipped: {a.dataset}.json not in {folder}")
+        summary.skip(f"{a.dataset}.json not in {folder}")
+        summary.write()
         return 0
 
-    from treeexplorer.sweep import _cores, connect, sweep
+    from treeexplorer.folds import cores
+    from treeexplorer.sweep import connect, sweep
 
-    workers = a.workers or _cores()
+    workers = a.workers or cores()
     n_settings = int(np.prod([len(v) for v in GRID.values()]))
     print(
         f"{a.dataset}: {len(df)} rows, {df.shape[1] - 1} features; "
@@ -216,6 +233,13 @@ def main() -> int:
         ("tables equal serial = cold = warm", "yes" if equal else "NO", f"{failed} failed settings"),
         ("load average at the end", f"{os.getloadavg()[0]:.1f}", f"{os.cpu_count()} cores, shared"),
     ]
+    speed = serial.wall_s / warm.wall_s
+    summary.add(f"{a.dataset}: cluster speed-up over serial (warm)", f"{speed:.2f}x", ">= 1.7x", speed >= 1.7)
+    summary.add(f"{a.dataset}: machine ceiling ({workers} plain processes)", f"{ceiling:.2f}x", "", None)
+    over = overhead_ms(warm, workers)
+    summary.add(f"{a.dataset}: scheduling overhead per task", f"{over:.1f} ms", "<= 20 ms", over <= 20)
+    summary.add(f"{a.dataset}: tables equal serial = cold = warm", "yes" if equal else "NO", "yes", equal)
+    summary.write()
     w = max(len(r[0]) for r in rows)
     print()
     print(f"| {'measure'.ljust(w)} | value | note |")

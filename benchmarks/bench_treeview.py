@@ -31,8 +31,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from treeexplorer.data import load_dataset
-from treeexplorer.tree import OP_LE, Tree
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+from treeexplorer.data import load_dataset  # noqa: E402
+from treeexplorer.tree import OP_LE, Tree  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "smoke": ["--repeat", "2", "--no-browser"],
+    "quick": ["--repeat", "5", "--no-browser"],
+    "full": ["--repeat", "15"],
+}
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAYOUT_TARGET_MS, PAINT_TARGET_MS = 200.0, 500.0
@@ -193,6 +203,7 @@ def browser_side(tree: Tree, repeat: int) -> list[tuple] | str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--no-browser", action="store_true")
     args = ap.parse_args(argv)
@@ -211,6 +222,15 @@ def main(argv=None) -> int:
     for name, cold, warm, target in rows:
         ok = "yes" if max(cold, warm) <= target else "NO"
         print(f"{name:<62} {cold:>9.1f} {warm:>9.1f} {target:>8.0f}  {ok}")
+    summary = Summary(args.summary)
+    for target, what in ((LAYOUT_TARGET_MS, "server-side stages"), (PAINT_TARGET_MS, "browser stages")):
+        rs = [r for r in rows if r[3] == target and not r[0].startswith("  ")]
+        if rs:
+            worst = max(max(r[1], r[2]) for r in rs)
+            summary.add(
+                f"tree view, {what} (63 splits), slowest", f"{worst:.0f} ms", f"<= {target:.0f} ms", worst <= target
+            )
+    summary.write()
     if note:
         print(f"browser: {note}")
     print("cold = first call in the process / new browser context; warm = median of the repeats / page reloads")

@@ -32,6 +32,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "quick": ["--repeats", "2"],
+    "full": ["--repeats", "3", "--browser"],
+}
 ARTIFACTS = ROOT / "test-artifacts"  # server log and failure screenshot of the browser mode
 sys.path.insert(0, str(ROOT))
 
@@ -39,9 +47,14 @@ DATASET = "tic-tac-toe"  # bundled, 958 rows, 9 categorical features
 LONG = {"solver": "branches", "params": {"sparsity": 0.0005}, "time_limit": 6.0}
 
 
-def _stats(xs: list[float]) -> str:
+def _p95(xs: list[float]) -> float:
     xs = sorted(xs)
-    p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def _stats(xs: list[float]) -> str:
+    p95 = _p95(xs)
+    xs = sorted(xs)
     return (
         f"median {1000 * statistics.median(xs):7.1f} ms  p95 {1000 * p95:7.1f} ms  max {1000 * xs[-1]:7.1f} ms"
         f"  (n={len(xs)})"
@@ -125,12 +138,9 @@ def in_process(repeats: int = 3) -> dict:
     return out
 
 
-POINTS_JS = (
-    (Path(__file__).resolve().parents[1] / "tests" / "browser" / "test_browser.py")
-    .read_text()
-    .split('POINTS_JS = """')[1]
-    .split('"""')[0]
-)
+# Same reader of the Pareto plot's points as the browser tests (kept in one place).
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from browser_helpers import POINTS_JS  # noqa: E402
 
 
 def in_browser(repeats: int = 3) -> dict:
@@ -234,12 +244,24 @@ def in_browser(repeats: int = 3) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--browser", action="store_true", help="also measure in headless chromium")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
-    in_process(args.repeats)
+    summary = Summary(args.summary)
+    got = in_process(args.repeats)
+    if got.get("run_to_front"):
+        med = statistics.median(got["run_to_front"])
+        summary.add("Run -> front drawn (CART, in-process), median", f"{1000 * med:.0f} ms", "<= 3000 ms", med <= 3)
+    if got.get("during"):
+        worst = _p95(got["during"])
+        summary.add("UI event during a solve, p95", f"{1000 * worst:.0f} ms", "<= 100 ms", worst <= 0.1)
     if args.browser:
-        in_browser(args.repeats)
+        got = in_browser(args.repeats)
+        if got.get("run_to_front"):
+            med = statistics.median(got["run_to_front"])
+            summary.add("browser: click Run -> front drawn, median", f"{1000 * med:.0f} ms", "<= 3000 ms", med <= 3)
+    summary.write()
     return 0
 
 

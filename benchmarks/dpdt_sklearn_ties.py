@@ -7,9 +7,9 @@ order, so the tests proposed at small states, hence the MDP and its best tree, d
 script solves that MDP for α = 0 by plain recursion (slow, pure Python) for several seeds, to compare
 with our deterministic CART (lowest feature first)::
 
-    python benchmarks/dpdt_sklearn_ties.py page --seeds 42 0 1 7
+    python benchmarks/dpdt_sklearn_ties.py page --seeds 42 0 1 7 [--data DIR]
 
-Needs ``../shared/datasets/quantbnb``; skips when absent.
+Needs ``<data>/quantbnb/`` (``--data DIR``, ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``); skips when absent.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from __future__ import annotations
 import argparse
 import time
 
+import bench_dpdt
 import numpy as np
 from bench_dpdt import load
+from benchdata import collection_dir
 from sklearn.tree import DecisionTreeClassifier
 from treeexplorer.solvers.dpdt import dpdt
 
@@ -48,12 +50,16 @@ def main():
     parser.add_argument("--seeds", nargs="+", type=int, default=[42, 0, 1])
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--leaves", type=int, default=32)
+    parser.add_argument("--data", default=None, help="datasets root holding quantbnb/")
     args = parser.parse_args()
+    bench_dpdt.DATA = collection_dir(args.data, "quantbnb", "dpdt_sklearn_ties")
+    if bench_dpdt.DATA is None:
+        return
     print(f"{'set':9} {'n':>6} {'ours':>6} " + " ".join(f"{'sk' + str(s):>7}" for s in args.seeds) + "  (train errors)")
     for name in args.sets:
         data = load(name)
         if data is None:
-            print(f"{name:9} skipped (../shared/datasets/quantbnb absent)")
+            print(f"{name:9} skipped (not in {bench_dpdt.DATA})")
             continue
         X, y = data[:2]
         ours = dpdt(X, y, max_depth=args.depth, generator="cart_leaves", cart_leaves=args.leaves, alpha=0.0)

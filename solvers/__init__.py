@@ -10,9 +10,9 @@ if __name__ != "treeexplorer.solvers":
     # process that cannot import ``solvers`` would fail to read that index.
     raise ImportError("import the solvers as treeexplorer.solvers (the package installs them there), not as solvers")
 
-from ._base import Cancelled, Control, RawFront, RawSolution, RawTree
+from ._base import Cancelled, Control, RawFront, RawSolution, RawTree, time_limit_seconds
 
-__all__ = ["Cancelled", "Control", "RawFront", "RawSolution", "RawTree", "predict_raw"]
+__all__ = ["Cancelled", "Control", "RawFront", "RawSolution", "RawTree", "predict_raw", "time_limit_seconds"]
 
 
 def predict_raw(tree: RawTree, X):

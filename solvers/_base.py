@@ -24,6 +24,7 @@ Nothing here imports treeexplorer, panel or holoviews: the search engine is nump
 
 from __future__ import annotations
 
+import numbers
 import threading
 import time
 import weakref
@@ -137,6 +138,28 @@ class Cancelled(Exception):
     """Raised by a wrapper when the user cancelled and nothing usable was found yet."""
 
 
+MAX_SECONDS = 1e9  # a timer thread cannot wait much longer (threading.TIMEOUT_MAX); 31 years: use None
+
+
+def time_limit_seconds(value) -> float | None:
+    """A time limit as :class:`Control` keeps it: seconds (float), or ``None`` for no limit.
+
+    Zero, negative numbers, infinity, NaN, more than ``MAX_SECONDS`` and non-numbers are refused with one
+    message, the same for every entry point (an infinite limit used to start a timer thread that died at once,
+    leaving no limit at all).
+    """
+    if value is None:
+        return None
+    numeric = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    seconds = float(value) if numeric else float("nan")
+    if not 0 < seconds <= MAX_SECONDS:  # also NaN and infinity
+        raise ValueError(
+            f"time_limit must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None for no "
+            f"limit), got {value!r}" + (" (text)" if isinstance(value, str) else "")
+        )
+    return seconds
+
+
 class Control:
     """Cooperative cancel / time limit / progress shared between a solver and its caller.
 
@@ -169,9 +192,7 @@ class Control:
         poll_interval: float = 0.25,
         parent: Control | None = None,
     ):
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-        self.time_limit = time_limit
+        self.time_limit = time_limit_seconds(time_limit)
         self.progress = progress
         self.poll_interval = poll_interval
         self.flag = np.zeros(1, dtype=np.int64)

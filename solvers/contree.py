@@ -54,6 +54,12 @@ _GINI_ORDER = 1
 # Seed every feature with one split (its best Gini position) before any feature's interval search: a stopped
 # run's lower bound then covers every feature (else the features not started bound nothing).
 _SEED_PASS = 1
+# Splits per feature in the root's seed pass: the Gini one, then the midpoint of its wider half.  A stopped root's
+# lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
+_ROOT_SEEDS = 2
+# Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
+# bounds are reproducible.
+_STOP_AFTER_SPLITS = 0
 
 
 def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int = 2) -> int:
@@ -122,10 +128,12 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _GINI_ORDER,
                 _SEED_PASS,
                 threads,
+                _STOP_AFTER_SPLITS,
+                _ROOT_SEEDS,
             ],
             dtype=np.int64,
         ),
-        np.zeros((levels, 12, kb), dtype=np.int64),
+        np.zeros((levels, 13, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
         np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
@@ -134,7 +142,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
         np.zeros((levels, 4), dtype=np.int64),
         SR,
         SY,
-        np.zeros((levels, p, 2, 4 + 4 * kb), dtype=np.int64),
+        np.zeros((levels, p, 1 + max(1, _ROOT_SEEDS), 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, p), dtype=np.int64),
         np.zeros(1, dtype=np.int64) if claim is None else claim,
     ]
@@ -333,6 +341,13 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         if not front_pts or item[0] < front_pts[-1][0]:
             front_pts.append(item)
     sols = _solutions(front_pts, n, lb, single, sparsity, front)
+    # the upper bounds reported are the errors of trees returned (a stopped run's rebuilt tree can differ from
+    # the cost its search recorded)
+    # (in single-tree mode index 1 means any number of splits)
+    ub = [
+        min([f[0] for f in found if f[1] <= b or (single and b >= 1)] or [int(n - leaf_counts.max())])
+        for b in range(kd + 1)
+    ]
     stats = {
         "max_depth": depth,
         "max_nodes": budget,

@@ -192,6 +192,10 @@ def test_plugin_solver_and_unavailable_module_in_the_cli(tmp_path):
     from treeexplorer.registry import SOLVER_NAMES
 
     assert f"unknown solver 'nope'; choose one of {', '.join(SOLVER_NAMES)}, majority" in r.stderr
+    # sweep accepts the plug-ins solve accepts (it used to list only the built-in names as argparse choices)
+    r = cli("sweep", "iris", "--solver", "majority", "cart", "--max-depth", "1", "--cv", "2", "--scheduler", "serial")
+    assert r.returncode == 0, r.stderr
+    assert "majority" in r.stdout
 
 
 def test_app_server_settings_are_checked_and_passed_on(monkeypatch):

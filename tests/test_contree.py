@@ -327,3 +327,51 @@ def test_gaps_to_the_exact_front(tmp_path):
         attach_gaps(other, exact)
     with pytest.raises(GapError, match="contree"):
         attach_gaps(cart, cart)
+
+
+def _coarse_set(n=400, seed=5):
+    # few distinct values and noisy labels: narrow threshold intervals, so a stopped search knows a positive bound
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, (n, 4)).astype(float)
+    y = ((X[:, 0] + X[:, 1] > 4) ^ (rng.random(n) < 0.3)).astype(np.int64)
+    return X, y
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+@pytest.mark.parametrize("front", [False, True])
+def test_stopped_run_bounds_are_valid_per_budget(monkeypatch, depth, front):
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    exact = contree(X, y, max_depth=depth, front=front, n_threads=1)
+    assert exact.stats["proven"]
+    opt = exact.stats["upper_bounds"]
+    for stop in (5, 50, 200, 400, 800):
+        monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", stop)
+        ctl = Control()
+        with ctl:
+            raw = contree(X, y, max_depth=depth, front=front, n_threads=1, control=ctl)
+        lbs, ubs = raw.stats["lower_bounds"], raw.stats["upper_bounds"]
+        assert all(lo <= o <= u for lo, o, u in zip(lbs, opt, ubs)), (stop, lbs, opt, ubs)
+        for sol in raw.solutions:
+            assert sol.info["errors"] == true_errors(sol.tree, X, y)
+            assert sol.info["lower_bound"] <= opt[sol.info["budget"]]
+        if raw.status == "done":
+            assert lbs == ubs == opt
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypatch, front):
+    # stopped after the root's seed pass and part of its interval search: every open interval's bound is > 0
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 400)
+    ctl = Control()
+    with ctl:
+        raw = contree(X, y, max_depth=3, front=front, n_threads=1, control=ctl)
+    assert raw.status == "time_limit"
+    lbs = raw.stats["lower_bounds"]
+    assert all(v > 0 for v in lbs), lbs
+    assert raw.stats["lower_bound"] == lbs[-1] > 0
+    assert all(s.info["lower_bound"] > 0 for s in raw.solutions)

@@ -488,8 +488,21 @@ def test_claims_and_dominance_name_the_search_space(ctrl):
     assert m["search space"] == "3 binary tests of mid"
     assert "optimal over the 3 tests of MID" in mid.status_text
     job = ctrl.rerun_with_more_tests(mid.id)
-    wait_done(ctrl)
-    assert job.settings.n_bins == 6 and ctrl.runs[-1].front.search_space["n_tests"] == 6
+    wait_done(ctrl, 60)
+    # the library's rule (compare.more_tests_rerun): MID with twice the tests, at least MIN_RERUN_TESTS
+    assert job.settings.n_bins == 32 and ctrl.runs[-1].front.search_space["n_tests"] > 3
+
+
+@pytest.mark.parametrize(
+    ("disc", "n_bins", "want_disc", "want_bins"), [("quantile", 2, "quantile", 4), ("mdlp", None, "mid", 32)]
+)
+def test_rerun_with_more_tests_follows_the_librarys_rule(ctrl, disc, n_bins, want_disc, want_bins):
+    # quantile's n_bins counts thresholds per column (2 -> 4, not 2 x all tests); mdlp takes no n_bins (MID does)
+    run = ctrl.run_sync(RunSettings("uibinary", {"max_depth": 2}, disc, n_bins))
+    job = ctrl.rerun_with_more_tests(run.id)
+    wait_done(ctrl, 60)
+    assert (job.settings.discretizer, job.settings.n_bins) == (want_disc, want_bins)
+    assert ctrl.runs[-1].front.status == "done" and not ctrl.error
 
 
 def test_same_point_buttons_keep_their_width_in_the_apps_stretching_layout():

@@ -9,13 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from treeexplorer.claims import make_search_space
 from treeexplorer.data import DataError, Dataset, frame_from_arrays, load_dataset
 from treeexplorer.evaluate import count_trees, metrics_from_counts
-from treeexplorer.front import Front, FrontTree, data_key, make_search_space, metrics_dict
+from treeexplorer.front import Front, FrontTree, data_key, metrics_dict
 from treeexplorer.limits import assembly_reserve, check_bytes, check_memory_limit, exact_test_count, solver_bytes
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
-from treeexplorer.solvers import Control, RawFront
+from treeexplorer.solvers import Control, RawFront, time_limit_seconds
+from treeexplorer.solvers._base import MAX_SECONDS
 from treeexplorer.tree import Tree, shorten_thresholds
 from treeexplorer.warm import ensure_warm
 
@@ -197,7 +199,7 @@ def solve(
     if control is None:
         control = Control(time_limit, progress)
     elif time_limit is not None and control.time_limit is None:
-        control.time_limit = time_limit
+        control.time_limit = time_limit_seconds(time_limit)
     if progress is not None and control.progress is None:
         control.progress = progress
     # The time limit covers every phase from here (loading included); compiling the kernels does not.
@@ -225,9 +227,6 @@ def solve(
         discretizer_params=discretizer_params,
         memory_limit=memory_limit,
     )
-
-
-MAX_SECONDS = 1e9  # a timer thread cannot wait much longer (threading.TIMEOUT_MAX), and 31 years is "no limit"
 
 
 def _is_number(v) -> bool:
@@ -263,12 +262,12 @@ def _check_solve_args(data, target, **a):
     seed = a["seed"]
     if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32), got {_got(seed)}")
-    for key in ("time_limit", "mid_budget"):
-        v = a[key]
-        if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
-            raise ValueError(
-                f"{key} must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {_got(v)}"
-            )
+    time_limit_seconds(a["time_limit"])  # the one check every entry point makes: infinity means no limit
+    v = a["mid_budget"]
+    if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
+        raise ValueError(
+            f"mid_budget must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {_got(v)}"
+        )
     if a["progress"] is not None and not callable(a["progress"]):
         raise ValueError(f"progress must be a function taking a dict (or None), got {_got(a['progress'])}")
     control = a["control"]
@@ -465,7 +464,7 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         values = {"mid_n": n, "trees": sum(len(p[1].solutions) for p in parts)}
         if outer.progress is not None:  # best so far, drawn by the app as a provisional front
             values["partial_front"] = _assemble(
-                prep, spec, resolved, parts, "mid", list(notices), time.perf_counter() - start, "running"
+                prep, spec, resolved, parts, "mid", list(notices), outer.elapsed, "running"
             ).drop_dominated()
         outer.report("anytime", **values)
         if inner.cancelled or n >= limit:
@@ -476,7 +475,8 @@ def _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budg
         if outer.cancelled
         else ("time_limit" if parts and parts[-1][1].status != "done" or n < limit else "done")
     )
-    front = _assemble(prep, spec, resolved, parts, "mid", notices, time.perf_counter() - start, status, outer)
+    # runtime_s: the whole run, as for every other run (the budget above counts from the loop's start)
+    front = _assemble(prep, spec, resolved, parts, "mid", notices, outer.elapsed, status, outer)
     front.params["mid_budget"] = budget
     # Every inner run adds its own front: keep the trees no other run's tree beats (the rest stay in the JSON)
     return front.drop_dominated()

@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer import __version__
     from treeexplorer.discretize import DISCRETIZER_NAMES
     from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
-    from treeexplorer.registry import PLUGINS_ENV, SOLVER_NAMES
+    from treeexplorer.registry import COMMON_PARAMS, solver_help
     from treeexplorer.target import TARGET_HELP
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
@@ -35,21 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help=TARGET_HELP)
-    solver_help = (
-        f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
-        "(see `treeexplorer solvers`; default: cart)"
-    )
-    s.add_argument("--solver", default="cart", help=solver_help)
+    s.add_argument("--solver", default="cart", help=solver_help())
     s.add_argument(
         "--discretizer",
         choices=DISCRETIZER_NAMES,
         help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)",
     )
     s.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
-    s.add_argument("--max-depth", type=int)
-    s.add_argument("--max-nodes", type=int, help="node budget (number of splits)")
-    s.add_argument("--sparsity", type=float, help="cost per split (α or λ)")
-    s.add_argument("--cart-depth", type=int, help="DPDT: depth of the CART test generator")
+    for name, kind, text in COMMON_PARAMS:
+        s.add_argument(f"--{name.replace('_', '-')}", type=kind, help=text)
     s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
     s.add_argument(
         "--memory-limit", type=float, help="MB the run's large tables may take (default: half the free memory)"
@@ -110,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer.cli_sweep import add_sweep_parser  # `sweep` lives in its own module
 
     add_sweep_parser(sub, DISCRETIZER_NAMES)
+    from treeexplorer.cli_rashomon import add_rashomon_parser
+
+    add_rashomon_parser(sub, DISCRETIZER_NAMES)
 
     a = sub.add_parser(
         "app",
@@ -223,8 +220,9 @@ def front_table(front) -> str:
 def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
     from treeexplorer.export import optimality_line, plural, rules_lines
+    from treeexplorer.registry import COMMON_PARAM_NAMES
 
-    params = {"max_depth": a.max_depth, "max_nodes": a.max_nodes, "sparsity": a.sparsity, "cart_depth": a.cart_depth}
+    params = {name: getattr(a, name) for name in COMMON_PARAM_NAMES}
     if a.no_front:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
@@ -384,6 +382,7 @@ def _cmd_app(a) -> int:
 
 def main(argv=None) -> int:
     """Entry point of the ``treeexplorer`` console script; returns the exit code."""
+    from treeexplorer.cli_rashomon import run_rashomon
     from treeexplorer.cli_sweep import run_sweep
     from treeexplorer.data import DataError
 
@@ -395,6 +394,7 @@ def main(argv=None) -> int:
         "datasets": _cmd_datasets,
         "solvers": _cmd_solvers,
         "sweep": run_sweep,
+        "rashomon": run_rashomon,
         "app": _cmd_app,
     }[args.command]
     try:

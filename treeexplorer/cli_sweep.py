@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from treeexplorer.front import COMPLEXITY_MEASURES
+from treeexplorer.registry import COMMON_PARAMS
 from treeexplorer.target import TARGET_HELP
 
 __all__ = ["add_sweep_parser", "run_sweep"]
@@ -12,16 +13,13 @@ __all__ = ["add_sweep_parser", "run_sweep"]
 # Grid flags: (flag, grid key, type, help); each takes one or more values.
 GRID_FLAGS = (
     ("--n-bins", "n_bins", int, "thresholds per feature (quantile/uniform) or tests in all (mid)"),
-    ("--max-depth", "max_depth", int, "maximum depth"),
-    ("--max-nodes", "max_nodes", int, "node budget (number of splits)"),
-    ("--sparsity", "sparsity", float, "cost per split (α or λ)"),
-    ("--cart-depth", "cart_depth", int, "DPDT: depth of the CART test generator"),
+    *((f"--{name.replace('_', '-')}", name, kind, text) for name, kind, text in COMMON_PARAMS),
 )
 
 
 def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     """Add the ``sweep`` subcommand to the CLI's subparsers."""
-    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.registry import solver_help
 
     s = sub.add_parser(
         "sweep",
@@ -31,7 +29,8 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     )
     s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
     s.add_argument("--target", help=TARGET_HELP)
-    s.add_argument("--solver", nargs="+", default=["cart"], choices=SOLVER_NAMES, metavar="SOLVER")
+    # no argparse choices: plug-in solvers are accepted as `solve` accepts them (expand_grid checks each name)
+    s.add_argument("--solver", nargs="+", default=["cart"], metavar="SOLVER", help=solver_help())
     s.add_argument(
         "--discretizer",
         nargs="+",

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree, optimality_text
+from treeexplorer.claims import optimality_text
+from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
 
-__all__ = ["same_data", "dominated_by", "more_tests_rerun"]
+__all__ = ["same_data", "dominated_by", "more_tests_label", "more_tests_rerun"]
 
 # The MID test count a re-run offers at least (a smaller budget is doubled up to this).
 MIN_RERUN_TESTS = 32
@@ -168,3 +169,16 @@ def more_tests_rerun(front: Front) -> dict | None:
     else:
         kwargs.update(discretizer="mid", n_bins=max(MIN_RERUN_TESTS, 2 * (n or 0)))
     return kwargs
+
+
+def more_tests_label(front: Front) -> str | None:
+    """The button text for :func:`more_tests_rerun`'s run (``None`` when there is none): what it will search."""
+    kwargs = more_tests_rerun(front)
+    if kwargs is None:
+        return None
+    if kwargs.get("generator") == "exhaustive" and "discretizer" not in kwargs:
+        return "Re-run over every threshold (exhaustive tests)"
+    disc, n = kwargs["discretizer"], kwargs["n_bins"]
+    if disc in ("quantile", "uniform"):
+        return f"Re-run with {n} {disc} thresholds per column"
+    return f"Re-run with {n} MID tests"

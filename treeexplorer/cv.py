@@ -13,227 +13,36 @@ all rows.  Cross-validation thus estimates the accuracy of exactly the tree the 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from treeexplorer.api import Prepared, prepare, run_prepared
-from treeexplorer.data import DataError, Dataset
+from treeexplorer.api import prepare
+from treeexplorer.data import Dataset
+from treeexplorer.folds import (
+    KEPT_METRICS,
+    FoldResult,
+    FoldTask,
+    check_cv,
+    cv_notices,
+    explicit_folds,
+    fold_splits,
+    fold_tasks,
+    forward_cancel,
+    mid_criterion,
+    run_fold,
+    run_tasks,
+)
 from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
 from treeexplorer.registry import get_solver
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Control, time_limit_seconds
 
 __all__ = ["cross_validate", "CVFront", "FoldTask", "FoldResult", "fold_splits", "run_fold", "RULES"]
 
 RULES = ("1se", "best")
-# Metrics kept per tree of a fold's front (the trees themselves stay on the worker).
-_KEPT = ("splits", "leaves", "depth", "avg_tests", "train_accuracy", "test_accuracy")
 _EPS = 1e-9  # avg_tests levels are floats: "<= level" tolerates rounding
-_SPLITS: dict = {}  # fold_splits cache (a few recent datasets per process)
-
-
-def fold_splits(y: np.ndarray, cv: int, repeats: int = 1, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Stratified ``(train, test)`` row indices: ``repeats`` times ``cv`` folds, shuffled with ``seed``.
-
-    Deterministic in ``(y, cv, repeats, seed)``: workers recompute them instead of receiving them.
-    """
-    from sklearn.model_selection import RepeatedStratifiedKFold
-
-    n = len(y)
-    _check_cv(cv, repeats, n)
-    y = np.ascontiguousarray(y)
-    key = (int(cv), int(repeats), int(seed), n, hashlib.blake2b(y.tobytes(), digest_size=16).digest())
-    if key in _SPLITS:  # every fold task of a sweep asks again: sklearn's split is most of a small task's time
-        return _SPLITS[key]
-    splitter = RepeatedStratifiedKFold(n_splits=cv, n_repeats=repeats, random_state=seed)
-    with warnings.catch_warnings():  # a class smaller than cv: told once as a notice (see cv_notices)
-        warnings.simplefilter("ignore", UserWarning)
-        out = [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(np.zeros((n, 1)), y)]
-    if len(_SPLITS) >= 8:
-        _SPLITS.pop(next(iter(_SPLITS)))
-    _SPLITS[key] = out
-    return out
-
-
-def _check_cv(cv, repeats, n_rows) -> None:
-    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
-        raise ValueError(f"cv must be a number of folds >= 2, got {cv!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
-    if cv > n_rows:
-        raise DataError(f"cv={cv} folds need at least {cv} rows; the data has {n_rows}: use fewer folds")
-
-
-def explicit_folds(cv, n_rows: int) -> tuple:
-    """Validate user-given ``(train, test)`` row-index pairs; returns them as tuples (picklable, hashable)."""
-    out = []
-    for k, pair in enumerate(cv):
-        try:
-            tr, te = (np.asarray(rows) for rows in pair)
-        except (TypeError, ValueError):
-            raise ValueError(f"fold {k + 1}: expected a (train rows, test rows) pair") from None
-        for what, rows in (("train", tr), ("test", te)):
-            if rows.ndim != 1 or not len(rows) or not np.issubdtype(rows.dtype, np.integer):
-                raise ValueError(f"fold {k + 1}: {what} rows must be a non-empty list of row numbers")
-            if rows.min() < 0 or rows.max() >= n_rows:
-                raise ValueError(f"fold {k + 1}: {what} row {int(rows.max())} is outside 0..{n_rows - 1}")
-        if np.intersect1d(tr, te).size:
-            raise ValueError(f"fold {k + 1}: row {int(np.intersect1d(tr, te)[0])} is in both train and test")
-        out.append((tuple(int(i) for i in tr), tuple(int(i) for i in te)))
-    if not out:
-        raise ValueError("cv: no folds given")
-    return tuple(out)
-
-
-def cv_notices(ds: Dataset, cv: int) -> list[str]:
-    """What the fold split cannot do well on this data (a class with fewer rows than folds)."""
-    counts = np.bincount(ds.y, minlength=ds.schema.n_classes)
-    small = [f"{ds.schema.classes[c]!r} ({counts[c]})" for c in range(len(counts)) if 0 < counts[c] < cv]
-    if not small:
-        return []
-    return [f"class(es) {', '.join(small)} have fewer rows than the {cv} folds: some held-out folds lack them"]
-
-
-@dataclass(frozen=True)
-class FoldTask:
-    """One unit of work: a setting on one fold (``index >= 0``) or refitted on all rows (``index == -1``).
-
-    Small and picklable: the dataset travels separately (scattered once) and the fold rows are recomputed
-    from ``(cv, repeats, seed)`` by :func:`fold_splits`.
-    """
-
-    solver: str
-    params: dict
-    discretizer: str | None
-    n_bins: int | None
-    criterion: str
-    cv: int
-    repeats: int
-    seed: int
-    index: int
-    time_limit: float | None = None
-    cancel_event: str | None = None  # name of a distributed.Event that cancels the run (sweeps only)
-    folds: tuple | None = None  # explicit ((train rows), (test rows)) pairs instead of (cv, repeats, seed)
-
-    @property
-    def is_refit(self) -> bool:
-        return self.index < 0
-
-
-@dataclass
-class FoldResult:
-    """What a fold task sends back.
-
-    Attributes
-    ----------
-    index : int
-        Fold number ``repeat * cv + fold`` (``-1``: the refit on all rows).
-    status : str
-        ``done``, ``time_limit``, ``cancelled`` or ``error``.
-    trees : list of dict
-        Per tree of the fold's front: splits, leaves, depth, avg_tests, train_accuracy and test_accuracy
-        (held-out rows of the fold; ``None`` for the refit).
-    front : Front or None
-        The whole front, for the refit only.
-    error : str or None
-        The message of a failed run (the sweep reports it instead of stopping).
-    """
-
-    index: int
-    status: str
-    runtime_s: float
-    n_train: int
-    n_test: int
-    trees: list[dict] = field(default_factory=list)
-    front: Front | None = None
-    error: str | None = None
-    notices: list[str] = field(default_factory=list)
-
-
-def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> FoldResult:
-    """Solve ``task`` on ``ds``; a solver or data error becomes ``FoldResult.error`` (never raised)."""
-    t0 = time.perf_counter()
-    control = control or Control(task.time_limit)
-    if task.time_limit is not None and control.time_limit is None:
-        control.time_limit = task.time_limit
-    stop_watch = _watch_cancel_event(task.cancel_event, control) if task.cancel_event else None
-    try:
-        if task.is_refit:
-            prep = prepare(ds)
-        else:
-            if task.folds is not None:
-                train, test = (np.asarray(rows, dtype=np.int64) for rows in task.folds[task.index])
-            else:
-                train, test = fold_splits(ds.y, task.cv, task.repeats, task.seed)[task.index]
-            sub = ds.subset(train)
-            prep = Prepared(sub, sub.X, sub.y, ds.X[test], ds.y[test], list(ds.notices))
-        spec = get_solver(task.solver)
-        front = run_prepared(
-            prep,
-            spec,
-            spec.resolve(task.params),
-            discretizer=task.discretizer,
-            n_bins=task.n_bins,
-            control=control,
-            # the discretizer's impurity; a solver's own "criterion" is in task.params
-            discretizer_params=None
-            if spec.input == "numeric" and task.discretizer in (None, "raw")
-            else {"criterion": task.criterion},
-        )
-    except (ValueError, RuntimeError, MemoryError, NotImplementedError, TypeError) as exc:
-        # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
-        return FoldResult(task.index, "error", time.perf_counter() - t0, 0, 0, error=f"{type(exc).__name__}: {exc}")
-    finally:
-        if stop_watch is not None:
-            stop_watch()
-    trees = [{k: t.metrics[k] for k in _KEPT} for t in front.trees]
-    return FoldResult(
-        task.index,
-        front.status,
-        time.perf_counter() - t0,
-        front.n_train,
-        front.n_test,
-        trees,
-        front if task.is_refit else None,
-        None,
-        list(front.notices),
-    )
-
-
-def _watch_cancel_event(name: str, control: Control):
-    """Watch the sweep's distributed cancel event from a thread and cancel ``control`` when it is set.
-
-    Tasks shorter than half a second never ask the scheduler (the per-task overhead stays small).
-    """
-    import threading
-
-    from distributed import Event, get_worker
-
-    try:
-        worker = get_worker()
-    except ValueError:  # not on a worker (a distributed task run in-process): nothing to watch
-        return None
-    done = threading.Event()
-
-    def loop():
-        if done.wait(0.5):
-            return
-        try:
-            event = Event(name, client=worker.client)
-            while not done.is_set():
-                if event.is_set():
-                    control.cancel()
-                    return
-                done.wait(0.25)
-        except Exception:  # scheduler gone: the task is cancelled or lost anyway
-            return
-
-    threading.Thread(target=loop, daemon=True).start()
-    return done.set
 
 
 # -- aggregation -------------------------------------------------------------------------------------------------
@@ -401,7 +210,7 @@ class CVFront:
                     **{f"tree_{k}": m.get(k) for k in ("splits", "leaves", "depth", "avg_tests", "train_accuracy")},
                 }
             )
-        df = pd.DataFrame(rows, columns=cols + ["tree_id"] + [f"tree_{k}" for k in _KEPT[:5]])
+        df = pd.DataFrame(rows, columns=cols + ["tree_id"] + [f"tree_{k}" for k in KEPT_METRICS[:5]])
         return df.rename(columns={"level": by})
 
 
@@ -438,14 +247,6 @@ def assemble(results: list[FoldResult], task: FoldTask, ds: Dataset, notices=())
         all_notices,
         refit.error if refit is not None else None,
     )
-
-
-def fold_tasks(task: FoldTask, refit: bool = True) -> list[FoldTask]:
-    """The fold tasks of one setting (``task.index`` ignored), refit last."""
-    from dataclasses import replace
-
-    out = [replace(task, index=i) for i in range(task.cv * task.repeats)]
-    return out + ([replace(task, index=-1)] if refit else [])
 
 
 def cross_validate(
@@ -506,6 +307,7 @@ def cross_validate(
     """
     spec = get_solver(solver)
     spec.resolve(params)  # bad parameters fail here, before any fold runs
+    time_limit = time_limit_seconds(time_limit)
     if scheduler != "serial":
         return _distributed(
             data=data,
@@ -535,16 +337,16 @@ def cross_validate(
         cv = len(folds)
         notices = []
     else:
-        _check_cv(cv, repeats, ds.n_rows)
+        check_cv(cv, repeats, ds.n_rows)
         notices = cv_notices(ds, cv)
-    criterion = _mid_criterion(discretizer_params)
+    criterion = mid_criterion(discretizer_params)
     base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit, None, folds)
     tasks = fold_tasks(base, refit)
     control = control or Control()
     t0 = time.perf_counter()
     results = []
     current: list[Control] = []
-    stop = _forward_cancel(control, current)  # the caller's Cancel must reach the running fold
+    stop = forward_cancel(control, current)  # the caller's Cancel must reach the running fold
     try:
         for k, task in enumerate(tasks):
             if control.cancelled:
@@ -582,65 +384,28 @@ def _distributed(
     scheduler,
     params,
 ) -> CVFront:
-    """One setting's folds as parallel tasks (the sweep machinery with a one-setting grid)."""
-    from treeexplorer.sweep import sweep
-
+    """One setting's folds as parallel tasks on dask (:func:`treeexplorer.folds.run_tasks`)."""
     if not isinstance(cv, (int, np.integer)):
         raise ValueError("explicit folds run serially only (scheduler='serial')")
-    grid = {"solver": [solver], **{k: [v] for k, v in params.items()}}
-    if discretizer is not None:
-        grid["discretizer"] = [discretizer]
-    if n_bins is not None:
-        grid["n_bins"] = [n_bins]
+    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
+    check_cv(cv, repeats, ds.n_rows)
+    notices = cv_notices(ds, cv)
+    criterion = mid_criterion(discretizer_params)
+    base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit)
+    tasks = fold_tasks(base, refit)
+    results: list[FoldResult] = []
+    t0 = time.perf_counter()
 
-    def report(info):  # the serial path's progress dicts
+    def collect(_key, res: FoldResult) -> None:
+        results.append(res)
         if progress is not None:
-            progress({"phase": "fold", "done": info["done"], "total": info["total"], "elapsed": info["elapsed"]})
+            progress({"phase": "fold", "done": len(results), "total": len(tasks), "elapsed": time.perf_counter() - t0})
 
-    res = sweep(
-        data,
-        grid,
-        target=target,
-        cv=cv,
-        repeats=repeats,
-        seed=seed,
-        scheduler=scheduler,
-        time_limit=time_limit,
-        refit=refit,
-        progress=report,
-        control=control,
-        drop_missing=drop_missing,
-        categorical=categorical,
-        discretizer_params=discretizer_params,
-        show_progress=False,
-    )
-    front = res.fronts[0]
-    if front is None:  # cancelled before the last fold came in
+    status = run_tasks(ds, [(0, t) for t in tasks], collect, scheduler=scheduler, control=control)
+    if status == "cancelled" and len(results) < len(tasks):  # cancelled before the last fold came in
         folds = [FoldResult(i, "cancelled", 0.0, 0, 0) for i in range(cv * repeats)]
-        return CVFront(folds, None, solver, discretizer, dict(params), n_bins, cv, repeats, seed, notices=res.notices)
-    if front.error:
-        raise ValueError(front.error)
-    return front
-
-
-def _forward_cancel(outer: Control, current: list):
-    """Watch ``outer`` from a thread and cancel the control in ``current`` (if any); returns the stopper."""
-    import threading
-
-    done = threading.Event()
-
-    def loop():
-        while not done.wait(0.05):
-            if outer.cancelled:
-                for c in list(current):
-                    c.cancel()
-
-    threading.Thread(target=loop, daemon=True).start()
-    return done.set
-
-
-def _mid_criterion(discretizer_params: dict | None) -> str:
-    """The discretizer's impurity from ``discretizer_params`` (checked as :func:`treeexplorer.solve` does)."""
-    from treeexplorer.api import _discretizer_options
-
-    return _discretizer_options(discretizer_params)["criterion"]
+        return CVFront(folds, None, solver, discretizer, dict(params), n_bins, cv, repeats, seed, notices=notices)
+    failed = next((r for r in sorted(results, key=lambda r: r.index) if r.error), None)
+    if failed is not None:
+        raise ValueError(f"{'refit' if failed.index < 0 else f'fold {failed.index + 1}'}: {failed.error}")
+    return assemble(results, base, ds, notices)

@@ -142,7 +142,7 @@ class Dataset:
             if col.is_categorical:
                 X[:, j] = _codes(s, col.categories, col.name, what)
             else:
-                X[:, j] = _numeric(s, col.name, what, strict=True)
+                X[:, j] = _numeric(s, col.name, what)
         y = None
         if self.schema.target in df.columns:
             y = _codes(df[self.schema.target], self.schema.classes, self.schema.target, what, kind="class")
@@ -312,7 +312,7 @@ def load_dataset(
             X[:, j] = _codes(s, cats, c, name)
         else:
             columns.append(Column(c, "numeric"))
-            X[:, j] = _numeric(s, c, name, strict=True)
+            X[:, j] = _numeric(s, c, name)
     labels = _uniform_labels(df[target], target, "class", notices)
     classes = _categories(labels)
     if len(classes) < 2:
@@ -961,7 +961,7 @@ def _looks_numeric(s: pd.Series) -> bool:
     return bool(parsed.notna().mean() >= 0.8)
 
 
-def _numeric(s: pd.Series, col: str, where: str, strict: bool) -> np.ndarray:
+def _numeric(s: pd.Series, col: str, where: str) -> np.ndarray:
     parsed = pd.to_numeric(s, errors="coerce")
     bad = parsed.isna().to_numpy() & s.notna().to_numpy()
     if bad.any():

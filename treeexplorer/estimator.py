@@ -10,11 +10,18 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, load_dataset
-from treeexplorer.registry import get_solver
+from treeexplorer.registry import COMMON_PARAM_NAMES, get_solver
 
 __all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
 
 TARGET = "__target__"
+
+
+def _given_params(est) -> dict:
+    """The common solver parameters the user set (registry.COMMON_PARAMS); the solver's defaults (e.g. CART's own
+    "criterion") stay the solver's."""
+    given = {name: getattr(est, name) for name in COMMON_PARAM_NAMES}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
@@ -89,6 +96,36 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.random_state = random_state
 
+    @classmethod
+    def from_tree(cls, entry, front) -> TreeExplorerClassifier:
+        """A fitted classifier that predicts with one tree of a front (picked in the Explorer, or by
+        :meth:`Front.best`), without solving again.
+
+        Parameters
+        ----------
+        entry : FrontTree
+            The tree (``front[tree_id]``).
+        front : Front
+            Its front: the schema (columns, categories, classes) encodes new rows as in training.
+
+        Returns
+        -------
+        TreeExplorerClassifier
+            With ``front_``, ``selected_``, ``tree_``, ``classes_``, ``n_features_in_`` and ``feature_names_in_``.
+        """
+        schema = front.schema
+        depth = front.params.get("max_depth") if isinstance(front.params.get("max_depth"), int) else None
+        clf = cls(solver=front.solver, discretizer=None if front.discretizer == "raw" else front.discretizer)
+        clf.max_depth = depth
+        clf.select = "train"
+        empty = np.empty((0, schema.n_features), dtype=np.float64)
+        clf._dataset = Dataset(front.dataset or "front", schema, empty, np.empty(0, dtype=np.int64))
+        clf.front_, clf.selected_, clf.tree_ = front, entry, entry.tree
+        clf.classes_ = np.asarray(schema.classes)
+        clf.n_features_in_ = schema.n_features
+        clf.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+        return clf
+
     # -- helpers ---------------------------------------------------------------------------------------
     def _frame(self, X, fitting: bool) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
@@ -105,13 +142,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
 
     def _solver_params(self) -> dict:
         spec = get_solver(self.solver)
-        given = {
-            "max_depth": self.max_depth,
-            "max_nodes": self.max_nodes,
-            "sparsity": self.sparsity,
-            "cart_depth": self.cart_depth,
-        }
-        return spec.resolve({k: v for k, v in given.items() if v is not None})
+        return spec.resolve(_given_params(self))
 
     # -- API -------------------------------------------------------------------------------------------
     def fit(self, X, y):
@@ -264,10 +295,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.random_state = random_state
 
     def _given_params(self) -> dict:
-        # only what the user set: the solver's defaults (e.g. CART's own "criterion") stay the solver's
-        given = {"max_depth": self.max_depth, "max_nodes": self.max_nodes, "sparsity": self.sparsity}
-        given["cart_depth"] = self.cart_depth
-        return {k: v for k, v in given.items() if v is not None}
+        return _given_params(self)
 
     def fit(self, X, y):
         """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""

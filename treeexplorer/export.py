@@ -7,6 +7,13 @@ from __future__ import annotations
 
 import json
 
+from treeexplorer.claims import (  # noqa: F401  (re-exported: their old home)
+    entry_claim,
+    optimality_line,
+    plural,
+    provenance_lines,
+    threshold_note,
+)
 from treeexplorer.schema import OP_EQ, OP_LE, Condition, format_number
 from treeexplorer.tree import Tree
 
@@ -48,11 +55,6 @@ _ALIASES = {"txt": "rules", "csv": "front_csv"}  # a tree has no CSV: "csv" is t
 def canonical_format(fmt: str) -> str:
     """The :data:`EXPORT_FORMATS` key ``fmt`` names (``txt`` is ``rules``, ``csv`` is ``front_csv``)."""
     return _ALIASES.get(fmt, fmt)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``"1 error"``, ``"2 errors"`` (``many`` for irregular plurals)."""
-    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def rules_lines(tree: Tree) -> list[str]:
@@ -122,61 +124,6 @@ def path_conditions(tree: Tree, path) -> list[str]:
                 shown = [cond.ascii_text(schema).split(" = ", 1)[1] for cond in conds]
                 out.append(f"{name} not in {{{', '.join(shown)}}}")
     return out
-
-
-def optimality_line(front) -> str:
-    """What the run's "proven optimal" marks mean, in one line (rules/CSV headers, PNG/SVG footers, CLI)."""
-    if any(t.optimal for t in front.trees):
-        line = f"optimality: trees marked proven are {front.optimality}, for the objective and parameters above"
-        if (front.search_space or {}).get("kind") != "raw":
-            line += "; trees using other thresholds may do better"
-        return line
-    why = {"time_limit": "time limit reached", "cancelled": "run cancelled", "running": "run in progress"}
-    reason = why.get(front.status, "this solver proves none with these settings")
-    return f"optimality: no tree of this run is proven optimal ({reason})"
-
-
-def entry_claim(entry, front=None) -> str:
-    """``proven optimal over the 16 tests of MID`` / ``not proven optimal`` for one tree."""
-    if not entry.optimal:
-        return "not proven optimal"
-    return f"proven {front.optimality}" if front is not None else "proven optimal"
-
-
-def provenance_lines(front=None, entry=None) -> list[str]:
-    """Header lines naming dataset, solver, discretizer, what "optimal" ranges over and the tree's accuracy."""
-    out = []
-    if front is not None:
-        out.append(
-            f"dataset: {front.dataset} ({plural(front.n_train, 'train row')}, {plural(front.n_test, 'test row')})"
-        )
-        out.append(f"solver: {front.solver}  discretizer: {front.discretizer}  objective: {front.objective}")
-        params = ", ".join(f"{k}={v}" for k, v in front.params.items() if v is not None)
-        if params:
-            out.append(f"parameters: {params}")
-        out.append(optimality_line(front))
-    if entry is not None:
-        m = entry.metrics
-        acc = f"train accuracy {m['train_accuracy']:.4f} ({plural(m['train_errors'], 'error')})"
-        if m.get("test_accuracy") is not None:
-            acc += f", test accuracy {m['test_accuracy']:.4f}"
-        out.append(
-            f"tree {entry.id}: {plural(m['splits'], 'split')}, depth {m['depth']}, "
-            f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
-            f"{entry_claim(entry, front)}"
-        )
-    return out
-
-
-def threshold_note(tree: Tree) -> str | None:
-    """A line saying that thresholds are shown short (``None`` when every shown threshold is the exact one)."""
-    r = tree.reachable()
-    if not any(tree.column[k] >= 0 and tree.shown_threshold(k) != tree.value[k] for k in r):
-        return None
-    return (
-        "thresholds: shown as the shortest decimal between neighbouring values of the run's rows (every one of "
-        "them is split alike); the tree JSON has the exact splits"
-    )
 
 
 def rules_text(tree: Tree, front=None, entry=None) -> str:

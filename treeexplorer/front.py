@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treeexplorer.claims import STOPPED, make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
 from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
@@ -50,6 +51,14 @@ class FrontTree:
     def __getitem__(self, key):
         return self.metrics[key]
 
+    def __repr__(self) -> str:
+        m = self.metrics
+        test = "" if m.get("test_accuracy") is None else f", test_accuracy={m['test_accuracy']:.4f}"
+        return (
+            f"FrontTree(id={self.id}, splits={m.get('splits')}, depth={m.get('depth')}, "
+            f"train_accuracy={m.get('train_accuracy', float('nan')):.4f}{test}, optimal={self.optimal})"
+        )
+
 
 def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
     """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""
@@ -70,41 +79,6 @@ def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
         "test_errors": None if test is None else test["errors"],
         "test_avg_tests": None if test is None else test["avg_tests"],
     }
-
-
-def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None) -> dict:
-    """What a run's optimality claims range over (the front JSON's ``search_space``).
-
-    ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
-    on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
-    only over the ``n_tests`` binary tests of ``discretizer``.  ``generator`` is a numeric solver's own test
-    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.
-    """
-    if solver_input == "numeric" and discretizer == "raw" and generator not in (None, "exhaustive"):
-        return {"kind": "tests", "discretizer": f"DPDT's {generator} generator", "n_tests": None}
-    raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
-    return {
-        "kind": "raw" if raw else "tests",
-        "discretizer": discretizer,
-        "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
-    }
-
-
-def optimality_text(search_space: dict | None, short: bool = False) -> str:
-    """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
-
-    Long form: "optimal over the 16 tests of MID" or "optimal on the raw features (every threshold)";
-    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
-    """
-    ss = search_space or {}
-    if ss.get("kind") == "raw":
-        return "on the raw features" if short else "optimal on the raw features (every threshold)"
-    disc = str(ss.get("discretizer") or "?")
-    disc = disc.upper() if disc in ("mid", "mdlp") else disc
-    n = ss.get("n_tests")
-    if short:
-        return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
-    return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
 
 
 def data_key(X_train, y_train, X_test=None, y_test=None, target: str = "") -> str:
@@ -167,7 +141,8 @@ class Front:
     status : str
         ``"done"``, ``"time_limit"`` or ``"cancelled"``.
     runtime_s : float
-        Solver time (excluding loading and discretization).
+        Seconds of the whole run, from the start of its clock (before loading, for :func:`treeexplorer.solve`)
+        to the assembled front: loading, discretizing, solving and assembling; the span a time limit counts.
     n_train, n_test : int
     dataset : str
     schema : Schema
@@ -219,8 +194,49 @@ class Front:
 
     @property
     def optimality(self) -> str:
-        """The optimality claim of this run's proven trees, in words (e.g. "optimal over the 16 tests of MID")."""
+        """The optimality claim of this run's proven trees, in words (e.g. "optimal over the 16 tests of MID");
+        a run stopped before any proof says so ("nothing proven optimal (the time limit stopped the run)")."""
+        if self.status in STOPPED and not any(t.optimal for t in self.trees):
+            return f"nothing proven optimal ({STOPPED[self.status]})"
         return optimality_text(self.search_space)
+
+    def __repr__(self) -> str:
+        proven = sum(t.optimal for t in self.trees)
+        where = f" on {self.dataset}" if self.dataset else ""
+        disc = "" if self.discretizer in ("raw", None) else f" + {self.discretizer}"
+        return (
+            f"<Front {self.solver}{disc}{where}: {len(self.trees)} trees, {proven} proven optimal, "
+            f"{self.status} in {self.runtime_s:.2f} s>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A compact table in a notebook: one row per tree (id, splits, depth, accuracies, optimal, gap)."""
+        from html import escape
+
+        has_test = any(t.metrics.get("test_accuracy") is not None for t in self.trees)
+        has_gap = any(t.metrics.get("gap_errors") is not None for t in self.trees)
+        head = ["id", "splits", "depth", "train accuracy"] + (["test accuracy"] if has_test else []) + ["optimal"]
+        head += ["gap (errors)"] if has_gap else []
+        rows = []
+        for t in self.trees:
+            m = t.metrics
+            cells = [t.id, m["splits"], m["depth"], f"{m['train_accuracy']:.4f}"]
+            if has_test:
+                cells.append("" if m.get("test_accuracy") is None else f"{m['test_accuracy']:.4f}")
+            cells.append("yes" if t.optimal else "no")
+            if has_gap:
+                cells.append("" if m.get("gap_errors") is None else m["gap_errors"])
+            rows.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>")
+        proven = sum(t.optimal for t in self.trees)
+        claim = f"{proven} proven {self.optimality}" if proven else self.optimality if self.status in STOPPED else ""
+        caption = escape(repr(self)[1:-1] + (f"; {claim}" if claim else ""))
+        return (
+            f"<table><caption style='text-align:left'>{caption}</caption><thead><tr>"
+            + "".join(f"<th>{escape(h)}</th>" for h in head)
+            + "</tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table>"
+        )
 
     def __len__(self) -> int:
         return len(self.trees)

@@ -60,12 +60,12 @@ def exact_front(
         Solver ``contree``, one tree per point of the front; ``stats["lower_bounds"]`` per budget.
     """
     from treeexplorer.api import Prepared, prepare, run_prepared
-    from treeexplorer.solvers import Control
+    from treeexplorer.solvers import Control, time_limit_seconds
 
     prep = data if isinstance(data, Prepared) else prepare(data, target, test_size=test_size, test=test, seed=seed)
     control = control or Control(time_limit=time_limit, progress=progress)
     if time_limit is not None:
-        control.time_limit = time_limit
+        control.time_limit = time_limit_seconds(time_limit)
     if progress is not None and control.progress is None:
         control.progress = progress
     params = {"max_depth": max_depth, "front": True}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Metric", "METRICS", "METRIC_KEYS", "COMPLEXITY_MEASURES", "LEAD_COLUMNS", "label"]
+__all__ = ["Metric", "METRICS", "METRIC_KEYS", "COMPLEXITY_MEASURES", "LEAD_COLUMNS"]
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,3 @@ METRIC_KEYS: tuple[str, ...] = tuple(m.key for m in METRICS)
 COMPLEXITY_MEASURES: tuple[str, ...] = tuple(m.key for m in METRICS if m.complexity)
 # The columns a table of trees starts with (Front.to_frame): what a reader compares first.
 LEAD_COLUMNS: tuple[str, ...] = ("id", "splits", "depth", "train_accuracy", "test_accuracy", "optimal")
-
-_LABELS = {m.key: m.label for m in METRICS}
-
-
-def label(key: str) -> str:
-    """The short human name of metric ``key`` (the key itself when it is not a metric)."""
-    return _LABELS.get(key, key)

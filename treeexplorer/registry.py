@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "COMMON_PARAMS",
+    "COMMON_PARAM_NAMES",
+    "solver_help",
     "Param",
     "SolverSpec",
     "register",
@@ -37,6 +40,25 @@ SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
 BUILTIN_ADAPTERS = {name: f"treeexplorer.adapters.{name}" for name in SOLVER_NAMES}
 # Environment variable naming extra modules to import (comma-separated); each may register solvers.
 PLUGINS_ENV = "TREEEXPLORER_PLUGINS"
+
+
+# Solver parameters that several solvers share and every entry point offers by name (CLI flags of solve and sweep,
+# the estimators' arguments, the app's run labels): (name, type, help).  Each solver's Param still validates them.
+COMMON_PARAMS = (
+    ("max_depth", int, "maximum depth"),
+    ("max_nodes", int, "node budget (number of splits)"),
+    ("sparsity", float, "cost per split (α or λ)"),
+    ("cart_depth", int, "DPDT: depth of the CART test generator"),
+)
+COMMON_PARAM_NAMES = tuple(name for name, _, _ in COMMON_PARAMS)
+
+
+def solver_help(default: str = "cart") -> str:
+    """The CLI's help for a solver argument: the built-in names and plug-ins (``solve`` and ``sweep`` alike)."""
+    return (
+        f"a registered solver: {', '.join(SOLVER_NAMES)} or one a {PLUGINS_ENV} module adds "
+        f"(see `treeexplorer solvers`; default: {default})"
+    )
 
 
 @dataclass(frozen=True)

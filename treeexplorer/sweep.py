@@ -12,26 +12,52 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
+import numbers
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from treeexplorer.api import prepare
-from treeexplorer.cv import CVFront, FoldResult, FoldTask, _check_cv, assemble, cv_notices, fold_tasks, run_fold
+from treeexplorer.cv import CVFront, assemble
+from treeexplorer.folds import (
+    SERIAL,
+    FoldResult,
+    FoldTask,
+    check_cv,
+    connect,
+    cv_notices,
+    fold_tasks,
+    mid_criterion,
+    run_tasks,
+)
 from treeexplorer.registry import get_solver
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Control, time_limit_seconds
 
 __all__ = ["sweep", "SweepResult", "SweepJob", "start_sweep", "expand_grid", "connect", "SERIAL"]
 
-SERIAL = "serial"
 # Grid keys that are not solver parameters (everything else is validated by the solver's Param).
 PIPELINE_KEYS = ("solver", "discretizer", "n_bins")
-LEVEL_COLUMNS = ("cv_mean", "cv_std", "cv_se", "train_mean", "n_folds", "n_reached", "best", "one_se")
 
 
 # -- the grid ----------------------------------------------------------------------------------------------------
+def _values(v) -> list:
+    """A grid entry's values: a list, tuple, range, set, numpy array or Series lists them; anything else is one."""
+    if isinstance(v, (list, tuple, range)):
+        return list(v)
+    if isinstance(v, (set, frozenset)):
+        return sorted(v, key=repr)
+    if isinstance(v, np.ndarray) or hasattr(v, "to_numpy"):
+        return list(np.asarray(v).ravel())
+    return [v]
+
+
+def _plain(x):
+    """numpy scalars as the Python numbers ``solve`` takes (``np.int64(8)`` is 8)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     """Validated settings of ``grid`` (the cartesian product, in key order) and notices.
 
@@ -39,11 +65,11 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     out of its bounds, ...), naming the grid key.  A key that only some solvers use applies to those only (the
     others' settings are deduplicated, with a notice); a key no solver in the grid uses is an error.
     """
-    from treeexplorer.discretize import DISCRETIZER_NAMES
+    from treeexplorer.discretize import DISCRETIZER_NAMES, takes_n_bins
 
     if not isinstance(grid, dict) or not grid:
         raise ValueError("grid must be a non-empty dict such as {'solver': ['cart', 'dpdt'], 'max_depth': [2, 3]}")
-    grid = {k: list(v) if isinstance(v, (list, tuple, range)) else [v] for k, v in grid.items()}
+    grid = {k: [_plain(x) for x in _values(v)] for k, v in grid.items()}
     for k, v in grid.items():
         if not v:
             raise ValueError(f"grid key {k!r} has no values")
@@ -60,7 +86,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
                 f"grid discretizer: unknown discretizer {d!r}; choose one of raw, {', '.join(DISCRETIZER_NAMES)}"
             )
     for b in grid.get("n_bins", []):
-        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1):
             raise ValueError(f"grid n_bins: n_bins must be a positive integer, got {b!r}")
     params = [k for k in grid if k not in PIPELINE_KEYS]
     for k in params:
@@ -86,8 +112,8 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
             if spec.input != "numeric":
                 raise ValueError(f"grid discretizer: 'raw' works with numeric solvers only, not {spec.name!r}")
             s["discretizer"] = None
-        uses_bins = s["discretizer"] in ("mid", "quantile", "uniform") or (
-            s["discretizer"] is None and spec.input == "binary" and spec.default_discretizer in ("mid", "quantile")
+        uses_bins = takes_n_bins(s["discretizer"]) or (
+            s["discretizer"] is None and spec.input == "binary" and takes_n_bins(spec.default_discretizer)
         )
         if s["n_bins"] is not None and not uses_bins:
             dropped.add(("n_bins", spec.name))
@@ -117,7 +143,8 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     return settings, notices
 
 
-def _effective_discretizer(s: dict) -> str:
+def effective_discretizer(s: dict) -> str:
+    """The discretizer a setting runs with: its own, or its solver's default (``raw`` for numeric solvers)."""
     spec = get_solver(s["solver"])
     if s["discretizer"] is None:
         return "raw" if spec.input == "numeric" else spec.default_discretizer
@@ -125,72 +152,6 @@ def _effective_discretizer(s: dict) -> str:
 
 
 # -- the cluster -------------------------------------------------------------------------------------------------
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def connect(scheduler=None, n_workers: int | None = None):
-    """A ``distributed.Client`` for ``scheduler`` and a function that releases what this call started.
-
-    ``None``: a new ``LocalCluster`` on 127.0.0.1 with one single-threaded worker process per core (numba
-    kernels then run truly in parallel); ``"tcp://host:port"``: an existing scheduler; a ``Client``: used as it
-    is (never closed here).
-    """
-    from distributed import Client, LocalCluster
-
-    if isinstance(scheduler, Client):
-        return scheduler, lambda: None
-    if isinstance(scheduler, str):
-        try:  # waits up to dask's distributed.comm.timeouts.connect (30 s unless configured)
-            client = Client(scheduler)
-        except (OSError, TimeoutError) as exc:
-            raise ValueError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
-        return client, client.close
-    if scheduler is not None:
-        raise ValueError(
-            f"scheduler must be None, 'serial', an address 'tcp://host:port' or a Client; got {scheduler!r}"
-        )
-    import dask
-
-    # dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536 (to hand freed memory back to the system);
-    # setting it switches off glibc's adaptive mmap threshold, so every array above 128 KiB is mmap-ed, page-faulted
-    # and unmapped again: DPDT's fold tasks ran 1.45x slower that way (108 vs 157 ms, magic). Workers here keep
-    # glibc's defaults; their peak memory is what bench_sweep.py reports.
-    quiet = {
-        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-        # the worker's statistical profiler samples the running task's stack every 10 ms (with the GIL)
-        "distributed.worker.profile.enabled": False,
-    }
-    with dask.config.set(quiet):
-        cluster = LocalCluster(
-            n_workers=n_workers or _cores(),
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",
-            # one core per worker process: numba's own thread pool (parallel kernels) would otherwise start a
-            # thread per core in every worker and the processes would fight over the same cores
-            env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
-        )
-    client = Client(cluster)
-
-    def close():
-        client.close()
-        cluster.close()
-
-    return client, close
-
-
-def _dashboard(client) -> str | None:
-    try:
-        return client.dashboard_link
-    except Exception:  # no dashboard (bokeh missing or disabled): the sweep runs without it
-        return None
-
-
 # -- the result --------------------------------------------------------------------------------------------------
 @dataclass
 class SweepResult:
@@ -300,7 +261,7 @@ def _table(settings, fronts, errors, param_keys, by):
         head = {
             "setting": i,
             "solver": s["solver"],
-            "discretizer": _effective_discretizer(s),
+            "discretizer": effective_discretizer(s),
             "n_bins": s["n_bins"],
             **{k: s["params"].get(k) for k in param_keys},
         }
@@ -386,14 +347,13 @@ def sweep(
     every worker) and the result equals a serial run.  A setting whose runs fail (a memory guard, too many bins
     for the data, ...) is one row of the table with the message; the others go on.
     """
+    time_limit = time_limit_seconds(time_limit)
     settings, notices = expand_grid(grid)
     param_keys = sorted({k for s in settings for k in s["params"]})
     ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
-    _check_cv(cv, repeats, ds.n_rows)
+    check_cv(cv, repeats, ds.n_rows)
     notices += cv_notices(ds, cv)
-    from treeexplorer.cv import _mid_criterion
-
-    criterion = _mid_criterion(discretizer_params)
+    criterion = mid_criterion(discretizer_params)
     bases = [
         FoldTask(s["solver"], s["params"], s["discretizer"], s["n_bins"], criterion, cv, repeats, seed, 0, time_limit)
         for s in settings
@@ -436,10 +396,16 @@ def sweep(
 
     status = "done"
     try:
-        if scheduler == SERIAL:
-            status = _run_serial(ds, tasks, control, collect, state)
-        else:
-            status = _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_progress)
+        status = run_tasks(
+            ds,
+            tasks,
+            collect,
+            scheduler=scheduler,
+            n_workers=n_workers,
+            control=control,
+            state=state,
+            show_progress=show_progress,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -468,86 +434,6 @@ def _bar(total: int, show: bool):
     from tqdm import tqdm
 
     return tqdm(total=total, desc="sweep", unit="task", file=sys.stderr)
-
-
-def _run_serial(ds, tasks, control, collect, state) -> str:
-    from treeexplorer.cv import _forward_cancel
-
-    current: list[Control] = []
-    stop = _forward_cancel(control, current)
-    state["t0"] = time.perf_counter()
-    try:
-        for i, task in tasks:
-            if control.cancelled:
-                return "cancelled"
-            current[:] = [Control(task.time_limit)]
-            collect(i, run_fold(ds, task, current[0]))
-    finally:
-        stop()
-    return "cancelled" if control.cancelled else "done"
-
-
-def _run_dask(ds, tasks, scheduler, n_workers, control, collect, state, show_progress) -> str:
-    import threading
-    from dataclasses import replace
-
-    from distributed import Event, as_completed
-
-    client, release = connect(scheduler, n_workers)
-    stop = threading.Event()
-    try:
-        state["dashboard"] = _dashboard(client)
-        if show_progress and state["dashboard"]:
-            print(f"dask dashboard: {state['dashboard']}", file=sys.stderr)
-        token = uuid.uuid4().hex[:12]
-        cancel = Event(f"treeexplorer-cancel-{token}", client=client)
-        state["t0"] = time.perf_counter()
-        data = client.scatter(ds, broadcast=True, hash=False)  # once; on every worker so a death loses nothing
-        futures = {}
-        for n, (i, task) in enumerate(tasks):
-            fut = client.submit(
-                run_fold,
-                data,
-                replace(task, cancel_event=cancel.name),
-                key=f"treeexplorer-fold-{token}-{n}",
-                pure=False,
-            )
-            futures[fut] = (i, task)
-        done_keys: set = set()
-        ac = as_completed(list(futures))
-
-        def watch():  # Cancel from any thread: running tasks stop cooperatively, queued ones are dropped
-            while not stop.wait(0.1):
-                if control.cancelled:
-                    cancel.set()
-                    client.cancel([f for f in futures if f.key not in done_keys])
-                    ac.clear()
-                    return
-
-        threading.Thread(target=watch, daemon=True).start()
-        for fut in ac:
-            if control.cancelled:
-                break
-            done_keys.add(fut.key)
-            i, task = futures[fut]
-            collect(i, _outcome(fut, task))
-            fut.release()
-        return "cancelled" if control.cancelled else "done"
-    finally:
-        stop.set()
-        release()
-
-
-def _outcome(fut, task: FoldTask) -> FoldResult:
-    """A finished future's FoldResult; an exception run_fold did not turn into a result becomes one."""
-    if fut.status == "finished":
-        return fut.result()
-    try:
-        exc = fut.exception()
-        msg = f"{type(exc).__name__}: {exc}"
-    except Exception as e:  # cancelled or lost future
-        msg = f"{type(e).__name__}: {e}"
-    return FoldResult(task.index, "error", 0.0, 0, 0, error=msg)
 
 
 # -- for an app ----------------------------------------------------------------------------------------------------

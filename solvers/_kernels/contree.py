@@ -31,8 +31,11 @@ as per-budget cut-offs (``prm[3]``, ``_CUTS`` in the wrapper): a child only has 
 still needs, plus the distance from its split to the far end of its interval (as ConTree), so one stopped
 child still prunes its whole interval.  A node that stops at its cut-off is never reported exact: its
 unsearched splits are bounded by the cut-off only (``_nothing_to_gain``).  Features are searched in Gini
-order after a seed pass (one split per feature), so a stopped node bounds every feature.  Several threads
-can share one root (``prm[9]``), each on its own workspace, claiming features and sharing their best costs.
+order after a seed pass (one split per feature; at the root two: the Gini split, then the midpoint of its wider
+half), so a stopped node bounds every feature.  A child stopped mid-search keeps the larger of its own bound and
+the one its interval's anchors prove, so one stopped child does not drop its split's bound to the sibling's.
+Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
+their best costs.
 
 Workspace ``ws`` (a tuple, unpacked by position): see ``solvers/contree.py``.
 """
@@ -149,13 +152,16 @@ def _positions(rk, yy, m, cnt, tmpc, pos, stu):
 
 @njit(nogil=True, cache=True)
 def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
-    """Feature and position of the best Gini split and the fewest one-split errors over all features;
+    """Feature and position of the best Gini split, the fewest one-split errors over all features and the feature
+    and threshold rank of that stump;
     ``gsc[f]``/``gkf[f]``: the best Gini score of feature ``f`` (higher is better) and its position."""
     C = cnt.shape[0]
     best_g = -1.0
     bf = -1
     bk = -1
     best_stump = BIG
+    s_f = -1
+    s_r = 0
     for f in range(p):
         rk = SR[lvl, f]
         yy = SY[lvl, f]
@@ -190,9 +196,11 @@ def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
                 e = m - ml - mr
                 if e < best_stump:
                     best_stump = e
+                    s_f = f
+                    s_r = rk[i - 1]
             prev = v
             tmpc[yy[i]] += 1
-    return bf, bk, best_stump
+    return bf, bk, best_stump, s_f, s_r
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -453,6 +461,17 @@ def _anchor_child(rec, kk, kc, kj, side, leafv, out):
 
 
 @njit(nogil=True, cache=True)
+def _raise_to_anchor(rec, kk, kc, kj, side, leafv, lb, tmp):
+    """A child stopped before it finished: its lower bounds ``lb`` raised to what the interval's anchors prove
+    (both are valid bounds of the same optimum, so their maximum is).  Without this a child stopped during its
+    seed pass reports 0 and the split's bound (and the stopped node's) falls to the sibling's alone."""
+    _anchor_child(rec, kk, kc, kj, side, leafv, tmp)
+    for b in range(1, kc + 1):
+        if tmp[b] > lb[b]:
+            lb[b] = tmp[b]
+
+
+@njit(nogil=True, cache=True)
 def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
     """Whether the split at ``kj`` cannot improve any budget; if so its bounds lower ``PR`` (the least bound
     of every split set aside, which is the node's lower bound when the cut-off hid its optimum)."""
@@ -670,7 +689,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     no_b = m - m - 1
     gsc = np.empty(p, dtype=np.float64)
     gkf = np.empty(p, dtype=np.int64)
-    gf, gk, best_stump = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
+    gf, gk, best_stump, stump_f, stump_r = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
     # features in order of their best Gini split (``prm[7]``, as ConTree), else the greedy one then by index
     ford = np.argsort(-gsc, kind="mergesort")
     if prm[7] == 0:
@@ -687,7 +706,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             UB[1] = best_stump
             if best_stump < UE[1]:
                 UE[1] = best_stump
-            # its choice is found when the position is met below (stu == best_stump)
+            # its choice now: a run stopped before the search meets it still returns the best stump
+            chf[1] = stump_f
+            chr_[1] = stump_r
+            chb[1] = 1 << 8
     stk = STK[lvl]
     exact = True
     stopped = False
@@ -761,14 +783,22 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 stk[q, :] = SEED[lvl, f, q, :]
             sp = ns
         n_eval = 0
+        nseed = prm[11] if lvl == 0 and prm[11] > 1 else 1
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
                 break
             if _nothing_to_gain(UB, UE, PR, b0, kd):
                 break
-            if phase == 0 and n_eval > 0:
+            if phase == 0 and n_eval >= nseed:
                 break
+            if phase == 0 and n_eval == 1 and sp == 2 and stk[0, 1] - stk[0, 0] > stk[1, 1] - stk[1, 0]:
+                # the root's second seed splits the wider half of the first: a stopped root's bound is the least
+                # over its open intervals, and the wide one (its anchor's child on that side is small) is weak
+                for q in range(stk.shape[1]):
+                    sw = stk[0, q]
+                    stk[0, q] = stk[1, q]
+                    stk[1, q] = sw
             n_eval += 1
             rec = stk[sp - 1]
             lo = rec[0]
@@ -789,6 +819,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             sp -= 1
             k = pos[j]
             ctr[3] += 1
+            if prm[10] > 0 and ctr[3] >= prm[10] and flag[0] == 0:
+                flag[0] = 2  # a stop after a fixed number of splits (tests: a stopped run that is reproducible)
             if lvl == 0:
                 ctr[0] += 1
             # --- evaluate the split (f, k)
@@ -860,6 +892,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     if prm[3] == 0:
                         cutR[:] = BIG
                     exA = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                    if exA == 0:
+                        _raise_to_anchor(rec, kk, kc, k, 1, Rub[0], Rlb, VEC[lvl, 12])
                 else:
                     _anchor_child(rec, kk, kc, k, 1, _leaf(cntR), Rlb)
                     if prm[5] == 0:
@@ -870,6 +904,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     if prm[3] == 0:
                         cutL[:] = BIG
                     exA = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                    if exA == 0:
+                        _raise_to_anchor(rec, kk, kc, k, 0, Lub[0], Llb, VEC[lvl, 12])
                 _combine(Llb, Rlb, kc, kd, single, Slb)
                 hopeless = True
                 for b in range(b0, kd + 1):
@@ -888,12 +924,16 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         if prm[3] == 0:
                             cutL[:] = BIG
                         exB = solve(ws, lvl + 1, mL, d - 1, cutL, Lub, Llb, force, no_b)
+                        if exB == 0:
+                            _raise_to_anchor(rec, kk, kc, k, 0, Lub[0], Llb, VEC[lvl, 12])
                     else:
                         mR = _partition(S, SR, SY, lvl, m, p, mark, 0)
                         _cuts(UE, Llb, kc, kd, single, b0, hcut, cutR)
                         if prm[3] == 0:
                             cutR[:] = BIG
                         exB = solve(ws, lvl + 1, mR, d - 1, cutR, Rub, Rlb, force, no_b)
+                        if exB == 0:
+                            _raise_to_anchor(rec, kk, kc, k, 1, Rub[0], Rlb, VEC[lvl, 12])
                     _combine(Lub, Rub, kc, kd, single, Sub)
                     _combine(Llb, Rlb, kc, kd, single, Slb)
                     if exA == 0 or exB == 0:
@@ -1008,14 +1048,17 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 bounded = True
     for b in range(kk):
         out_ub[b] = UB[b]
-    # cache (exact entries always; a stopped node's bounds only where nothing is stored yet)
+    # cache (exact entries always; a stopped node's bounds where nothing is stored yet, else merged with them).
+    # The root is stored also when the table is full (``meta[1]``): the wrapper grows the table and runs again,
+    # and a run stopped early in that rerun then still has the first run's incumbent, choices and bounds.
     code = 0
     if exact:
         code = 2 if bounded else 1
-    if d >= 2 and meta[1] == 0 and (exact or flag[0] != 0):
+    root_unwind = lvl == 0 and meta[1] != 0
+    if d >= 2 and (meta[1] == 0 or root_unwind) and (exact or flag[0] != 0 or root_unwind):
         s = cache_slot(keys, h1, h2, d)
         fresh = keys[s, 2] == 0
-        if fresh and meta[0] * 10 >= keys.shape[0] * 7:
+        if fresh and lvl != 0 and meta[0] * 10 >= keys.shape[0] * 7:
             if prm[2] != 0:
                 meta[1] = 1  # table full: the wrapper grows it and runs again
         elif fresh or exact:
@@ -1032,6 +1075,21 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 cvals[s, 3, b] = chr_[b]
                 cvals[s, 4, b] = chb[b]
             cex[s] = code
+        elif cex[s] == 0:
+            # two stopped searches of one node: per budget the better tree (with its choice) and the larger bound
+            for b in range(kk):
+                if out_ub[b] < cvals[s, 0, b]:
+                    cvals[s, 0, b] = out_ub[b]
+                    cvals[s, 2, b] = chf[b]
+                    cvals[s, 3, b] = chr_[b]
+                    cvals[s, 4, b] = chb[b]
+                if out_lb[b] > cvals[s, 1, b]:
+                    cvals[s, 1, b] = out_lb[b]
+                out_ub[b] = cvals[s, 0, b]
+                out_lb[b] = cvals[s, 1, b]
+                chf[b] = cvals[s, 2, b]
+                chr_[b] = cvals[s, 3, b]
+                chb[b] = cvals[s, 4, b]
     return code
 
 

@@ -95,7 +95,7 @@ def test_app_loads_offline_with_a_default_front(server, new_page):
 def test_a_click_shows_the_tree_whose_nodes_name_their_majority_class(app):
     pt = next(p for p in points(app) if p["run"] == 1 and p["splits"] == 2)
     app.mouse.click(pt["x"], pt["y"])
-    app.wait_for_selector("text=tree 2: 2 splits", timeout=30_000)
+    app.wait_for_selector("text=tree 2: 2 split", timeout=30_000)
     app.wait_for_function(
         f"() => {{ const t = ({TREE_TEXTS_JS})(); return t.length === 5 && t[0].includes('petal_length'); }}",
         timeout=30_000,
@@ -139,7 +139,7 @@ def test_a_slow_click_and_a_quick_second_click_select_their_points_too(app):
     app.mouse.down()
     app.wait_for_timeout(600)
     app.mouse.up()
-    app.wait_for_selector("text=/#1 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+    app.wait_for_selector("text=/#1 uigreedy.*tree 1: 1 split/", timeout=30_000)
     app.mouse.click(*at(0))  # (``points`` waits until the plot has settled)
     # read again at once after the tap (it can scroll the tree card into view): the next click comes within
     # Bokeh's 300 ms, a double tap
@@ -179,13 +179,13 @@ def test_a_click_on_shared_points_opens_the_run_on_top_and_offers_the_others(app
     pts = points(app, runs={1, 2})
     pt = next(p for p in pts if p["run"] == 2 and p["splits"] == 1)
     app.mouse.click(pt["x"], pt["y"])
-    app.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+    app.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 split/", timeout=30_000)
     # the card names the other run with the same point; its button switches to that run's tree
     other = app.get_by_role("button", name="#1 uigreedy · depth=3, tree 1")
     other.wait_for(timeout=30_000)
     shot(app, "03_shared_point")
     other.click()
-    app.wait_for_selector("text=/#1 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+    app.wait_for_selector("text=/#1 uigreedy.*tree 1: 1 split/", timeout=30_000)
     app.get_by_role("button", name="#2 uigreedy · depth=3, tree 1").wait_for(timeout=30_000)
     # hide run 2 in the run list (the legend; a click on the label toggles its checkbox): its points leave the
     # plot and a click can only reach run 1
@@ -266,9 +266,9 @@ def test_optimality_claims_name_their_search_space_and_dominated_points(app):
     # the marker legend states the claims of the runs on the plot
     legend = app.locator("text=/proven optimal over its run's search space/")
     assert legend.count() == 1
-    # the offered re-run uses twice the tests
-    app.get_by_role("button", name="Re-run with 6 tests").click()
-    app.wait_for_selector("text=#3 uibinary · mid/6", timeout=30_000)
+    # the offered re-run: the library's rule (twice the tests, at least 32)
+    app.get_by_role("button", name="Re-run with 32 MID tests").click()
+    app.wait_for_selector("text=#3 uibinary · mid/32", timeout=30_000)
 
 
 def test_runs_belong_to_their_dataset_target_and_split(app):
@@ -433,7 +433,7 @@ def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(app
     pts = [p for p in points(app, runs={2}) if p["splits"]]
     pt = min(pts, key=lambda p: p["splits"])
     app.mouse.click(pt["x"], pt["y"])
-    app.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=30_000)
+    app.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} split", timeout=30_000)
     app.wait_for_function(f"() => ({TREE_SOURCE_JS})().test.some(t => t.includes('one per category'))", timeout=30_000)
     drawn = app.evaluate(TREE_SOURCE_JS)
     categories = {

@@ -62,7 +62,7 @@ def test_exact_front_reference_line_hover_and_card(new_page):
         shot(page, "11_exact_front_hover")
         # the card: title and metrics table say the same
         page.mouse.click(pt["x"], pt["y"])
-        page.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} splits", timeout=30_000)
+        page.wait_for_selector(f"text=tree {pt['tree']}: {pt['splits']} split", timeout=30_000)
         table = page.locator("table:has-text('vs exact optimum')").first
         table.wait_for(timeout=30_000)
         text = table.text_content()

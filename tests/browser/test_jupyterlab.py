@@ -1,5 +1,5 @@
 """The quickstart notebook in a real JupyterLab (Debian's chromium): Run All, click a Pareto point of the inline
-Explorer, switch the complexity axis to Leaves, and check that the screen follows, with no traceback in any
+Explorer, switch the complexity axis to Depth, and check that the screen follows, with no traceback in any
 output and nothing fetched from outside localhost (``offline`` guard, conftest)."""
 
 from __future__ import annotations
@@ -96,22 +96,24 @@ KERNEL_READY_JS = """() => {
   return !!k && k.status === 'idle' && k.connectionStatus === 'connected';
 }"""
 
-# The Explorer is the notebook's last Bokeh root (the "front, inline" cell above has Pareto points too).
+# The Explorer is one of the notebook's Bokeh roots (the front plot cell has Pareto points too).
 _ALL_ROOTS = "for (const v of Object.values(Bokeh.index)) walk(v);"
 # (each display also adds small roots of its own: comm manager, notifications; take the last root with a plot)
 _LAST_ROOT = """walk(Object.values(Bokeh.index).filter(r => {
     const vs = []; const w = v => { vs.push(v); if (v.child_views) for (const c of v.child_views) w(c); }; w(r);
     return vs.some(v => v.frame && v.renderer_views);
   }).at(-1));"""
+# The quickstart's Explorer is its FIRST root with a plot (the front plot of section 3 comes after it).
+_FIRST_ROOT = _LAST_ROOT.replace(".at(-1)", ".at(0)")
 assert _ALL_ROOTS in POINTS_JS
-EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _LAST_ROOT)
+EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
 # ``views``: every Bokeh view of the Explorer's root (``views[0].model.document`` is its document)
 _EXPLORER_VIEWS = (
     """
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
   """
-    + _LAST_ROOT
+    + _FIRST_ROOT
 )
 
 HELD_OUT_JS = (
@@ -190,7 +192,7 @@ CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeC
 
 def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_page):
     base, work = lab
-    page = new_page(f"{base}/lab/tree/quickstart.ipynb", 1600, 1000, wait_for=".jp-Notebook .jp-CodeCell")
+    page = new_page(f"{base}/lab/tree/quickstart.ipynb?reset", 1600, 1000, wait_for=".jp-Notebook .jp-CodeCell")
     page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
     # the notebook's kernel is started AND its websocket connected: a Run All sent earlier is silently dropped
     page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
@@ -218,7 +220,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         polling=500,
     )
     # the inline Explorer: its default run is drawn
-    explorer = page.locator(".jp-CodeCell:has-text('tx.Explorer(dataset=\"iris\")')")
+    explorer = page.locator(".jp-CodeCell:has-text('tx.Explorer(df')")
     explorer.scroll_into_view_if_needed()
     page.wait_for_function(
         f"() => ({EXPLORER_POINTS_JS})().some(p => p.run === 1 && p.leaves !== null)", timeout=120_000, polling=500
@@ -241,7 +243,7 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     for attempt in range(2):
         page.mouse.click(pt["x"], pt["y"])
         try:
-            page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 splits/", timeout=20_000 * (attempt + 1))
+            page.wait_for_selector("text=/#1 cart.*tree \\d+: 1 split,/", timeout=20_000 * (attempt + 1))
             break
         except Exception:  # say where the click stopped: in the browser, on its way to the kernel, in the kernel
             log = (ARTIFACTS / "jupyterlab.log").read_text(errors="replace")
@@ -253,14 +255,15 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
             (ARTIFACTS / "jupyterlab_click.txt").write_text("\n".join(states) + "\n")
     else:
         raise AssertionError("card did not follow two clicks: " + " | ".join(states))
-    title = page.locator("text=/#1 cart.*tree \\d+: 1 splits/").first.text_content()
+    title = page.locator("text=/#1 cart.*tree \\d+: 1 split,/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
-    metrics = page.locator(".jp-OutputArea table", has_text="train accuracy").last.text_content()
+    metrics = explorer.locator("table", has_text="train accuracy").last.text_content()  # the Explorer's own
     assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
-    # switch the complexity axis to Leaves: the axis label and the points' positions change on screen
+    # switch the complexity axis to Depth: the axis label and the points' positions change on screen (not Leaves:
+    # a binary tree has one leaf more than splits, so an autoscaled axis puts every point at the same place)
     before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
-    page.get_by_role("button", name="Leaves", exact=True).last.click()
-    page.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
+    page.get_by_role("button", name="Depth", exact=True).first.click()
+    page.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Depth')", timeout=30_000)
     after = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
     assert after != before
     page.wait_for_timeout(500)
@@ -276,6 +279,117 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     assert not [f for f in failed if "panel_dist" in f], failed
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     page.wait_for_timeout(1500)
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")  # free the machine
     saved = json.loads((work / "quickstart.ipynb").read_text())
     assert any(c.get("outputs") for c in saved["cells"])  # saved after the run
     assert not [o for c in saved["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+# -- the three ways into a notebook, each offline: no extension call, plain pn.extension(), pn.ipywidget(...) ------
+ROUTE_TABLE = """import time
+import numpy as np
+import pandas as pd
+rng = np.random.default_rng(0)
+n = 200
+species = rng.choice(["Adelie", "Chinstrap", "Gentoo"], n)
+df = pd.DataFrame({
+    "species": species,
+    "island": rng.choice(["Biscoe", "Dream", "Torgersen"], n),
+    "bill_length_mm": np.where(species == "Adelie", 38.0, 47.5) + rng.normal(0, 1.5, n),
+    "bill_depth_mm": np.where(species == "Gentoo", 15.0, 18.3) + rng.normal(0, 0.5, n),
+    "year": rng.choice([2007, 2008, 2009], n),
+})"""
+ROUTES = {
+    "none": ("import treeexplorer as tx", "explorer"),
+    "extension": ("import panel as pn\nimport treeexplorer as tx\n\npn.extension()", "explorer"),
+    "ipywidget": ("import panel as pn\nimport treeexplorer as tx", "pn.ipywidget(explorer)"),
+}
+
+
+def route_notebook(route: str) -> dict:
+    head, show = ROUTES[route]
+    cells = [
+        f"{head}\n{ROUTE_TABLE}",
+        "explorer = tx.Explorer(df, max_depth=3)",
+        f"t0 = time.perf_counter()\n{show}",
+        "first = time.perf_counter() - t0\nexplorer2 = tx.Explorer(df, max_depth=2)",
+        f"t1 = time.perf_counter()\n{show.replace('explorer', 'explorer2')}",
+        "warm = time.perf_counter() - t1\nprint(f'display: first {first:.2f} s, warm {warm:.2f} s')",
+    ]
+    src = [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]
+    meta = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    return {"cells": src, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+
+
+def kernel_eval(page, code: str) -> str:
+    """Run ``code`` in the notebook's kernel (through JupyterLab's API) and return its value's text (or error)."""
+    return page.evaluate(
+        """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const f = k.requestExecute({store_history: false, code});
+  let out = "";
+  f.onIOPub = m => {
+    if (m.content.text) out += m.content.text;
+    if (m.content.data && m.content.data["text/plain"]) out += m.content.data["text/plain"];
+    if (m.content.evalue) out += m.content.ename + ": " + m.content.evalue;
+  };
+  await f.done;
+  return out.trim();
+}""",
+        code,
+    )
+
+
+# The first Explorer's plot: the second root with Pareto points (the notebook holds two Explorers).
+FIRST_EXPLORER_POINTS_JS = EXPLORER_POINTS_JS
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_notebook_routes_are_offline_and_clicks_reach_python(lab, new_page, offline, route):
+    base, work = lab
+    (work / f"route_{route}.ipynb").write_text(json.dumps(route_notebook(route)))
+    # ?reset: a fresh workspace (the server remembers the tabs of earlier tests: Run All would go to one of them)
+    url = f"{base}/lab/tree/route_{route}.ipynb?reset"
+    page = new_page(url, 1280, 800, wait_for=".jp-Notebook .jp-CodeCell")
+    page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=120_000)
+    page.wait_for_function(
+        f"() => (window.jupyterapp.shell.currentWidget?.context?.path || '').endsWith('route_{route}.ipynb')",
+        timeout=60_000,
+    )
+    page.wait_for_function(KERNEL_READY_JS, timeout=120_000, polling=500)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    try:
+        page.wait_for_function(
+            f"() => ({CELLS_JS})().every(c => /\\[\\d+\\]/.test(c.prompt))", timeout=240_000, polling=1000
+        )
+    except Exception:
+        shot(page, f"failed_route_{route}", full_page=False)
+        raise AssertionError(
+            f"cells did not all run: {[(c['prompt'], c['text'][:200]) for c in page.evaluate(CELLS_JS)]}"
+        ) from None
+    cells = page.evaluate(CELLS_JS)
+    outputs = " ".join(c["text"] for c in cells)
+    assert "Traceback" not in outputs and "Error" not in outputs, outputs[-2000:]
+    assert not [s for c in cells for s in c["stderr"] if "Traceback" in s or "Error" in s or "extension" in s]
+    # both Explorers draw (canvases) with their points
+    page.wait_for_function(f"() => ({CELLS_JS})().filter(c => c.canvases > 0).length >= 2", timeout=60_000, polling=500)
+    page.evaluate(SCROLL_TO_PLOT_JS)
+    pts = settled(page, FIRST_EXPLORER_POINTS_JS)
+    assert pts, "the first Explorer's points are drawn"
+    timing = next(c["text"] for c in cells if "display: first" in c["text"])
+    print(f"route {route}: {timing.strip()}; requests outside localhost: {len(offline.refused)}", flush=True)
+    before = kernel_eval(page, "explorer.selected.entry.id")
+    target = next(p for p in pts if str(p["tree"]) != before and p["run"] == 1)
+    fresh = next(p for p in page.evaluate(FIRST_EXPLORER_POINTS_JS) if p["tree"] == target["tree"] and p["run"] == 1)
+    page.wait_for_function(COMM_READY_JS, timeout=30_000)
+    page.mouse.click(fresh["x"], fresh["y"])
+    deadline = time.time() + 30
+    now = before
+    while time.time() < deadline and now == before:
+        page.wait_for_timeout(500)
+        now = kernel_eval(page, "explorer.selected.entry.id")
+    page.wait_for_timeout(500)
+    shot(page, f"13_jupyterlab_route_{route}", full_page=False)
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")  # the next route's turn
+    assert now == str(target["tree"]), (before, now, target)
+    assert not offline.refused, offline.refused

@@ -33,7 +33,7 @@ def test_main_flow_on_the_thread_pool(threaded_server, new_page):
         page.wait_for_function(f"() => ({POINTS_JS})().some(p => p.run === 2)", timeout=30_000)
         pt = next(p for p in settled(page) if p["run"] == 2 and p["splits"] == 1)
         page.mouse.click(pt["x"], pt["y"])
-        page.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 splits/", timeout=30_000)
+        page.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 split/", timeout=30_000)
         page.get_by_role("button", name="Leaves", exact=True).click()
         page.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
         page.get_by_role("button", name="✕").nth(1).click()  # remove the selected run

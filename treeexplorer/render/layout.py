@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from treeexplorer.front import optimality_text
+from treeexplorer.claims import optimality_text, plural
 from treeexplorer.schema import format_number
 from treeexplorer.tree import Tree, class_text
 
@@ -401,7 +401,7 @@ def _positions_lr(tree, order, info, kids, depth, box_h):
 def summary_line(entry, front=None) -> str:
     """One line for a front entry: splits, depth, accuracies, proven or not (over what, given ``front``)."""
     m = entry.metrics
-    parts = [f"{m['splits']} splits", f"depth {m['depth']}", f"train acc {m['train_accuracy']:.3f}"]
+    parts = [plural(m["splits"], "split"), f"depth {m['depth']}", f"train acc {m['train_accuracy']:.3f}"]
     if m.get("test_accuracy") is not None:
         parts.append(f"test acc {m['test_accuracy']:.3f}")
     parts.append(f"{format_number(round(float(m['avg_tests']), 3))} tests/sample")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from treeexplorer.export import provenance_lines, threshold_note
+from treeexplorer.claims import plural, provenance_lines, threshold_note
 from treeexplorer.render.layout import TreeLayout, layout_tree, summary_line, text_width
 from treeexplorer.tree import Tree
 
@@ -48,7 +48,8 @@ def make_page(tree: Tree, front=None, entry=None, title: str | None = None) -> P
         what = f"tree {entry.id}" if entry is not None else "decision tree"
         src = f"{front.dataset} · {front.solver}" if front is not None else tree.schema.target
         title = f"{src} · {what}"
-    subtitle = summary_line(entry, front) if entry is not None else f"{tree.n_splits} splits · depth {tree.depth}"
+    bare = f"{plural(tree.n_splits, 'split')} · depth {tree.depth}"
+    subtitle = summary_line(entry, front) if entry is not None else bare
     footer = provenance_lines(front, None) if front is not None else []
     multi = (
         "; a multiway node has one branch per category (an unseen category takes its largest branch)"

@@ -65,15 +65,20 @@ def _env_number(name: str, kind, default):
 
 def default_max_jobs() -> int:
     """CPUs this process may run on (the scheduler's default cap)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    from treeexplorer.folds import cores
+
+    return cores()
 
 
 def max_upload_bytes() -> int:
     """The upload cap in bytes: ``TREEEXPLORER_MAX_UPLOAD_MB`` megabytes (MiB), 20 by default."""
     return int(_env_number(ENV_MAX_UPLOAD_MB, float, DEFAULT_UPLOAD_MB) * 1024 * 1024)
+
+
+def mib(n_bytes: int) -> str:
+    """A size as the upload limit counts it (MiB: 2**20 bytes), one decimal when it is not whole."""
+    v = n_bytes / 2**20
+    return f"{v:.0f} MiB" if v == int(v) else f"{v:.1f} MiB"
 
 
 def queued_text(ahead: int) -> str:

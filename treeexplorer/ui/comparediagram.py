@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import panel as pn
 
+from treeexplorer.export import plural
 from treeexplorer.render.bokehview import DIFF_COLOR, TreeFigure
 from treeexplorer.tree import Tree
 from treeexplorer.ui.treeview import locked
@@ -115,8 +116,8 @@ class CompareDiagram(pn.viewable.Viewer):
 
         self._run(draw)
         self._place()
-        self.left_title.object = f"**Tree {a.id}** ({a.metrics['splits']} splits)"
-        self.right_title.object = f"**Tree {b.id}** ({b.metrics['splits']} splits)"
+        self.left_title.object = f"**Tree {a.id}** ({plural(a.metrics['splits'], 'split')})"
+        self.right_title.object = f"**Tree {b.id}** ({plural(b.metrics['splits'], 'split')})"
         self.note.object = (
             f"<span style='font-size:0.85em'><span style='color:{DIFF_COLOR};font-weight:bold'>▢ outlined</span>: "
             f"a split or leaf the other tree does not have at the same place ({len(da)} in tree {a.id}, "

@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.compare import dominated_by, more_tests_rerun
 from treeexplorer.cv import CVFront
 from treeexplorer.data import (
     DataError,
@@ -24,9 +25,9 @@ from treeexplorer.data import (
     read_table_bytes,
 )
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.registry import SolverSpec, available_solvers, get_solver, unavailable_solvers
+from treeexplorer.registry import COMMON_PARAM_NAMES, SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
-from treeexplorer.ui.admission import max_upload_bytes
+from treeexplorer.ui.admission import max_upload_bytes, mib
 from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import Job, readable_error
@@ -46,7 +47,7 @@ __all__ = [
     "dominance",
 ]
 
-MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
+MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MiB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
 MAX_UPLOAD_ROWS = 200_000
 UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -97,49 +98,11 @@ def dominance(runs) -> dict[tuple[int, int], str]:
 
     Only runs on the same data are compared (the plot shows one data set's runs at a time).
     """
-    try:
-        from treeexplorer.compare import dominated_by
-    except ImportError:
-        dominated_by = _dominated_by
     out = {}
     for run in runs:
         others = {r.id: r.front for r in runs if r.id != run.id}
         for tree_id, (_, _, text) in dominated_by(run.front, others).items():
             out[(run.id, tree_id)] = text
-    return out
-
-
-def _dominated_by(front: Front, others: dict) -> dict[int, tuple[object, int, str]]:
-    """Stand-in for :func:`treeexplorer.compare.dominated_by` (same contract) until that lands."""
-    out = {}
-    for t in front.trees:
-        if not t.optimal:
-            continue
-        s, e = t.metrics["splits"], t.metrics["train_errors"]
-        best = None
-        for label, other in others.items():
-            if other is front or other.n_train != front.n_train or other.dataset != front.dataset:
-                continue
-            for u in other.trees:
-                us, ue = u.metrics["splits"], u.metrics["train_errors"]
-                if us <= s and (ue < e or (ue == e and us < s)):
-                    key = (ue, us)
-                    if best is None or key < best[0]:
-                        best = (key, label, u)
-        if best is not None:
-            _, label, u = best
-            ss = front.search_space or {}
-            why = (
-                f": the {ss['n_tests']} {str(ss.get('discretizer', '')).upper()} tests exclude better thresholds"
-                if ss.get("kind") == "tests" and ss.get("n_tests")
-                else ""
-            )
-            out[t.id] = (
-                label,
-                u.id,
-                f"dominated by run #{label} (tree {u.id}: {u.metrics['splits']} splits, train accuracy "
-                f"{u.metrics['train_accuracy']:.4f}){why}",
-            )
     return out
 
 
@@ -153,7 +116,7 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
         raise DataError(f"{name}: the file is empty")
     if len(content) > cap:
         raise DataError(
-            f"{name}: {len(content) / 1e6:.1f} MB is over the {cap / 1e6:.0f} MB upload limit; "
+            f"{name}: {mib(len(content))} is over the {mib(cap)} upload limit; "
             "use the Python API or the CLI for larger tables"
         )
     suffix = Path(name).suffix.lower()
@@ -186,7 +149,7 @@ class RunSettings:
                 + (f"/{self.n_bins}" if self.n_bins else "")
                 + (f" {self.mid_budget:g}s anytime" if self.mid_budget and self.discretizer == "mid" else "")
             )
-        for key in ("max_depth", "depth", "max_nodes", "cart_depth", "sparsity"):
+        for key in ("depth", *COMMON_PARAM_NAMES):  # "depth": a plug-in's own name for it
             if self.params.get(key) is not None:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
         if self.cv:
@@ -327,6 +290,40 @@ class Controller(param.Parameterized):
             probe=frame,
             frame_id=hashlib.sha1(content).hexdigest()[:12],
         )
+
+    def load_frame(self, frame: pd.DataFrame, target=None, name: str = "DataFrame") -> bool:
+        """Load a table given in Python (``Explorer(df)`` in a notebook); False and ``error`` on bad input.
+
+        No row cap (uploads have one): the table is already in this process's memory.
+        """
+        try:
+            digest = pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
+        except (TypeError, ValueError):  # unhashable cells (lists, dicts): the loader refuses them anyway
+            digest = str(id(frame)).encode()
+        frame_id = hashlib.sha1(digest + repr(list(frame.columns)).encode()).hexdigest()[:12]
+        return self._load(
+            lambda t, **kw: load_dataset(frame, t, name=name, **kw),
+            target,
+            bundled=None,
+            frame=frame,
+            probe=frame,
+            frame_id=frame_id,
+        )
+
+    def add_fronts(self, fronts: list[Front], labels: list[str] | None = None) -> list[Run]:
+        """Open fronts solved elsewhere (``tx.solve``, a front file) as runs of the current data: drawn, selectable
+        and exported like the app's own runs, not solved again.  The first front's best tree is selected."""
+        added = []
+        for i, front in enumerate(fronts):
+            settings = RunSettings(front.solver, dict(front.params), front.discretizer, time_limit=None)
+            if labels is not None:
+                settings.label = lambda text=labels[i]: text  # the legend says what the caller calls it
+            n = len(self._all_runs)
+            self._add_run(front, settings)
+            added += self._all_runs[n:]
+        if added and len(added[0].front):
+            self.select(added[0].id, added[0].front.best().id)
+        return added
 
     def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
         table = bundled if bundled is not None else f"upload:{frame_id}"
@@ -685,19 +682,22 @@ class Controller(param.Parameterized):
             self.runs = []
 
     def rerun_with_more_tests(self, rid: int) -> Job | None:
-        """Run ``rid``'s settings again with twice as many discretizer tests (when its claim is over tests)."""
+        """Run ``rid``'s settings again over more tests: :func:`treeexplorer.compare.more_tests_rerun`'s rule
+        (MID with twice the tests, twice the thresholds per column for quantile/uniform, ...)."""
         run = self.run_by_id(rid)
         if run is None:
             self.error = f"no run #{rid}"
             return None
-        ss = run.front.search_space or {}
-        if ss.get("kind") != "tests" or not ss.get("n_tests"):
+        kwargs = more_tests_rerun(run.front)
+        if kwargs is None:
             self.error = f"run #{rid} already searched every threshold"
             return None
-        settings = replace(run.settings, n_bins=2 * int(ss["n_tests"]), mid_budget=None)
-        if settings.discretizer in (None, "raw"):
-            settings = replace(settings, discretizer=ss.get("discretizer"))
-        return self.run(settings)
+        kwargs = dict(kwargs)
+        solver = kwargs.pop("solver")
+        disc, n_bins = kwargs.pop("discretizer", run.settings.discretizer), kwargs.pop("n_bins", None)
+        params = {**run.settings.params, **kwargs}
+        settings = replace(run.settings, solver=solver, params=params, discretizer=disc, n_bins=n_bins)
+        return self.run(replace(settings, mid_budget=None))
 
     def same_point(self, x: str = "splits") -> list[tuple[Run, FrontTree]]:
         """Trees of the other shown runs drawn at the selected tree's point (same ``x`` and train accuracy)."""

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import panel as pn
 
+from treeexplorer.compare import more_tests_label
+from treeexplorer.export import plural
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.legend import legend_html
 from treeexplorer.ui.exports import ExportButtons
@@ -93,7 +95,7 @@ class TreeDetail(pn.viewable.Viewer):
             claim = "not proven optimal"
         title = (
             f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
-            f"{entry.metrics['splits']} splits, train accuracy "
+            f"{plural(entry.metrics['splits'], 'split')}, train accuracy "
             f"{entry.metrics['train_accuracy']:.3f}, {claim}"
         )
         tree = entry.tree
@@ -110,10 +112,10 @@ class TreeDetail(pn.viewable.Viewer):
         dominated = self.ctx.dominated.get((run.id, entry.id))
         self.dominated_pane.object = f"**Tree {entry.id} is {dominated}.**" if dominated else ""
         self.dominated_pane.visible = bool(dominated)
-        ss = run.front.search_space or {}
-        self.rerun_w.visible = bool(dominated) and ss.get("kind") == "tests" and bool(ss.get("n_tests"))
-        if self.rerun_w.visible:
-            self.rerun_w.label = f"Re-run with {2 * int(ss['n_tests'])} tests"
+        rerun = more_tests_label(run.front) if dominated else None
+        self.rerun_w.visible = rerun is not None
+        if rerun is not None:
+            self.rerun_w.label = rerun
         self.update_same_point()
         self.tabs.show(run, entry, dominated, shown_gap)
 

@@ -1,34 +1,47 @@
 """The Explorer: one Panel component that is the served app, an inline notebook view and an ipywidget.
 
->>> import panel as pn
->>> pn.extension()
->>> from treeexplorer.ui import Explorer
->>> Explorer()                      # inline in Jupyter; pn.ipywidget(Explorer()) in ipywidgets notebooks
->>> Explorer().app().servable()     # what apps/explorer.py does under ``panel serve``
+>>> import treeexplorer as tx
+>>> explorer = tx.Explorer(df)      # a DataFrame, (X, y), a file, a bundled name, or fronts; shown inline
+>>> explorer.selected               # the tree picked on the plot, back in Python; explorer.classifier()
+>>> pn.ipywidget(explorer)          # ipywidgets-based front ends (VS Code, Voila)
+>>> tx.Explorer().app().servable()  # what apps/explorer.py does under ``panel serve``
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import panel as pn
 import param
 from bokeh.models import CustomJS
 from panel.theme.fast import Fast
 
+from treeexplorer.data import DataError
+from treeexplorer.front import Front, FrontTree
 from treeexplorer.ui import handover
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.detail import TreeDetail
 from treeexplorer.ui.frontpanel import FrontPanel
+from treeexplorer.ui.inputs import ExplorerInput, read_input
 from treeexplorer.ui.jobs import app_words
 from treeexplorer.ui.lazy import lazy_card
-from treeexplorer.ui.offline import keep_local
+from treeexplorer.ui.notebook import notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.viewkit import POLL_MS, ViewContext, batched, safe
 
-__all__ = ["Explorer"]
+__all__ = ["Explorer", "Selection"]
+
+
+class Selection(NamedTuple):
+    """The selected tree: its entry in the front, the front, and the run's number (``#1`` in the legend)."""
+
+    entry: FrontTree
+    front: Front
+    run_id: int
+
 
 SIDEBAR_W = 310
 
@@ -67,8 +80,19 @@ class Explorer(pn.viewable.Viewer):
 
     Parameters
     ----------
+    data : DataFrame, (X, y), array, str, path, Front or list of Front, optional
+        What :func:`treeexplorer.solve` takes (a table, arrays, a file, a bundled dataset name), solved at once
+        with the settings below; or fronts solved elsewhere, opened as runs without solving again.  Default: the
+        bundled ``dataset``.
+    target : str, int or array, optional
+        Target column (default: the guess of :func:`treeexplorer.target.guess_target`, said in a notice), or the
+        labels ``y`` with an array ``X``.
+    **settings
+        ``solve``'s settings (``discretizer``, ``n_bins``, ``mid_budget``, ``time_limit`` (default 30 s),
+        ``seed``, ``drop_missing``), ``cv`` (folds: a cross-validated run) and the solver's parameters
+        (``max_depth``, ...): shown in the sidebar's controls and checked as ``solve`` checks them.
     dataset : str
-        Bundled dataset shown (see :func:`treeexplorer.bundled_datasets`); setting it later loads that table.
+        Bundled dataset shown when no ``data`` is given; setting it later loads that table.
     solver : str, optional
         Solver selected (default: CART when available, else the first registered one); live like ``dataset``.
     run_default : bool
@@ -76,8 +100,8 @@ class Explorer(pn.viewable.Viewer):
     test_size : float
         Held-out fraction (live).
 
-    In a notebook, load Panel with ``pn.extension(inline=True)`` so BokehJS and Panel's scripts come from the
-    installed packages rather than a CDN.
+    In a notebook no ``pn.extension()`` call is needed: the first display sends BokehJS and Panel's scripts
+    from the installed packages (:mod:`treeexplorer.ui.notebook`), so it works offline.
 
     The page is made of small Viewers over one :class:`~treeexplorer.ui.controller.Controller`: the
     :class:`~treeexplorer.ui.sidebar.Sidebar` (run bar, Data and Solver cards), the
@@ -129,8 +153,23 @@ class Explorer(pn.viewable.Viewer):
     diagnostics = _part("detail.tabs.diagnostics")
     dl = _part("detail.exports.dl")
 
-    def __init__(self, **params):
+    def __init__(self, data=None, target=None, **settings):
+        names = set(type(self).param.objects("existing"))
+        params = {k: settings.pop(k) for k in list(settings) if k in names and k != "dataset"}
+        given = read_input(
+            data,
+            target,
+            solver=params.get("solver"),
+            test_size=params.get("test_size"),
+            dataset=settings.pop("dataset", None),
+            **settings,
+        )
+        if given.kind == "bundled":
+            params["dataset"] = given.dataset
+        if given.kind == "fronts":
+            params.setdefault("run_default", False)  # the fronts are the runs: nothing to solve at start
         super().__init__(**params)
+        self._input = given
         self.controller = c = Controller(test_size=self.test_size)
         self.ctx = ViewContext(c)
         self._poller = None
@@ -161,8 +200,10 @@ class Explorer(pn.viewable.Viewer):
                 self.sidebar.solver.show_settings(card)  # the reloaded tab keeps its solver card
             self._on_data()
             self._on_selected()
-        elif c.load_bundled(self.dataset):
-            self._on_data()
+        else:
+            self._apply_settings(given)
+            if self._load_input(given):
+                self._on_data()
         if previous is None and self.run_default and self.solver_w.options:
             # Blocking: a served page is built with its first front.  Sessions opening together therefore
             # queue on the server's event loop (issue 18's load figures); a background first run would need
@@ -175,6 +216,55 @@ class Explorer(pn.viewable.Viewer):
             c.notice = f"{c.notice}; {note}" if c.notice else note
         self._on_messages()
         self.ctx.building = False
+
+    # -- what the constructor was given ---------------------------------------------------------------
+    def _apply_settings(self, given: ExplorerInput) -> None:
+        """Show the constructor's settings in the sidebar's controls: the first run (and Run) uses them."""
+        s, solver = given.settings, self.sidebar.solver
+        c = self.controller
+        if given.solver is not None and solver.solver_w.value != given.solver:
+            solver.solver_w.value = given.solver  # rebuilds the parameter widgets and the discretizer list
+        for name, value in given.params.items():
+            if name in solver.param_widgets:
+                solver.param_widgets[name].value = value
+        if s.get("discretizer") is not None:
+            disc = s["discretizer"]
+            if disc not in solver.disc_w.options:
+                raise ValueError(f"discretizer {disc!r} is not offered for solver {given.solver!r}")
+            solver.disc_w.value = disc
+        if s.get("n_bins") is not None:
+            solver.bins_w.value = int(s["n_bins"])
+        if s.get("mid_budget") is not None:
+            solver.mid_w.value = float(s["mid_budget"])
+        if "time_limit" in s:
+            solver.time_w.value = None if s["time_limit"] is None else float(s["time_limit"])
+        if s.get("cv") is not None:
+            solver.cv_option.param.update(enabled=True, folds=int(s["cv"]))
+        if s.get("seed") is not None:
+            self.seed_w.value = int(s["seed"])
+        c.drop_missing = bool(s.get("drop_missing", False))
+
+    def _load_input(self, given: ExplorerInput) -> bool:
+        """Load the constructor's data: a bundled table, a table given in Python, or fronts as runs."""
+        c = self.controller
+        if given.kind == "bundled":
+            ok = c.load_bundled(given.dataset, given.target)
+        elif given.kind == "table":
+            ok = c.load_frame(given.frame, given.target, given.name)
+            if ok:
+                self.sidebar.data._show_loaded(uploaded=True)
+        else:
+            c.add_fronts(given.fronts)
+            entry = f"opened: {given.fronts[0].dataset or 'front'}"
+            with self.ctx.setting():
+                self.dataset_w.options = [entry, *c.bundled()]
+                self.dataset_w.value = entry
+            return False
+        if not ok and c.many_classes is None and given.kind == "table":
+            # the user typed this data: say what is wrong with it in the keywords they typed
+            text = c.error.replace("(drop_missing=True, CLI --drop-missing)", "(Explorer(data, drop_missing=True))")
+            raise DataError(text)
+        return ok
 
     def _build(self) -> None:
         c, ctx = self.controller, self.ctx
@@ -230,11 +320,13 @@ class Explorer(pn.viewable.Viewer):
     def __panel__(self):
         return pn.Row(pn.Column(self.sidebar, width=SIDEBAR_W), self.main, sizing_mode="stretch_width")
 
+    def _create_view(self):
+        # every route into a notebook (display, pn.ipywidget, pn.Column(explorer)) renders through this view
+        return prepare_view(super()._create_view())
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        view = self._create_view()
-        bundle = view._repr_mimebundle_(include, exclude)
-        keep_local(view)  # what appears later in this display (tree card, tables) keeps local stylesheets
-        return bundle
+        # offline whatever the user called (pn.extension(), inline or not, or nothing), and fast: see ui.notebook
+        return notebook_bundle(self._create_view(), include, exclude)
 
     def app(self, title: str = "treeexplorer · optimal decision trees"):
         """The full-page version for ``panel serve`` (same widgets in a template)."""
@@ -368,6 +460,46 @@ class Explorer(pn.viewable.Viewer):
         another one without changing what the screen shows.
         """
         return self.detail.exports.export(kind, run_id, tree_id)
+
+    # -- the chosen tree, back in Python -------------------------------------------------------------
+    @property
+    def selected(self) -> Selection | None:
+        """The tree shown in the tree card: ``Selection(entry, front, run_id)`` (a :class:`FrontTree`, its
+        :class:`Front` and the run's number in the legend), or None when no tree is selected."""
+        run, entry = self.controller.selection()
+        if entry is None:
+            return None
+        return Selection(entry, run.front, run.id)
+
+    @property
+    def fronts(self) -> list:
+        """The fronts of the runs drawn on the plot (the current data's), oldest first."""
+        return [r.front for r in self.controller.runs]
+
+    def classifier(self):
+        """The selected tree as a fitted scikit-learn estimator (no new solve).
+
+        Returns
+        -------
+        TreeExplorerClassifier
+            ``predict``/``predict_proba`` use the selected tree; ``front_`` and ``selected_`` are its front and
+            entry.
+        """
+        from treeexplorer.estimator import TreeExplorerClassifier
+
+        sel = self.selected
+        if sel is None:
+            raise ValueError("no tree is selected: click a point of the Pareto plot (or call select(run, tree))")
+        return TreeExplorerClassifier.from_tree(sel.entry, sel.front)
+
+    def predict(self, X):
+        """Class labels the selected tree gives the rows of ``X`` (a DataFrame with the training columns, or an
+        array in their order); the target column, if present, is ignored."""
+        clf = self.classifier()
+        names = list(clf.feature_names_in_)
+        if hasattr(X, "columns") and all(n in X.columns for n in names):
+            X = X[names]  # the training columns only (the target and columns the loader left out are not used)
+        return clf.predict(X)
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _register_session_end(self) -> None:

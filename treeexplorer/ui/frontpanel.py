@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from treeexplorer.front import optimality_text
+from treeexplorer.claims import optimality_text
 from treeexplorer.ui.controller import dominance
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.paretofig import ParetoFigure

@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
 from treeexplorer.ui.cvoption import CVOption
 from treeexplorer.ui.enterkey import EnterKey
@@ -69,7 +70,7 @@ class DataInputs(pn.viewable.Viewer):
         self.test_clear_w.on_click(lambda e: c.clear_test_upload())
         self._layout = pn.Card(
             self.dataset_w,
-            pn.pane.Markdown(f"**or upload** CSV / TSV / Parquet (≤ {MAX_UPLOAD_BYTES // 2**20} MB)", margin=(0, 10)),
+            pn.pane.Markdown(f"**or upload** CSV / TSV / Parquet (≤ {mib(MAX_UPLOAD_BYTES)})", margin=(0, 10)),
             self.upload_w,
             self.drop_missing_w,
             self.target_w,

@@ -24,11 +24,11 @@ from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
-from treeexplorer.cv import _check_cv
 from treeexplorer.data import DataError
+from treeexplorer.folds import check_cv
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.solvers import Control
-from treeexplorer.sweep import _effective_discretizer, connect, expand_grid, sweep
+from treeexplorer.sweep import connect, effective_discretizer, expand_grid, sweep
 from treeexplorer.ui.admission import AdmissionError, get_scheduler, queued_text
 from treeexplorer.ui.cvrun import DEFAULT_FOLDS, FOLD_CHOICES
 from treeexplorer.ui.jobs import readable_error
@@ -63,7 +63,7 @@ def setting_row(index: int, setting: dict, front, error: str | None = None) -> d
     row = {
         "#": index + 1,
         "solver": setting["solver"],
-        "discretizer": _effective_discretizer(setting)
+        "discretizer": effective_discretizer(setting)
         + (f"/{setting['n_bins']}" if setting.get("n_bins") is not None else ""),
         "max depth": setting["params"].get("max_depth", "-"),
         "status": "cancelled" if front is None else front.status,
@@ -172,7 +172,7 @@ class SweepSession(param.Parameterized):
                 raise ValueError("time limit must be a positive number of seconds")
             settings, notices = expand_grid(grid)  # every value checked now, with the grid key named
             ds = self.controller.prepared().dataset  # the training rows: held-out rows stay unseen
-            _check_cv(cv, 1, ds.n_rows)
+            check_cv(cv, 1, ds.n_rows)
             ticket = get_scheduler().submit(id(self))  # one slot of the server-wide cap, like a run
         except (DataError, ValueError, NotImplementedError, AdmissionError) as exc:
             self.error = readable_error(exc)
@@ -378,7 +378,7 @@ class SweepFigure:
                 xs.append(r["level"])
                 ys.append(r["cv_mean"])
             color = PALETTE[rank % len(PALETTE)]
-            label = f"#{i + 1} {front.solver} · {_effective_discretizer(_setting_of(front))}" + (
+            label = f"#{i + 1} {front.solver} · {effective_discretizer(_setting_of(front))}" + (
                 f" · depth {front.params['max_depth']}" if "max_depth" in front.params else ""
             )
             lines["xs"].append(xs)

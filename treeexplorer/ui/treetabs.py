@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import panel as pn
 
+from treeexplorer.export import plural
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.ui.comparediagram import CompareDiagram
 from treeexplorer.ui.diagnostics import DiagnosticsView
@@ -92,7 +93,8 @@ class TreeTabs(pn.viewable.Viewer):
         options = dict(NO_COMPARE)
         for t in run.front:
             if t.id != entry.id:
-                options[f"tree {t.id}: {t.metrics['splits']} splits, acc {t.metrics['train_accuracy']:.3f}"] = t.id
+                splits = plural(t.metrics["splits"], "split")
+                options[f"tree {t.id}: {splits}, acc {t.metrics['train_accuracy']:.3f}"] = t.id
         with self.ctx.setting():
             self.compare_w.options = options
             other = self.ctx.controller.compared()

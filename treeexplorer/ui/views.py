@@ -8,8 +8,9 @@ import holoviews as hv
 import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend without notebook output)
 import pandas as pd
 
+from treeexplorer.claims import optimality_text
 from treeexplorer.export import rules_lines
-from treeexplorer.front import FrontTree, optimality_text
+from treeexplorer.front import FrontTree
 from treeexplorer.schema import format_number
 
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
@@ -186,6 +187,12 @@ def front_plot(*fronts, x: str = "splits", show_test: bool = True, labels=None, 
         Also draw held-out accuracy (crosses).
     labels : list of str, optional
         Legend entries (default: ``solver · discretizer``).
+
+    Returns
+    -------
+    FrontPlot
+        A Panel pane showing the plot in a notebook (offline, no ``pn.extension`` call needed); its ``object``
+        is the HoloViews overlay.
     """
     from treeexplorer.render.layout import PALETTE
     from treeexplorer.ui.controller import Run, RunSettings
@@ -196,7 +203,9 @@ def front_plot(*fronts, x: str = "splits", show_test: bool = True, labels=None, 
     for i, f in enumerate(fronts):
         label = labels[i] if labels else f"{f.solver} · {f.discretizer}"
         runs.append(Run(i + 1, label, PALETTE[i % len(PALETTE)], f, RunSettings(f.solver, dict(f.params))))
-    return pareto_plot(runs, x, show_test, height)[0]
+    from treeexplorer.ui.notebook import FrontPlot
+
+    return FrontPlot(pareto_plot(runs, x, show_test, height)[0], sizing_mode="stretch_width")
 
 
 def style_pareto(obj, x: str, height: int = 380):

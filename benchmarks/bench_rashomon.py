@@ -1,0 +1,256 @@
+"""Rashomon sets (``solvers.rashomon``) against the single MurTree optimum, side by side in one run, warm.
+
+For each DL8.5 set and depth: ``opt s`` is MurTree's single optimal tree (``front=False``, the time a user
+pays for one point), ``1000 s`` the 1,000 best trees in order (``rashomon(k=1000)``), both in CPU seconds of
+the process (on a shared machine the clock mostly measures the wait for a core; ``wall`` columns beside),
+``ratio`` the two divided (target: <= 5 on tic-tac-toe at depth 3), ``eps 1%`` the number of trees within
+``optimum + 1 % of the rows`` errors (capped at 100,000; ``+`` when the cap or the time limit stopped it first)
+and its CPU time,
+``MB`` the peak of Python-tracked memory (numpy arrays included: the kernel's pools and the trees) during a
+separate 1,000-tree run.  Every figure is the best of ``--repeat`` warm runs in this process (numba's machine code is
+loaded first, on 60 rows); ``cold s`` is the first run of the set, the same process.  ``treefarms`` (TreeFARMS
+0.2.4, optional, if installed) is a peer with its own objective (errors / n + 0.01 x leaves, all trees within
+1 % of it, unordered): its time and count are shown for scale, not as the same figure.
+
+Data: ``DIR/murtree-dl`` with ``--data DIR`` (else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``): label
+first, 0/1 features.  Missing sets are skipped with a line.
+
+Usage::
+
+    python benchmarks/bench_rashomon.py --data ../shared/datasets                  # quick: tic-tac-toe, depth 3
+    python benchmarks/bench_rashomon.py --data ../shared/datasets --full --time-limit 20
+
+``quick()`` and ``full()`` return the rows ``(benchmark, figure, target, pass/short)`` for a run-all script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+QUICK = [("tic-tac-toe", 3)]
+FULL_SETS = [
+    "tic-tac-toe",
+    "vote",
+    "anneal",
+    "australian-credit",
+    "diabetes",
+    "german-credit",
+    "hypothyroid",
+    "kr-vs-kp",
+    "mushroom",
+    "yeast",
+]
+TARGET_RATIO = 5.0
+
+sys.path.insert(0, str(HERE))
+from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "data": ["murtree-dl"],
+    "peers": ["treefarms"],
+    "smoke": ["--sets", "smoke", "--repeat", "1", "--no-peers"],
+    "quick": ["--repeat", "1", "--no-peers"],
+    "full": ["--full", "--repeat", "2", "--time-limit", "8"],
+}
+
+
+def load(path: Path):
+    data = np.loadtxt(path, dtype=np.int64, ndmin=2)
+    y = np.unique(data[:, 0], return_inverse=True)[1].reshape(-1).astype(np.int64)
+    return np.ascontiguousarray(data[:, 1:], dtype=np.uint8), y
+
+
+def _timed(fn, repeat):
+    """Best CPU seconds of this process (the figure on a shared machine, where waiting for a core inflates the
+    clock), best wall seconds, and the last result."""
+    cpu, wall, out = math.inf, math.inf, None
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        out = fn()
+        cpu = min(cpu, time.process_time() - c)
+        wall = min(wall, time.perf_counter() - t)
+    return cpu, wall, out
+
+
+def _treefarms(path: Path, depth: int, limit: float):
+    """TreeFARMS in a subprocess (it has no cancel): (seconds, trees) or None (not installed / too slow)."""
+    code = f"""
+import json, time, numpy as np, pandas as pd
+from treefarms import TREEFARMS
+d = np.loadtxt({str(path)!r}, dtype=np.int64, ndmin=2)
+X = pd.DataFrame(d[:, 1:]); y = pd.Series(np.unique(d[:, 0], return_inverse=True)[1].reshape(-1))
+cfg = {{"regularization": 0.01, "rashomon_bound_multiplier": 0.01, "depth_budget": {depth + 1}, "verbose": False}}
+t = time.perf_counter(); m = TREEFARMS(cfg); m.fit(X, y)
+print(json.dumps([time.perf_counter() - t, int(m.get_tree_count())]))
+"""
+    try:
+        import treefarms  # noqa: F401
+    except ImportError:
+        return None
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit)
+        return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        return "timeout"
+
+
+def measure(path: Path, depth: int, repeat: int = 3, time_limit: float = 20.0, cap: int = 100_000, peers=True):
+    from treeexplorer.solvers import Control
+    from treeexplorer.solvers.murtree import murtree
+    from treeexplorer.solvers.rashomon import rashomon
+
+    X, y = load(path)
+    n = len(y)
+    rashomon(X[:60], y[:60], max_depth=depth, k=10)
+    murtree(X[:60], y[:60], max_depth=depth, front=False)
+
+    def limited(**kw):
+        ctl = Control(time_limit=time_limit)
+        with ctl:
+            return rashomon(X, y, max_depth=depth, control=ctl, **kw)
+
+    t = time.perf_counter()
+    limited(k=1000)
+    cold = time.perf_counter() - t
+    t_opt, w_opt, opt = _timed(lambda: murtree(X, y, max_depth=depth, front=False), repeat)
+    t_k, w_k, res = _timed(lambda: limited(k=1000), repeat)
+    tracemalloc.start()  # a run of its own: tracing slows the Python side down
+    limited(k=1000)
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    gap = int(0.01 * n)
+    t_eps, _, eps = _timed(lambda: limited(k=cap, max_gap=gap), 1)
+    first = res.solutions[0].info["errors"] if res.solutions else None
+    row = {
+        "set": path.stem,
+        "n": n,
+        "tests": X.shape[1],
+        "depth": depth,
+        "opt_errors": opt.solutions[-1].info["errors"],
+        "first_errors": first,
+        "same_optimum": first == opt.solutions[-1].info["errors"],
+        "opt_s": t_opt,
+        "opt_wall": w_opt,
+        "k1000_s": t_k,
+        "k1000_wall": w_k,
+        "k1000_trees": len(res.solutions),
+        "k1000_status": res.status,
+        "ratio": t_k / t_opt,
+        "cold_s": cold,
+        "eps_trees": len(eps.solutions),
+        "eps_complete": bool(eps.stats["complete"]),
+        "eps_s": t_eps,
+        "mb": peak,
+        "pool_mb": res.stats["memory_bytes"] / 2**20,
+        "treefarms": _treefarms(path, depth, time_limit) if peers else None,
+    }
+    return row
+
+
+def table(rows) -> str:
+    head = (
+        "| set | n | tests | D | optimum | opt s | 1000 s | ratio | opt wall | 1000 wall | eps 1% trees | eps s | MB "
+        "| cold s | treefarms s / trees |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        k = "" if r["k1000_trees"] == 1000 else f" ({r['k1000_trees']} trees, {r['k1000_status']})"
+        tf = r["treefarms"]
+        ratio = f"{r['ratio']:.1f}" if r["k1000_trees"] == 1000 else "-"  # a stopped run is no ratio
+        tf = "not installed" if tf is None else tf if isinstance(tf, str) else f"{tf[0]:.3f} / {tf[1]:,}"
+        lines.append(
+            f"| {r['set']} | {r['n']} | {r['tests']} | {r['depth']} | {r['opt_errors']} | {r['opt_s']:.4f} | "
+            f"{r['k1000_s']:.4f}{k} | {ratio} | {r['opt_wall']:.4f} | {r['k1000_wall']:.4f} | "
+            f"{r['eps_trees']:,}{'' if r['eps_complete'] else '+'} | "
+            f"{r['eps_s']:.3f} | {r['mb']:.1f} | {r['cold_s']:.3f} | {tf} |"
+        )
+    return "\n".join(lines)
+
+
+def _rows(result) -> list[tuple]:
+    out = []
+    for r in result:
+        name = f"rashomon {r['set']} D{r['depth']}"
+        ok = r["same_optimum"] and r["k1000_trees"] == 1000
+        if (r["set"], r["depth"]) == ("tic-tac-toe", 3):
+            ok = ok and r["ratio"] <= TARGET_RATIO
+            target = f"1,000 best trees <= {TARGET_RATIO:g}x the single optimum"
+        else:
+            target = "1,000 best trees, first = MurTree's optimum"
+        figure = (
+            f"{r['ratio']:.1f}x ({r['k1000_s']:.3f} s vs {r['opt_s']:.4f} s CPU), eps 1%: {r['eps_trees']:,} trees"
+            if r["k1000_trees"] == 1000
+            else f"{r['k1000_trees']} of 1,000 trees before the time limit ({r['k1000_s']:.3f} s CPU)"
+        )
+        out.append((name, figure, target, "pass" if ok else "short"))
+    return out
+
+
+def run(pairs, data=None, repeat=3, time_limit=20.0, peers=True, quiet=False, summary=None):
+    root = collection_dir(data, "murtree-dl", "bench_rashomon", summary=summary)
+    if root is None:
+        return []
+    result = []
+    for name, depth in pairs:
+        path = root / f"{name}.txt"
+        if not path.is_file():
+            print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
+            continue
+        result.append(measure(path, depth, repeat, time_limit, peers=peers))
+        if not quiet:
+            print(table(result[-1:]).splitlines()[-1], flush=True)
+    return result
+
+
+def quick(data=None):
+    """Tic-tac-toe at depth 3: the issue's target.  Rows ``(benchmark, figure, target, pass/short)``."""
+    return _rows(run(QUICK, data, peers=False, quiet=True))
+
+
+def full(data=None, time_limit=20.0):
+    """Every DL set at depths 3 and 4 (time-limited).  Rows ``(benchmark, figure, target, pass/short)``."""
+    pairs = [(s, d) for d in (3, 4) for s in FULL_SETS]
+    return _rows(run(pairs, data, time_limit=time_limit, quiet=True))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(ap)
+    ap.add_argument("--full", action="store_true", help="every set at depths 3 and 4")
+    ap.add_argument("--sets", nargs="+", help="these sets")
+    ap.add_argument("--depth", nargs="+", type=int, default=None)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--time-limit", type=float, default=20.0, help="seconds per rashomon run (and TreeFARMS)")
+    ap.add_argument("--no-peers", action="store_true", help="leave TreeFARMS out")
+    a = ap.parse_args(argv)
+    sets = a.sets or (FULL_SETS if a.full else ["tic-tac-toe"])
+    depths = a.depth or ([3, 4] if a.full else [3])
+    summary = Summary(a.summary)
+    if collection_dir(a.data, "murtree-dl", "bench_rashomon", summary=summary) is None:
+        return
+    print(table([]).splitlines()[0])
+    print(table([]).splitlines()[1])
+    result = run([(s, d) for d in depths for s in sets], a.data, a.repeat, a.time_limit, not a.no_peers, False, summary)
+    if not result:
+        return
+    print()
+    print(table(result))
+    for name, figure, target, verdict in _rows(result):
+        print(" | ".join((name, figure, target, verdict)))
+        summary.add(name, figure, target, verdict == "pass")
+    summary.write()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""Rashomon sets over MurTree's search space: the distinct canonical trees, best first, anytime.
+
+Every tree of depth <= ``D`` with at most ``K`` splits over the 0/1 tests, in order of training errors
+(ties: fewer splits first), as a best-first enumeration over the DP's subproblems (SORTD, Arslan et al.,
+NeurIPS 2025): each subproblem (rows reaching a node, depth left, exact number of splits) keeps a lazily
+extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`).  Trees are *canonical*: every
+leaf holds a training row, no test repeats on a path, no internal node has only leaves of one class, and
+leaves predict their majority class (lowest class on ties); two trees differ in shape or in a test.
+
+The run stops after ``k`` trees, or at the first tree beyond ``max_errors``; a time limit or cancel returns
+the trees so far, which are exactly the first trees of the full order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import Control, RawFront, RawSolution, RawTree, check_xy
+from ._kernels.rashomon import DS_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
+
+__all__ = ["rashomon", "COUNTERS", "estimate_bytes"]
+
+COUNTERS = ("trees", "streams", "datasets")
+_MAX_DEPTH = 10
+_INF = 1 << 60
+_POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candidates", "lists")
+
+
+def _pool_sizes(n, f, depth, k):
+    """First sizes of the kernel's pools (grown x4 on demand): a depth-3 search fits without a restart."""
+    top = 2 * f
+    d2 = top if depth >= 3 else 1
+    ds = 1 + top + d2 * top + (top * top * 4 if depth >= 4 else 0)
+    return {
+        "datasets": min(ds, 1 << 18),
+        "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
+        "tables": min(ds * 4 + top * (1 << depth), 1 << 22),
+        "streams": min(ds * 2, 1 << 18),
+        "trees": max(4096, 16 * k),
+        "heap": 16384 + 32 * k + 4 * top * (1 << depth),
+        "candidates": min(max(4096, top * top * (1 << depth)), 1 << 22),
+        "lists": min(max(4096, top * f), 1 << 22),
+    }
+
+
+def _bytes(sizes, n_classes):
+    per = {
+        "datasets": 8 * (DS_COLS + n_classes),
+        "rows": 4,
+        "tables": 8,
+        "streams": 8 * ST_COLS,
+        "trees": 32,
+        "heap": 32,
+        "candidates": 32,
+        "lists": 16,
+    }
+    return sum(per[name] * sizes[name] for name in _POOL_NAMES)
+
+
+def estimate_bytes(n_rows: int, n_tests: int, n_classes: int, max_depth: int, k: int) -> int:
+    """Bytes of the enumeration's first pools (they grow by x4 when a search needs more).
+
+    Parameters
+    ----------
+    n_rows, n_tests, n_classes : int
+        Shape of the problem.
+    max_depth, k : int
+        Depth limit and number of trees asked for.
+
+    Returns
+    -------
+    int
+    """
+    return _bytes(_pool_sizes(n_rows, n_tests, max_depth, k), n_classes)
+
+
+def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control):
+    n, f = XR.shape
+    words = n // 64 + n_classes + 1
+    return Workspace(
+        XT,
+        XR,
+        ys,
+        np.zeros((sizes["datasets"], DS_COLS), dtype=np.int64),
+        np.zeros((sizes["datasets"], n_classes), dtype=np.int64),
+        np.zeros(sizes["rows"], dtype=np.int32),
+        np.zeros(sizes["tables"], dtype=np.int64),
+        np.zeros((sizes["streams"], ST_COLS), dtype=np.int64),
+        np.zeros((sizes["trees"], 4), dtype=np.int64),
+        np.zeros((sizes["heap"], 4), dtype=np.int64),
+        np.zeros((sizes["candidates"], 4), dtype=np.int64),
+        np.zeros((sizes["lists"], 2), dtype=np.int64),
+        np.zeros(N_POOLS, dtype=np.int64),
+        np.zeros(3, dtype=np.int64),
+        control.flag,
+        control.counters,
+        np.array([min_leaf], dtype=np.int64),
+        np.zeros((words, f), dtype=np.uint64),
+        np.zeros((words, f), dtype=np.uint64),
+        np.zeros((f, n_classes), dtype=np.int64),
+        np.zeros((n_classes, f, f), dtype=np.int32),
+        np.zeros(f, dtype=np.int64),
+        np.zeros((f, n_classes), dtype=np.int64),
+        np.zeros((2, n), dtype=np.int32),
+        np.zeros(max(f, 1), dtype=np.int64),
+        np.zeros((K + 1, 2), dtype=np.int64),
+    )
+
+
+def rashomon(
+    X,
+    y,
+    n_classes: int | None = None,
+    *,
+    max_depth: int = 3,
+    max_nodes: int | None = None,
+    k: int = 100,
+    max_errors: int | None = None,
+    max_gap: int | None = None,
+    min_leaf_support: int = 1,
+    max_bytes: int | None = None,
+    control: Control | None = None,
+) -> RawFront:
+    """The ``k`` best distinct canonical trees on 0/1 tests, in order of training errors, then splits.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        0/1 tests (uint8 or bool); a row goes right when its test is 1.
+    y : array-like of shape (n,)
+        Class indices ``0..n_classes-1``.
+    n_classes : int, optional
+        Number of classes (default ``max(y) + 1``).
+    max_depth : int
+        Depth limit ``D`` (0..10).
+    max_nodes : int or None
+        Most splits ``K`` of a tree (default and maximum ``2**D - 1``).
+    k : int
+        Most trees returned (>= 1).
+    max_errors : int or None
+        Only trees with at most this many training errors.
+    max_gap : int or None
+        Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``).
+    min_leaf_support : int
+        Minimum number of training rows in every leaf.
+    max_bytes : int or None
+        Most bytes the pools may take: a run that would grow them beyond stops with the trees found so far
+        (``stats["stopped_by"] = "memory"``).
+    control : Control, optional
+        Time limit / cancel / progress (counters: trees, streams, datasets; and a report per batch of trees
+        with ``trees`` and ``errors``).  A stopped run keeps the trees found: the first of the full order.
+
+    Returns
+    -------
+    RawFront
+        ``objective="misclassifications"``; ``solutions`` in order, each ``info``: ``rank`` (0-based),
+        ``errors``, ``splits``; ``optimal`` is True for the trees with the optimum's errors.  ``status``
+        says why a run stopped early; ``stats``: ``complete`` (True when no further tree exists within the
+        bounds), ``memory_bytes`` (the pools), ``restarts`` (pool growths).
+    """
+    X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
+        raise ValueError(f"max_depth must be an integer in 0..{_MAX_DEPTH}, got {max_depth!r}")
+    depth = int(max_depth)
+    full = (1 << depth) - 1
+    if max_nodes is None:
+        K = full
+    elif isinstance(max_nodes, bool) or int(max_nodes) != max_nodes or max_nodes < 0:
+        raise ValueError(f"max_nodes must be a non-negative integer, got {max_nodes!r}")
+    else:
+        K = min(int(max_nodes), full)
+    if isinstance(k, bool) or int(k) != k or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    if max_errors is not None and (int(max_errors) != max_errors or max_errors < 0):
+        raise ValueError(f"max_errors must be a non-negative integer, got {max_errors!r}")
+    if max_gap is not None and (int(max_gap) != max_gap or max_gap < 0):
+        raise ValueError(f"max_gap must be a non-negative integer, got {max_gap!r}")
+    if int(min_leaf_support) != min_leaf_support or min_leaf_support < 1:
+        raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
+    own = control is None
+    if own:
+        control = Control().start()
+    try:
+        return _run(X, y, n_classes, depth, K, int(k), max_errors, max_gap, int(min_leaf_support), max_bytes, control)
+    finally:
+        if own:
+            control.stop()
+
+
+def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes, control):
+    n, f = X.shape
+    order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset (bitsets)
+    XR = np.ascontiguousarray(X[order])
+    XT = np.ascontiguousarray(XR.T)
+    ys = np.ascontiguousarray(y[order], dtype=np.int64)
+    cnt = np.bincount(ys, minlength=n_classes).astype(np.int64)
+    sizes = _pool_sizes(n, f, depth, k)
+    max_err = _INF if max_errors is None else int(max_errors)
+    nodes = 2 * K + 1
+    trees: list[RawSolution] = []
+    restarts = 0
+    complete = False
+    stopped_by = None
+    control.watch("rashomon", COUNTERS)
+    try:
+        ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
+        done = 0  # trees in order so far (after a restart, regenerated up to len(trees) without writing)
+        batch = 1
+        while ws is not None and not control.stopped:
+            stop = min(k, max(done, len(trees)) + batch)
+            out = _out(stop - len(trees), nodes, n_classes)
+            t = enumerate_trees(ws, done, stop, len(trees), max_err, *out)
+            if t < 0:
+                sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
+                if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
+                    stopped_by = "memory"  # the trees so far are still the first of the order
+                    break
+                restarts += 1
+                ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
+                done = 0
+                continue
+            _collect(out, t - len(trees), trees)
+            if trees and max_gap is not None:  # the first tree is the optimum: the bound is now known
+                max_err = min(max_err, trees[0].info["errors"] + int(max_gap))
+            done = t
+            complete = bool(ws.status[2])
+            if trees and control.progress is not None:
+                control.report("rashomon", trees=len(trees), errors=trees[-1].info["errors"])
+            if complete or t >= k:
+                break
+            batch = min(2 * batch, 1024)
+    finally:
+        control.unwatch()
+    if trees:
+        best = trees[0].info["errors"]
+        for sol in trees:
+            sol.optimal = sol.info["errors"] == best
+    stats = {
+        "complete": complete,
+        "memory_bytes": _bytes(sizes, n_classes),
+        "restarts": restarts,
+        "stopped_by": stopped_by,
+        "max_depth": depth,
+        "max_nodes": K,
+        "k": k,
+    }
+    return RawFront(trees, "misclassifications", control.status(), stats)
+
+
+def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt):
+    while True:
+        ws = _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control)
+        if init_root(ws, depth, K, cnt):
+            return ws
+        sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
+
+
+def _out(m, nodes, n_classes):
+    m = max(m, 0)
+    return (
+        np.full((m, nodes), -2, dtype=np.int64),
+        np.full((m, nodes), -1, dtype=np.int64),
+        np.full((m, nodes), -1, dtype=np.int64),
+        np.zeros((m, nodes, n_classes), dtype=np.int64),
+        np.zeros(m, dtype=np.int64),
+        np.zeros(m, dtype=np.int64),
+    )
+
+
+def _collect(out, m, trees):
+    feat, left, right, value, err, splits = out
+    if m <= 0:
+        return
+    nns = (feat[:m] != -2).sum(axis=1)
+    pred = value[:m].argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+    half = np.full(feat.shape[1], 0.5)
+    for r in range(m):
+        nn = int(nns[r])
+        tree = _raw_tree(feat[r, :nn], half[:nn], left[r, :nn], right[r, :nn], value[r, :nn], pred[r, :nn])
+        rank = len(trees)
+        trees.append(RawSolution(tree, False, {"rank": rank, "errors": int(err[r]), "splits": int(splits[r])}))
+
+
+def _raw_tree(feature, threshold, left, right, value, prediction):
+    """A :class:`RawTree` from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks
+    and copies skipped, a thousandth of a second per hundred trees."""
+    tree = RawTree.__new__(RawTree)
+    tree.feature, tree.threshold, tree.left, tree.right = feature, threshold, left, right
+    tree.value, tree.prediction = value, prediction
+    tree.multi_offsets = tree.multi_children = tree.multi_tests = None
+    return tree

@@ -1,0 +1,59 @@
+"""The Alternatives view's headless session: the set behind a point, filtered without solving again."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import treeexplorer as tx
+from treeexplorer.api import prepare
+from treeexplorer.data import frame_from_arrays
+from treeexplorer.rashomon import rashomon_prepared
+from treeexplorer.ui.controller import Run, RunSettings
+from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
+
+
+def _data():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(150, 6)).astype(float)
+    y = ((X[:, 0].astype(int) | X[:, 3].astype(int)) ^ (rng.random(150) < 0.1)).astype(int)
+    return prepare(frame_from_arrays(X, y), "y")
+
+
+def _wait(session):
+    deadline = time.monotonic() + 120
+    while session.poll():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_session_lists_the_set_of_the_point_and_filters_without_solving():
+    prep = _data()
+    settings = RunSettings("murtree", {"max_depth": 3}, discretizer="none")
+    front = tx.api.run_prepared(prep, "murtree", {"max_depth": 3}, discretizer="none")
+    run = Run(1, "#1", "#000", front, settings)
+    point = next(t for t in front.trees if t.metrics["splits"] == 2)
+    session = RashomonSession(lambda: prep, k=50)
+    opened = []
+    view = RashomonView(session, on_open=lambda f, e: opened.append(e))
+    assert view.start(run, point) is not None
+    _wait(session)
+    view.refresh()
+    expect = rashomon_prepared(prep, max_depth=3, splits=2, k=50, discretizer="none")
+    assert [t.info["errors"] for t in session.front.trees] == [t.info["errors"] for t in expect.trees]
+    assert session.front.trees[0].info["errors"] == point.metrics["train_errors"]  # the point is optimal there
+    table = session.table()
+    assert list(table["rank"]) == list(range(len(expect.trees)))
+    assert (table["gap"] >= 0).all() and (table["splits"] <= 2).all()
+    top = session.shares()[0]["feature"]
+    before = session.version
+    session.exclude = [top]
+    assert session.version > before
+    assert all(top not in f.split(", ") for f in session.table()["features"])
+    session.exclude, session.require = [], [top]
+    assert all(top in f.split(", ") for f in session.table()["features"])
+    assert {r["feature"] for r in session.shares()} >= {top}
+    view.open(3)
+    assert opened and opened[0].id == 3
+    assert view.__panel__() is not None
