@@ -68,7 +68,12 @@ def open_app(server, new_page, size):
 
 
 def select(page, label: str, value: str) -> None:
-    page.locator(f".bk-input-group:has(label:text-is('{label}')) select").select_option(value)
+    box = page.locator(f".bk-input-group:has(label:text-is('{label}')) select")
+    try:
+        box.select_option(value)
+    except Exception as exc:  # say what the select offered (seen once: the option was missing for 30 s)
+        options = box.evaluate("el => Array.from(el.options).map(o => [o.value, o.textContent, o.disabled])")
+        raise AssertionError(f"{label}: no option {value!r} among {options}") from exc
 
 
 def load_penguins(page) -> None:
