@@ -320,8 +320,9 @@ def test_pareto_figure_updates_in_place(explorer):
     assert explorer.pareto.figure is fig and fig.xaxis[0].axis_label == "Expected tests per sample"
     df = explorer.pareto.frame
     assert explorer.pareto.points.data["x"] == df.avg_tests.tolist()
-    labels = [item.label.value for item in explorer.pareto.legend.items]
-    assert labels[0] == explorer.controller.runs[0].label and labels[-1] == "held-out accuracy"
+    labels = [e["label"] for e in explorer.pareto.entries]  # the run list (the plot's legend) lists the runs
+    assert labels[0] == explorer.controller.runs[0].label
+    assert explorer.front.run_list.runs_box.objects[0].objects[1].label == labels[0]
     explorer.show_test_w.value = False
     assert explorer.pareto.tests.data["x"] == []
     explorer.show_test_w.value = True

@@ -78,8 +78,14 @@ def test_cv_run_draws_the_mean_and_sd_band_of_its_cv_front(explorer):
     assert (xs, ys) == step_band(levels, lo, hi)
     assert max(ys) == pytest.approx(max(hi)) and min(ys) == pytest.approx(min(lo))
     assert layer.band.data["color"] == [run.color]
-    labels = [item.label.value for item in explorer.pareto.legend.items]
+    labels = [e["label"] for e in explorer.pareto.entries]
     assert "CV mean held-out ±1 sd" in labels
+    # the run list offers it as a sub-item whose checkbox hides the layer (and the hit rule skips hidden layers)
+    box = next(b for b in explorer.front.run_list.layers_box.objects if b.label == "CV mean held-out ±1 sd")
+    box.value = False
+    assert not any(r.visible for r in layer.renderers(0))
+    box.value = True
+    assert all(r.visible for r in layer.renderers(0))
 
 
 def test_one_se_and_best_marks_and_the_selected_tree(explorer):

@@ -11,7 +11,7 @@ import pytest
 from treeexplorer.export import export_bytes
 from treeexplorer.gap import attach_gaps, exact_front, optimum_by_splits
 from treeexplorer.ui.controller import Controller, RunSettings
-from treeexplorer.ui.gapview import BOUND_LABEL, EXACT_LABEL, ExactRecord, gap_text, reference_curve
+from treeexplorer.ui.gapview import BOUND_LABEL, EQUALS_OPTIMUM, EXACT_LABEL, ExactRecord, gap_text, reference_curve
 
 WAIT = 180  # seconds: generous, the first contree call of a fresh machine compiles its kernels
 
@@ -62,8 +62,8 @@ def test_gaps_equal_attach_gaps_and_errors_minus_the_optimum(iris_cart):
         assert m["gap_errors"] == u.metrics["gap_errors"]
         assert m["gap_errors"] == m["train_errors"] - opt[m["splits"]]  # CART trees are at most depth 3
         words = gap_text(t, c.exact.record())
-        if m["gap_errors"] == 0:
-            assert words == "optimal (equals the exact front)"
+        if m["gap_errors"] == 0:  # CART proves nothing: the exact front does, and the words say who proved what
+            assert words == ("optimal (equals the exact front)" if t.optimal else EQUALS_OPTIMUM)
         else:
             assert words.startswith(f"{m['gap_errors']} error") and f"its {m['splits']} split" in words
     assert any(t.metrics["gap_errors"] > 0 for t in run.front)  # CART is greedy: some tree is above the optimum
@@ -106,7 +106,7 @@ def test_big_data_offers_the_button_and_a_time_limited_run():
     run = c.run_sync(RunSettings("cart", {"max_depth": 2}), timeout=WAIT)
     assert run is not None
     assert c.exact.job is None and c.exact.record() is None
-    assert c.exact.offer == {"depth": 2, "why": "112 training rows (automatic up to 50)"}
+    assert c.exact.offer == {"depth": 2, "why": "112 training rows; automatic only up to 50"}
     assert all(t.metrics.get("gap_errors") is None and gap_text(t, None) == "" for t in run.front)
     job = c.exact.start(c.exact.offer["depth"], time_limit=30)
     assert job is not None and job.control.time_limit == 30 and c.exact.running
@@ -175,7 +175,8 @@ def test_explorer_draws_the_reference_and_the_gap_text():
             assert c.exact.job.wait(WAIT)
         src = e.pareto.reference.data_source.data
         assert len(src["x"]) == 8 and src["y"] == reference_curve(c.exact.record())["accuracy"]
-        assert EXACT_LABEL in [item.label["value"] for item in e.pareto.legend.items if item.visible]
+        assert e.pareto.exact_label == EXACT_LABEL
+        assert any(EXACT_LABEL in b.label for b in e.front.run_list.layers_box.objects)
         run = c.runs[0]
         hover = dict(
             zip(zip(e.pareto.points.data["run_id"], e.pareto.points.data["tree"]), e.pareto.points.data["gap"])
@@ -190,7 +191,8 @@ def test_explorer_draws_the_reference_and_the_gap_text():
         assert c.exact.offer["depth"] == 4 and e.exact_btn.visible
         e.x_w.value = "depth"  # the exact front is over splits: meaningless here, hidden
         assert e.pareto.reference.data_source.data["x"] == []
-        assert EXACT_LABEL not in [item.label["value"] for item in e.pareto.legend.items if item.visible]
+        assert e.pareto.exact_label == ""
+        assert not any(EXACT_LABEL in b.label for b in e.front.run_list.layers_box.objects)
         e.x_w.value = "leaves"
         assert e.pareto.reference.data_source.data["x"][0] == 1
     finally:

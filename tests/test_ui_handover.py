@@ -80,3 +80,16 @@ def test_reloading_twice_follows_the_newest_session(monkeypatch):
 
     gc.collect()
     assert handover.take(t) is c
+
+
+def test_the_solver_card_is_set_back_to_the_settings_it_had():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(dataset="iris", run_default=False)
+    e.sidebar.solver.solver_w.value = "dpdt"
+    params = {**e.settings().params, "max_depth": 2}
+    e.sidebar.solver.solver_w.value = "cart"  # what a reloaded page showed: the default solver's card
+    e.sidebar.solver.show_settings(RunSettings("dpdt", params, time_limit=12.0, cv=3))
+    got = e.settings()
+    assert (got.solver, got.params, got.time_limit, got.cv) == ("dpdt", params, 12.0, 3)
+    e.close()

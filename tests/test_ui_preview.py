@@ -22,6 +22,10 @@ def test_preview_lists_every_column_with_its_type_range_missing_and_the_classes(
     assert "| age | numeric | 5 | 20 … 60 | 1 |" in md
     assert "| colour | categorical | 3 | blue, green, red | 0 |" in md
     assert "**Classes** (label): a 4 (80%), b 1 (20%)" in md  # the row missing its age was a b
+    # once the rows are dropped, the table shown has no missing value left, and the file's count is named
+    md = preview_markdown(ds, {"age": 1}, dropped=1)
+    assert "| age | numeric | 5 | 20 … 60 | 0 |" in md
+    assert "1 rows with missing values dropped (in the file: age 1); none are left." in md
 
 
 def test_the_explorer_fills_the_preview_when_opened_and_follows_the_data():

@@ -256,7 +256,7 @@ def test_runs_differ_in_marker_shape_and_label(tmp_path):
         assert (PALETTE[0], PALETTE[4]) == ("#0072B2", "#56B4E9")
         assert run_marker(runs[0].id) != run_marker(runs[4].id) and len(set(RUN_MARKERS)) == len(RUN_MARKERS)
         fig = ParetoFigure()
-        fig.update(c.runs)
+        fig.update(c.runs, whole=True)  # every point in place (no 0-split tree on the frame's edge)
         data = fig.points.data
         for run in runs:
             rows = [i for i, rid in enumerate(data["run_id"]) if rid == run.id]
@@ -264,15 +264,14 @@ def test_runs_differ_in_marker_shape_and_label(tmp_path):
             # fill still says proven (filled) or not (hollow)
             for i in rows:
                 assert data["fill_alpha"][i] == (0.95 if run.front[data["tree"][i]].optimal else 0.15)
-        items = [item for item in fig.legend.items if item.visible and item.label.value != "held-out accuracy"]
-        assert [item.label.value for item in items] == [r.label for r in runs]
-        for item, run in zip(items, runs):
-            line, key = item.renderers
-            assert key.glyph.marker == run_marker(run.id) and key.glyph.fill_color == run.color
-        # a removed run takes its legend marker along
-        keys = [key for _, key in (item.renderers for item in items)]
-        fig.update(c.runs[:2])
-        assert [k in fig.figure.renderers for k in keys] == [True, True, False, False, False]
+        entries = [e for e in fig.entries if not isinstance(e["key"], tuple)]
+        assert [e["label"] for e in entries] == [r.label for r in runs]
+        assert [(e["marker"], e["color"]) for e in entries] == [(run_marker(r.id), r.color) for r in runs]
+        # a removed run takes its line and list entry along
+        lines = [fig._lines[r.id] for r in runs]
+        fig.update(c.runs[:2], whole=True)
+        assert [line in fig.figure.renderers for line in lines] == [True, True, False, False, False]
+        assert [e["key"] for e in fig.entries] == [r.id for r in runs[:2]]
     finally:
         c.close()
         fakes.unregister_fakes()

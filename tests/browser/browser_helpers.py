@@ -155,7 +155,8 @@ POINTS_JS = (
       out.push({run: d.run_id[i], tree: d.tree[i], splits: d.splits ? d.splits[i] : null,
                 leaves: d.leaves ? d.leaves[i] : null, proven: d.proven ? d.proven[i] : null,
                 x: rect.x + v.frame.x_scale.compute(d[xk][i]),
-                y: rect.y + v.frame.y_scale.compute(d.train_accuracy[i])});
+                // drawn at y (a 0-split tree below the accuracy frame sits on its edge)
+                y: rect.y + v.frame.y_scale.compute(d.y ? d.y[i] : d.train_accuracy[i])});
     }
   }
   return out;

@@ -2,8 +2,9 @@
 
 One set of renderers serves every CV run (colours are per row of the data, so no renderer is created or
 restyled when runs come and go): a ``patches`` band, a ``multi_line`` mean curve drawn as a step line like the
-runs' train staircases, hoverable mean points (mean ± sd, folds reaching the level) and the 1-SE and best-mean
-marks.  :class:`CVLayer` only swaps ColumnDataSource data; the caller holds the document lock.
+runs' train staircases, mean points and the 1-SE and best-mean marks (their one tooltip, mean ± sd and folds
+reaching the level, comes from :mod:`treeexplorer.ui.hittest`).  :class:`CVLayer` only swaps ColumnDataSource
+data; the caller holds the document lock.
 """
 
 from __future__ import annotations
@@ -11,24 +12,12 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import ColumnDataSource
 
 from treeexplorer.render.bokehview import lean
 
 __all__ = ["CVLayer", "cv_frame", "step_band"]
 
-CV_TOOLTIPS = (
-    '<div style="max-width: 320px; white-space: normal; font-size: 12px">'
-    '<div><span style="color: #555">run:</span> @run</div>'
-    '<div><span style="color: #555">@measure:</span> @level</div>'
-    '<div><span style="color: #555">CV held-out acc:</span> @cv_mean{0.0000} ± @cv_std{0.0000} (1 sd)</div>'
-    '<div><span style="color: #555">CV train acc:</span> @train_mean{0.0000}</div>'
-    '<div><span style="color: #555">folds reaching the level:</span> @n_reached of @k</div>'
-    '<div><span style="color: #555">folds averaged:</span> @n_folds of @k</div>'
-    '<div><span style="color: #555">refit tree:</span> @tree</div>'
-    '<div><span style="color: #555">choice:</span> @choice</div>'
-    "</div>"
-)
 FRAME_COLUMNS = [
     "run",
     "run_id",
@@ -143,7 +132,12 @@ class CVLayer:
         )
         for r in (self._band, self._lines, self._means, self._marks):
             lean(r)
-        figure.add_tools(HoverTool(renderers=[self._means, self._marks], tooltips=CV_TOOLTIPS))
+
+    def renderers(self, k: int) -> list:
+        """The renderers of entry ``k`` of :meth:`update`'s list (0: mean line, band and points; 1: marks)."""
+        if not self._made:
+            return []
+        return [self._lines, self._band, self._means] if k == 0 else [self._marks]
 
     def update(self, runs, x: str = "splits") -> list:
         """Draw the CV runs among ``runs``; returns their legend entries ``(label, renderers)`` (none without)."""

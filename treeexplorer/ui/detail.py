@@ -85,7 +85,14 @@ class TreeDetail(pn.viewable.Viewer):
             self.dominated_pane.visible = self.rerun_w.visible = False
             self.tabs.clear()
             return
-        claim = f"proven {run.front.optimality}" if entry.optimal else "not proven optimal"
+        gap = c.exact.text(run, entry) if run.id else ""
+        shown_gap = gap  # the metrics table's "vs exact optimum" row keeps it
+        if entry.optimal:
+            claim = f"proven {run.front.optimality}"
+        elif gap.startswith("not proven by its run"):
+            claim, gap = gap, ""  # the exact front proves it optimal: one statement, not two that disagree
+        else:
+            claim = "not proven optimal"
         title = (
             f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
             f"{plural(entry.metrics['splits'], 'split')}, train accuracy "
@@ -97,7 +104,6 @@ class TreeDetail(pn.viewable.Viewer):
         self.ctx.bokeh(lambda: self.tree_fig.show(tree))
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
-        gap = c.exact.text(run, entry) if run.id else ""
         if gap:
             title += f" · **{gap}**"
         self.tree_title.object = title
@@ -111,7 +117,7 @@ class TreeDetail(pn.viewable.Viewer):
         if rerun is not None:
             self.rerun_w.label = rerun
         self.update_same_point()
-        self.tabs.show(run, entry, dominated, gap)
+        self.tabs.show(run, entry, dominated, shown_gap)
 
     def update_same_point(self) -> None:
         """Name the other runs that have a tree at the selected point, each a button that switches to it.

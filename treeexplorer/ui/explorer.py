@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import panel as pn
 import param
+from bokeh.models import CustomJS
 from panel.theme.fast import Fast
 
 from treeexplorer.data import DataError
@@ -23,6 +24,7 @@ from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.detail import TreeDetail
 from treeexplorer.ui.frontpanel import FrontPanel
 from treeexplorer.ui.inputs import ExplorerInput, read_input
+from treeexplorer.ui.jobs import app_words
 from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.notebook import notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
@@ -42,6 +44,24 @@ class Selection(NamedTuple):
 
 
 SIDEBAR_W = 310
+
+# Two fixes of Bokeh's widgets, for the whole page.  Its number inputs draw two spinner buttons each, and
+# every one was a Tab stop (3 per field): right before the browser moves focus on Tab, the buttons (in Panel's
+# shadow roots) leave the Tab order; the arrows keep working with the mouse, and Up/Down in the field.  Its
+# checkbox's label is a <div> beside the box, not a <label>: a click on it did nothing; now it toggles the box.
+PAGE_FIXES_JS = """
+const skip = (root) => {
+  for (const b of root.querySelectorAll('.bk-spin-btn:not([tabindex])')) b.tabIndex = -1;
+  for (const el of root.querySelectorAll('*')) if (el.shadowRoot) skip(el.shadowRoot);
+};
+window.addEventListener('keydown', (e) => { if (e.key === 'Tab') skip(document); }, true);
+window.addEventListener('click', (e) => {
+  const el = e.composedPath()[0];
+  if (!(el instanceof HTMLElement) || !el.classList.contains('bk-label')) return;
+  const box = el.previousElementSibling;
+  if (box && box.tagName === 'INPUT' && box.type === 'checkbox' && !box.disabled) box.click();
+}, true);
+"""
 
 # Panel's Fast design adds a Google Fonts stylesheet (Open Sans); this one is the same design without it, so
 # the served page needs nothing from the internet (the text falls back to the system's sans-serif).  The
@@ -164,6 +184,8 @@ class Explorer(pn.viewable.Viewer):
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
+        if self.ctx.doc is not None:
+            self.ctx.doc.js_on_event("document_ready", CustomJS(code=PAGE_FIXES_JS))
         # the same tab reloaded (the theme switch reloads the page): continue its session instead of starting over
         self._token = handover.token_from_args(pn.state.session_args) if self.ctx.doc is not None else None
         previous = handover.take(self._token)
@@ -173,6 +195,9 @@ class Explorer(pn.viewable.Viewer):
         if previous is not None:
             c.take_over(previous)
             self.sidebar.data.take_over()
+            card = getattr(previous, "card_settings", None) or (previous.runs[-1].settings if previous.runs else None)
+            if card is not None:
+                self.sidebar.solver.show_settings(card)  # the reloaded tab keeps its solver card
             self._on_data()
             self._on_selected()
         else:
@@ -345,9 +370,9 @@ class Explorer(pn.viewable.Viewer):
 
     def _on_messages(self, *events) -> None:
         c = self.controller
-        self.error_w.object = c.error
+        self.error_w.object = app_words(c.error)  # the controls to use, not the library's argument names
         self.error_w.visible = bool(c.error)
-        self.notice_w.object = c.notice
+        self.notice_w.object = app_words(c.notice)
         self.notice_w.visible = bool(c.notice)
         asking = c.many_classes is not None
         if asking:
@@ -359,7 +384,9 @@ class Explorer(pn.viewable.Viewer):
         ds = self.controller.dataset
         if self.preview_card.collapsed or ds is None:
             return
-        self.preview_pane.object = preview_markdown(ds, self.controller.missing_by_column)
+        c = self.controller
+        dropped = c.missing if c.drop_missing else 0  # the preview is of the table loaded, not of the file
+        self.preview_pane.object = preview_markdown(ds, c.missing_by_column, dropped=dropped)
 
     def _on_own_params(self, *events) -> None:
         """``Explorer(...).dataset = "car"`` (or ``solver``, ``test_size``) acts like the sidebar widget."""
@@ -488,6 +515,10 @@ class Explorer(pn.viewable.Viewer):
 
     def _session_closed(self) -> None:
         running = self.controller.running
+        try:  # the solver card as it was, for the same tab reloaded (handover)
+            self.controller.card_settings = self.settings()
+        except Exception:
+            self.controller.card_settings = None
         if self._token is not None:
             handover.keep(self._token, self.controller)
         self.close()

@@ -8,6 +8,7 @@ from treeexplorer.claims import optimality_text
 from treeexplorer.ui.controller import dominance
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.paretofig import ParetoFigure
+from treeexplorer.ui.runlist import RunList
 from treeexplorer.ui.viewkit import POLL_MS, ViewContext, safe
 from treeexplorer.ui.views import X_MEASURES
 
@@ -35,21 +36,36 @@ class FrontPanel(pn.viewable.Viewer):
         super().__init__(**params)
         self.ctx = ctx
         c = ctx.controller
-        self._run_rows: dict = {}
         self._exact_poller = None
         self.x_w = pn.widgets.RadioButtonGroup(
             options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
         )
-        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center")
+        self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center", width=130)
+        # the y axis: accuracy framed around the trees with a split (one click for 0-1), or errors above the best
+        self.y_w = pn.widgets.RadioButtonGroup(
+            options={"Accuracy": "accuracy", "Errors above the best": "excess"},
+            value="accuracy",
+            color="primary",
+            variant="outline",
+            width=260,
+        )
+        self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
+        self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.pareto = ParetoFigure(on_select=self._on_point, on_change=ctx.push)
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
         ctx.bokeh_panes.append(self.plot_pane)
         self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "opacity": "0.9"}, margin=(0, 10))
-        self.runs_box = pn.Column(sizing_mode="stretch_width", margin=(0, 5))
-        self.clear_w = pn.widgets.Button(label="Remove all runs", color="light", width=140)
+        self.run_list = RunList(ctx, self.pareto)  # the plot's legend: runs, their CV layers, the exact line
+        self.runs_box, self.clear_w = self.run_list.runs_box, self.run_list.clear_w
         self.legend_note = pn.pane.HTML("", sizing_mode="stretch_width")
         # the exact front (gapview): its state, and the button offered when it is not computed automatically
-        self.exact_status_w = pn.pane.Markdown("", styles={"font-size": "0.85em", "opacity": "0.9"}, margin=(0, 10))
+        self.exact_status_w = pn.pane.Markdown(
+            "",
+            styles={"font-size": "0.85em", "opacity": "0.9"},
+            margin=(0, 10),
+            min_width=280,
+            sizing_mode="stretch_width",
+        )
         self.exact_time_w = pn.widgets.FloatInput(
             label="Exact time limit (s)", value=60.0, start=1, end=86400, step=10, width=150, visible=False
         )
@@ -59,22 +75,30 @@ class FrontPanel(pn.viewable.Viewer):
         self.exact_stop_w.on_click(lambda e: c.exact.cancel())
         self.x_w.param.watch(self.redraw, "value")
         self.show_test_w.param.watch(self.redraw, "value")
-        self.clear_w.on_click(lambda e: c.clear_runs())
+        self.y_w.param.watch(self.redraw, "value")
+        self.whole_w.param.watch(self.redraw, "value")
+        # the control rows wrap (FlexBox) rather than scroll: the Explorer fits an 800 px notebook output
+        wrap = {"flex_wrap": "wrap", "align_items": "center", "sizing_mode": "stretch_width"}
         self._layout = pn.Card(
-            pn.Row(
+            pn.FlexBox(
                 pn.pane.Markdown("**Complexity axis**", margin=(8, 0, 8, 5), width=118),
                 pn.widgets.TooltipIcon(value=AXIS_HELP, margin=(14, 0, 0, 0), width=20),
                 self.x_w,
                 self.show_test_w,
-                sizing_mode="stretch_width",
+                **wrap,
+            ),
+            pn.FlexBox(
+                pn.pane.Markdown("**Vertical axis**", margin=(8, 0, 8, 5), width=118),
+                self.y_w,
+                self.whole_w,
+                **wrap,
             ),
             self.data_caption,
             self.plot_pane,
+            self.frame_note,
+            self.run_list,
             self.legend_note,
-            pn.Row(
-                self.exact_status_w, self.exact_time_w, self.exact_btn, self.exact_stop_w, sizing_mode="stretch_width"
-            ),
-            pn.Row(self.runs_box, self.clear_w),
+            pn.FlexBox(self.exact_status_w, self.exact_time_w, self.exact_btn, self.exact_stop_w, **wrap),
             title="Pareto front",
             collapsible=False,
             sizing_mode="stretch_width",
@@ -100,13 +124,30 @@ class FrontPanel(pn.viewable.Viewer):
         runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
         self.ctx.dominated = dominated = dominance(c.runs)
         x, show_test, selected = self.x_w.value, self.show_test_w.value, c.selected
+        y, whole = self.y_w.value, self.whole_w.value
         reference, gaps = reference_curve(c.exact.record()), c.exact.gaps(runs)
+        self.whole_w.disabled = y != "accuracy"
 
         def redraw():
-            self.pareto.update(runs, x, show_test, selected, dominated, reference, gaps)
+            self.pareto.update(runs, x, show_test, selected, dominated, reference, gaps, y=y, whole=whole)
+            self.frame_note.object = self._frame_note()
+            self.run_list.show_layers()
 
         self.ctx.bokeh(redraw)
         self._update_legend_note(c.runs)
+
+    def _frame_note(self) -> str:
+        """Say which trees are drawn on the bottom edge of the accuracy frame, and how to see the whole range."""
+        below = self.pareto.below
+        if not below:
+            return ""
+        accs = sorted({round(a, 3) for _, _, a in below})
+        acc = ", ".join(f"{a:.3f}" for a in accs[:3]) + (" ..." if len(accs) > 3 else "")
+        n = len(below)
+        return (
+            f"<span style='font-size:0.85em;opacity:0.8'>pin ▼ on the bottom edge: {n} tree{'s' * (n > 1)} below the "
+            f"frame (accuracy {acc}); tick <b>whole accuracy range</b> to see them in place</span>"
+        )
 
     def show_selected(self) -> None:
         """Mark the selected tree's point."""
@@ -123,34 +164,14 @@ class FrontPanel(pn.viewable.Viewer):
             proven = "filled: proven optimal"
         self.legend_note.object = (
             f"<span style='font-size:0.85em;opacity:0.75'>{proven} &nbsp; hollow: not proven &nbsp; "
-            "shape and colour: the run &nbsp; ✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree, "
-            "a legend entry to hide a run</span>"
+            "shape and colour: the run &nbsp; ✕ held-out accuracy &nbsp;·&nbsp; click a point to show its tree; "
+            "untick a run above to hide it</span>"
         )
 
     # -- the run list --------------------------------------------------------------------------------
     def show_runs(self) -> None:
-        """One row per run (its colour, label and status) with a button removing it."""
-        c = self.ctx.controller
-        rows = []
-        for run in c.runs:
-            if run.id not in self._run_rows:  # rows are reused: new widgets cost a model round trip
-                btn = pn.widgets.Button(
-                    label="✕", color="light", width=34, height=30, margin=(0, 4), description=f"Remove run {run.label}"
-                )
-                btn.on_click(lambda e, rid=run.id: c.remove_run(rid))
-                self._run_rows[run.id] = pn.Row(
-                    pn.pane.HTML(
-                        f"<span style='color:{run.color};font-size:1.3em'>■</span> <b>{run.label}</b> "
-                        f"<span style='opacity:0.75;font-size:0.85em'>{run.status_text}</span>",
-                        margin=(4, 5),
-                    ),
-                    btn,
-                )
-            rows.append(self._run_rows[run.id])
-        live = {run.id for run in c.runs}
-        self._run_rows = {k: v for k, v in self._run_rows.items() if k in live}
-        self.runs_box.objects = rows
-        self.clear_w.visible = len(c.runs) > 1
+        """One row per run (its colour and marker, label, status, show/hide and remove)."""
+        self.run_list.show()
 
     # -- exact front (gapview) -----------------------------------------------------------------------
     def _start_exact(self) -> None:
@@ -164,8 +185,13 @@ class FrontPanel(pn.viewable.Viewer):
         ex = c.exact
         offer = ex.offer
         if offer and not ex.running:
-            why = f"Exact front not computed automatically ({offer['why']}): compute it at depth {offer['depth']}"
-            self.exact_status_w.object = f"{ex.status} {why} with a time limit.".strip()
+            d = offer["depth"]
+            # one sentence: why it is not computed, and the button that computes it at which depth
+            why = (
+                f"Exact front not computed: {offer['why']}. The button **Compute exact front (depth {d})** "
+                f"computes it to depth {d} within the time limit beside it."
+            )
+            self.exact_status_w.object = f"{ex.status} {why}".strip()
         else:
             self.exact_status_w.object = ex.status
         self.exact_btn.visible = self.exact_time_w.visible = bool(offer) and not ex.running
@@ -177,7 +203,12 @@ class FrontPanel(pn.viewable.Viewer):
         if any(e.name == "version" for e in events):
             runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
             reference, gaps = reference_curve(ex.record()), ex.gaps(runs)
-            self.ctx.bokeh(lambda: self.pareto.set_exact(reference, gaps))
+
+            def set_exact():
+                self.pareto.set_exact(reference, gaps)
+                self.run_list.show_layers()
+
+            self.ctx.bokeh(set_exact)
 
     def _start_exact_polling(self) -> None:
         def start():

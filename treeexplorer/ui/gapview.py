@@ -85,6 +85,9 @@ def _bounds(record: ExactRecord) -> dict:
     return out
 
 
+EQUALS_OPTIMUM = "not proven by its run; equals the exact optimum"
+
+
 def gap_text(entry: FrontTree, record: ExactRecord | None, comparable: bool = True) -> str:
     """One tree's gap to the exact front in words ("" when no exact front is known for its data).
 
@@ -106,13 +109,16 @@ def gap_text(entry: FrontTree, record: ExactRecord | None, comparable: bool = Tr
     gap = m.get("gap_errors")
     if gap is not None:
         if gap == 0:
-            return "optimal (equals the exact front)"
+            # never "not proven optimal" and "optimal" side by side: say who proved what
+            return "optimal (equals the exact front)" if entry.optimal else EQUALS_OPTIMUM
         return f"{_plural(gap, 'error')} above the optimum for its {_plural(k, 'split')}"
     lb, best = _bounds(record).get(k, (None, None))
     if lb is None:
         return "exact run stopped before bounding this number of splits: gap not known"
     hi = e - lb  # the optimum is at least lb, so the gap is at most this
     if hi <= 0:
+        if not entry.optimal:
+            return "not proven by its run; meets the exact run's proven lower bound, so optimal"
         return "optimal (meets the exact run's proven lower bound)"
     lo = max(0, e - best) if best is not None else 0  # a better tree was found: the gap is at least this
     text = f"{_plural(hi, 'error')} above the proven lower bound for its {_plural(k, 'split')} (optimum not proven)"
@@ -244,9 +250,9 @@ class ExactFronts(param.Parameterized):
                     if not self.auto:
                         why = "automatic computation is off"
                     elif not small and n_train is not None:
-                        why = f"{n_train:,} training rows (automatic up to {self.auto_rows:,})"
+                        why = f"{n_train:,} training rows; automatic only up to {self.auto_rows:,}"
                     elif need > AUTO_DEPTH:
-                        why = f"trees of depth {need} (automatic up to depth {AUTO_DEPTH})"
+                        why = f"the trees reach depth {need}; automatic only up to depth {AUTO_DEPTH}"
                     else:
                         why = "the exact run was stopped before proving every number of splits"
                     offer = {"depth": depth, "why": why}

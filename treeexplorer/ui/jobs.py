@@ -13,6 +13,7 @@ Before solving, a job takes a slot from the process-wide :mod:`~treeexplorer.ui.
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 import traceback
@@ -22,7 +23,39 @@ from treeexplorer.data import DataError
 from treeexplorer.solvers import Cancelled, Control
 from treeexplorer.ui.admission import AdmissionError, Scheduler, get_scheduler, queued_text
 
-__all__ = ["Job", "readable_error"]
+__all__ = ["Job", "readable_error", "app_words"]
+
+
+# The library's messages name its keyword arguments and CLI flags; on the page they name the control to use.
+APP_WORDS = (
+    (
+        re.compile(r"\s*\(drop_missing=True, CLI --drop-missing\)"),
+        ": tick **Drop rows with missing values** (Data card)",
+    ),
+    (
+        re.compile(
+            r"Choose another target column \(--target\), or confirm it "
+            r"\(allow_many_classes=True, CLI --allow-many-classes\)"
+        ),
+        "Choose another **Target column** (Data card), or confirm it with the **Use ... anyway** button",
+    ),
+    (  # an ambiguous guess asks (treeexplorer.target.TargetGuess.describe)
+        re.compile(r"could also be the target(?!:)"),
+        "could also be the target: if one of them is, choose it under **Target column** (Data card)",
+    ),
+    (
+        re.compile(r"discretizer_params=\{'criterion': \.\.\.\} \(CLI: --criterion\)"),
+        "the **MID criterion** setting",
+    ),
+)
+
+
+def app_words(text: str) -> str:
+    """``text`` with the library's argument names (``drop_missing=True``, ``--drop-missing``) replaced by the
+    app's controls ("tick Drop rows with missing values")."""
+    for pattern, words in APP_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def readable_error(exc: BaseException) -> str:

@@ -3,47 +3,28 @@
 A HoloViews rebuild of the plot costs 1-2 s of Bokeh model churn per change on this machine; swapping
 ColumnDataSource data costs milliseconds, so switching the axis or adding a run stays interactive.
 (Notebooks use the HoloViews version, :func:`treeexplorer.ui.views.front_plot`.)
-A click on a train point (a tap, a long press or the second of two quick clicks) calls
-``on_select(run_id, tree_id)``.
+A click on a point (a tap, a long press or the second of two quick clicks) calls ``on_select(run_id, tree_id)``
+for the tree the tooltip names: both use one hit rule (:mod:`treeexplorer.ui.hittest`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from bokeh import events
-from bokeh.core.properties import value
-from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Legend, LegendItem, TapTool
+from bokeh.models import ColumnDataSource, CustomJS, Range1d, Tooltip
 from bokeh.plotting import figure
 
 from treeexplorer.render.bokehview import lean
 from treeexplorer.render.layout import run_marker
-from treeexplorer.ui.cvfig import CVLayer
+from treeexplorer.ui.axes import EDGE_MARKER, accuracy_window, clip_below, errors_above_best
+from treeexplorer.ui.cvfig import CVLayer, cv_frame
+from treeexplorer.ui.hittest import HOVER_JS, TAP_JS
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
 
-# An HTML template rather than (label, value) rows: Bokeh's rows never wrap, and a solver's info line (λ
-# values, counters) made the tooltip wider than the plot, over the sidebar.
-_ROWS = [
-    ("run", "@run"),
-    ("tree", "@tree"),
-    ("splits", "@splits"),
-    ("leaves", "@leaves"),
-    ("depth", "@depth"),
-    ("tests/sample", "@avg_tests{0.000}"),
-    ("train acc", "@train_accuracy{0.0000}"),
-    ("held-out acc", "@test_accuracy{0.0000}"),
-    ("train errors", "@train_errors"),
-    ("status", "@proven"),
-    ("solver info", "@info"),
-    ("vs optimum", "@gap"),
-]
-TOOLTIPS = (
-    '<div style="max-width: 340px; white-space: normal; overflow-wrap: anywhere; font-size: 12px">'
-    + "".join(f'<div><span style="color: #555">{k}:</span> {v}</div>' for k, v in _ROWS)
-    + "</div>"
-)
 COLUMNS = [
     "x",
     "y",
@@ -52,6 +33,7 @@ COLUMNS = [
     "tree",
     "color",
     "marker",
+    "angle",
     "fill_alpha",
     "splits",
     "leaves",
@@ -66,51 +48,17 @@ COLUMNS = [
 ]
 
 
+Y_LABELS = {"accuracy": "Accuracy", "excess": "Training errors above the best shown tree"}
 POINT_SIZE = 13  # train points' marker size (screen pixels)
-
-# Scroll the selected tree's card (CSS class ``cls``) into view after a click on a point (``reveal_on_tap``).
-_REVEAL_JS = """
-if (!cls) return;
-const find = (root) => {
-  const el = root.querySelector('.' + cls);
-  if (el) return el;
-  for (const node of root.querySelectorAll('*')) {
-    if (node.shadowRoot) { const hit = find(node.shadowRoot); if (hit) return hit; }
-  }
-  return null;
-};
-const el = find(document);
-if (el && el.getBoundingClientRect().top > 0.6 * window.innerHeight) {
-  el.scrollIntoView({behavior: 'instant', block: 'start'});  // no animation racing the user's next move
-}
-"""
-
-# Bokeh's tap is a click released within 300 ms and not within 300 ms of the previous tap.  A slower click
-# (a deliberate one, a touch screen's tap-and-hold, a busy browser between mouse down and up) is a "press",
-# the second of two quick clicks a "double tap": the tap tool ignores both.  This selects the points under the
-# pointer for those two, as the tap tool would: within a marker's radius (plus its outline) on screen.
-_PICK_JS = (
-    """
-const d = source.data, xr = plot.x_range, yr = plot.y_range;
-const kx = plot.inner_width / (xr.end - xr.start), ky = plot.inner_height / (yr.end - yr.start);
-const hits = [];
-for (let i = 0; i < d.x.length; i++) {
-  const dx = (d.x[i] - cb_obj.x) * kx, dy = (d.y[i] - cb_obj.y) * ky;
-  if (dx * dx + dy * dy <= radius * radius) hits.push(i);
-}
-if (hits.length == 0) return;  // on empty plot: the selection stays
-source.selected.indices = hits;
-"""
-    + _REVEAL_JS
-)
 
 
 class ParetoFigure:
-    """Train points (tap to select), held-out crosses and one step line per run, with a legend.
+    """Train points (click to select), held-out crosses and one step line per run (the run list is the legend).
 
-    Rows are drawn in run order, so a later run's point covers an earlier one's; a tap on overlapping points
-    selects the one drawn on top (the selected one, else the latest run's).  Hiding a run in the legend
-    hides its points too: they leave the data, so they can be neither seen nor clicked.
+    Rows are drawn in run order, so a later run's point covers an earlier one's.  The point under the pointer is
+    the nearest within a few pixels, on a tie the one drawn on top; its one tooltip names the other runs at the
+    same spot, and a click selects its tree.  Hiding a run in the run list hides its points too: they leave the
+    data, so they can be neither seen nor clicked.
 
     Parameters
     ----------
@@ -141,6 +89,8 @@ class ParetoFigure:
             y_axis_label="Accuracy",
         )
         fig.x_range.range_padding = fig.y_range.range_padding = 0.08
+        self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
+        fig.toolbar.logo = None  # room for the tools: a toolbar measured narrow folds them into a "⋮" menu
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
         self._tests = fig.scatter(
             "x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color", alpha=0.75
@@ -150,6 +100,7 @@ class ParetoFigure:
             "y",
             source=self.points,
             marker="marker",
+            angle="angle",
             size=POINT_SIZE,
             line_width=2,
             color="color",
@@ -158,24 +109,39 @@ class ParetoFigure:
             selection_line_width=3.5,
             nonselection_alpha=0.45,
         )
-        # Hover on the train points only: each already lists the held-out accuracy, and identical trees of
-        # overlaid runs would otherwise stack twice as many tooltips.
-        self.tap = TapTool(renderers=[self._train])
-        fig.add_tools(HoverTool(renderers=[self._train], tooltips=TOOLTIPS), self.tap)
-        self._pick = CustomJS(
-            args={"source": self.points, "plot": fig, "radius": POINT_SIZE / 2 + 1, "cls": ""}, code=_PICK_JS
-        )
-        fig.js_on_event(events.PressUp, self._pick)
-        fig.js_on_event(events.DoubleTap, self._pick)
-        self.legend = Legend(
-            items=[],
-            location="bottom_right",
-            background_fill_alpha=0.85,
-            label_text_font_size="9pt",
-            click_policy="hide",
-        )
-        fig.add_layout(self.legend)
         self.cv = CVLayer(fig)  # cross-validated runs: mean held-out curve, ±1 sd band, 1-SE mark
+        # No hover or tap tool: both would hit-test on their own (a tooltip per point under the pointer, a tap
+        # on several).  One rule (treeexplorer.ui.hittest) finds the point under the pointer for the single
+        # tooltip and for the click.  The tooltip is not synced: its content is a DOM node made in the browser.
+        self.tip = Tooltip(content="", position=None, interactive=False, syncable=False)
+        fig.elements = [self.tip]
+        args = {
+            "plot": fig,
+            "tip": self.tip,
+            "points": self.points,
+            "points_r": self._train,
+            "tests": self.tests,
+            "tests_r": self._tests,
+            "means": self.cv.means,
+            "means_r": None,
+            "marks": self.cv.marks,
+            "marks_r": None,
+            # not read by the hit rule: referenced so that every CV source is in the page from the start, like
+            # the means and marks above.  A source that joined the page with the first CV run's renderers did
+            # not receive the data set in the same update (the band stayed empty in the browser).
+            "cv_band": self.cv.band,
+            "cv_lines": self.cv.lines,
+            "radius": POINT_SIZE / 2 + 2,
+            "radius_test": 7,
+            "radius_mark": 12,
+            "cls": "",
+        }
+        self._hover = CustomJS(args=args, code=HOVER_JS)
+        self._pick = CustomJS(args=args, code=TAP_JS)
+        fig.js_on_event(events.MouseMove, self._hover)
+        fig.js_on_event(events.MouseLeave, CustomJS(args={"tip": self.tip}, code="tip.visible = false"))
+        for event in (events.Tap, events.PressUp, events.DoubleTap):
+            fig.js_on_event(event, self._pick)
         # The exact front (contree) as a dashed reference step line, on train accuracy over splits/leaves.
         self.reference = fig.step(
             "x",
@@ -193,23 +159,48 @@ class ParetoFigure:
         lean(self.reference)
         self._reference: dict | None = None
         self._gaps: dict | None = None
-        # Legend items are kept and reused: a new item (or a new list) makes Bokeh re-walk the page's whole
-        # model graph (~40 ms of the server's thread).  The exact front's item is always listed, shown only
-        # with its line, so its arrival changes no reference.
-        self._items: dict[object, LegendItem] = {}
-        self._exact_item = LegendItem(label="", renderers=[self.reference], visible=False)
+        # No legend inside the plot (it covered points): the run list under it is the legend
+        # (treeexplorer.ui.runlist), made from ``entries``.
+        self.entries: list[dict] = []
+        self.exact_label = ""
         self.figure = fig
         self._lines: dict[int, object] = {}  # run id -> step line (its colour is fixed at creation)
-        self._keys: dict[int, object] = {}  # run id -> empty scatter: draws the run's marker in the legend
         self.frame = points_frame([])
         self._muted = False
         self._args: tuple = ([], "splits", True, None, None)
+        self.y_mode, self.whole = "accuracy", False
+        self.window: tuple | None = None  # the accuracy axis' frame (None: automatic)
+        self.below: list = []  # (run label, tree id, accuracy) of the trees drawn on the frame's bottom edge
         self._selected: tuple | None = None
         self.points.selected.on_change("indices", self._on_indices)
 
+    def set_visible(self, key, visible: bool) -> None:
+        """Show or hide an entry of the run list: a run (its id), a CV layer (``("cv", k)``) or ``"exact"``.
+
+        A hidden run's points leave the data (they can be neither seen nor clicked); a hidden CV layer or exact
+        line is not drawn, and the hit rule skips renderers that are not visible.
+        """
+        if key == "exact":
+            self.reference.visible = visible
+        elif isinstance(key, tuple):
+            for r in self.cv.renderers(key[1]):
+                r.visible = visible
+        elif key in self._lines:
+            self._lines[key].visible = visible  # _on_visible redraws the points
+        self._changed()
+
+    def is_visible(self, key) -> bool:
+        """Whether the run list's entry ``key`` is shown (see :meth:`set_visible`)."""
+        if key == "exact":
+            return bool(self.reference.visible)
+        if isinstance(key, tuple):
+            return all(r.visible for r in self.cv.renderers(key[1]))
+        line = self._lines.get(key)
+        return line is None or bool(line.visible)
+
     @property
     def hidden(self) -> set[int]:
-        """Ids of the runs hidden with the legend."""
+        """Ids of the runs hidden in the run list."""
         return {rid for rid, line in self._lines.items() if not line.visible}
 
     def _line(self, run):
@@ -225,15 +216,6 @@ class ParetoFigure:
             )
             lean(line).on_change("visible", self._on_visible)
             self._lines[run.id] = line
-            # one point off the plot (NaN): the legend draws a glyph only for a renderer with data
-            key = lean(
-                self.figure.scatter(
-                    [float("nan")], [float("nan")], marker=run_marker(run.id), size=10, line_width=2, color=run.color
-                )
-            )
-            old_key, self._keys[run.id] = self._keys.get(run.id), key
-            if old_key is not None:
-                self.figure.renderers = [r for r in self.figure.renderers if r is not old_key]
         return line
 
     def update(
@@ -245,8 +227,14 @@ class ParetoFigure:
         dominated: dict | None = None,
         reference: dict | None = None,
         gaps: dict | None = None,
+        y: str | None = None,
+        whole: bool | None = None,
     ) -> None:
         """Redraw for ``runs`` along complexity ``x``; ``selected`` = ``(run_id, tree_id)`` is outlined.
+
+        ``y``: ``"accuracy"`` (framed around the trees with a split unless ``whole``: see
+        :func:`treeexplorer.ui.axes.accuracy_window`) or ``"excess"`` (training errors above the best shown
+        tree of at most the same complexity); ``None`` keeps the current choice.
 
         ``dominated`` maps ``(run id, tree id)`` to a "dominated by ..." text shown on hover.
         ``reference`` is the exact front (:func:`treeexplorer.ui.gapview.reference_curve`), drawn over splits
@@ -254,24 +242,39 @@ class ParetoFigure:
         """
         self._reference, self._gaps = reference, gaps
         self._args = (list(runs), x, show_test, selected, dominated)
+        self.y_mode = y if y is not None else self.y_mode
+        self.whole = whole if whole is not None else self.whole
+        excess = self.y_mode == "excess"
+        show_test = show_test and not excess  # held-out errors are not on the training errors' scale
         live = {run.id for run in runs}
         gone = [line for rid, line in self._lines.items() if rid not in live]
         if gone:
-            gone += [key for rid, key in self._keys.items() if rid not in live]
             self.figure.renderers = [r for r in self.figure.renderers if r not in gone]
             self._lines = {rid: line for rid, line in self._lines.items() if rid in live}
-            self._keys = {rid: key for rid, key in self._keys.items() if rid in live}
         lines = [self._line(run) for run in runs]
         hidden = self.hidden
-        df = points_frame([r for r in runs if r.id not in hidden], dominated)
+        shown = [r for r in runs if r.id not in hidden]
+        df = points_frame(shown, dominated)
         self.frame = df
+        cvf = cv_frame(shown, x) if not excess else cv_frame([], x)
+        window = None
+        if not excess and not self.whole:
+            extra = cvf[cvf.level >= 1].cv_mean.tolist() if x != "leaves" else cvf[cvf.level >= 2].cv_mean.tolist()
+            ref = reference if reference is not None and x in ("splits", "leaves") else None
+            extra += [a for k, a in zip(ref["splits"], ref["accuracy"]) if k >= 1] if ref else []
+            window = accuracy_window(df if show_test else df.drop(columns="test_accuracy"), extra)
+        self.window = window
         if len(df):
             proven = df.optimal.tolist()
+            ys, moved = clip_below(df.train_accuracy.tolist(), window)
+            self.below = [(r, t, a) for r, t, a, m in zip(df.run, df.tree, df.train_accuracy, moved) if m]
             data = {
                 "x": df[x].tolist(),
-                "y": df.train_accuracy.tolist(),
-                # shape: the run (colours alone get confused); filled: proven optimal, hollow: not proven
-                "marker": [run_marker(r) for r in df.run_id.tolist()],
+                "y": errors_above_best(df, x) if excess else ys,
+                # shape: the run (colours alone get confused); filled: proven optimal, hollow: not proven; a
+                # downward triangle: on the frame's bottom edge, its accuracy is below the frame
+                "marker": [EDGE_MARKER if m else run_marker(r) for r, m in zip(df.run_id.tolist(), moved)],
+                "angle": [math.pi if m else 0.0 for m in moved],
                 "fill_alpha": [0.95 if p else 0.15 for p in proven],
                 "gap": [(gaps or {}).get((r, t)) or "—" for r, t in zip(df.run_id.tolist(), df.tree.tolist())],
             }
@@ -281,10 +284,11 @@ class ParetoFigure:
             data["test_accuracy"] = df.test_accuracy.fillna(-1).tolist()
         else:
             data = {c: [] for c in COLUMNS}
+            self.below = []
         if show_test and len(df):
             keep = [i for i, v in enumerate(df.test_accuracy.tolist()) if v == v]  # drop NaN (no held-out rows)
             tdata = {k: [v[i] for i in keep] for k, v in data.items()}
-            tdata["y"] = [df.test_accuracy.iloc[i] for i in keep]
+            tdata["y"] = clip_below([df.test_accuracy.iloc[i] for i in keep], window)[0]
         else:
             tdata = {c: [] for c in COLUMNS}
         tdata.pop("run_id", None)
@@ -298,39 +302,44 @@ class ParetoFigure:
             self._muted = False
         items = []
         everything = points_frame(runs)
+        if excess and len(everything):
+            everything["excess"] = errors_above_best(everything, x)
         for run, line in zip(runs, lines):
             sub = everything[everything.run_id == run.id]
             stair = _staircase(sub, x, "train_accuracy") if len(sub) else sub
+            ys = everything.loc[stair.index, "excess"].tolist() if excess and len(sub) else None
             line.data_source.data = {
                 "x": stair[x].tolist() if len(sub) else [],
-                "y": stair["train_accuracy"].tolist() if len(sub) else [],
+                "y": (ys if excess else clip_below(stair["train_accuracy"].tolist(), window)[0]) if len(sub) else [],
             }
-            items.append(self._item(run.id, run.label, [line, self._keys[run.id]]))
-        cv = self.cv.update([r for r in runs if r.id not in hidden], x)
-        items += [self._item(("cv", k), label, renderers) for k, (label, renderers) in enumerate(cv)]
-        self._draw_reference(reference, x)
-        items.append(self._exact_item)
-        if show_test and len(tdata["x"]):
-            items.append(self._item("test", "held-out accuracy", [self._tests]))
-        self._set_legend(items)
-        self.figure.xaxis.axis_label = X_MEASURES[x]
+            items.append({"key": run.id, "label": run.label, "color": run.color, "marker": run_marker(run.id)})
+        cv = self.cv.update([] if excess else shown, x)
+        if self.cv._made and self._hover.args["means_r"] is None:  # the CV renderers exist from the first CV run
+            for js in (self._hover, self._pick):
+                js.args = {**js.args, "means_r": self.cv._means, "marks_r": self.cv._marks}
+        items += [{"key": ("cv", k), "label": label} for k, (label, _) in enumerate(cv)]
+        self._draw_reference(None if excess else reference, x)
+        self.entries = items
+        self._set_axes(x, window, excess)
         self._changed()
 
-    def _item(self, key, label: str, renderers: list) -> LegendItem:
-        """The legend item under ``key``, made again only when its renderers changed."""
-        item = self._items.get(key)
-        if item is None or list(item.renderers) != renderers:
-            item = self._items[key] = LegendItem(label=label, renderers=renderers)
-        elif item.label != value(label):
-            item.label = value(label)  # a plain string set later would be read as a column name
-        return item
-
-    def _set_legend(self, items: list) -> None:
-        """Show ``items`` (the list is replaced only when it changed); the legend only with a visible item."""
-        if list(self.legend.items) != items:
-            self._items = {k: v for k, v in self._items.items() if v in items}
-            self.legend.items = items
-        self.legend.visible = any(item.visible for item in items)
+    def _set_axes(self, x: str, window: tuple | None, excess: bool) -> None:
+        """Axis labels, the accuracy frame (``None``: automatic) and whole-number ticks on count axes."""
+        fig = self.figure
+        fig.xaxis.axis_label = X_MEASURES[x]
+        fig.yaxis.axis_label = Y_LABELS["excess" if excess else "accuracy"]
+        # splits, leaves and depth are counts: never a tick at 0.5 (a run with one point has a tiny range)
+        fig.xaxis.ticker.min_interval = 0 if x == "avg_tests" else 1
+        fig.yaxis.ticker.min_interval = 1 if excess else 0
+        # a framed axis is a fixed Range1d (the reset tool returns to the frame); else Bokeh's automatic range
+        if window is None:
+            if fig.y_range is not self._auto_y:
+                fig.y_range = self._auto_y
+        else:
+            if (self._framed_y.start, self._framed_y.end) != window:
+                self._framed_y.update(start=window[0], end=window[1])
+            if fig.y_range is not self._framed_y:
+                fig.y_range = self._framed_y
 
     def _draw_reference(self, reference: dict | None, x: str) -> None:
         """Set the exact front's line for axis ``x`` and its legend item (hidden where it is meaningless)."""
@@ -339,9 +348,7 @@ class ParetoFigure:
             "x": [k + (x == "leaves") for k in ref["splits"]] if ref else [],
             "y": list(ref["accuracy"]) if ref else [],
         }
-        if ref and self._exact_item.label != value(ref["label"]):
-            self._exact_item.label = value(ref["label"])
-        self._exact_item.visible = bool(ref)
+        self.exact_label = ref["label"] if ref else ""
 
     def set_exact(self, reference: dict | None, gaps: dict | None) -> None:
         """Show a newly known exact front: its line and the hover gaps, without redrawing the points.
@@ -350,7 +357,6 @@ class ParetoFigure:
         """
         self._reference, self._gaps = reference, gaps
         self._draw_reference(reference, self._args[1])
-        self._set_legend(list(self.legend.items))
         n = len(self.frame)
         if n and len(self.points.data.get("gap", [])) == n:
             col = [
@@ -399,17 +405,16 @@ class ParetoFigure:
         return max(rows)
 
     def reveal_on_tap(self, css_class: str) -> None:
-        """After a tap on a point, scroll the element with ``css_class`` (the selected tree's card) into view.
+        """After a click on a point, scroll the element with ``css_class`` (the selected tree's card) into view.
 
         Only when it starts in the lower 40 % of the window or below it: on a laptop screen the card sits
         under the plot, and the tree a click opens would otherwise change out of sight.  Runs in the browser
         (the element is found through Panel's shadow roots); server-side selections never scroll.
         """
-        self.tap.callback = CustomJS(args={"cls": css_class}, code=_REVEAL_JS)
         self._pick.args = {**self._pick.args, "cls": css_class}
 
     def _on_visible(self, attr, old, new) -> None:
-        # a legend click hid or showed a run: its points leave or rejoin the data
+        # the run list hid or showed a run: its points leave or rejoin the data
         runs, x, show_test, _, dominated = self._args
         self.update(runs, x, show_test, self._selected, dominated, self._reference, self._gaps)
 

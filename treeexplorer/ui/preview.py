@@ -13,7 +13,9 @@ def _num(v: float) -> str:
     return f"{v:.4g}"
 
 
-def preview_markdown(ds: Dataset, missing_by_column: dict | None = None, max_columns: int = 40) -> str:
+def preview_markdown(
+    ds: Dataset, missing_by_column: dict | None = None, max_columns: int = 40, dropped: int = 0
+) -> str:
     """Markdown for the loaded table: one row per feature column, then the target's class balance.
 
     Parameters
@@ -24,10 +26,16 @@ def preview_markdown(ds: Dataset, missing_by_column: dict | None = None, max_col
         Missing values per column in the file (``treeexplorer.data.count_missing_rows``).
     max_columns : int
         Columns listed (a wide table says how many more there are).
+    dropped : int
+        Rows dropped for their missing values: the table shown has none left, the file's counts are named.
     """
-    missing = missing_by_column or {}
-    lines = [
-        f"**{ds.name}**: {ds.n_rows:,} rows, {len(ds.schema.columns)} feature columns",
+    in_file = missing_by_column or {}
+    missing = {} if dropped else in_file
+    lines = [f"**{ds.name}**: {ds.n_rows:,} rows, {len(ds.schema.columns)} feature columns"]
+    if dropped:
+        where = ", ".join(f"{k} {n:,}" for k, n in in_file.items() if n)
+        lines.append(f"\n{dropped:,} rows with missing values dropped (in the file: {where}); none are left.")
+    lines += [
         "",
         "| column | type | distinct | values | missing |",
         "|---|---|---:|---|---:|",
@@ -50,7 +58,7 @@ def preview_markdown(ds: Dataset, missing_by_column: dict | None = None, max_col
     order = np.argsort(-counts, kind="stable")
     balance = ", ".join(f"{ds.schema.classes[k]} {int(counts[k]):,} ({counts[k] / total:.0%})" for k in order[:8])
     more = f", … {len(order) - 8} more classes" if len(order) > 8 else ""
-    target_missing = missing.get(ds.schema.target, 0)
+    target_missing = 0 if dropped else missing.get(ds.schema.target, 0)
     unlabelled = f"; {target_missing:,} rows without a label in the file" if target_missing else ""
     lines += ["", f"**Classes** ({ds.schema.target}): {balance}{more}{unlabelled}"]
     return "\n".join(lines)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
@@ -105,8 +107,17 @@ class DataInputs(pn.viewable.Viewer):
         content, name = self.upload_w.value, self.upload_w.filename
         if content is None and not name:
             return
-        if self.ctx.controller.load_upload(content or b"", name or "upload.csv"):
+        c = self.ctx.controller
+        if c.load_upload(content or b"", name or "upload.csv"):
             self._show_loaded(uploaded=True)
+        elif c._pending is not None:
+            # not loaded yet (missing values, a target to confirm): the select names the table the message is
+            # about, and the checkbox or button next to the message loads it
+            entry = f"{UPLOAD_PREFIX}{Path(name or 'upload.csv').stem or 'upload'}"
+            with self.ctx.setting():
+                if entry not in self.dataset_w.options:
+                    self.dataset_w.options = [entry, *c.bundled()]
+                self.dataset_w.value = entry
 
     def _on_test_upload(self, *events) -> None:
         content, name = self.test_upload_w.value, self.test_upload_w.filename
@@ -260,6 +271,29 @@ class SolverInputs(pn.viewable.Viewer):
         d = self.disc_w.value
         self.bins_w.visible = takes_n_bins(d)
         self.mid_w.visible = d == "mid"
+
+    def show_settings(self, s: RunSettings) -> None:
+        """Set the card to describe ``s`` (the same tab reloaded: the card it had, not the default solver's)."""
+        if s.solver not in self.solver_w.options:
+            return
+        self.solver_w.value = s.solver  # rebuilds the parameter widgets with the solver's defaults
+        if s.discretizer in self.disc_w.options:
+            self.disc_w.value = s.discretizer
+        for name, v in s.params.items():
+            w = self.param_widgets.get(name)
+            if w is not None and v is not None:
+                try:
+                    w.value = v
+                except Exception:  # noqa: S112 - a value the widget refuses keeps the default
+                    continue
+        if s.n_bins is not None:
+            self.bins_w.value = s.n_bins
+        if s.mid_budget is not None:
+            self.mid_w.value = s.mid_budget
+        self.time_w.value = s.time_limit
+        self.cv_option.enabled = bool(s.cv)
+        if s.cv:
+            self.cv_option.folds = s.cv
 
     def settings(self) -> RunSettings:
         """The run the card currently describes."""

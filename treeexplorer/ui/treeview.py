@@ -78,7 +78,16 @@ class TreeTools(pn.viewable.Viewer):
             styles={"font-size": "0.85em", "opacity": "0.75"},
             margin=(6, 10),
         )
-        self._layout = pn.Row(self.full_w, self.expand_w, self.compact_w, self.hint, sizing_mode="stretch_width")
+        # wraps rather than scrolls in a narrow notebook output (800 px with the sidebar)
+        self._layout = pn.FlexBox(
+            self.full_w,
+            self.expand_w,
+            self.compact_w,
+            self.hint,
+            flex_wrap="wrap",
+            align_items="center",
+            sizing_mode="stretch_width",
+        )
 
     def __panel__(self):
         return self._layout
