@@ -499,7 +499,7 @@ def test_estimator_says_y_not_the_internal_column():
 
     with pytest.raises(DataError) as e:
         TreeExplorerClassifier().fit(np.ones((6, 2)), np.ones(6))
-    assert "__target__" not in str(e.value) and "target column y has a single class" in str(e.value)
+    assert "__target__" not in str(e.value) and "target column 'y' has a single class" in str(e.value)
     with pytest.raises(DataError, match=r"y: missing labels at row\(s\) 1"):
         TreeExplorerClassifier().fit(np.ones((4, 2)), np.array(["a", None, "b", "a"], dtype=object))
 
