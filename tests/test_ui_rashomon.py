@@ -57,3 +57,28 @@ def test_session_lists_the_set_of_the_point_and_filters_without_solving():
     view.open(3)
     assert opened and opened[0].id == 3
     assert view.__panel__() is not None
+
+
+def test_the_explorer_finds_the_alternatives_of_the_selected_tree_and_opens_one_as_a_run():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(dataset="tic-tac-toe", solver="murtree", run_default=False)
+    try:
+        c = e.controller
+        assert e.find_alternatives() is None  # nothing selected yet: it says what to do
+        assert "click a point" in e.alternatives.session.status
+        run = c.run_sync(RunSettings("murtree", {"max_depth": 2}))
+        point = next(t for t in run.front.trees if t.metrics["splits"] == 2)
+        c.select(run.id, point.id)
+        e.alternatives.session.k = 30
+        assert e.find_alternatives() is not None
+        _wait(e.alternatives.session)
+        s = e.alternatives.session
+        assert len(s.front) == 30 and s.front.trees[0].info["errors"] == point.metrics["train_errors"]
+        assert all(t.metrics["splits"] <= 2 for t in s.front.trees)
+        e.alternatives.open(5)  # the set joins the plot as a run and its tree number 5 is the selection
+        sel = e.selected
+        assert sel.run_id != run.id and sel.entry.id == 5 and len(sel.front) == 30
+        assert e._alternatives_panel() is not None
+    finally:
+        e.close()

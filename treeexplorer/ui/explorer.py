@@ -28,6 +28,7 @@ from treeexplorer.ui.jobs import app_words
 from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.notebook import notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
+from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.viewkit import POLL_MS, ViewContext, batched, safe
@@ -272,6 +273,7 @@ class Explorer(pn.viewable.Viewer):
         self.front = FrontPanel(ctx)
         self.detail = TreeDetail(ctx, x_measure=lambda: self.front.x_w.value)
         self._sweep_view: SweepView | None = None  # made when its card is first opened (~45 ms per session)
+        self._alternatives: RashomonView | None = None
         # messages above the cards: errors, notices, and the question a target with many classes asks
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, sizing_mode="stretch_width")
@@ -291,6 +293,11 @@ class Explorer(pn.viewable.Viewer):
             self.preview_card,
             self.front,
             self.detail,
+            lazy_card(  # made when first opened, as the Sweep card
+                build=self._alternatives_panel,
+                title="Alternatives: the near-optimal trees behind the selected point (Rashomon set)",
+                sizing_mode="stretch_width",
+            ),
             lazy_card(  # rendered when first opened: ~80 Bokeh models fewer per session
                 build=lambda: self.sweep_view,
                 title="Sweep: cross-validate a grid of settings on a local Dask cluster",
@@ -309,6 +316,34 @@ class Explorer(pn.viewable.Viewer):
         self.show_test_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.detail.rerun_w.on_click(lambda e: self._rerun_more_tests())
         self.front.pareto.reveal_on_tap(TreeDetail.CSS_CLASS)  # laptop screens: the opened tree comes into view
+
+    @property
+    def alternatives(self) -> RashomonView:
+        """The Alternatives card's view: the Rashomon set of the selected point (made on first use)."""
+        if self._alternatives is None:
+            session = RashomonSession(self.controller.prepared)
+            self._alternatives = RashomonView(session, on_open=self._open_alternative, periodic=self.ctx.periodic)
+        return self._alternatives
+
+    def _alternatives_panel(self):
+        find = pn.widgets.Button(label="Find alternatives to the selected tree", color="primary", width=300)
+        find.on_click(lambda e: self.find_alternatives())
+        return pn.Column(find, self.alternatives, sizing_mode="stretch_width")
+
+    def find_alternatives(self, time_limit: float | None = 30.0):
+        """Start the Rashomon set of the selected tree: the ``k`` best trees with at most its splits over its
+        run's tests; returns the job (None when there is no selection or the run is not over binary tests)."""
+        run, entry = self.controller.selection()
+        if entry is None:
+            self.alternatives.session.status = "click a point on the plot first: its tree's alternatives are listed"
+            return None
+        return self.alternatives.start(run, entry, time_limit)
+
+    def _open_alternative(self, front, entry) -> None:
+        # the set becomes a run (its trees drawn on the plot as a cloud), the chosen tree selected in the tree view
+        added = self.controller.add_fronts([front], labels=[f"alternatives: {len(front)} trees"])
+        if added:
+            self.controller.select(added[0].id, entry.id)
 
     @property
     def sweep_view(self) -> SweepView:

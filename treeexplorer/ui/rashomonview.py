@@ -168,10 +168,18 @@ class RashomonSession(param.Parameterized):
 class RashomonView(pn.viewable.Viewer):
     """ "Alternatives (k)" for the selected point: the set listed, feature-share bars, filters, open a tree."""
 
-    def __init__(self, session: RashomonSession, on_open: Callable[[Front, FrontTree], None] | None = None, **params):
+    def __init__(
+        self,
+        session: RashomonSession,
+        on_open: Callable[[Front, FrontTree], None] | None = None,
+        periodic: Callable | None = None,
+        **params,
+    ):
         super().__init__(**params)
         self.session = session
         self.on_open = on_open
+        # the session's periodic callbacks run one at a time (ViewContext.periodic); Panel's own by default
+        self._periodic = periodic or (lambda cb, period: pn.state.add_periodic_callback(cb, period=period))
         self.k_input = pn.widgets.IntInput(label="Alternatives (k)", value=session.k, start=1, end=100_000, width=140)
         self.cancel_button = pn.widgets.Button(label="Cancel", color="warning", width=80, disabled=True)
         self.exclude = pn.widgets.MultiChoice(label="Exclude columns", options=[], sizing_mode="stretch_width")
@@ -198,7 +206,7 @@ class RashomonView(pn.viewable.Viewer):
         """Compute the set for ``entry`` of ``run`` and poll it until done."""
         job = self.session.start(run, entry, time_limit)
         if job is not None and self._cb is None and pn.state.curdoc is not None:
-            self._cb = pn.state.add_periodic_callback(self._poll, period=POLL_MS)
+            self._cb = self._periodic(self._poll, POLL_MS)
         self.refresh()
         return job
 
