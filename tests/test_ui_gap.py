@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 
 import pytest
 
@@ -113,6 +114,39 @@ def test_big_data_offers_the_button_and_a_time_limited_run():
     _finish_exact(c)
     assert c.exact.record().proven and c.exact.offer is None
     assert all(t.metrics["gap_errors"] is not None for t in run.front)
+    c.close()
+
+
+def test_the_computing_state_says_how_far_the_exact_job_is(monkeypatch):
+    import threading
+
+    import treeexplorer.ui.gapview as gapview
+
+    release = threading.Event()
+    real = gapview.exact_front
+
+    def held_exact_front(prep, max_depth, control):  # reports progress, then waits until the test lets it go
+        control.report("contree", root_splits=123, best_errors=6)
+        release.wait(WAIT)
+        return real(prep, max_depth=max_depth, control=control)
+
+    monkeypatch.setattr(gapview, "exact_front", held_exact_front)
+    c = Controller()
+    c.exact.auto_rows = 0
+    assert c.load_bundled("iris")
+    c.run_sync(RunSettings("cart", {"max_depth": 2}), timeout=WAIT)
+    job = c.exact.start(2, time_limit=30)
+    assert c.exact.status.startswith("Computing the exact front (contree, depth 2, raw features)")
+    deadline = time.monotonic() + WAIT
+    while "root splits" not in c.exact.status and time.monotonic() < deadline:
+        c.exact.poll()
+        time.sleep(0.05)
+    assert "ConTree: 123 root splits searched, best tree so far 6 errors" in c.exact.status
+    assert "of at most 30 s" in c.exact.status and c.exact.running
+    release.set()
+    assert job.wait(WAIT)
+    _finish_exact(c)
+    assert c.exact.status.startswith("Exact front known")
     c.close()
 
 

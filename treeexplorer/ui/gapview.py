@@ -22,6 +22,7 @@ import param
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.gap import GapError, attach_gaps, exact_front, optimum_by_splits
 from treeexplorer.ui.jobs import Job
+from treeexplorer.ui.progress import describe
 
 __all__ = [
     "ExactFronts",
@@ -182,6 +183,7 @@ class ExactFronts(param.Parameterized):
         self._incomparable: set = set()  # id() of fronts attach_gaps refused (other rows)
         self._tried: set = set()  # (data key, depth) computed automatically once already
         self.job: Job | None = None
+        self._progress: dict = {}  # the exact job's last progress report
         controller.param.watch(lambda e: self.refresh(start=True), ["data_version"])
 
     # -- queries -------------------------------------------------------------------------------------
@@ -261,7 +263,9 @@ class ExactFronts(param.Parameterized):
 
     def _status_text(self, rec: ExactRecord | None, job_here: bool) -> str:
         if job_here:
-            return f"Computing the exact front (contree, depth {self.job.depth}, raw features) in the background…"
+            text = f"Computing the exact front (contree, depth {self.job.depth}, raw features) in the background"
+            done, _ = describe(self._progress, {"max_depth": self.job.depth}, self.job.control.time_limit)
+            return f"{text}: {done}." if done else f"{text}…"
         if rec is None:
             return ""
         f = rec.front
@@ -305,6 +309,7 @@ class ExactFronts(param.Parameterized):
         job = Job(work, time_limit, label=f"exact front (contree, depth {depth})", session=(id(c), "exact"))
         job.data_key, job.depth, job.prep = c.data_key(), depth, prep
         self.job = job
+        self._progress = {}
         self.running = True
         job.start()
         self.refresh()
@@ -323,6 +328,9 @@ class ExactFronts(param.Parameterized):
         ended = not job.running
         for kind, payload in job.events():
             if kind == "progress":
+                if isinstance(payload, dict) and payload.get("phase"):
+                    self._progress = payload  # the computing state says how far it is
+                    self.status = self._status_text(self.record(job.data_key), True)
                 continue
             ended = True
             if kind == "done" and isinstance(payload, Front) and len(payload):
