@@ -21,11 +21,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_limit_property import DISCRETIZERS, bound, check_run, random_table  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
 ALL_SOLVERS = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol"); synthetic tables, no data
+RUN_ALL = {
+    "smoke": ["--cases", "3", "--limit", "1", "--solvers", "cart"],
+    "quick": ["--cases", "30"],
+    "full": ["--cases", "200"],
+}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_summary_argument(ap)
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--limit", type=float, default=2.0)
     ap.add_argument("--solvers", default=",".join(ALL_SOLVERS))
@@ -71,6 +81,12 @@ def main() -> None:
         print(f"| {s} | {r['cases']} | {r['refused']} | {r['stopped']} | {r['worst']:.2f} | {r['missed']} |")
     for f in failures:
         print("failed:", f)
+    summary = Summary(a.summary)
+    missed = sum(r["missed"] for r in rows.values())
+    within = f"{a.cases - missed} of {a.cases}"
+    summary.add(f"random cases within limit + max(1 s, 10 %) ({a.limit:g} s)", within, "all", not missed)
+    summary.add("cases failing a property", len(failures), "0", not failures)
+    summary.write()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,13 @@ import os
 import statistics
 import sys
 from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol"); a generated table, no data
+RUN_ALL = {"quick": ["--repeat", "1"], "full": ["--repeat", "3"]}
 
 TABLE = """
 import numpy as np, pandas as pd
@@ -73,9 +80,11 @@ def seconds(cell) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_summary_argument(ap)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", help="unused (the table is generated); accepted like every benchmark")
     args = ap.parse_args()
+    summary = Summary(args.summary)
     try:
         import nbclient
         import nbformat
@@ -101,6 +110,10 @@ def main() -> int:
         s = [seconds(nb.cells[i]) for i in idx]
         size = f"{sizes[name] / 1e3:,.0f} kB" if sizes[name] else "-"
         print(f"| {name} | {len(s)} | {statistics.median(s):.2f} | {min(s):.2f} | {max(s):.2f} | {size} |")
+        if name != "inline, Panel":  # Panel's own inlining: the "before" figure, no target
+            median = statistics.median(s)
+            summary.add(f"Explorer display, {name}, median", f"{median:.2f} s", "<= 3 s", median <= 3.0)
+    summary.write()
     return 0
 
 

@@ -51,8 +51,9 @@ def phases(path: Path, depth: int) -> dict:
 
     def timed(*a, **k):
         t = time.perf_counter()
-        orig(*a, **k)
+        out = orig(*a, **k)
         spent["assembly_s"] = time.perf_counter() - t
+        return out
 
     api._fill_metrics = timed
     try:

@@ -223,7 +223,7 @@ def test_removing_the_selected_run_and_all_runs_shows_no_error(server, app):
     _, log_path = server
     before = log_path.read_text(errors="replace").count("TypeError")
     run_and_wait(app, 2)
-    app.get_by_role("button", name="✕").nth(1).click()  # run 2's: its tree is the one shown
+    app.get_by_role("button", name="Remove run #2 ").click()  # run 2's: its tree is the one shown
     app.wait_for_selector("text=Click a point of the front to see its tree", timeout=30_000)
     assert points(app, runs={1}) and not red_alert(app)
     run_and_wait(app, 3)

@@ -36,7 +36,7 @@ def test_main_flow_on_the_thread_pool(threaded_server, new_page):
         page.wait_for_selector("text=/#2 uigreedy.*tree 1: 1 split/", timeout=30_000)
         page.get_by_role("button", name="Leaves", exact=True).click()
         page.wait_for_function(f"() => ({AXIS_LABEL_JS})().includes('Leaves')", timeout=30_000)
-        page.get_by_role("button", name="✕").nth(1).click()  # remove the selected run
+        page.get_by_role("button", name="Remove run #2 ").click()  # remove the selected run
         page.wait_for_selector("text=Click a point of the front to see its tree", timeout=30_000)
     shot(pages[0], "13_thread_pool")
     log = log_path.read_text(errors="replace")
