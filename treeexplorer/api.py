@@ -207,16 +207,7 @@ def solve(
         )
     resolved = spec.resolve(params)
     memory_limit = check_memory_limit(memory_limit)
-    if control is None:
-        control = Control(time_limit, progress)
-    elif time_limit is not None and control.time_limit is None:
-        control.time_limit = time_limit_seconds(time_limit)
-    if progress is not None and control.progress is None:
-        control.progress = progress
-    # The time limit covers every phase from here (loading included); compiling the kernels does not.
-    ensure_warm(spec, control)
-    control.start_once()
-    control.report("loading")
+    control = start_run(spec, time_limit, progress, control)
     prep = prepare(
         data,
         target,
@@ -246,6 +237,23 @@ def _is_number(v) -> bool:
 
 def _got(v) -> str:
     return repr(v)[:80] + (" (text)" if isinstance(v, str) else "")
+
+
+def start_run(spec: SolverSpec, time_limit=None, progress=None, control: Control | None = None) -> Control:
+    """The Control of a run that loads its own data (:func:`solve`, :func:`treeexplorer.rashomon`): the caller's
+    or a new one, given ``time_limit`` and ``progress`` when it has none; the solver's kernels warmed first, then
+    its clock started and "loading" reported.  The time limit covers every phase from here (loading included);
+    compiling the kernels does not."""
+    if control is None:
+        control = Control(time_limit, progress)
+    elif time_limit is not None and control.time_limit is None:
+        control.time_limit = time_limit_seconds(time_limit)
+    if progress is not None and control.progress is None:
+        control.progress = progress
+    ensure_warm(spec, control)
+    control.start_once()
+    control.report("loading")
+    return control
 
 
 def _check_solve_args(data, target, **a):

@@ -17,13 +17,12 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from treeexplorer.api import _check_solve_args, prepare, run_prepared
+from treeexplorer.api import _check_solve_args, prepare, run_prepared, start_run
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.limits import check_memory_limit
 from treeexplorer.registry import Param, SolverSpec, get_solver
 from treeexplorer.solvers import Control
 from treeexplorer.solvers.rashomon import rashomon as _raw_rashomon
-from treeexplorer.warm import ensure_warm
 
 __all__ = [
     "rashomon",
@@ -156,15 +155,7 @@ def rashomon(
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     spec.resolve(params)  # range checks before loading anything
     memory_limit = check_memory_limit(memory_limit)
-    if control is None:
-        control = Control(time_limit, progress)
-    elif time_limit is not None and control.time_limit is None:
-        control.time_limit = time_limit
-    if progress is not None and control.progress is None:
-        control.progress = progress
-    ensure_warm(spec, control)
-    control.start_once()
-    control.report("loading")
+    control = start_run(spec, time_limit, progress, control)
     prep = prepare(
         data,
         target,
