@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._kernels.rashomon import DS_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
+from ._kernels.rashomon import DS_COLS, FR_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
 
 __all__ = ["rashomon", "COUNTERS", "estimate_bytes"]
 
@@ -45,14 +45,14 @@ def _pool_sizes(n, f, depth, k):
 
 def _bytes(sizes, n_classes):
     per = {
-        "datasets": 8 * (DS_COLS + n_classes),
+        "datasets": 8 * (DS_COLS + 2 * n_classes),
         "rows": 4,
         "tables": 8,
         "streams": 8 * ST_COLS,
         "trees": 32,
         "heap": 32,
         "candidates": 32,
-        "lists": 16,
+        "lists": 8 * (2 + n_classes),
     }
     return sum(per[name] * sizes[name] for name in _POOL_NAMES)
 
@@ -90,6 +90,8 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control):
         np.zeros((sizes["heap"], 4), dtype=np.int64),
         np.zeros((sizes["candidates"], 4), dtype=np.int64),
         np.zeros((sizes["lists"], 2), dtype=np.int64),
+        np.zeros((sizes["lists"], n_classes), dtype=np.int64),
+        np.zeros((sizes["datasets"], n_classes), dtype=np.int64),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         control.flag,
@@ -104,6 +106,7 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control):
         np.zeros((2, n), dtype=np.int32),
         np.zeros(max(f, 1), dtype=np.int64),
         np.zeros((K + 1, 2), dtype=np.int64),
+        np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
     )
 
 

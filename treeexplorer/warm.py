@@ -23,7 +23,8 @@ __all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "ne
 
 # Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
 # `treeexplorer solve iris` less a second one (2-core machine, rounded up); what the CLI and the app state.
-COMPILE_ESTIMATE_S = {"cart": 25, "dpdt": 120, "murtree": 35, "branches": 60, "sat": 10, "contree": 40}
+# murtree's includes the Rashomon enumeration's kernels (warmed with it, see _WARMED_WITH).
+COMPILE_ESTIMATE_S = {"cart": 25, "dpdt": 120, "murtree": 90, "branches": 60, "sat": 10, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -46,6 +47,21 @@ def _toy() -> tuple[np.ndarray, np.ndarray]:
 
 # Solvers that call another solver's kernels (BRANCHES' greedy incumbent is a CART tree).
 _ALSO = {"branches": ("cart",)}
+# Runs under a spec of their own (not a registered solver) whose kernels are warmed with a solver's: the
+# Rashomon set (treeexplorer.rashomon) enumerates MurTree's search space, so murtree's warm-up loads its
+# kernels too and ``ensure_warm`` of its spec waits for murtree's.
+_WARMED_WITH = {"rashomon": "murtree"}
+
+
+def _rashomon_toy(matrix: np.ndarray, y: np.ndarray) -> None:
+    from treeexplorer.solvers.rashomon import rashomon
+
+    with Control() as toy_control:
+        rashomon(matrix, y, 3, max_depth=3, k=20, control=toy_control)
+
+
+# Kernels beyond the solver's own run that its warm-up loads: ``name -> functions(matrix, y)``.
+_EXTRA_TOYS = {"murtree": (_rashomon_toy,)}
 _assembly_warm: list[bool] = []
 
 
@@ -75,6 +91,11 @@ def _run_toys(spec: SolverSpec) -> None:
             with Control() as toy_control:
                 spec.run(matrix, y, 3, toy_control, **params)
         except Exception:  # noqa: BLE001 - a toy the solver refuses only leaves some kernels cold
+            continue
+    for toy in _EXTRA_TOYS.get(spec.name, ()):
+        try:
+            toy(matrix, y)
+        except Exception:  # noqa: BLE001 - as above
             continue
     with _locks_guard:
         try:
@@ -114,7 +135,8 @@ def _stamp(name: str) -> Path | None:
         folder = getattr(getattr(kernel, "_cache", None), "_cache_path", None)
         if folder:
             tag = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-            return Path(folder) / f"treeexplorer-warm-{name}-{tag}.stamp"
+            label = "+".join((name, *(k for k, v in _WARMED_WITH.items() if v == name)))  # what the warm-up loads
+            return Path(folder) / f"treeexplorer-warm-{label}-{tag}.stamp"
     return None
 
 
@@ -122,6 +144,7 @@ def needs_compile(solver: str | SolverSpec) -> bool:
     """Whether ``solver``'s kernels must be compiled rather than loaded from numba's cache (no warm-up of
     it has finished with this cache yet)."""
     name = solver if isinstance(solver, str) else solver.name
+    name = _WARMED_WITH.get(name, name)
     if is_warm(name) or name not in SOLVER_NAMES:
         return False
     for other in (name, *_ALSO.get(name, ())):
@@ -139,6 +162,7 @@ def compile_notice(solver: str) -> str:
 def is_warm(solver: str | SolverSpec) -> bool:
     """Whether ``solver``'s kernels were already loaded in this process (or it has none to load)."""
     name = solver if isinstance(solver, str) else solver.name
+    name = _WARMED_WITH.get(name, name)
     return name in _done or name not in SOLVER_NAMES
 
 
@@ -151,6 +175,9 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
     ``seconds`` so far, ``estimate_s``; one a second); its clock is not started here.  A solver that fails on
     the toy table is marked warm anyway (its real run reports the problem).
     """
+    name = solver if isinstance(solver, str) else solver.name
+    if name in _WARMED_WITH:
+        return ensure_warm(_WARMED_WITH[name], control)
     spec = get_solver(solver) if isinstance(solver, str) else solver
     if is_warm(spec):
         return 0.0

@@ -132,6 +132,67 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r):
 
 
 @njit(nogil=True, cache=True)
+def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act):
+    """Class counts of every test (``S[f, c]``) and of every pair of active tests (``P[c, a, b]``, ``a < b``
+    by position in ``act``) on the rows ``inst[:m]``; returns the number of active tests.
+
+    A test is active when both its sides hold ``min_leaf`` rows (a constant test is never a split).  The
+    rows (sorted by class) are packed into bitsets, word-major (``bits[w, f]``: rows of word ``w``, test
+    ``f``) so that the inner loops run over tests, contiguous; one block of words per class.  Arrays are
+    indexed in 2-D rather than through row views: a view in an inner loop costs an atomic reference count.
+    Shared by MurTree's depth-2 solver and the Rashomon enumeration (:mod:`.rashomon`).
+    """
+    F = XR.shape[1]
+    C = ccount.shape[0]
+    w = 0
+    k0 = 0
+    for c in range(C):
+        end = k0 + ccount[c]
+        while k0 < end:
+            stop = min(k0 + 64, end)
+            for f in range(F):
+                bits[w, f] = 0
+            for j in range(stop - k0):
+                i = inst[k0 + j]
+                sh = uint64(j)
+                for f in range(F):
+                    bits[w, f] |= uint64(XR[i, f]) << sh
+            w += 1
+            k0 = stop
+    W = w
+    S[:, :] = 0
+    w = 0
+    for c in range(C):
+        for _ in range((ccount[c] + 63) >> 6):
+            for f in range(F):
+                S[f, c] += popcount64(bits[w, f])
+            w += 1
+    n_act = 0
+    for f in range(F):
+        tot = 0
+        for c in range(C):
+            tot += S[f, c]
+        if tot >= min_leaf and m - tot >= min_leaf:
+            act[n_act] = f
+            n_act += 1
+    for w in range(W):
+        for a in range(n_act):
+            bitsA[w, a] = bits[w, act[a]]
+    P[:, :n_act, :n_act] = 0
+    w = 0
+    for c in range(C):
+        for _ in range((ccount[c] + 63) >> 6):
+            for a in range(n_act):
+                x = bitsA[w, a]
+                if x == 0:
+                    continue
+                for b in range(a + 1, n_act):
+                    P[c, a, b] += popcount64(x & bitsA[w, b])
+            w += 1
+    return n_act
+
+
+@njit(nogil=True, cache=True)
 def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
     """Optimal errors and roots for budgets 1, 2 and 3 on the dataset ``inst[:m]``.
 
@@ -153,61 +214,8 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
         Row ``b - 1`` holds ``(errors, root feature or -1, left budget)`` of the best tree with at most
         ``b`` splits.
     """
-    F = XR.shape[1]
     C = ccount.shape[0]
-    # pack the dataset into bitsets, word-major (bits[w, f]: rows of word w, test f) so that the inner
-    # loops run over tests, contiguous and vectorisable; one block of words per class (rows are sorted)
-    w = 0
-    k0 = 0
-    for c in range(C):
-        end = k0 + ccount[c]
-        while k0 < end:
-            stop = min(k0 + 64, end)
-            row = bits[w]
-            row[:] = 0
-            for j in range(stop - k0):
-                xr = XR[inst[k0 + j]]
-                sh = uint64(j)
-                for f in range(F):
-                    row[f] |= uint64(xr[f]) << sh
-            w += 1
-            k0 = stop
-    W = w
-    S[:, :] = 0
-    w = 0
-    for c in range(C):
-        for _ in range((ccount[c] + 63) >> 6):
-            row = bits[w]
-            for f in range(F):
-                S[f, c] += popcount64(row[f])
-            w += 1
-    n_act = 0
-    for f in range(F):
-        tot = 0
-        for c in range(C):
-            tot += S[f, c]
-        # a test constant on the dataset, or leaving a side below min_leaf, is never a useful split
-        if tot >= min_leaf and m - tot >= min_leaf:
-            act[n_act] = f
-            n_act += 1
-    for w in range(W):
-        for a in range(n_act):
-            bitsA[w, a] = bits[w, act[a]]
-    # pair counts over the active tests (by position in act), per class block
-    P[:, :n_act, :n_act] = 0
-    w = 0
-    for c in range(C):
-        Pc = P[c]
-        for _ in range((ccount[c] + 63) >> 6):
-            row = bitsA[w]
-            for a in range(n_act):
-                x = row[a]
-                if x == 0:
-                    continue
-                Pa = Pc[a]
-                for b in range(a + 1, n_act):
-                    Pa[b] += popcount64(x & row[b])
-            w += 1
+    n_act = pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act)
     leaf = _err(ccount, C)
     res = np.empty((3, 3), dtype=np.int64)
     for b in range(3):

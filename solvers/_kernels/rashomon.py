@@ -30,9 +30,9 @@ deterministic, so the trees come out the same).  A stopped run (``flag``) leaves
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
-from .murtree_cache import popcount64
+from .murtree_d2 import pack_pairs
 
 INF = np.int64(1) << 60
 
@@ -70,6 +70,19 @@ LIST_LEN = 10
 INIT = 11
 ST_COLS = 12
 
+# frame columns of ``_get``'s stack
+FR_ST = 0
+FR_I = 1
+FR_PH = 2  # 0: loop; 1: waiting for the left tree's errors; 2: for the right's
+FR_C = 3
+FR_A = 4
+FR_B = 5
+FR_KEY = 6
+FR_LS = 7
+FR_RS = 8
+FR_EL = 9
+FR_COLS = 10
+
 # pools (status[1] after an overflow; meta[pool] is the pool's fill)
 P_DS = 0
 P_ROWS = 1
@@ -96,6 +109,8 @@ Workspace = namedtuple(
         "heap",  # (n, 4) heap entries of NODE streams
         "cand",  # (n, 4) candidates: (test, left splits, left stream, right stream)
         "lst",  # (n, 2) LIST entries: (errors, test)
+        "lcnt",  # (n, C) LIST entries: class counts of the test-true leaf (a tree is written without its rows)
+        "ds_fc",  # datasets: class counts of the test-true leaf of FIRST_FEAT
         "meta",  # fill of each pool
         "status",  # [overflow, pool, finished]
         "flag",  # the Control's stop flag
@@ -110,6 +125,8 @@ Workspace = namedtuple(
         "scr",  # (2, N) int32 scratch rows
         "sort_key",  # (F,) int64 scratch
         "root",  # (K + 1, 2): root stream of each number of splits, next index
+        "frames",  # (D + 2, FR_COLS) the explicit stack of ``_get`` (no recursion: a call passing ``ws`` costs
+        # an atomic reference count per array)
     ),
 )
 
@@ -127,6 +144,21 @@ def _leaf(cnt):
             mx = v
             cls = c
     return tot - mx, cls
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _leaf_row(cnts, k):
+    """:func:`_leaf` of row ``k`` of a 2-D count array, and the row's total (no row view in hot paths)."""
+    tot = 0
+    mx = -1
+    cls = 0
+    for c in range(cnts.shape[1]):
+        v = cnts[k, c]
+        tot += v
+        if v > mx:
+            mx = v
+            cls = c
+    return tot - mx, cls, tot
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -189,58 +221,34 @@ def _child_table(ws, k, F):
 
 
 @njit(nogil=True, cache=True)
-def _side_counts(ws, k, h, out):
-    """Class counts of the rows of dataset ``k`` with test ``h`` true."""
-    out[:] = 0
-    XT = ws.XT
-    y = ws.y
-    if ws.ds_i[k, ROWS_OFF] >= 0:
-        off = ws.ds_i[k, ROWS_OFF]
-        for t in range(ws.ds_i[k, ROWS_LEN]):
-            i = ws.rows[off + t]
-            if XT[h, i]:
-                out[y[i]] += 1
-    else:
-        p = ws.ds_i[k, PARENT]
-        g = ws.ds_i[k, G]
-        side = ws.ds_i[k, SIDE]
-        off = ws.ds_i[p, ROWS_OFF]
-        for t in range(ws.ds_i[p, ROWS_LEN]):
-            i = ws.rows[off + t]
-            if XT[g, i] == side and XT[h, i]:
-                out[y[i]] += 1
-
-
-@njit(nogil=True, cache=True)
 def _build_list(ws, st):
     """Every canonical single split of the stream's dataset, sorted by (errors, test)."""
     k = ws.st_i[st, SDS]
     XR = ws.XR
     y = ws.y
     F = XR.shape[1]
+    rows = ws.rows
     ones = ws.ones
     ones[:, :] = 0
     if ws.ds_i[k, ROWS_OFF] >= 0:
         off = ws.ds_i[k, ROWS_OFF]
         for t in range(ws.ds_i[k, ROWS_LEN]):
-            i = ws.rows[off + t]
-            xr = XR[i]
+            i = rows[off + t]
             c = y[i]
             for f in range(F):
-                ones[f, c] += xr[f]
+                ones[f, c] += XR[i, f]
     else:
         p = ws.ds_i[k, PARENT]
         g = ws.ds_i[k, G]
         side = ws.ds_i[k, SIDE]
         off = ws.ds_i[p, ROWS_OFF]
         for t in range(ws.ds_i[p, ROWS_LEN]):
-            i = ws.rows[off + t]
-            xr = XR[i]
-            if xr[g] != side:
+            i = rows[off + t]
+            if XR[i, g] != side:
                 continue
             c = y[i]
             for f in range(F):
-                ones[f, c] += xr[f]
+                ones[f, c] += XR[i, f]
     cnt = ws.ds_cnt[k]
     m = cnt.sum()
     min_leaf = ws.prm[0]
@@ -265,74 +273,14 @@ def _build_list(ws, st):
         return False
     srt = np.sort(key[:n])
     for t in range(n):
+        f = srt[t] % F
         ws.lst[off + t, 0] = srt[t] // F
-        ws.lst[off + t, 1] = srt[t] % F
+        ws.lst[off + t, 1] = f
+        ws.lcnt[off + t, :] = ones[f]
     ws.meta[P_LIST] = off + n
     ws.st_i[st, LIST_OFF] = off
     ws.st_i[st, LIST_LEN] = n
     return True
-
-
-@njit(nogil=True, cache=True)
-def _pack(ws, inst, m, cnt):
-    """Class counts of every test (``S``) and pair of active tests (``P``) on the rows ``inst[:m]``."""
-    XR = ws.XR
-    bits = ws.bits
-    bitsA = ws.bitsA
-    S = ws.S
-    P = ws.P
-    act = ws.act
-    F = XR.shape[1]
-    C = cnt.shape[0]
-    min_leaf = ws.prm[0]
-    w = 0
-    k0 = 0
-    for c in range(C):  # rows are sorted by class: one block of words per class
-        end = k0 + cnt[c]
-        while k0 < end:
-            stop = min(k0 + 64, end)
-            row = bits[w]
-            row[:] = 0
-            for j in range(stop - k0):
-                xr = XR[inst[k0 + j]]
-                sh = uint64(j)
-                for f in range(F):
-                    row[f] |= uint64(xr[f]) << sh
-            w += 1
-            k0 = stop
-    W = w
-    S[:, :] = 0
-    w = 0
-    for c in range(C):
-        for _ in range((cnt[c] + 63) >> 6):
-            row = bits[w]
-            for f in range(F):
-                S[f, c] += popcount64(row[f])
-            w += 1
-    n_act = 0
-    for f in range(F):
-        tot = S[f].sum()
-        if tot >= min_leaf and m - tot >= min_leaf:
-            act[n_act] = f
-            n_act += 1
-    for w in range(W):
-        for a in range(n_act):
-            bitsA[w, a] = bits[w, act[a]]
-    P[:, :n_act, :n_act] = 0
-    w = 0
-    for c in range(C):
-        Pc = P[c]
-        for _ in range((cnt[c] + 63) >> 6):
-            row = bitsA[w]
-            for a in range(n_act):
-                x = row[a]
-                if x == 0:
-                    continue
-                Pa = Pc[a]
-                for b in range(a + 1, n_act):
-                    Pa[b] += popcount64(x & row[b])
-            w += 1
-    return n_act
 
 
 @njit(nogil=True, cache=True)
@@ -389,11 +337,14 @@ def _d2_children(ws, k):
     if coff < 0:
         return False
     inst = ws.rows[off : off + m]
-    n_act = _pack(ws, inst, m, cnt)
+    n_act = pack_pairs(ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act)
     S = ws.S
     P = ws.P
     act = ws.act
     min_leaf = ws.prm[0]
+    pos = np.empty(F, dtype=np.int64)  # test -> its index among the active tests
+    for a in range(n_act):
+        pos[act[a]] = a
     cl = np.empty(C, dtype=np.int64)
     q00 = np.empty(C, dtype=np.int64)
     q01 = np.empty(C, dtype=np.int64)
@@ -413,42 +364,56 @@ def _d2_children(ws, k):
         ws.ipool[coff + 2 * g + 1] = R
         if C == 2:
             bl, fl, br, fr = _best_d1_two(S, P, act, n_act, a, cnt[0], cnt[1], min_leaf)
-            ws.ds_i[L, FIRST_ERR] = bl
-            ws.ds_i[L, FIRST_FEAT] = fl
-            ws.ds_i[R, FIRST_ERR] = br
-            ws.ds_i[R, FIRST_FEAT] = fr
-            continue
-        bl = INF
-        fl = -1
-        br = INF
-        fr = -1
-        for b in range(n_act):
-            if b == a:
-                continue
-            h = act[b]
-            lo = min(a, b)
-            hi = max(a, b)
-            for c in range(C):
-                p = np.int64(P[c, lo, hi])
-                q11[c] = p
-                q10[c] = S[g, c] - p
-                q01[c] = S[h, c] - p
-                q00[c] = cnt[c] - S[g, c] - S[h, c] + p
-            e00, c00 = _leaf(q00)
-            e01, c01 = _leaf(q01)
-            e10, c10 = _leaf(q10)
-            e11, c11 = _leaf(q11)
-            if q00.sum() >= min_leaf and q01.sum() >= min_leaf and c00 != c01 and e00 + e01 < bl:
-                bl = e00 + e01
-                fl = h
-            if q10.sum() >= min_leaf and q11.sum() >= min_leaf and c10 != c11 and e10 + e11 < br:
-                br = e10 + e11
-                fr = h
+        else:
+            bl, fl, br, fr = _best_d1_multi(S, P, act, n_act, a, cnt, min_leaf, q00, q01, q10, q11)
         ws.ds_i[L, FIRST_ERR] = bl
         ws.ds_i[L, FIRST_FEAT] = fl
         ws.ds_i[R, FIRST_ERR] = br
         ws.ds_i[R, FIRST_FEAT] = fr
+        # class counts of the test-true leaf of each side's best split (g = 0, h = 1 and g = 1, h = 1)
+        if fl >= 0:
+            b = pos[fl]
+            for c in range(C):
+                ws.ds_fc[L, c] = S[fl, c] - np.int64(P[c, min(a, b), max(a, b)])
+        if fr >= 0:
+            b = pos[fr]
+            for c in range(C):
+                ws.ds_fc[R, c] = P[c, min(a, b), max(a, b)]
     return True
+
+
+@njit(nogil=True, cache=True)
+def _best_d1_multi(S, P, act, n_act, a, cnt, min_leaf, q00, q01, q10, q11):
+    """Any number of classes: the best canonical single split of each side of test ``act[a]`` (errors, test)."""
+    C = cnt.shape[0]
+    g = act[a]
+    bl = INF
+    fl = -1
+    br = INF
+    fr = -1
+    for b in range(n_act):
+        if b == a:
+            continue
+        h = act[b]
+        lo = min(a, b)
+        hi = max(a, b)
+        for c in range(C):
+            p = np.int64(P[c, lo, hi])
+            q11[c] = p
+            q10[c] = S[g, c] - p
+            q01[c] = S[h, c] - p
+            q00[c] = cnt[c] - S[g, c] - S[h, c] + p
+        e00, c00 = _leaf(q00)
+        e01, c01 = _leaf(q01)
+        e10, c10 = _leaf(q10)
+        e11, c11 = _leaf(q11)
+        if q00.sum() >= min_leaf and q01.sum() >= min_leaf and c00 != c01 and e00 + e01 < bl:
+            bl = e00 + e01
+            fl = h
+        if q10.sum() >= min_leaf and q11.sum() >= min_leaf and c10 != c11 and e10 + e11 < br:
+            br = e10 + e11
+            fr = h
+    return bl, fl, br, fr
 
 
 @njit(nogil=True, cache=True)
@@ -469,15 +434,15 @@ def _children(ws, k):
     cr = np.empty(C, dtype=np.int64)
     bl = ws.scr[0]
     br = ws.scr[1]
+    rows = ws.rows
     for g in range(F):
-        xg = XT[g]
         ml = 0
         mr = 0
         cl[:] = 0
         cr[:] = 0
         for t in range(m):
-            i = ws.rows[off + t]
-            if xg[i]:
+            i = rows[off + t]
+            if XT[g, i]:
                 br[mr] = i
                 mr += 1
                 cr[y[i]] += 1
@@ -518,8 +483,7 @@ def _stream(ws, k, s):
     r[HEAP_LEN] = 0
     r[HEAP_CAP] = 0
     r[INIT] = 0
-    err, _ = _leaf(ws.ds_cnt[k])
-    m = ws.ds_cnt[k].sum()
+    err, _, m = _leaf_row(ws.ds_cnt, k)
     if s == 0:
         r[KIND] = LEAF
     elif err == 0 or m < 2 * ws.prm[0]:
@@ -546,7 +510,7 @@ def _simple_get(ws, st, i):
     k = ws.st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _ = _leaf(ws.ds_cnt[k])
+            e, _, _ = _leaf_row(ws.ds_cnt, k)
             return e
         return INF
     if ws.st_i[st, LIST_OFF] < 0:
@@ -562,19 +526,20 @@ def _simple_get(ws, st, i):
 @njit(nogil=True, cache=True, inline="always")
 def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
     """Make room for ``need`` rows in a stream's region of ``arr`` (moved to the pool's end, doubled)."""
-    r = ws.st_i[st]
-    if r[col_len] + need <= r[col_cap]:
+    r = ws.st_i
+    if r[st, col_len] + need <= r[st, col_cap]:
         return True
-    cap = max(2 * r[col_cap], r[col_len] + need, 8)
+    cap = max(2 * r[st, col_cap], r[st, col_len] + need, 8)
     top = ws.meta[pool]
     if top + cap > arr.shape[0]:
         _full(ws, pool)
         return False
-    old = r[col_off]
-    for t in range(r[col_len]):
-        arr[top + t, :] = arr[old + t, :]
-    r[col_off] = top
-    r[col_cap] = cap
+    old = r[st, col_off]
+    for t in range(r[st, col_len]):
+        for q in range(arr.shape[1]):  # no row views: each would cost an atomic reference count
+            arr[top + t, q] = arr[old + t, q]
+    r[st, col_off] = top
+    r[st, col_cap] = cap
     ws.meta[pool] = top + cap
     return True
 
@@ -591,7 +556,8 @@ def _push(ws, st, key, c, a, b):
         par = (pos - 1) >> 1
         if h[off + par, 0] <= key:
             break
-        h[off + pos, :] = h[off + par, :]
+        for q in range(4):
+            h[off + pos, q] = h[off + par, q]
         pos = par
     h[off + pos, 0] = key
     h[off + pos, 1] = c
@@ -606,7 +572,8 @@ def _pop(ws, st, out):
     h = ws.heap
     off = ws.st_i[st, HEAP_OFF]
     n = ws.st_i[st, HEAP_LEN] - 1
-    out[:] = h[off, :]
+    for q in range(4):
+        out[q] = h[off, q]
     ws.st_i[st, HEAP_LEN] = n
     if n == 0:
         return
@@ -623,7 +590,8 @@ def _pop(ws, st, out):
             ch += 1
         if h[off + ch, 0] >= last0:
             break
-        h[off + pos, :] = h[off + ch, :]
+        for q in range(4):
+            h[off + pos, q] = h[off + ch, q]
         pos = ch
     h[off + pos, 0] = last0
     h[off + pos, 1] = last1
@@ -635,11 +603,10 @@ def _pop(ws, st, out):
 def _first_simple(ws, k, s):
     """Errors of the best tree of dataset ``k`` with ``s <= 1`` splits (INF: none), without a stream when
     it is known (the leaf; a depth-1 child's best split); -1 on a full pool."""
-    cnt = ws.ds_cnt[k]
-    err, _ = _leaf(cnt)
+    err, _, m = _leaf_row(ws.ds_cnt, k)
     if s == 0:
         return err
-    if err == 0 or cnt.sum() < 2 * ws.prm[0]:
+    if err == 0 or m < 2 * ws.prm[0]:
         return INF
     if ws.ds_i[k, ROWS_OFF] < 0:
         return ws.ds_i[k, FIRST_ERR]
@@ -708,111 +675,194 @@ def _node_init(ws, st):
     return True
 
 
-@njit(nogil=True, cache=True)
-def _get(ws, st, i):
-    """Errors of the ``i``-th tree of stream ``st`` (INF past its end), extending it; -1 when stopped or full."""
-    kind = ws.st_i[st, KIND]
-    if kind != NODE:
-        return _simple_get(ws, st, i)
-    if ws.st_i[st, INIT] == 0:
-        if not _node_init(ws, st):
-            return -1
-    top = np.empty(4, dtype=np.int64)
-    while ws.st_i[st, SOL_LEN] <= i:
-        if ws.flag[0] != 0 or ws.status[0] != 0:
-            return -1
-        if ws.st_i[st, HEAP_LEN] == 0:
-            return INF
-        _pop(ws, st, top)
-        key = top[0]
-        c = top[1]
-        a = top[2]
-        b = top[3]
-        ls = ws.cand[c, 2]
-        rs = ws.cand[c, 3]
-        if ls < 0 or rs < 0:
-            k = ws.st_i[st, SDS]
-            coff = ws.ds_i[k, CHILD_OFF]
-            g = ws.cand[c, 0]
-            sl = ws.cand[c, 1]
-            if ls < 0:
-                ls = _stream(ws, ws.ipool[coff + 2 * g], sl)
-                if ls < 0:
-                    return -1
-                ws.cand[c, 2] = ls
-            if rs < 0:
-                rs = _stream(ws, ws.ipool[coff + 2 * g + 1], ws.st_i[st, SS] - 1 - sl)
-                if rs < 0:
-                    return -1
-                ws.cand[c, 3] = rs
-        if key & 1 == 0:  # exact: the stream's next tree
-            if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
-                return -1
-            n = ws.st_i[st, SOL_LEN]
-            row = ws.sol[ws.st_i[st, SOL_OFF] + n]
-            row[0] = key >> 1
-            row[1] = c
-            row[2] = a
-            row[3] = b
-            ws.st_i[st, SOL_LEN] = n + 1
-            if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
-                return -1
-            if not _push(ws, st, key | 1, c, a, b + 1):
-                return -1
-            continue
-        el = _get(ws, ls, a)
-        if el < 0:
-            return -1
-        if el >= INF:
-            continue
-        er = _get(ws, rs, b)
-        if er < 0:
-            return -1
-        if er >= INF:
-            continue
-        if not _push(ws, st, 2 * (el + er), c, a, b):
-            return -1
-    return ws.sol[ws.st_i[st, SOL_OFF] + i, 0]
-
-
-@njit(nogil=True, cache=True)
-def _write(ws, st, i, feat, left, right, value, nxt, tmp):
-    """Write the ``i``-th tree of stream ``st`` (materialised) as flat arrays from node ``nxt``; next free node."""
+@njit(nogil=True, cache=True, inline="always")
+def _open(ws, st, c):
+    """The two child streams of candidate ``c`` of NODE stream ``st`` (created on its first pop); False if full."""
+    cand = ws.cand
+    if cand[c, 2] >= 0 and cand[c, 3] >= 0:
+        return True
     k = ws.st_i[st, SDS]
-    me = nxt
-    nxt += 1
-    value[me, :] = ws.ds_cnt[k]
-    feat[me] = -1
-    left[me] = -1
-    right[me] = -1
-    kind = ws.st_i[st, KIND]
-    if kind == LEAF:
-        return nxt
-    if kind == LIST:
-        if ws.st_i[st, LIST_OFF] < 0:
-            h = ws.ds_i[k, FIRST_FEAT]
-        else:
-            h = ws.lst[ws.st_i[st, LIST_OFF] + i, 1]
-        feat[me] = h
-        _side_counts(ws, k, h, tmp)
-        left[me] = nxt
-        value[nxt, :] = ws.ds_cnt[k] - tmp
-        feat[nxt] = -1
-        left[nxt] = -1
-        right[nxt] = -1
-        right[me] = nxt + 1
-        value[nxt + 1, :] = tmp
-        feat[nxt + 1] = -1
-        left[nxt + 1] = -1
-        right[nxt + 1] = -1
-        return nxt + 2
-    row = ws.sol[ws.st_i[st, SOL_OFF] + i]
-    c = row[1]
-    feat[me] = ws.cand[c, 0]
-    left[me] = nxt
-    nxt = _write(ws, ws.cand[c, 2], row[2], feat, left, right, value, nxt, tmp)
-    right[me] = nxt
-    return _write(ws, ws.cand[c, 3], row[3], feat, left, right, value, nxt, tmp)
+    coff = ws.ds_i[k, CHILD_OFF]
+    g = cand[c, 0]
+    sl = cand[c, 1]
+    if cand[c, 2] < 0:
+        ls = _stream(ws, ws.ipool[coff + 2 * g], sl)
+        if ls < 0:
+            return False
+        cand[c, 2] = ls
+    if cand[c, 3] < 0:
+        rs = _stream(ws, ws.ipool[coff + 2 * g + 1], ws.st_i[st, SS] - 1 - sl)
+        if rs < 0:
+            return False
+        cand[c, 3] = rs
+    return True
+
+
+@njit(nogil=True, cache=True)
+def _get(ws, st0, i0):
+    """Errors of the ``i0``-th tree of stream ``st0`` (INF past its end), extending it; -1 when stopped or full.
+
+    A NODE stream pops its heap until its ``i0``-th tree is exact; an inexact entry needs its children's
+    trees, got the same way one level down: a stack of frames (``ws.frames``) instead of recursion.
+    """
+    st_i = ws.st_i
+    if st_i[st0, KIND] != NODE:
+        return _simple_get(ws, st0, i0)
+    fr = ws.frames
+    cand = ws.cand
+    top = ws.frames[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
+    d = 0
+    fr[0, FR_ST] = st0
+    fr[0, FR_I] = i0
+    fr[0, FR_PH] = 0
+    ret = np.int64(0)
+    while True:
+        st = fr[d, FR_ST]
+        ph = fr[d, FR_PH]
+        if ph == 0:
+            if st_i[st, INIT] == 0:
+                if not _node_init(ws, st):
+                    return -1
+            i = fr[d, FR_I]
+            if st_i[st, SOL_LEN] > i or st_i[st, HEAP_LEN] == 0:
+                ret = ws.sol[st_i[st, SOL_OFF] + i, 0] if st_i[st, SOL_LEN] > i else INF
+                if d == 0:
+                    return ret
+                d -= 1
+                continue
+            if ws.flag[0] != 0 or ws.status[0] != 0:
+                return -1
+            _pop(ws, st, top)
+            key = top[0]
+            c = top[1]
+            a = top[2]
+            b = top[3]
+            if not _open(ws, st, c):
+                return -1
+            if key & 1 == 0:  # exact: the stream's next tree
+                if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
+                    return -1
+                n = st_i[st, SOL_LEN]
+                q = st_i[st, SOL_OFF] + n
+                ws.sol[q, 0] = key >> 1
+                ws.sol[q, 1] = c
+                ws.sol[q, 2] = a
+                ws.sol[q, 3] = b
+                st_i[st, SOL_LEN] = n + 1
+                if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
+                    return -1
+                if not _push(ws, st, key | 1, c, a, b + 1):
+                    return -1
+                continue
+            fr[d, FR_C] = c
+            fr[d, FR_A] = a
+            fr[d, FR_B] = b
+            ls = cand[c, 2]
+            if st_i[ls, KIND] == NODE:  # the left tree's errors from a frame below
+                fr[d, FR_PH] = 1
+                d += 1
+                fr[d, FR_ST] = ls
+                fr[d, FR_I] = a
+                fr[d, FR_PH] = 0
+                continue
+            ret = _simple_get(ws, ls, a)
+            if ret < 0:
+                return -1
+            ph = 1
+        if ph == 1:  # ret: the left tree's errors
+            fr[d, FR_PH] = 0
+            if ret >= INF:
+                continue
+            fr[d, FR_EL] = ret
+            rs = cand[fr[d, FR_C], 3]
+            b = fr[d, FR_B]
+            if st_i[rs, KIND] == NODE:
+                fr[d, FR_PH] = 2
+                d += 1
+                fr[d, FR_ST] = rs
+                fr[d, FR_I] = b
+                fr[d, FR_PH] = 0
+                continue
+            ret = _simple_get(ws, rs, b)
+            if ret < 0:
+                return -1
+        # ph 2 (or 1 with a simple right child): ret is the right tree's errors
+        fr[d, FR_PH] = 0
+        if ret >= INF:
+            continue
+        if not _push(ws, st, 2 * (fr[d, FR_EL] + ret), fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+            return -1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _write(ws, st0, i0, feat, left, right, value):
+    """Write the ``i0``-th tree of stream ``st0`` (materialised) as flat arrays in preorder; number of nodes.
+
+    A stack of (stream, index, parent node, side) in ``ws.frames`` instead of recursion.
+    """
+    fr = ws.frames
+    C = ws.ds_cnt.shape[1]
+    sp = 1
+    fr[0, 0] = st0
+    fr[0, 1] = i0
+    fr[0, 2] = -1
+    fr[0, 3] = 0
+    nxt = 0
+    while sp > 0:
+        sp -= 1
+        st = fr[sp, 0]
+        i = fr[sp, 1]
+        par = fr[sp, 2]
+        me = nxt
+        nxt += 1
+        if par >= 0:
+            if fr[sp, 3] == 0:
+                left[par] = me
+            else:
+                right[par] = me
+        k = ws.st_i[st, SDS]
+        for c in range(C):
+            value[me, c] = ws.ds_cnt[k, c]
+        feat[me] = -1
+        left[me] = -1
+        right[me] = -1
+        kind = ws.st_i[st, KIND]
+        if kind == LEAF:
+            continue
+        if kind == LIST:
+            lo = ws.st_i[st, LIST_OFF]
+            if lo < 0:
+                feat[me] = ws.ds_i[k, FIRST_FEAT]
+                for c in range(C):
+                    value[nxt + 1, c] = ws.ds_fc[k, c]
+            else:
+                feat[me] = ws.lst[lo + i, 1]
+                for c in range(C):
+                    value[nxt + 1, c] = ws.lcnt[lo + i, c]
+            for c in range(C):
+                value[nxt, c] = ws.ds_cnt[k, c] - value[nxt + 1, c]
+            left[me] = nxt
+            right[me] = nxt + 1
+            for q in range(nxt, nxt + 2):
+                feat[q] = -1
+                left[q] = -1
+                right[q] = -1
+            nxt += 2
+            continue
+        row = ws.st_i[st, SOL_OFF] + i
+        c = ws.sol[row, 1]
+        feat[me] = ws.cand[c, 0]
+        # right first: the left subtree is popped (and numbered) first
+        fr[sp, 0] = ws.cand[c, 3]
+        fr[sp, 1] = ws.sol[row, 3]
+        fr[sp, 2] = me
+        fr[sp, 3] = 1
+        fr[sp + 1, 0] = ws.cand[c, 2]
+        fr[sp + 1, 1] = ws.sol[row, 2]
+        fr[sp + 1, 2] = me
+        fr[sp + 1, 3] = 0
+        sp += 2
+    return nxt
 
 
 @njit(nogil=True, cache=True)
@@ -825,33 +875,40 @@ def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out
     """
     root = ws.root
     K = root.shape[0] - 1
-    C = ws.ds_cnt.shape[1]
-    tmp = np.empty(C, dtype=np.int64)
+    heads = np.empty(K + 1, dtype=np.int64)  # errors of each root stream's next tree
+    for s in range(K + 1):
+        e = _get(ws, root[s, 0], root[s, 1])
+        if e < 0:
+            return done if ws.status[0] == 0 else -1
+        heads[s] = e
     t = done
+    stale = -1  # the root stream whose tree was just taken
     while t < stop:
         if ws.flag[0] != 0:
             return t
+        if stale >= 0:
+            e = _get(ws, root[stale, 0], root[stale, 1])
+            if e < 0:
+                return t if ws.status[0] == 0 else -1
+            heads[stale] = e
         best = INF
         bs = -1
         for s in range(K + 1):
-            e = _get(ws, root[s, 0], root[s, 1])
-            if e < 0:
-                return t if ws.status[0] == 0 else -1
-            if e < best:
-                best = e
+            if heads[s] < best:
+                best = heads[s]
                 bs = s
         if bs < 0 or best > max_err:
             ws.status[2] = 1
             return t
         if t >= write_from:
             r = t - write_from
-            zero = r - r  # a run-time 0: a literal-typed overload of a recursive kernel crashes from numba's cache
-            nn = _write(ws, root[bs, 0], root[bs, 1], out_feat[r], out_left[r], out_right[r], out_value[r], zero, tmp)
+            nn = _write(ws, root[bs, 0], root[bs, 1], out_feat[r], out_left[r], out_right[r], out_value[r])
             out_err[r] = best
             out_s[r] = bs
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
         root[bs, 1] += 1
+        stale = bs
         t += 1
         ws.counters[0] = t
     return t

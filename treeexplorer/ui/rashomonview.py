@@ -22,6 +22,7 @@ from bokeh.plotting import figure
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
 from treeexplorer.ui.jobs import Job
+from treeexplorer.ui.progress import describe
 
 __all__ = ["RashomonSession", "RashomonView"]
 
@@ -105,6 +106,8 @@ class RashomonSession(param.Parameterized):
             if kind == "progress":
                 if "trees" in payload and payload.get("phase") == "rashomon":
                     self.status = f"{payload['trees']} trees so far (errors up to {payload.get('errors')})"
+                elif payload.get("phase") == "compiling":  # a cold cache: the kernels compile before the clock
+                    self.status = describe(payload)[0]
                 continue
             ended = True
             if kind == "done" and isinstance(payload, Front):
