@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,6 +225,9 @@ class SolverSpec:
 _REGISTRY: dict[str, SolverSpec] = {}
 _BROKEN: dict[str, str] = {}  # solver or plug-in module -> why it could not be loaded
 _TRIED: set[str] = set()  # modules imported (or tried) already: each is loaded once per process
+# Held while modules load: a module is marked tried before its import ends, so without the lock a second thread (a
+# server's other session, the warm-up thread) would skip it mid-import and list the registry without its solver.
+_LOADING = threading.RLock()
 
 
 def register(spec: SolverSpec) -> SolverSpec:
@@ -259,12 +263,13 @@ def load_plugins(modules: str | None = None) -> None:
     Safe to call often: each module is imported at most once; failures are listed by
     :func:`unavailable_solvers`, keyed by solver name (built-in) or ``plugin <module>``.
     """
-    for name, module in BUILTIN_ADAPTERS.items():
-        if name not in _REGISTRY:
-            _import(module, name)
     spec = os.environ.get(PLUGINS_ENV, "") if modules is None else modules
-    for module in filter(None, (m.strip() for m in spec.split(","))):
-        _import(module, f"plugin {module}")
+    with _LOADING:
+        for name, module in BUILTIN_ADAPTERS.items():
+            if name not in _REGISTRY:
+                _import(module, name)
+        for module in filter(None, (m.strip() for m in spec.split(","))):
+            _import(module, f"plugin {module}")
 
 
 def get_solver(name: str) -> SolverSpec:
