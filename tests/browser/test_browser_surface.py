@@ -246,6 +246,7 @@ def check_the_surface(page, size) -> None:
     page.wait_for_selector("text=/#7 cart.*CV/", timeout=400_000)
     page.wait_for_function(f"() => ({MARKS_JS})().length > 0", timeout=400_000)
     check_nothing_covers_a_point(page)
+    check_the_toolbar_keeps_its_tools(page)
     # every run has a remove button named for it
     for k in range(2, 8):
         assert page.get_by_role("button", name=re.compile(rf"^Remove run #{k} ")).count() == 1
@@ -265,8 +266,13 @@ def check_the_surface(page, size) -> None:
     page.wait_for_timeout(800)
     page.set_viewport_size({"width": width, "height": height})
     page.wait_for_timeout(800)
+    check_the_toolbar_keeps_its_tools(page)
+    check_nothing_covers_a_point(page)
+
+
+def check_the_toolbar_keeps_its_tools(page) -> None:
+    """The plot's toolbar shows its buttons (it once folded them into a "⋮" menu on first draw and on resize)."""
     page.evaluate(PLOT_INTO_VIEW_JS)
     overflow = page.locator(".bk-tool-overflow")
     assert not any(o.is_visible() for o in overflow.all()), "the plot's toolbar folded its tools into a menu"
     assert page.get_by_title("Reset").count() >= 1 or page.locator(".bk-tool-icon-reset").count() >= 1
-    check_nothing_covers_a_point(page)

@@ -175,11 +175,14 @@ class Run:
         n = len(self.front)
         proven = sum(t.optimal for t in self.front)
         status = {"done": "done", "time_limit": "time limit reached", "cancelled": "cancelled"}.get(
-            self.front.status, self.front.status
+            *(2 * [self.front.status if self.cv is None else self.cv.status])
         )
         claim = f"{proven} {self.front.optimality}" if proven else "none proven optimal"
-        text = f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
-        return f"{text}; {cv_summary(self.cv)}" if self.cv is not None else text
+        if self.cv is None:
+            return f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
+        # the run's time is its folds' and the refit's, not the refit's alone (which read "done in 0.00 s")
+        text = f"{n} trees ({claim}), {status} in {self.cv.runtime_s:.2f} s (folds and refit)"
+        return f"{text}; {cv_summary(self.cv)}"
 
 
 class Controller(param.Parameterized):

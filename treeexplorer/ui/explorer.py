@@ -51,6 +51,8 @@ SIDEBAR_W = 310
 # shadow roots) leave the Tab order; the arrows keep working with the mouse, and Up/Down in the field.  Its
 # checkbox's label is a <div> beside the box, not a <label>: a click on it did nothing; now it toggles the box.
 PAGE_FIXES_JS = """
+if (!window.__treeexplorerPageFixes) {  // once per page: a notebook may show several explorers
+window.__treeexplorerPageFixes = true;
 const skip = (root) => {
   for (const b of root.querySelectorAll('.bk-spin-btn:not([tabindex])')) b.tabIndex = -1;
   for (const el of root.querySelectorAll('*')) if (el.shadowRoot) skip(el.shadowRoot);
@@ -62,6 +64,7 @@ window.addEventListener('click', (e) => {
   const box = el.previousElementSibling;
   if (box && box.tagName === 'INPUT' && box.type === 'checkbox' && !box.disabled) box.click();
 }, true);
+}
 """
 
 # Panel's Fast design adds a Google Fonts stylesheet (Open Sans); this one is the same design without it, so
@@ -185,8 +188,6 @@ class Explorer(pn.viewable.Viewer):
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
-        if self.ctx.doc is not None:
-            self.ctx.doc.js_on_event("document_ready", CustomJS(code=PAGE_FIXES_JS))
         # the same tab reloaded (the theme switch reloads the page): continue its session instead of starting over
         self._token = handover.token_from_args(pn.state.session_args) if self.ctx.doc is not None else None
         previous = handover.take(self._token)
@@ -316,6 +317,9 @@ class Explorer(pn.viewable.Viewer):
         self.show_test_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.detail.rerun_w.on_click(lambda e: self._rerun_more_tests())
         self.front.pareto.reveal_on_tap(TreeDetail.CSS_CLASS)  # laptop screens: the opened tree comes into view
+        # the page fixes run when the plot is first laid out, in the served page and in a notebook alike (a
+        # notebook's display fires no "document_ready"; a ReactiveHTML part stalled its comm with the kernel)
+        self.front.pareto.figure.js_on_change("inner_width", CustomJS(code=PAGE_FIXES_JS))
 
     @property
     def alternatives(self) -> RashomonView:

@@ -145,8 +145,8 @@ class FrontPanel(pn.viewable.Viewer):
         acc = ", ".join(f"{a:.3f}" for a in accs[:3]) + (" ..." if len(accs) > 3 else "")
         n = len(below)
         return (
-            f"<span style='font-size:0.85em;opacity:0.8'>pin ▼ on the bottom edge: {n} tree{'s' * (n > 1)} below the "
-            f"frame (accuracy {acc}); tick <b>whole accuracy range</b> to see them in place</span>"
+            f"<span style='font-size:0.85em;opacity:0.8'>▼ {n} tree{'s' * (n > 1)} below the frame (accuracy {acc}), "
+            f"drawn on its bottom edge; tick <b>whole accuracy range</b> to see them in place</span>"
         )
 
     def show_selected(self) -> None:
@@ -187,8 +187,11 @@ class FrontPanel(pn.viewable.Viewer):
         if offer and not ex.running:
             d = offer["depth"]
             # one sentence: why it is not computed, and the button that computes it at which depth
+            # "known" (to depth 3) then "not computed" read as a contradiction: say where the known part ends
+            known = offer.get("known", 0)
+            head = f"Not computed beyond depth {known}" if known else "Exact front not computed"
             why = (
-                f"Exact front not computed: {offer['why']}. The button **Compute exact front (depth {d})** "
+                f"{head}: {offer['why']}. The button **Compute exact front (depth {d})** "
                 f"computes it to depth {d} within the time limit beside it."
             )
             self.exact_status_w.object = f"{ex.status} {why}".strip()

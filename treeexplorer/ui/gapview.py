@@ -171,7 +171,11 @@ class ExactFronts(param.Parameterized):
     status = param.String(default="", doc="What the exact front of the current data is, in words")
     running = param.Boolean(default=False, doc="An exact front is being computed")
     version = param.Integer(default=0, doc="Bumped when an exact front arrives (gaps changed)")
-    offer = param.Dict(default=None, allow_None=True, doc="{depth, why}: the button's offer for the current data")
+    offer = param.Dict(
+        default=None,
+        allow_None=True,
+        doc="{depth, why, known}: the button's offer for the current data (known: the proven depth, or 0)",
+    )
     auto_rows = param.Integer(default=AUTO_ROWS, bounds=(0, None))
     auto = param.Boolean(default=False, doc="Compute small data's exact front after its first run (the Explorer's)")
 
@@ -257,7 +261,7 @@ class ExactFronts(param.Parameterized):
                         why = f"the trees reach depth {need}; automatic only up to depth {AUTO_DEPTH}"
                     else:
                         why = "the exact run was stopped before proving every number of splits"
-                    offer = {"depth": depth, "why": why}
+                    offer = {"depth": depth, "why": why, "known": rec.depth if rec is not None and rec.proven else 0}
         self.offer = offer
         self.status = self._status_text(rec, job_here)
 

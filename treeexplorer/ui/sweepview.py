@@ -343,7 +343,7 @@ class SweepFigure:
             height=height,
             sizing_mode="stretch_width",
             tools="pan,wheel_zoom,box_zoom,reset,save",
-            toolbar_location="above",
+            toolbar_location="right",  # as the front's plot: a toolbar above folded its tools on first draw
             x_axis_label="Splits",
             y_axis_label="CV held-out accuracy",
         )
