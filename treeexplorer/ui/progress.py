@@ -7,6 +7,8 @@ fraction for the progress bar (None when the work cannot be counted: the bar the
 
 from __future__ import annotations
 
+from treeexplorer.tree import max_splits
+
 __all__ = ["describe"]
 
 
@@ -18,15 +20,12 @@ def _int(p: dict, key: str) -> int:
 
 
 def _budgets(params: dict) -> int | None:
-    """Split budgets 0..K a MurTree/ConTree front covers (K = max_nodes or 2^depth - 1)."""
+    """How many split budgets (0..K) a MurTree/ConTree front covers (:func:`~treeexplorer.tree.max_splits`)."""
     depth = params.get("max_depth")
     if not isinstance(depth, int) or depth < 0:
         return None
-    k = 2**depth - 1
     nodes = params.get("max_nodes")
-    if isinstance(nodes, int) and nodes >= 0:
-        k = min(k, nodes)
-    return k + 1
+    return max_splits(depth, nodes if isinstance(nodes, int) and nodes >= 0 else None) + 1
 
 
 def describe(progress: dict, params: dict | None = None, time_limit: float | None = None) -> tuple[str, float | None]:
