@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import Param, SolverSpec, register, report_count
 from treeexplorer.solvers.contree import contree
 
 __all__ = ["run", "SPEC"]
@@ -23,11 +23,20 @@ def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None,
     )
 
 
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """ConTree's reports in words: root splits searched, and the best tree so far."""
+    text = f"ConTree: {report_count(p, 'root_splits'):,} root splits searched"
+    if "best_errors" in p and report_count(p, "root_splits"):
+        text += f", best tree so far {report_count(p, 'best_errors'):,} errors"
+    return text, None
+
+
 SPEC = register(
     SolverSpec(
         name="contree",
         input="numeric",
         run=run,
+        progress_words=progress_words,
         params=(
             Param(
                 "max_depth",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import Param, SolverSpec, register, report_count
 from treeexplorer.solvers.murtree import murtree
+from treeexplorer.tree import max_splits
 
 __all__ = ["run", "SPEC"]
 
@@ -36,11 +37,30 @@ def run(
     )
 
 
+def split_budgets(params: dict) -> int | None:
+    """How many split budgets (0..K) a MurTree front covers: K = :func:`~treeexplorer.tree.max_splits` of its
+    depth, capped by ``max_nodes`` (None when the depth is unknown)."""
+    depth = params.get("max_depth")
+    if not isinstance(depth, int) or depth < 0:
+        return None
+    nodes = params.get("max_nodes")
+    return max_splits(depth, nodes if isinstance(nodes, int) and nodes >= 0 else None) + 1
+
+
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """MurTree's reports in words: the split budgets solved so far, of :func:`split_budgets`."""
+    done, total = report_count(p, "budgets_done"), split_budgets(params)
+    if total:
+        return f"MurTree: optimal trees for {done} of {total} split budgets", min(1.0, done / total)
+    return f"MurTree: optimal trees for {done} split budgets", None
+
+
 SPEC = register(
     SolverSpec(
         name="murtree",
         input="binary",
         run=run,
+        progress_words=progress_words,
         params=(
             Param(
                 "max_depth",
