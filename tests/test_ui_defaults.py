@@ -4,6 +4,10 @@ upload types, the split budgets of a depth, and a run's legend words."""
 from __future__ import annotations
 
 import inspect
+import math
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +70,48 @@ def test_fronts_opened_with_labels_keep_them_as_a_field():
     assert run.label == f"#{run.id} my front"
     assert "label" not in vars(run.settings)  # nothing bolted onto the instance
     assert RunSettings("cart", {"max_depth": 2}).label() == "cart · depth=2"
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, -1.0])
+def test_every_background_start_checks_its_limit_the_one_way(bad):
+    """The exact front, the alternatives and a sweep refuse a limit that is not a positive finite number with the
+    library's one message, before any job (and its timer) starts."""
+    threads = threading.active_count()
+    c = Controller()
+    assert c.exact.start(3, time_limit=bad) is None and c.exact.job is None
+    assert "time_limit must be a positive, finite number of seconds" in c.error
+    session = RashomonSession(lambda: None)
+    assert session.start(None, None, time_limit=bad) is None and session.job is None
+    assert "time_limit must be a positive, finite number of seconds" in session.status
+    sweep = SweepSession(c)
+    assert not sweep.start(["cart"], [None], [2], time_limit=bad) and sweep.job is None
+    assert "time_limit must be a positive, finite number of seconds" in sweep.error
+    assert threading.active_count() == threads
+
+
+@pytest.fixture
+def stand_ins():
+    sys.path.insert(0, str(Path(__file__).parent / "browser"))
+    import fakes  # registers the stand-in solvers (uislow: a run that lasts until cancelled)
+
+    fakes.register_fakes()
+    yield
+    fakes.unregister_fakes()
+
+
+def test_the_run_bar_words_progress_with_the_running_jobs_settings(stand_ins):
+    from treeexplorer.ui.sidebar import RunBar
+
+    c = Controller()
+    assert c.load_bundled("iris")
+    bar = RunBar(ViewContext(c))
+    job = c.run(RunSettings("uislow", {"max_depth": 2, "step": 0.3}))
+    try:
+        c.progress = {"phase": "murtree", "budgets_done": 2, "elapsed": 1.0}  # words and budgets of max_depth 2
+        bar.show()
+        assert "2 of 4 split budgets" in bar.status_w.object and "of at most 30 s" in bar.status_w.object
+        assert bar.progress_w.value == 50
+    finally:
+        c.cancel()
+        job.wait(10)
+        c.poll()

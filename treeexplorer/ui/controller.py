@@ -283,6 +283,7 @@ class Controller(param.Parameterized):
         self._selected_by_key: dict = {}
         self._pending: PendingLoad | None = None  # a load waiting for the user (many classes, missing values)
         self.job: Job | None = None
+        self.card_settings: RunSettings | None = None  # the solver card when the tab closed (a reload shows it)
         self._next_id = 1
         self._closed = False
         self.missing_by_column: dict[str, int] = {}  # of the file as read, for the data preview

@@ -197,7 +197,7 @@ class Explorer(pn.viewable.Viewer):
         if previous is not None:
             c.take_over(previous)
             self.sidebar.data.take_over()
-            card = getattr(previous, "card_settings", None) or (previous.runs[-1].settings if previous.runs else None)
+            card = previous.card_settings or (previous.runs[-1].settings if previous.runs else None)
             if card is not None:
                 self.sidebar.solver.show_settings(card)  # the reloaded tab keeps its solver card
             self._on_data()

@@ -22,6 +22,7 @@ import param
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.gap import GapError, attach_gaps, exact_front, optimum_by_splits
 from treeexplorer.jobs import Job
+from treeexplorer.solvers import time_limit_seconds
 from treeexplorer.tree import max_splits
 from treeexplorer.ui.jobs import app_job
 from treeexplorer.ui.progress import describe
@@ -303,8 +304,10 @@ class ExactFronts(param.Parameterized):
         if not 1 <= int(depth) <= MAX_DEPTH:
             c.error = f"exact front depth must be 1 to {MAX_DEPTH}, got {depth}"
             return None
-        if time_limit is not None and not time_limit > 0:
-            c.error = "the exact front's time limit must be a positive number of seconds"
+        try:
+            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (infinity: no limit)
+        except ValueError as exc:
+            c.error = f"exact front: {exc}"
             return None
         try:
             prep = c.prepared()

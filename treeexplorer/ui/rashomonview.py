@@ -22,6 +22,7 @@ from bokeh.plotting import figure
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
+from treeexplorer.solvers import time_limit_seconds
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job
 from treeexplorer.ui.viewkit import POLL_MS, Poller
@@ -62,6 +63,11 @@ class RashomonSession(param.Parameterized):
         """The ``k`` best trees with at most ``entry``'s splits over ``run``'s tests (None when refused)."""
         if self.running:
             self.status = "alternatives are already being computed: cancel them or wait"
+            return None
+        try:
+            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (infinity: no limit)
+        except ValueError as exc:
+            self.status = f"alternatives not computed: {exc}"
             return None
         settings = run.settings
         if run.front.discretizer == "raw" or (run.front.search_space or {}).get("kind") != "tests":

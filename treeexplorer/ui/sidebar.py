@@ -350,7 +350,7 @@ class RunBar(SessionViewer):
         self.cancel_w.disabled = not running
         self.progress_w.visible = running
         self.progress_w.active = running
-        settings = getattr(c.job, "settings", None)
+        settings = c.job.meta.settings if c.job is not None else None  # the running job's (RunJob)
         text, fraction = describe(
             c.progress if running else {},
             settings.params if settings is not None else {},

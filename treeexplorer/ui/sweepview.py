@@ -28,7 +28,7 @@ from treeexplorer.data import DataError
 from treeexplorer.folds import check_cv
 from treeexplorer.jobs import Job
 from treeexplorer.render.layout import PALETTE
-from treeexplorer.solvers import Cancelled, Control
+from treeexplorer.solvers import Cancelled, Control, time_limit_seconds
 from treeexplorer.sweep import connect, effective_discretizer, expand_grid, sweep
 from treeexplorer.ui.cvrun import DEFAULT_FOLDS, FOLD_CHOICES
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, MIN_TIME_LIMIT
@@ -169,8 +169,7 @@ class SweepSession(param.Parameterized):
                 raise ValueError("pick at least one solver for the sweep")
             if not FOLD_CHOICES[0] <= cv <= FOLD_CHOICES[1]:
                 raise ValueError(f"a sweep takes {FOLD_CHOICES[0]} to {FOLD_CHOICES[1]} folds, not {cv}")
-            if time_limit is not None and not time_limit > 0:
-                raise ValueError("time limit must be a positive number of seconds")
+            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (per task)
             settings, notices = expand_grid(grid)  # every value checked now, with the grid key named
             ds = self.controller.prepared().dataset  # the training rows: held-out rows stay unseen
             check_cv(cv, 1, ds.n_rows)
