@@ -22,6 +22,9 @@ from typing import Any
 __all__ = [
     "COMMON_PARAMS",
     "COMMON_PARAM_NAMES",
+    "FRONT_MAX_NODES",
+    "EXACT_SPARSITY",
+    "whole_front",
     "solver_help",
     "Param",
     "SolverSpec",
@@ -163,6 +166,35 @@ class Param:
                 f"parameter {self.name!r} must be one of {', '.join(map(str, self.choices))}; got {value!r}"[:300]
             )
         return value
+
+
+def whole_front(single: str) -> Param:
+    """The ``front`` switch of a whole-front solver; ``single`` says what it returns when off."""
+    return Param(
+        "front",
+        "bool",
+        True,
+        f"Return the optimal tree for every number of splits (the exact error-vs-splits front); off: {single}.",
+    )
+
+
+# Parameters the exact whole-front solvers (MurTree, ConTree) share, declared once.
+FRONT_MAX_NODES = Param(
+    "max_nodes",
+    "int",
+    None,
+    "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
+    "(default: a full tree, 2^max_depth - 1).",
+    bounds=(0, None),
+)
+EXACT_SPARSITY = Param(
+    "sparsity",
+    "float",
+    None,
+    "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
+    "fix 1% of the rows to be worth it). Exact for any real value.",
+    bounds=(0.0, None),
+)
 
 
 @dataclass(frozen=True)

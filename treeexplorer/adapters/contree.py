@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register, report_count
+from treeexplorer.registry import (
+    EXACT_SPARSITY,
+    FRONT_MAX_NODES,
+    Param,
+    SolverSpec,
+    register,
+    report_count,
+    whole_front,
+)
 from treeexplorer.solvers.contree import contree
 
 __all__ = ["run", "SPEC"]
@@ -46,29 +54,9 @@ SPEC = register(
                 "depth 4 can take hours: set a time limit, the run then reports its gap to the optimum.",
                 bounds=(0, 8),
             ),
-            Param(
-                "max_nodes",
-                "int",
-                None,
-                "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
-                "(default: a full tree, 2^max_depth - 1).",
-                bounds=(0, None),
-            ),
-            Param(
-                "sparsity",
-                "float",
-                None,
-                "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
-                "fix 1% of the rows to be worth it). Exact for any real value.",
-                bounds=(0.0, None),
-            ),
-            Param(
-                "front",
-                "bool",
-                True,
-                "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
-                "off: only the most accurate tree (faster).",
-            ),
+            FRONT_MAX_NODES,
+            EXACT_SPARSITY,
+            whole_front("only the most accurate tree (faster)"),
             Param(
                 "max_memory_mb",
                 "int",

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register, report_count
+from treeexplorer.registry import (
+    EXACT_SPARSITY,
+    FRONT_MAX_NODES,
+    Param,
+    SolverSpec,
+    register,
+    report_count,
+    whole_front,
+)
 from treeexplorer.solvers.murtree import murtree
 from treeexplorer.tree import max_splits
 
@@ -70,29 +78,9 @@ SPEC = register(
                 "extra level multiplies the work by about the number of tests.",
                 bounds=(0, 10),
             ),
-            Param(
-                "max_nodes",
-                "int",
-                None,
-                "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
-                "(default: a full tree, 2^max_depth - 1).",
-                bounds=(0, None),
-            ),
-            Param(
-                "sparsity",
-                "float",
-                None,
-                "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
-                "fix 1% of the rows to be worth it). Exact for any real value.",
-                bounds=(0.0, None),
-            ),
-            Param(
-                "front",
-                "bool",
-                True,
-                "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
-                "off: only the most accurate tree, with the fewest splits among equally accurate ones.",
-            ),
+            FRONT_MAX_NODES,
+            EXACT_SPARSITY,
+            whole_front("only the most accurate tree, with the fewest splits among equally accurate ones"),
             Param("min_leaf_support", "int", 1, "Minimum number of training rows in every leaf.", bounds=(1, None)),
             Param(
                 "fewest_splits",

@@ -22,9 +22,8 @@ import param
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.gap import GapError, attach_gaps, exact_front, optimum_by_splits
 from treeexplorer.jobs import Job
-from treeexplorer.solvers import time_limit_seconds
 from treeexplorer.tree import max_splits
-from treeexplorer.ui.jobs import app_job
+from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.progress import describe
 
 __all__ = [
@@ -304,10 +303,8 @@ class ExactFronts(param.Parameterized):
         if not 1 <= int(depth) <= MAX_DEPTH:
             c.error = f"exact front depth must be 1 to {MAX_DEPTH}, got {depth}"
             return None
-        try:
-            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (infinity: no limit)
-        except ValueError as exc:
-            c.error = f"exact front: {exc}"
+        if (why := limit_error(time_limit)) is not None:
+            c.error = f"exact front: {why}"
             return None
         try:
             prep = c.prepared()

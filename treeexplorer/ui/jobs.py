@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Hashable
 
 from treeexplorer.jobs import Job, readable_error
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Control, time_limit_seconds
 from treeexplorer.ui.admission import Scheduler, get_scheduler, queued_text
 
-__all__ = ["app_job", "readable_error", "app_words"]
+__all__ = ["app_job", "limit_error", "readable_error", "app_words"]
 
 
 # The library's messages name its keyword arguments and CLI flags; on the page they name the control to use.
@@ -52,6 +52,16 @@ def app_words(text: str) -> str:
     for pattern, words in APP_WORDS:
         text = pattern.sub(words, text)
     return text
+
+
+def limit_error(time_limit) -> str | None:
+    """What is wrong with a time limit (the library's one check, :func:`~treeexplorer.solvers.time_limit_seconds`),
+    or None when it is fine: a background start refuses it before any job (and its timer) starts."""
+    try:
+        time_limit_seconds(time_limit)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def app_job(

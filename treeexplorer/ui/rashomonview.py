@@ -22,9 +22,8 @@ from bokeh.plotting import figure
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
-from treeexplorer.solvers import time_limit_seconds
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
-from treeexplorer.ui.jobs import app_job
+from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.viewkit import POLL_MS, Poller
 
 __all__ = ["RashomonSession", "RashomonView"]
@@ -64,10 +63,8 @@ class RashomonSession(param.Parameterized):
         if self.running:
             self.status = "alternatives are already being computed: cancel them or wait"
             return None
-        try:
-            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (infinity: no limit)
-        except ValueError as exc:
-            self.status = f"alternatives not computed: {exc}"
+        if (why := limit_error(time_limit)) is not None:
+            self.status = f"alternatives not computed: {why}"
             return None
         settings = run.settings
         if run.front.discretizer == "raw" or (run.front.search_space or {}).get("kind") != "tests":
