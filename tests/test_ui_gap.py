@@ -33,7 +33,7 @@ def iris_cart():
     run = c.run_sync(RunSettings("cart", {"max_depth": 3}), timeout=WAIT)
     assert run is not None and not c.error
     # started by the run itself, without blocking: the run is back while the exact job still runs or queues
-    assert c.exact.job is not None and c.exact.job.data_key == c.data_key() and c.exact.job.depth == 3
+    assert c.exact.job is not None and c.exact.job.meta.data_key == c.data_key() and c.exact.job.meta.depth == 3
     _finish_exact(c)
     yield c, run
     c.close()
@@ -202,7 +202,7 @@ def test_explorer_draws_the_reference_and_the_gap_text():
     e = Explorer(solver="cart")  # runs CART (depth 5) at start: the exact front is computed at depth 3
     try:
         c = e.controller
-        assert c.exact.job is not None and c.exact.job.depth == 3
+        assert c.exact.job is not None and c.exact.job.meta.depth == 3
         assert e.exact_stop_w.visible
         assert c.exact.job.wait(WAIT)
         while e.poll_exact():

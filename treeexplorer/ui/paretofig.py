@@ -16,6 +16,7 @@ from bokeh import events
 from bokeh.models import ColumnDataSource, CustomJS, Range1d, Tooltip
 from bokeh.plotting import figure
 
+from treeexplorer.metrics import COMPLEXITY_MEASURES
 from treeexplorer.render.bokehview import lean
 from treeexplorer.render.layout import run_marker
 from treeexplorer.ui.axes import EDGE_MARKER, accuracy_window, clip_below, errors_above_best
@@ -35,10 +36,7 @@ COLUMNS = [
     "marker",
     "angle",
     "fill_alpha",
-    "splits",
-    "leaves",
-    "depth",
-    "avg_tests",
+    *COMPLEXITY_MEASURES,
     "train_accuracy",
     "test_accuracy",
     "train_errors",
