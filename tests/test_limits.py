@@ -454,3 +454,35 @@ def test_the_memory_estimate_is_recorded_and_counts_the_whole_run():
     with pytest.raises(MemoryLimitError, match="CART's sorted columns") as err:  # 61 MB of copies
         solve(df, "label", solver="cart", memory_limit=60)
     assert "\n" not in str(err.value) and "memory_limit" in str(err.value)
+
+
+def test_a_growing_search_store_is_capped_to_what_the_memory_limit_leaves():
+    """BRANCHES' store grows with its search: its budget (memory_mb) is lowered to what the memory limit leaves
+    after the run's other structures, so the estimate (those structures + the budget) bounds the run; when the
+    store is full the search stops with its best tree, not proven, saying which setting to raise."""
+    ensure_warm("branches")
+    front = solve(_noise(3000, 40), "label", solver="branches", sparsity=0.0001, memory_limit=60, time_limit=10)
+    assert front.stats["memory_estimate_mb"] <= 60
+    assert front.stats["memory_store_mb"] < 60
+    assert any("memory_mb=2000 lowered to" in n and "memory_limit" in n for n in front.notices)
+    if front.status == "done":  # the store filled before the time limit
+        assert any("memory budget" in n and "raise memory_mb" in n for n in front.notices)
+        assert not all(t.optimal for t in front.trees)
+    with pytest.raises(MemoryLimitError, match="search store") as err:  # nothing left for the store
+        solve(_noise(3000, 40), "label", solver="branches", memory_limit=20)
+    assert "\n" not in str(err.value) and "memory_limit" in str(err.value)
+
+
+def test_sat_stops_when_its_clause_database_reaches_its_budget():
+    """Each example SAT encodes adds (2^depth - 1) x tests clauses: with memory_mb the search stops before the
+    clause database would pass it, keeps the best tree so far (not proven) and says so."""
+    X = _noise(600, 40, classes=3)
+    raw_X = (X.drop(columns="label").to_numpy() > 0).astype(np.uint8)
+    y = pd.factorize(X["label"])[0]
+    with Control(30) as control:
+        front = sat_tree(raw_X, y, conflicts="majority", control=control, memory_mb=16)
+    assert any("clause database reached its memory budget of 16 MB" in n for n in front.stats["notices"])
+    assert not any(s.optimal for s in front.solutions)
+    assert front.status == "done"  # the budget stopped it, not the time limit
+    api = solve(X, "label", solver="sat", conflicts="majority", memory_mb=16, time_limit=10)
+    assert api.stats["memory_store_mb"] == 16 and any("raise memory_mb" in n for n in api.notices)

@@ -215,7 +215,14 @@ def test_adapter_is_registered_and_runs_through_the_api():
 
     spec = get_solver("sat")
     assert spec.input == "binary" and spec.default_discretizer == "exact"
-    assert {p.name for p in spec.params} == {"max_depth", "sat_solver", "minimize_size", "conflicts", "front"}
+    assert {p.name for p in spec.params} == {
+        "max_depth",
+        "sat_solver",
+        "minimize_size",
+        "conflicts",
+        "front",
+        "memory_mb",
+    }
     with pytest.raises(ValueError, match="conflicts"):
         spec.resolve({"conflicts": "drop"})
     import pandas as pd

@@ -14,6 +14,7 @@ from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, metrics_dict
 from treeexplorer.limits import (
     RUN_OVERHEAD,
+    STORE_PARAMS,
     assembly_reserve,
     check_bytes,
     check_memory_limit,
@@ -23,6 +24,7 @@ from treeexplorer.limits import (
     matrix_share,
     max_tests,
     solver_bytes,
+    store_budget,
 )
 from treeexplorer.registry import SolverSpec
 from treeexplorer.request import RunRequest, check_discretizer, check_mid_budget, check_n_bins, got
@@ -338,11 +340,19 @@ def run_prepared(
             limit_mb,
             "the number of columns (leave out ID-like or many-category columns)",
         )
-        estimate = _check_solver_memory(
-            spec, n_rows, len(features), schema.n_classes, resolved, limit_mb, 8.0 * n_rows * len(features), prep
+        estimate, run_params = _check_solver_memory(
+            spec,
+            n_rows,
+            len(features),
+            schema.n_classes,
+            resolved,
+            limit_mb,
+            8.0 * n_rows * len(features),
+            prep,
+            notices=notices,
         )
         matrix = feature_matrix(features, prep.X_train)
-        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate)
+        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate, run_params)
     disc_name = request.discretizer_used
     from treeexplorer.discretize import MIDRanking, fit_discretizer
     from treeexplorer.discretize.matrix import build_test_matrix
@@ -366,16 +376,27 @@ def run_prepared(
         limit_mb,
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
-    estimate = _check_solver_memory(
-        spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb, float(item) * n_rows * len(binz), prep
-    ) + discretizer_bytes(disc_name, *prep.X_train.shape)
+    estimate, run_params = _check_solver_memory(
+        spec,
+        n_rows,
+        len(binz),
+        schema.n_classes,
+        resolved,
+        limit_mb,
+        float(item) * n_rows * len(binz),
+        prep,
+        discretizer_bytes(disc_name, *prep.X_train.shape),
+        notices=notices,
+    )
     # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
     # (the tests not built yet are then left out, with a notice)
     binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
     notices += [n for n in binz.notices if n not in notices]
     if spec.input == "numeric":
         matrix = matrix.astype(np.float64)
-    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate)
+    return _run(
+        prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate, run_params
+    )
 
 
 def _stopper(control: Control, after: float | None = None):
@@ -386,19 +407,30 @@ def _stopper(control: Control, after: float | None = None):
     return lambda: control.stopped or control.elapsed >= after
 
 
-def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None) -> float:
-    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes):
-    the prepared rows, the solver's input matrix and its own structures (recorded in the front's stats)."""
+def _check_solver_memory(
+    spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None, extra_bytes=0.0, notices=None
+) -> tuple[float, dict]:
+    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes:
+    the prepared rows, the solver's input matrix, its own structures, ``extra_bytes`` and the budget of its
+    growing search store, recorded in the front's stats) and the parameters the solver runs with (its store
+    parameter lowered to what the memory limit leaves, see :func:`treeexplorer.limits.store_budget`)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
     data = 0.0
     if prep is not None:
         data = 8.0 * (prep.X_train.size + (0 if prep.X_test is None else prep.X_test.size))
-    total = data + matrix_bytes + nbytes
+    total = data + matrix_bytes + nbytes + extra_bytes
     if nbytes:
         check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
-    return RUN_OVERHEAD + total  # the estimate recorded also counts what any run allocates besides
+    # the estimate recorded also counts what any run allocates besides
+    store, notice = store_budget(spec.name, resolved, limit_mb, RUN_OVERHEAD + total)
+    run_params = resolved
+    if notice is not None:
+        run_params = {**resolved, STORE_PARAMS[spec.name]: store / 2**20}
+        if notices is not None:
+            notices.append(notice)
+    return RUN_OVERHEAD + total + store, run_params
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
@@ -536,7 +568,7 @@ def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, no
     return user
 
 
-def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None) -> Front:
+def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None, run_params=None) -> Front:
     control.report("solving", solver=spec.name)
     control.start_once()
     # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
@@ -549,7 +581,7 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=Non
     try:
         for features, matrix, info in inputs:
             current[0] = features
-            raw = _solve_once(spec, matrix, prep, control, resolved, features)
+            raw = _solve_once(spec, matrix, prep, control, run_params or resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))
@@ -562,6 +594,9 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=Non
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
     if estimate:
         front.stats["memory_estimate_mb"] = round(estimate / 2**20, 1)
+        store = (run_params or resolved).get(STORE_PARAMS.get(spec.name, ""))
+        if store is not None:  # the part of the estimate that is the growing store's cap (a bound, not a forecast)
+            front.stats["memory_store_mb"] = round(float(store), 1)
     control.report("done", trees=len(front))
     return front
 

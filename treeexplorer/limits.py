@@ -27,6 +27,8 @@ __all__ = [
     "max_tests",
     "discretizer_bytes",
     "check_test_count",
+    "STORE_PARAMS",
+    "store_budget",
     "assembly_reserve",
     "matrix_share",
 ]
@@ -177,11 +179,14 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             "the number of tests (n_bins, discretizer mid or quantile)",
         )
     if name == "branches":
-        # bitsets of each test and its negation; the search store has its own limit (memory_mb)
-        nbytes = 2 * f * (n / 64 + 1) * 8 + c * f * 4
+        # bitsets of each test and its negation, and the greedy incumbent: CART on a sample of the rows as
+        # float64 (40 bytes a cell with its working copies); the search store is budgeted apart (store_budget)
+        from treeexplorer.solvers._incumbent import sample_rows
+
+        nbytes = 2 * f * (n / 64 + 1) * 8 + c * f * 4 + 40.0 * sample_rows(int(n), int(f)) * f
         return (
             nbytes,
-            f"BRANCHES' row bitsets ({int(n):,} rows x {n_tests:,} tests)",
+            f"BRANCHES' row bitsets and greedy incumbent ({int(n):,} rows x {n_tests:,} tests)",
             "the number of tests (n_bins, discretizer)",
         )
     if name in ("cart", "dpdt", "contree"):
@@ -195,6 +200,39 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             "the number of columns (drop ID-like or many-category columns)",
         )
     return 0.0, "", ""
+
+
+# Solvers whose search store grows while they search (BRANCHES' branches, SAT's clause database), and the
+# parameter capping it (MB): the store stops growing there and the search returns its best so far, not proven.
+STORE_PARAMS = {"branches": "memory_mb", "sat": "memory_mb"}
+MIN_STORE_MB = 16
+
+
+def store_budget(name: str, params: dict, limit_mb: int, other_bytes: float) -> tuple[float, str | None]:
+    """Bytes solver ``name``'s growing store may take in a run whose other structures take ``other_bytes``.
+
+    Its parameter (:data:`STORE_PARAMS`), lowered to what ``limit_mb`` leaves: so the run, store included,
+    stays under the memory limit, and its estimate (other structures + this budget) bounds its peak.  Returns
+    ``(bytes, notice)``, the notice saying when the parameter was lowered; ``(0, None)`` for a solver without
+    such a store.  Raises :class:`MemoryLimitError` when less than ``MIN_STORE_MB`` would be left.
+    """
+    param = STORE_PARAMS.get(name)
+    if param is None or params.get(param) is None:
+        return 0.0, None
+    asked = float(params[param]) * _MB
+    left = limit_mb * _MB - other_bytes
+    if left < MIN_STORE_MB * _MB:
+        raise MemoryLimitError(
+            f"{name}'s run would leave {max(left, 0) / _MB:.0f} MB of the memory limit of {limit_mb:,} MB for its "
+            f"search store (at least {MIN_STORE_MB} MB); lower the number of tests (n_bins, discretizer mid or "
+            "quantile), or raise memory_limit if the machine has the memory"
+        )
+    if asked <= left:
+        return asked, None
+    return left, (
+        f"{name}: {param}={params[param]:g} lowered to {left / _MB:.0f} MB, what the memory limit of "
+        f"{limit_mb:,} MB leaves for the search store (raise memory_limit for more)"
+    )
 
 
 def _threads(params: dict) -> int:
