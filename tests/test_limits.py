@@ -476,13 +476,40 @@ def test_a_growing_search_store_is_capped_to_what_the_memory_limit_leaves():
 def test_sat_stops_when_its_clause_database_reaches_its_budget():
     """Each example SAT encodes adds (2^depth - 1) x tests clauses: with memory_mb the search stops before the
     clause database would pass it, keeps the best tree so far (not proven) and says so."""
-    X = _noise(600, 40, classes=3)
-    raw_X = (X.drop(columns="label").to_numpy() > 0).astype(np.uint8)
+    X = _noise(600, 200, classes=3)
+    raw_X = X.drop(columns="label").to_numpy().astype(np.uint8)
     y = pd.factorize(X["label"])[0]
-    with Control(30) as control:
-        front = sat_tree(raw_X, y, conflicts="majority", control=control, memory_mb=16)
-    assert any("clause database reached its memory budget of 16 MB" in n for n in front.stats["notices"])
+    with Control() as control:
+        front = sat_tree(raw_X, y, conflicts="majority", control=control, memory_mb=1)
+    assert any("clause database reached its memory budget of 1 MB" in n for n in front.stats["notices"])
     assert not any(s.optimal for s in front.solutions)
-    assert front.status == "done"  # the budget stopped it, not the time limit
-    api = solve(X, "label", solver="sat", conflicts="majority", memory_mb=16, time_limit=10)
-    assert api.stats["memory_store_mb"] == 16 and any("raise memory_mb" in n for n in api.notices)
+    assert front.status == "done"  # the budget stopped it, not a time limit
+    api = solve(X, "label", solver="sat", conflicts="majority", memory_mb=16, time_limit=60)
+    assert api.stats["memory_store_mb"] == 16
+    assert api.status == "done" and any("raise memory_mb" in n for n in api.notices)
+
+
+def _cancel_at(phase):
+    """A Control whose progress callback cancels the run when ``phase`` is reported."""
+    control = Control()
+    control.progress = lambda d: control.cancel() if d["phase"] == phase else None
+    return control
+
+
+def test_loading_and_summarising_the_table_stop_with_the_run(tmp_path):
+    """Loading counts against the time limit and stops with it (or a cancel): the feature columns not read yet
+    are left out (the first is always read), with a notice, and the run returns its best tree so far.  The
+    discretizers' column summaries and MDLP's cuts stop too, keeping the columns done so far."""
+    df = _noise(2000, 30)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    front = solve(tmp_path / "t.csv", "label", solver="cart", control=_cancel_at("loading"))
+    assert front.status == "cancelled" and len(front) >= 1
+    assert any("while loading the table: 29 column(s) not read" in n for n in front.notices), front.notices
+    assert front.n_train == 2000
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(500, 40))).add_prefix("x")
+    wide["label"] = (wide.x0 > 0).astype(int)
+    for method in ("quantile", "mdlp"):
+        front = solve(wide, "label", solver="cart", discretizer=method, control=_cancel_at("discretizing"))
+        assert front.status == "cancelled"
+        assert any("stopped (time limit or cancel)" in n for n in front.notices), front.notices

@@ -189,7 +189,20 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             f"BRANCHES' row bitsets and greedy incumbent ({int(n):,} rows x {n_tests:,} tests)",
             "the number of tests (n_bins, discretizer)",
         )
-    if name in ("cart", "dpdt", "contree"):
+    if name == "contree":
+        from treeexplorer.solvers.contree import memory_estimate
+
+        # each thread's sorted row lists per level (solvers.contree.memory_estimate), the stable sort building
+        # the first ones (orders, sorted values, ranks: 24 bytes a cell) and the transposed matrix at the end
+        depth = int(params.get("max_depth") or 3)
+        threads = 1 if depth < 2 else max(1, min(_threads(params), int(f)))
+        nbytes = threads * memory_estimate(int(n), int(f), depth, int(c)) + 32.0 * n * f
+        return (
+            nbytes,
+            f"ConTree's sorted row lists ({int(n):,} rows x {n_tests:,} columns, depth {depth}, {threads} threads)",
+            "max_depth or the number of columns",
+        )
+    if name in ("cart", "dpdt"):
         # CART: the sorted row order (int64), the rows gathered per column and their sorted values and labels
         # (float64, float64, int64): 32 bytes a cell, plus slack.  DPDT: its ranks (two int64 tables) and its
         # greedy CART's copies, then each thread's working orders of a state's rows.
