@@ -415,16 +415,17 @@ def _check_solver_memory(
     spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None, extra_bytes=0.0, notices=None
 ) -> tuple[float, dict]:
     """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes:
-    the prepared rows, the solver's input matrix, its own structures, ``extra_bytes`` and the budget of its
-    growing search store, recorded in the front's stats) and the parameters the solver runs with (its store
-    parameter lowered to what the memory limit leaves, see :func:`treeexplorer.limits.store_budget`)."""
+    the prepared rows, the solver's input matrix, its own structures and the budget of its growing search store,
+    plus ``extra_bytes`` of an earlier phase such as the discretizer's; recorded in the front's stats) and the
+    parameters the solver runs with (its store parameter lowered to what the memory limit leaves, see
+    :func:`treeexplorer.limits.store_budget`)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
     data = 0.0
     if prep is not None:
         data = 8.0 * (prep.X_train.size + (0 if prep.X_test is None else prep.X_test.size))
-    total = data + matrix_bytes + nbytes + extra_bytes
+    total = data + matrix_bytes + nbytes
     if nbytes:
         check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
     # the estimate recorded also counts what any run allocates besides
@@ -434,7 +435,7 @@ def _check_solver_memory(
         run_params = {**resolved, STORE_PARAMS[spec.name]: store / 2**20}
         if notices is not None:
             notices.append(notice)
-    return RUN_OVERHEAD + total + store, run_params
+    return RUN_OVERHEAD + total + store + extra_bytes, run_params
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
