@@ -144,6 +144,10 @@ class PerfectTreeEncoding:
         self.example_clauses = (2**k - 1) * self.p + 2**k
         self.example_literals = sum(2**lv * self.p * (lv + 2) for lv in range(k)) + 2**k * (k + 1)
         self.n_internal, self.n_leaves = 2**k - 1, 2**k
+        # clauses 1-2 (a sequential counter: about 3 clauses of <= 3 literals per test and node) come first
+        base = 3 * self.n_internal * self.p
+        if max_bytes is not None and clause_bytes(base, 3 * base) > max_bytes:
+            raise StoreFull
         self.top = 0
         # F[q - 1, j] for internal node q; C[leaf - 2^k, c]
         self.F = self._new((self.n_internal, self.p))
