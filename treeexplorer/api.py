@@ -416,7 +416,8 @@ def _check_solver_memory(
 ) -> tuple[float, dict]:
     """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes:
     the prepared rows, the solver's input matrix, its own structures and the budget of its growing search store,
-    plus ``extra_bytes`` of an earlier phase such as the discretizer's; recorded in the front's stats) and the
+    or the prepared rows and ``extra_bytes`` of an earlier phase such as the discretizer's if that is more;
+    recorded in the front's stats) and the
     parameters the solver runs with (its store parameter lowered to what the memory limit leaves, see
     :func:`treeexplorer.limits.store_budget`)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
@@ -435,7 +436,8 @@ def _check_solver_memory(
         run_params = {**resolved, STORE_PARAMS[spec.name]: store / 2**20}
         if notices is not None:
             notices.append(notice)
-    return RUN_OVERHEAD + total + store + extra_bytes, run_params
+    # an earlier phase's peak (the discretizer's) is gone before the solver's structures are built
+    return RUN_OVERHEAD + max(total + store, data + extra_bytes), run_params
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
