@@ -153,12 +153,16 @@ class PerfectTreeEncoding:
         self.F = self._new((self.n_internal, self.p))
         self.C = self._new((self.n_leaves, n_classes))
         self.n_clauses = 0
-        enc = EncType.pairwise if self.p <= 8 else EncType.seqcounter
         for q in range(self.n_internal):
             self._check()
-            cnf = CardEnc.equals(lits=self.F[q].tolist(), bound=1, top_id=self.top, encoding=enc)
-            self.top = max(self.top, cnf.nv)
-            self._add(cnf.clauses)  # clauses 1 and 2
+            if self.p <= 8:
+                cnf = CardEnc.equals(lits=self.F[q].tolist(), bound=1, top_id=self.top, encoding=EncType.pairwise)
+                self.top = max(self.top, cnf.nv)
+                self._add(cnf.clauses)  # clauses 1 and 2
+            else:
+                clauses = self._exactly_one(self.F[q])
+                self._check()
+                self._add(clauses)
         if n_classes > 1:
             for leaf in range(self.n_leaves):  # clause 6
                 if leaf % 64 == 0:
@@ -178,6 +182,22 @@ class PerfectTreeEncoding:
             ((np.arange(2**lv)[:, None] >> np.arange(lv - 1, -1, -1)[None, :]) & 1).astype(np.int64)
             for lv in range(k + 1)
         ]
+
+    def _exactly_one(self, lits: np.ndarray) -> list:
+        """Clauses 1 and 2 over ``lits``: at least one (one clause), at most one by Sinz's sequential counter
+        (``s_i``: one of the first ``i`` is true), built with numpy: pysat's encoder took 0.6 s per node for
+        3,600 tests, too long between two looks at the control."""
+        m = lits.shape[0]
+        s = self._new((m - 1,))
+        x = lits.astype(np.int64)
+        pairs = np.concatenate(
+            [
+                np.stack([-x[:-1], s], axis=1),  # x_i -> s_i
+                np.stack([-s[:-1], s[1:]], axis=1),  # s_(i-1) -> s_i
+                np.stack([-x[1:], -s], axis=1),  # x_i -> not s_(i-1)
+            ]
+        )
+        return [x.tolist(), *pairs.tolist()]
 
     def _check(self) -> None:
         """Building clauses can take long (many tests, deep trees): stop as soon as the run is stopped."""
