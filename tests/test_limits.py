@@ -513,3 +513,19 @@ def test_loading_and_summarising_the_table_stop_with_the_run(tmp_path):
         front = solve(wide, "label", solver="cart", discretizer=method, control=_cancel_at("discretizing"))
         assert front.status == "cancelled"
         assert any("stopped (time limit or cancel)" in n for n in front.notices), front.notices
+
+
+def test_the_float_matrix_of_a_numeric_solver_is_built_under_the_clock():
+    """CART and DPDT take the tests as float64, eight bytes a cell (GBs for the exact tests of a few thousand
+    rows, seconds of page faults): its memory is touched by blocks, and a stop keeps the first tests."""
+    from treeexplorer.discretize import fit_discretizer
+    from treeexplorer.discretize.matrix import as_float_matrix, build_test_matrix
+
+    ds = load_dataset(_noise(3000, 5).assign(x=np.random.default_rng(2).normal(size=3000)), "label")
+    binz, M = build_test_matrix(fit_discretizer("exact", ds.X, ds.y, ds.schema), ds.X)
+    full_binz, full = as_float_matrix(binz, M)
+    assert full.dtype == np.float64 and np.array_equal(full, M) and len(full_binz) == len(binz)
+    kept_binz, kept = as_float_matrix(binz, M, stop=lambda: True)  # stopped after the first 16 MB
+    assert 1 <= kept.shape[1] < M.shape[1] and kept.shape[1] == len(kept_binz)
+    assert np.array_equal(kept, M[:, : kept.shape[1]])
+    assert any("tests left out" in n for n in kept_binz.notices)

@@ -359,7 +359,7 @@ def run_prepared(
         return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate, run_params)
     disc_name = request.discretizer_used
     from treeexplorer.discretize import MIDRanking, fit_discretizer
-    from treeexplorer.discretize.matrix import build_test_matrix
+    from treeexplorer.discretize.matrix import as_float_matrix, build_test_matrix
 
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
@@ -394,10 +394,11 @@ def run_prepared(
     )
     # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
     # (the tests not built yet are then left out, with a notice)
-    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
-    notices += [n for n in binz.notices if n not in notices]
+    stop = _stopper(control, matrix_share(control.time_limit))
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=stop)
     if spec.input == "numeric":
-        matrix = matrix.astype(np.float64)
+        binz, matrix = as_float_matrix(binz, matrix, stop=stop)
+    notices += [n for n in binz.notices if n not in notices]
     return _run(
         prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate, run_params
     )
