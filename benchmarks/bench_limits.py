@@ -157,6 +157,7 @@ ESTIMATE_SOLVERS = {
     "contree": ("contree", {"max_depth": 2}),
     "sat": ("sat", {"conflicts": "majority"}),
     "sat memory_mb=200": ("sat", {"conflicts": "majority", "memory_mb": 200}),
+    "sat, mid tests": ("sat", {"conflicts": "majority", "discretizer": "mid"}),  # exact: too many tests on magic
 }
 PEAK_CHILD = r"""
 import gc, json, sys, time
