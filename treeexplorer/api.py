@@ -55,7 +55,9 @@ def solve(
         A file, a bundled dataset name, or a table (see :func:`treeexplorer.load_dataset`).
     target : str or int, optional
         Target column (default: the last column that looks categorical).
-    solver : {"cart", "dpdt", "murtree", "branches", "sat"}
+    solver : str, default "cart"
+        A registered solver: ``cart``, ``dpdt``, ``murtree``, ``branches``, ``sat``, ``contree``
+        (:data:`treeexplorer.registry.SOLVER_NAMES`) or one a plug-in registers.
     discretizer : str, optional
         ``none|exact|mid|mdlp|quantile|uniform``.  Binary solvers default to their preferred one; numeric
         solvers (CART, DPDT) use the raw columns unless a discretizer is given.

@@ -49,7 +49,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     solver : str, default="cart"
-        ``cart``, ``dpdt``, ``murtree``, ``branches`` or ``sat``.
+        A registered solver: ``cart``, ``dpdt``, ``murtree``, ``branches``, ``sat``, ``contree``
+        (:data:`treeexplorer.registry.SOLVER_NAMES`) or a plug-in's.
     discretizer : str, optional
         Binary tests for the solver (see :func:`treeexplorer.solve`).
     n_bins : int, optional
