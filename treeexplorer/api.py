@@ -13,7 +13,7 @@ A run goes through four stages, each in its own module:
 
 from __future__ import annotations
 
-from treeexplorer.encode import encode, feature_matrix, numeric_features
+from treeexplorer.encode import encode, feature_matrix, numeric_features, stopper
 from treeexplorer.front import Front
 from treeexplorer.limits import check_memory_limit
 from treeexplorer.prepared import Prepared, check_data_args, prepare
@@ -119,6 +119,7 @@ def solve(
         drop_missing=drop_missing,
         categorical=categorical,
         allow_many_classes=allow_many_classes,
+        stop=stopper(control),
     )
     return run_prepared(prep, request, control=control)
 
@@ -185,5 +186,6 @@ def run_prepared(
     if request.discretizer_used == "mid" and request.mid_budget is not None:
         control.report("discretizing", method="mid")
         return mid_anytime(prep, request, control, notices)
-    features, matrix, estimate = encode(prep, request, control, limit_mb, notices)
-    return run(prep, spec, resolved, [(features, matrix, {})], request.discretizer_used, control, notices, estimate)
+    features, matrix, estimate, run_params = encode(prep, request, control, limit_mb, notices)
+    inputs = [(features, matrix, {})]
+    return run(prep, spec, resolved, inputs, request.discretizer_used, control, notices, estimate, run_params)

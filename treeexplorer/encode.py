@@ -11,6 +11,7 @@ import numpy as np
 
 from treeexplorer.limits import (
     RUN_OVERHEAD,
+    STORE_PARAMS,
     check_bytes,
     check_test_count,
     discretizer_bytes,
@@ -18,6 +19,7 @@ from treeexplorer.limits import (
     matrix_share,
     max_tests,
     solver_bytes,
+    store_budget,
 )
 from treeexplorer.prepared import Prepared
 from treeexplorer.request import RunRequest
@@ -56,8 +58,9 @@ def feature_matrix(features: list, X: np.ndarray) -> np.ndarray:
 def encode(prep: Prepared, request: RunRequest, control: Control, limit_mb: float, notices: list):
     """The solver's input for ``request`` (not the MID anytime loop, which encodes per round).
 
-    Returns ``(features, matrix, estimate)``: the matrix's columns (column indices or test conditions), the
-    matrix, and the run's memory estimate in bytes.  Discretizer notices are appended to ``notices``.
+    Returns ``(features, matrix, estimate, run_params)``: the matrix's columns (column indices or test
+    conditions), the matrix, the run's memory estimate in bytes and the parameters the solver runs with (see
+    :func:`check_solver_memory`).  Discretizer and memory notices are appended to ``notices``.
     """
     spec, resolved = request.spec, request.params
     schema = prep.schema
@@ -70,13 +73,21 @@ def encode(prep: Prepared, request: RunRequest, control: Control, limit_mb: floa
             limit_mb,
             "the number of columns (leave out ID-like or many-category columns)",
         )
-        estimate = check_solver_memory(
-            spec, n_rows, len(features), schema.n_classes, resolved, limit_mb, 8.0 * n_rows * len(features), prep
+        estimate, run_params = check_solver_memory(
+            spec,
+            n_rows,
+            len(features),
+            schema.n_classes,
+            resolved,
+            limit_mb,
+            8.0 * n_rows * len(features),
+            prep,
+            notices=notices,
         )
-        return features, feature_matrix(features, prep.X_train), estimate
+        return features, feature_matrix(features, prep.X_train), estimate, run_params
     disc_name = request.discretizer_used
     from treeexplorer.discretize import fit_discretizer
-    from treeexplorer.discretize.matrix import build_test_matrix
+    from treeexplorer.discretize.matrix import as_float_matrix, build_test_matrix
 
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
@@ -100,16 +111,26 @@ def encode(prep: Prepared, request: RunRequest, control: Control, limit_mb: floa
         limit_mb,
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
-    estimate = check_solver_memory(
-        spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb, float(item) * n_rows * len(binz), prep
-    ) + discretizer_bytes(disc_name, *prep.X_train.shape)
+    estimate, run_params = check_solver_memory(
+        spec,
+        n_rows,
+        len(binz),
+        schema.n_classes,
+        resolved,
+        limit_mb,
+        float(item) * n_rows * len(binz),
+        prep,
+        discretizer_bytes(disc_name, *prep.X_train.shape),
+        notices=notices,
+    )
     # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
     # (the tests not built yet are then left out, with a notice)
-    binz, matrix = build_test_matrix(binz, prep.X_train, stop=stopper(control, matrix_share(control.time_limit)))
-    notices += [n for n in binz.notices if n not in notices]
+    stop = stopper(control, matrix_share(control.time_limit))
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=stop)
     if spec.input == "numeric":
-        matrix = matrix.astype(np.float64)
-    return binz.conditions, matrix, estimate
+        binz, matrix = as_float_matrix(binz, matrix, stop=stop)
+    notices += [n for n in binz.notices if n not in notices]
+    return binz.conditions, matrix, estimate, run_params
 
 
 def stopper(control: Control, after: float | None = None):
@@ -120,9 +141,15 @@ def stopper(control: Control, after: float | None = None):
     return lambda: control.stopped or control.elapsed >= after
 
 
-def check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None) -> float:
-    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes):
-    the prepared rows, the solver's input matrix and its own structures (recorded in the front's stats)."""
+def check_solver_memory(
+    spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None, extra_bytes=0.0, notices=None
+) -> tuple[float, dict]:
+    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes:
+    the prepared rows, the solver's input matrix, its own structures and the budget of its growing search store,
+    or the prepared rows and ``extra_bytes`` of an earlier phase such as the discretizer's if that is more;
+    recorded in the front's stats) and the
+    parameters the solver runs with (its store parameter lowered to what the memory limit leaves, see
+    :func:`treeexplorer.limits.store_budget`)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
@@ -132,7 +159,15 @@ def check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, ma
     total = data + matrix_bytes + nbytes
     if nbytes:
         check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
-    return RUN_OVERHEAD + total  # the estimate recorded also counts what any run allocates besides
+    # the estimate recorded also counts what any run allocates besides
+    store, notice = store_budget(spec.name, resolved, limit_mb, RUN_OVERHEAD + total)
+    run_params = resolved
+    if notice is not None:
+        run_params = {**resolved, STORE_PARAMS[spec.name]: store / 2**20}
+        if notices is not None:
+            notices.append(notice)
+    # an earlier phase's peak (the discretizer's) is gone before the solver's structures are built
+    return RUN_OVERHEAD + max(total + store, data + extra_bytes), run_params
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:

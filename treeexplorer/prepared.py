@@ -46,8 +46,10 @@ def prepare(
     categorical=(),
     max_rows: int | None = None,
     allow_many_classes: bool = False,
+    stop=None,
 ) -> Prepared:
-    """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table)."""
+    """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table); ``stop`` is
+    polled while loading (see :func:`treeexplorer.data.load_dataset`)."""
     dataset = (
         data
         if isinstance(data, Dataset)
@@ -58,6 +60,7 @@ def prepare(
             categorical=categorical,
             max_rows=max_rows,
             allow_many_classes=allow_many_classes,
+            stop=stop,
         )
     )
     notices = list(dataset.notices)

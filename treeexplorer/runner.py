@@ -11,7 +11,7 @@ import numpy as np
 from treeexplorer.assemble import assemble
 from treeexplorer.encode import stopper
 from treeexplorer.front import Front
-from treeexplorer.limits import assembly_reserve
+from treeexplorer.limits import STORE_PARAMS, assembly_reserve
 from treeexplorer.prepared import Prepared
 from treeexplorer.request import RunRequest
 from treeexplorer.solvers import Control, RawFront
@@ -19,8 +19,11 @@ from treeexplorer.solvers import Control, RawFront
 __all__ = ["run", "mid_anytime"]
 
 
-def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None) -> Front:
-    """Solve each ``(features, matrix, info)`` of ``inputs`` in turn and assemble one front of all of them."""
+def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None, run_params=None) -> Front:
+    """Solve each ``(features, matrix, info)`` of ``inputs`` in turn and assemble one front of all of them.
+
+    The solver runs with ``run_params`` when given (``resolved`` with its store lowered to the memory limit,
+    see :func:`treeexplorer.encode.check_solver_memory`); the front records ``resolved``."""
     control.report("solving", solver=spec.name)
     control.start_once()
     # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
@@ -33,7 +36,7 @@ def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None
     try:
         for features, matrix, info in inputs:
             current[0] = features
-            raw = _solve_once(spec, matrix, prep, control, resolved, features)
+            raw = _solve_once(spec, matrix, prep, control, run_params or resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))
@@ -46,6 +49,9 @@ def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
     if estimate:
         front.stats["memory_estimate_mb"] = round(estimate / 2**20, 1)
+        store = (run_params or resolved).get(STORE_PARAMS.get(spec.name, ""))
+        if store is not None:  # the part of the estimate that is the growing store's cap (a bound, not a forecast)
+            front.stats["memory_store_mb"] = round(float(store), 1)
     control.report("done", trees=len(front))
     return front
 
