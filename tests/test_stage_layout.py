@@ -56,9 +56,9 @@ def test_encode_gives_the_raw_matrix_numeric_solvers_see():
     prep = prepared.prepare("iris")
     request = api.RunRequest.build("cart", {"max_depth": 2})
     notices: list = []
-    feats, matrix, estimate = encode.encode(prep, request, Control(None), 1024.0, notices)
+    feats, matrix, estimate, run_params = encode.encode(prep, request, Control(None), 1024.0, notices)
     assert matrix.shape == (len(prep.y_train), len(feats)) and matrix.dtype == np.float64
-    assert estimate > 0 and get_solver("cart").input == "numeric"
+    assert estimate > 0 and run_params == request.params and get_solver("cart").input == "numeric"
     front = runner.run(prep, request.spec, request.params, [(feats, matrix, {})], "raw", Control(None), [])
     assert front.solver == "cart" and len(front) >= 1
     assert front.data_key == prepared.prepared_data_key(prep)
