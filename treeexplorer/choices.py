@@ -1,4 +1,5 @@
-"""The library's choices among trees and runs, in one place: the 1-SE rule and the "re-run with more tests" rule.
+"""The library's choices among trees and runs, in one place: the 1-SE rule (a CV front's level, a sweep's ranking
+of settings) and the "re-run with more tests" rule.
 
 Below :mod:`treeexplorer.front` beside :mod:`treeexplorer.claims` (it imports no model: it reads a front's
 fields and a CV table's rows), so cross-validation, the estimator, the app and the exporters share these rules
@@ -18,6 +19,7 @@ __all__ = [
     "MIN_RERUN_TESTS",
     "check_rule",
     "pick_levels",
+    "rank_by_one_se",
     "more_tests_rerun",
     "more_tests_label",
 ]
@@ -50,6 +52,21 @@ def pick_levels(rows: list[dict], n_folds: int) -> tuple[int | None, int | None]
     bar = rows[best]["cv_mean"] - rows[best]["cv_se"] - 1e-12
     one_se = min(i for i in cand if rows[i]["cv_mean"] >= bar)
     return best, one_se
+
+
+def rank_by_one_se(fronts: dict) -> list[tuple[int, object, dict]]:
+    """``(setting index, CVFront, 1-SE row)`` of the successful settings: best 1-SE mean first, simplest on ties."""
+    out = []
+    for i, front in fronts.items():
+        if front is None or front.error:
+            continue
+        try:
+            row = front.select("1se")
+        except ValueError:
+            continue
+        out.append((i, front, row))
+    out.sort(key=lambda t: (-t[2]["cv_mean"], t[2]["level"], t[0]))
+    return out
 
 
 def more_tests_rerun(front: Front) -> dict | None:
