@@ -3,20 +3,18 @@
 A proof holds only over the run's search space (its discretizer's tests, its depth limit, its objective), so
 another run that searched elsewhere may find a tree with no more splits and fewer training errors.  The
 explorer says so next to the claim (:func:`dominated_by`) and offers a re-run with more tests
-(:func:`more_tests_rerun`).  Nothing here needs the data: only the fronts.
+(:func:`more_tests_rerun`, the rule in :mod:`treeexplorer.choices`).  Nothing here needs the data: only the fronts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from treeexplorer.choices import more_tests_label, more_tests_rerun
 from treeexplorer.claims import optimality_text
 from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
 
 __all__ = ["same_data", "dominated_by", "more_tests_label", "more_tests_rerun"]
-
-# The MID test count a re-run offers at least (a smaller budget is doubled up to this).
-MIN_RERUN_TESTS = 32
 
 
 def same_data(a: Front, b: Front) -> bool:
@@ -141,44 +139,3 @@ def dominated_by(
         text = f"dominated by {_run_name(label)} ({what}): " + "; ".join(_reasons(front, other, u))
         out[t.id] = (label, u.id, text)
     return out
-
-
-def more_tests_rerun(front: Front) -> dict | None:
-    """The :func:`treeexplorer.solve` keyword arguments of the same run over a larger set of tests.
-
-    Returns ``None`` when the run already searched every threshold (``search_space`` kind ``"raw"``).
-    Otherwise the solver, its parameters and a richer discretizer: MID with twice the tests (at least
-    ``MIN_RERUN_TESTS``) for a tests-based run of MID, MDLP or the given binary columns; ``n_bins``
-    doubled for quantile/uniform; DPDT on the raw columns with another test generator: the exhaustive one.
-    The data, target and split arguments are the caller's to add (the same as the original run's).  The
-    exhaustive alternative, ``discretizer="exact"``, can need thousands of tests on a large table, so it is
-    not the default offer.
-    """
-    ss = front.search_space or {}
-    if ss.get("kind") == "raw":
-        return None
-    disc = ss.get("discretizer") or front.discretizer
-    n = ss.get("n_tests")
-    params = {k: v for k, v in front.params.items() if k != "mid_budget"}
-    kwargs = {"solver": front.solver, **params}
-    if front.params.get("generator") not in (None, "exhaustive") and front.discretizer == "raw":
-        kwargs.update(generator="exhaustive")  # DPDT's generator chose the tests: let it offer every one
-    elif disc in ("quantile", "uniform"):  # n_bins counts thresholds per numeric column there
-        numeric = sum(not c.is_categorical for c in front.schema.columns) or 1
-        kwargs.update(discretizer=disc, n_bins=2 * max(1, round((n or numeric) / numeric)))
-    else:
-        kwargs.update(discretizer="mid", n_bins=max(MIN_RERUN_TESTS, 2 * (n or 0)))
-    return kwargs
-
-
-def more_tests_label(front: Front) -> str | None:
-    """The button text for :func:`more_tests_rerun`'s run (``None`` when there is none): what it will search."""
-    kwargs = more_tests_rerun(front)
-    if kwargs is None:
-        return None
-    if kwargs.get("generator") == "exhaustive" and "discretizer" not in kwargs:
-        return "Re-run over every threshold (exhaustive tests)"
-    disc, n = kwargs["discretizer"], kwargs["n_bins"]
-    if disc in ("quantile", "uniform"):
-        return f"Re-run with {n} {disc} thresholds per column"
-    return f"Re-run with {n} MID tests"

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treeexplorer.api import prepare
+from treeexplorer.choices import RULES, check_rule, pick_levels
 from treeexplorer.data import Dataset
 from treeexplorer.folds import (
     KEPT_METRICS,
@@ -41,7 +42,6 @@ from treeexplorer.solvers import Control
 
 __all__ = ["cross_validate", "CVFront", "FoldTask", "FoldResult", "fold_splits", "run_fold", "RULES"]
 
-RULES = ("1se", "best")
 _EPS = 1e-9  # avg_tests levels are floats: "<= level" tolerates rounding
 
 
@@ -170,7 +170,7 @@ class CVFront:
                     "one_se": False,
                 }
             )
-        b, s = _pick(rows, len(self.folds))
+        b, s = pick_levels(rows, len(self.folds))
         if b is not None:
             rows[b]["best"] = True
             rows[s]["one_se"] = True
@@ -183,8 +183,7 @@ class CVFront:
         is within one standard error (``cv_se``) of the best.  Only levels every fold contributes to are
         candidates.  Returns the row of :meth:`table` (its ``tree`` is the refitted tree).
         """
-        if rule not in RULES:
-            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+        check_rule(rule)
         if self.error:
             raise ValueError(f"cross-validation failed: {self.error}")
         rows = self.table(by)
@@ -212,17 +211,6 @@ class CVFront:
             )
         df = pd.DataFrame(rows, columns=cols + ["tree_id"] + [f"tree_{k}" for k in KEPT_METRICS[:5]])
         return df.rename(columns={"level": by})
-
-
-def _pick(rows: list[dict], n_folds: int) -> tuple[int | None, int | None]:
-    """Indices of the best-mean row and of the 1-SE row among rows every fold contributes to."""
-    cand = [i for i, r in enumerate(rows) if r["n_folds"] == n_folds]
-    if not cand:
-        return None, None
-    best = max(cand, key=lambda i: (rows[i]["cv_mean"], -i))
-    bar = rows[best]["cv_mean"] - rows[best]["cv_se"] - 1e-12
-    one_se = min(i for i in cand if rows[i]["cv_mean"] >= bar)
-    return best, one_se
 
 
 def assemble(results: list[FoldResult], task: FoldTask, ds: Dataset, notices=()) -> CVFront:

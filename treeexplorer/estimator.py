@@ -49,7 +49,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     solver : str, default="cart"
-        ``cart``, ``dpdt``, ``murtree``, ``branches`` or ``sat``.
+        A registered solver: ``cart``, ``dpdt``, ``murtree``, ``branches``, ``sat``, ``contree``
+        (:data:`treeexplorer.registry.SOLVER_NAMES`) or a plug-in's.
     discretizer : str, optional
         Binary tests for the solver (see :func:`treeexplorer.solve`).
     n_bins : int, optional
@@ -304,11 +305,11 @@ class TreeExplorerCV(TreeExplorerClassifier):
 
     def fit(self, X, y):
         """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""
-        from treeexplorer.cv import RULES, cross_validate
+        from treeexplorer.choices import check_rule
+        from treeexplorer.cv import cross_validate
         from treeexplorer.front import COMPLEXITY_MEASURES
 
-        if self.rule not in RULES:
-            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {self.rule!r}")
+        check_rule(self.rule)
         if self.by not in COMPLEXITY_MEASURES:
             raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {self.by!r}")
         df = self._frame(X, fitting=True)

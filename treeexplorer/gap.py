@@ -18,7 +18,10 @@ import numpy as np
 from treeexplorer.front import Front
 from treeexplorer.tree import max_splits
 
-__all__ = ["exact_front", "attach_gaps", "optimum_by_splits", "GapError"]
+__all__ = ["exact_front", "attach_gaps", "optimum_by_splits", "GapError", "EXACT_SOLVER"]
+
+# The solver whose whole front is the exact reference (proven per split budget on the raw columns).
+EXACT_SOLVER = "contree"
 
 
 class GapError(ValueError):
@@ -72,13 +75,13 @@ def exact_front(
     params = {"max_depth": max_depth, "front": True}
     if max_nodes is not None:
         params["max_nodes"] = max_nodes
-    return run_prepared(prep, "contree", params, control=control)
+    return run_prepared(prep, EXACT_SOLVER, params, control=control)
 
 
 def optimum_by_splits(exact: Front) -> dict:
     """``{k: fewest training errors with at most k splits}`` for every ``k`` the exact front proved."""
-    if exact.solver != "contree":
-        raise GapError(f"the reference front must come from solver 'contree', not {exact.solver!r}")
+    if exact.solver != EXACT_SOLVER:
+        raise GapError(f"the reference front must come from solver {EXACT_SOLVER!r}, not {exact.solver!r}")
     depth = exact.params.get("max_depth")
     if depth is None:
         raise GapError("the reference front does not say its max_depth")

@@ -204,7 +204,8 @@ class SolverSpec:
     Parameters
     ----------
     name : str
-        Registry key (``cart``, ``dpdt``, ``murtree``, ``branches``, ``sat``).
+        Registry key (:data:`SOLVER_NAMES`: ``cart``, ``dpdt``, ``murtree``, ``branches``, ``sat``, ``contree``;
+        or a plug-in's name).
     input : {"numeric", "binary"}
         ``numeric``: numeric columns as they are plus one-hot categoricals (CART, DPDT);
         ``binary``: the 0/1 tests of a discretizer (MurTree, BRANCHES, SAT).

@@ -32,7 +32,8 @@ def got(v) -> str:
     return repr(v)[:80] + (" (text)" if isinstance(v, str) else "")
 
 
-def _is_number(v) -> bool:
+def is_number(v) -> bool:
+    """A real number, not a bool (numpy scalars included)."""
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
@@ -61,7 +62,7 @@ def check_n_bins(n_bins) -> int | None:
 
 def check_mid_budget(v) -> float | None:
     """``mid_budget`` in seconds (positive, finite, at most ``MAX_SECONDS``) or None; else one clear error."""
-    if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
+    if v is not None and (not is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
         raise ValueError(
             f"mid_budget must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {got(v)}"
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from treeexplorer.api import Prepared, run_prepared
+from treeexplorer.choices import RULE_NAMES
 from treeexplorer.cv import CVFront, cross_validate
 from treeexplorer.request import RunRequest
 from treeexplorer.solvers import Cancelled, Control
@@ -92,7 +93,7 @@ def cv_choice(cvf: CVFront | None, rule: str = "1se", by: str = "splits"):
 def cv_summary(cvf: CVFront, by: str = "splits") -> str:
     """``CV 5-fold: 1-SE 3 splits (0.947 ± 0.031), best mean 5 splits (0.953 ± 0.027)``."""
     bits = []
-    for rule, name in (("1se", "1-SE"), ("best", "best mean")):
+    for rule, name in RULE_NAMES.items():
         try:
             row = cvf.select(rule, by)
         except ValueError:

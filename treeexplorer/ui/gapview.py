@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import param
 
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.gap import GapError, attach_gaps, exact_front, optimum_by_splits
+from treeexplorer.gap import EXACT_SOLVER, GapError, attach_gaps, exact_front, optimum_by_splits
 from treeexplorer.jobs import Job
 from treeexplorer.tree import max_splits
 from treeexplorer.ui.jobs import app_job, limit_error
@@ -232,7 +232,7 @@ class ExactFronts(param.Parameterized):
         """A finished whole-front contree run on the same data is itself the exact front (no recompute)."""
         f = run.front
         p = f.params
-        if f.solver != "contree" or f.status != "done" or not p.get("front", True) or p.get("sparsity") is not None:
+        if f.solver != EXACT_SOLVER or f.status != "done" or not p.get("front", True) or p.get("sparsity") is not None:
             return False
         if p.get("max_nodes") is not None or p.get("max_depth") is None:
             return False

@@ -24,6 +24,7 @@ from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
+from treeexplorer.choices import rank_by_one_se
 from treeexplorer.data import DataError
 from treeexplorer.folds import check_cv
 from treeexplorer.jobs import Job
@@ -95,21 +96,6 @@ def setting_row(index: int, setting: dict, front, error: str | None = None) -> d
         }
     )
     return row
-
-
-def rank_by_one_se(fronts: dict) -> list[tuple[int, object, dict]]:
-    """``(setting index, CVFront, 1-SE row)`` of the successful settings: best 1-SE mean first, simplest on ties."""
-    out = []
-    for i, front in fronts.items():
-        if front is None or front.error:
-            continue
-        try:
-            row = front.select("1se")
-        except ValueError:
-            continue
-        out.append((i, front, row))
-    out.sort(key=lambda t: (-t[2]["cv_mean"], t[2]["level"], t[0]))
-    return out
 
 
 class SweepSession(param.Parameterized):

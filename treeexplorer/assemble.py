@@ -1,0 +1,145 @@
+"""The last stage of a run: the solver's raw solutions turned into a :class:`~treeexplorer.front.Front`.
+
+Each solution becomes a :class:`~treeexplorer.tree.Tree` over the user's columns, duplicates merge, every tree is
+counted on the train and test rows (one pass each for all trees) and the front is sorted by size.  A cancel or
+the time limit while assembling keeps a sample spread over the front, marked not proven.
+"""
+
+from __future__ import annotations
+
+from treeexplorer.claims import make_search_space
+from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
+from treeexplorer.front import Front, FrontTree, metrics_dict
+from treeexplorer.prepared import Prepared, prepared_data_key
+from treeexplorer.solvers import Control
+from treeexplorer.tree import Tree, shorten_thresholds
+
+__all__ = ["assemble", "fill_metrics"]
+
+_ASSEMBLY_POLL = 16  # solutions turned into trees between two looks at the control
+
+
+def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control=None) -> Front:
+    """The front of ``parts``, a list of ``(features, raw, info)``: a solver's :class:`RawFront` over the matrix
+    whose columns are ``features`` and what to add to each of its trees' ``info`` (e.g. the MID round)."""
+    schema = prep.schema
+    seen: dict = {}
+    stats: dict = {}
+    objective = ""
+    stop = _assembly_stop(control)
+    n_raw = sum(len(raw.solutions) for _, raw, _ in parts)
+    cut = False
+    for features, raw, extra in parts:
+        objective = raw.objective
+        stats.update(raw.stats)
+        notices += [n for n in raw.stats.get("notices", []) if n not in notices]
+        features = raw.features if raw.features is not None else features
+        sols = raw.solutions
+        # a long list (a CART path of hundreds of trees) is visited spread out, so that a stop keeps a sample
+        order = _spread_order(len(sols)) if stop is not None and n_raw > _ASSEMBLY_POLL else range(len(sols))
+        for j, i in enumerate(order):
+            if j >= 2 and j % _ASSEMBLY_POLL == 0 and stop is not None and stop():
+                cut = True
+                break
+            sol = sols[i]
+            tree = Tree.from_raw(sol.tree, features, schema)
+            key = tree.structure_key()
+            optimal = bool(sol.optimal) and status == "done"
+            if key in seen:
+                seen[key].optimal = seen[key].optimal or optimal
+                continue
+            seen[key] = FrontTree(0, tree, optimal, {}, {**sol.info, **extra})
+    n_found = len(seen)
+    entries = fill_metrics(list(seen.values()), prep, control)
+    if cut or len(entries) < n_found:
+        why = "cancelled" if control.cancelled else "the time limit came"
+        notices.append(
+            f"{why} while assembling the front: {len(entries)} of the {n_raw} trees the solver found are shown "
+            "(spread over the front); run again without the cancel, or with a longer time limit, for all"
+        )
+        status = "cancelled" if control.cancelled else "time_limit"
+        for e in entries:  # as for any stopped run: nothing is called proven
+            e.optimal = False
+    if stop is None or not stop():  # the text's thresholds (cosmetic, a sort of every used column): not past a stop
+        shorten_thresholds([e.tree for e in entries], prep.X_train, prep.X_test)
+    trees = sorted(entries, key=lambda t: (t.metrics["splits"], -t.metrics["train_accuracy"], t.metrics["avg_tests"]))
+    for i, t in enumerate(trees):
+        t.id = i
+    stats.pop("notices", None)
+    n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
+    search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"))
+    return Front(
+        trees,
+        spec.name,
+        disc_name,
+        objective,
+        status,
+        runtime,
+        len(prep.y_train),
+        0 if prep.y_test is None else len(prep.y_test),
+        prep.dataset.name,
+        schema,
+        dict(resolved),
+        notices,
+        stats,
+        search_space,
+        prepared_data_key(prep),
+    )
+
+
+def fill_metrics(entries: list, prep: Prepared, control: Control | None) -> list:
+    """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows.
+
+    Stopped by a cancel or the time limit meanwhile, only a few trees spread over the front are counted on
+    the rows left (:func:`~treeexplorer.evaluate.count_trees_stoppable`); returns the entries kept."""
+    n_classes = prep.schema.n_classes
+    trees = [e.tree for e in entries]
+
+    def progress(what):
+        if control is None or control.progress is None:
+            return None
+        return lambda done, total: control.report("assembling", data=what, rows=done, of=total, trees=len(trees))
+
+    stop = _assembly_stop(control)
+    tr_counts, tr_tests, kept = count_trees_stoppable(
+        trees, prep.X_train, prep.y_train, n_classes, progress("train"), stop=stop
+    )
+    entries = [entries[i] for i in kept]
+    trees = [e.tree for e in entries]
+    has_test = prep.y_test is not None and len(prep.y_test) > 0
+    if has_test:
+        te_counts, te_tests, kept = count_trees_stoppable(
+            trees, prep.X_test, prep.y_test, n_classes, progress("test"), stop=stop
+        )
+        entries = [entries[i] for i in kept]
+        tr_counts, tr_tests = [tr_counts[i] for i in kept], tr_tests[kept]
+    for i, e in enumerate(entries):
+        e.tree = e.tree.with_counts(counts=tr_counts[i])
+        tr = metrics_from_counts(e.tree, tr_counts[i], tr_tests[i], len(prep.y_train))
+        te = metrics_from_counts(e.tree, te_counts[i], te_tests[i], len(prep.y_test)) if has_test else None
+        e.metrics = metrics_dict(e.tree, tr, te)
+    return entries
+
+
+def _assembly_stop(control: Control | None):
+    """What assembling polls: a cancel, or the run's whole time limit passed (the solver itself stops earlier,
+    keeping a reserve for assembling, see :func:`treeexplorer.limits.assembly_reserve`)."""
+    if control is None:
+        return None
+    limit = control.time_limit
+    return lambda: control.cancelled or (limit is not None and control.elapsed >= limit)
+
+
+def _spread_order(n: int) -> list[int]:
+    """``0..n-1`` in an order whose every prefix is spread over the range: first, last, middle, quarters..."""
+    if n <= 2:
+        return list(range(n))
+    order, seen = [0, n - 1], {0, n - 1}
+    step = n - 1
+    while len(order) < n:
+        step = max(1, step // 2)
+        for i in range(step, n, step):
+            if i not in seen:
+                seen.add(i)
+                order.append(i)
+    return order
