@@ -207,7 +207,9 @@ def solve(
         )
     resolved = spec.resolve(params)
     memory_limit = check_memory_limit(memory_limit)
-    control = start_run(spec, time_limit, progress, control)
+    control = run_control(time_limit, progress, control)
+    t0 = time.perf_counter()
+    control.report("loading")
     prep = prepare(
         data,
         target,
@@ -218,6 +220,11 @@ def solve(
         categorical=categorical,
         allow_many_classes=allow_many_classes,
     )
+    loading_s = time.perf_counter() - t0
+    # Kernels load (or compile, with a "compiling" report) once the inputs are known to be good: a bad table is
+    # reported at once, not after a first run's compile.  The clock then starts, the loading counted.
+    ensure_warm(spec, control)
+    control.start_once(spent=loading_s)
     return run_prepared(
         prep,
         spec,
@@ -239,17 +246,23 @@ def _got(v) -> str:
     return repr(v)[:80] + (" (text)" if isinstance(v, str) else "")
 
 
+def run_control(time_limit=None, progress=None, control: Control | None = None) -> Control:
+    """The caller's Control given ``time_limit`` and ``progress`` when it has none, or a new one (not started)."""
+    if control is None:
+        return Control(time_limit, progress)
+    if time_limit is not None and control.time_limit is None:
+        control.time_limit = time_limit_seconds(time_limit)
+    if progress is not None and control.progress is None:
+        control.progress = progress
+    return control
+
+
 def start_run(spec: SolverSpec, time_limit=None, progress=None, control: Control | None = None) -> Control:
     """The Control of a run that loads its own data (:func:`solve`, :func:`treeexplorer.rashomon`): the caller's
     or a new one, given ``time_limit`` and ``progress`` when it has none; the solver's kernels warmed first, then
     its clock started and "loading" reported.  The time limit covers every phase from here (loading included);
     compiling the kernels does not."""
-    if control is None:
-        control = Control(time_limit, progress)
-    elif time_limit is not None and control.time_limit is None:
-        control.time_limit = time_limit_seconds(time_limit)
-    if progress is not None and control.progress is None:
-        control.progress = progress
+    control = run_control(time_limit, progress, control)
     ensure_warm(spec, control)
     control.start_once()
     control.report("loading")
