@@ -160,7 +160,7 @@ def heap_pop(ei, ek, start, m):
         ek[start] = ek[start + m]
         for f in range(ei.shape[1]):
             ei[start, f] = ei[start + m, f]
-        sift_down(ei, ek, start, m, 0)
+        sift_down(ei, ek, start, m, np.int64(0))
     return m
 
 

@@ -501,7 +501,7 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     s_thr = np.zeros(cap, dtype=np.float64)
     s_gain = np.zeros(cap, dtype=np.float64)
 
-    n_nodes = 1
+    n_nodes = np.int64(1)  # typed int64, not a literal: the helpers it is passed to compile once
     n_start[0] = 0
     n_end[0] = m
     if max_leaves <= 0:
@@ -551,8 +551,9 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     # gain, ties to the lowest id) and so the tree are exactly those of eager search; the leaves of the
     # final tree are mostly never searched.
     done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
+    root = np.int64(0)
     _open_node(
-        0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
+        root, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
     )
     open_ = np.zeros(cap, dtype=np.bool_)
     open_[0] = True
@@ -653,7 +654,7 @@ def next_open_node(
     searched; -1 when none is open.  A node not yet searched holds an upper bound of its gain
     (:func:`_open_node`): it is searched and the pick made again, so the order is that of eager search."""
     while True:
-        k = -1
+        k = np.int64(-1)
         for j in range(n_nodes):
             if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
                 k = j

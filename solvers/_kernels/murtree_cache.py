@@ -29,6 +29,10 @@ from numba.extending import intrinsic
 
 _EMPTY = 0
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+# cache_put's flags passed as typed int64, not literals: a literal argument compiles a kernel once per constant
+_ZERO = np.int64(0)
+_ONE = np.int64(1)
+_NONE = np.int64(-1)
 
 
 @intrinsic
