@@ -163,11 +163,14 @@ def test_the_app_warms_the_selected_solver_next(monkeypatch):
 
     monkeypatch.setattr(ui_warm, "warm_up", fake_warm_up)
     monkeypatch.setattr(ui_warm, "is_warm", lambda name: False)
+    monkeypatch.setattr(ui_warm, "_first_front", threading.Event())
     thread = threading.Thread(target=ui_warm.warm_up_once, args=("cart",))
     thread.start()
     assert first_started.wait(10)
-    ui_warm.prefer("sat")  # what the Solver select does
-    ui_warm.prefer("no-such-solver")  # not queued: nothing happens
     release.set()
+    thread.join(0.5)
+    assert order == ["cart"], "the other solvers' compile must wait for the first page's front"
+    ui_warm.prefer("no-such-solver")  # not queued: nothing happens
+    ui_warm.prefer("sat")  # what the Solver select does: the page is up, and sat comes next
     thread.join(10)
     assert order[:2] == ["cart", "sat"] and sorted(order) == sorted(names)

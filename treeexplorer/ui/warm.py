@@ -13,13 +13,17 @@ import threading
 from treeexplorer.registry import SOLVER_NAMES
 from treeexplorer.warm import ensure_warm, is_warm
 
-__all__ = ["prefer", "warm_up", "warm_up_once", "warm_up_in_background"]
+__all__ = ["first_front_shown", "prefer", "warm_up", "warm_up_once", "warm_up_in_background"]
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 _start_lock = threading.Lock()
 _queue: list[str] = []  # solvers the background warm-up has yet to warm, the next one first
 _queue_lock = threading.Lock()
+# Set once a page has its first front (or the user picked another solver): until then the warm-up stops after
+# the first page's solver, since compiling the others holds the GIL the page's own build needs.
+_first_front = threading.Event()
+FIRST_PAGE_WAIT_S = 60.0
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
@@ -46,6 +50,12 @@ def prefer(solver: str | None) -> None:
         if solver in _queue:
             _queue.remove(solver)
             _queue.insert(0, solver)
+            _first_front.set()  # the user is choosing: the page is up
+
+
+def first_front_shown() -> None:
+    """Say that a page has its first front: the background warm-up goes on with the other solvers."""
+    _first_front.set()
 
 
 def _next() -> str | None:
@@ -68,6 +78,8 @@ def warm_up_once(first: str | None = None) -> dict[str, float]:
             _queue[:] = [n for n in names if not is_warm(n)]
         while (name := _next()) is not None:
             out.update(warm_up([name]))
+            if name == first:
+                _first_front.wait(FIRST_PAGE_WAIT_S)
     return out
 
 
