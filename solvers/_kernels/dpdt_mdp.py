@@ -61,7 +61,10 @@ N_A = 5
 @njit(nogil=True, cache=True)
 def _grow_rows(a, cap):
     b = np.zeros((a.shape[0], cap), dtype=a.dtype)
-    b[:, : a.shape[1]] = a
+    # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+    for r in range(a.shape[0]):
+        for i in range(a.shape[1]):
+            b[r, i] = a[r, i]
     return b
 
 

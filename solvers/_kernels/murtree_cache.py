@@ -140,7 +140,9 @@ def archive_lb(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n):
 def archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n, lb):
     """Remember a lower bound of dataset ``inst[:m]`` in ``slot`` (replacing another dataset)."""
     if arch_m[slot] < 0 or arch_h[slot, 0] != h1 or arch_h[slot, 1] != h2:
-        arch_inst[slot, :m] = inst[:m]
+        # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+        for i in range(m):
+            arch_inst[slot, i] = inst[i]
         arch_m[slot] = m
         arch_h[slot, 0] = h1
         arch_h[slot, 1] = h2
