@@ -24,7 +24,7 @@ __all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "ne
 # Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
 # `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
 # what the CLI and the app state.
-COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 80, "murtree": 25, "branches": 45, "sat": 5, "contree": 40}
+COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 90, "murtree": 30, "branches": 45, "sat": 5, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
