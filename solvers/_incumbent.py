@@ -14,10 +14,17 @@ import numpy as np
 from ._base import RawTree
 from .cart import build_tree, fit_cart
 
-__all__ = ["GreedyIncumbent"]
+__all__ = ["GreedyIncumbent", "sample_rows"]
 
 _MAX_CELLS = 1 << 23  # rows x tests the greedy tree is grown on (about 320 MB of CART's working copies)
+MAX_ROWS = 50_000
 _ALWAYS_CELLS = 1 << 20  # below this the greedy tree takes a fraction of a second: grown whole even after a stop
+
+
+def sample_rows(n: int, p: int, max_rows: int = MAX_ROWS) -> int:
+    """Rows the greedy tree is grown on for ``n`` rows and ``p`` tests (CART works on float64 copies, about 40
+    bytes a cell: few rows when there are very many tests)."""
+    return min(n, max(1, min(max_rows, _MAX_CELLS // max(1, p))))
 
 
 class GreedyIncumbent:
@@ -35,7 +42,7 @@ class GreedyIncumbent:
         Rows the greedy tree is grown on (a seeded sample when there are more); counts use every row.
     """
 
-    def __init__(self, X, y, n_classes: int, max_depth: int, max_rows: int = 50_000, seed: int = 0, flag=None):
+    def __init__(self, X, y, n_classes: int, max_depth: int, max_rows: int = MAX_ROWS, seed: int = 0, flag=None):
         self.X, self.y, self.n_classes = X, y, n_classes
         self.max_depth, self.max_rows, self.seed = max_depth, max_rows, seed
         self.flag = flag  # a Control's stop flag: a large greedy tree stops there with its tree so far
@@ -45,8 +52,7 @@ class GreedyIncumbent:
         if self._tree is None:
             n = self.X.shape[0]
             rows = np.arange(n)
-            # CART works on float64 copies (about 40 bytes a cell): few rows when there are very many tests
-            max_rows = max(1, min(self.max_rows, _MAX_CELLS // max(1, self.X.shape[1])))
+            max_rows = sample_rows(n, self.X.shape[1], self.max_rows)
             if n > max_rows:
                 rows = np.sort(np.random.default_rng(self.seed).choice(n, max_rows, replace=False))
             if self.flag is not None and self.flag[0] != 0 and len(rows) * self.X.shape[1] > _ALWAYS_CELLS:

@@ -19,12 +19,20 @@ from functools import partial
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._sat_encoding import Interrupted, PerfectTreeEncoding, SatRunner
+from ._sat_encoding import Interrupted, PerfectTreeEncoding, SatRunner, StoreFull
 
-__all__ = ["sat_tree", "find_conflicts", "ContradictoryExamples", "SAT_SOLVERS", "DEFAULT_SAT_SOLVER"]
+__all__ = [
+    "sat_tree",
+    "find_conflicts",
+    "ContradictoryExamples",
+    "SAT_SOLVERS",
+    "DEFAULT_SAT_SOLVER",
+    "DEFAULT_MEMORY_MB",
+]
 
 SAT_SOLVERS = ("glucose4", "glucose42", "minisat22", "maplechrono", "cadical153", "cadical195")
 DEFAULT_SAT_SOLVER = "glucose4"
+DEFAULT_MEMORY_MB = 2000
 _MAX_LISTED = 100  # rows named in an error message
 
 
@@ -342,9 +350,11 @@ _MAX_CLAUSES_PER_EXAMPLE = 2_000_000
 class _Search:
     """State shared by the depth and size phases: distinct rows, encoded examples, counters."""
 
-    def __init__(self, Xs, yu, n_classes, sat_solver, control, count_leaves):
+    def __init__(self, Xs, yu, n_classes, sat_solver, control, count_leaves, max_bytes=None):
         self.Xs, self.yu, self.n_classes = Xs, yu, n_classes
         self.sat_solver, self.control, self.count_leaves = sat_solver, control, count_leaves
+        self.max_bytes = max_bytes
+        self.full = None  # (depth, examples) when the clause database reached its budget
         self.subset: list[int] = []  # distinct rows encoded so far (kept from one depth to the next)
         self.in_subset = np.zeros(len(yu), dtype=bool)
         self.calls = 0
@@ -357,10 +367,14 @@ class _Search:
         stopped while the clauses are built."""
         runner = SatRunner(self.sat_solver, self.control.flag)
         try:
-            enc = PerfectTreeEncoding(k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves)
+            enc = PerfectTreeEncoding(
+                k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves, self.max_bytes
+            )
             for e in self.subset:
                 enc.add_example(self.Xs[e, :-1], int(self.yu[e]))
-        except Interrupted:
+        except Interrupted as exc:
+            if isinstance(exc, StoreFull):
+                self.full = (k, len(self.subset))
             self.calls += runner.calls
             runner.close()
             return None, None
@@ -376,7 +390,9 @@ class _Search:
         """Incremental loop: ``("found", feature, leaf_class)``, ``("unsat",)`` or ``("stopped",)``."""
         try:
             return self._consistent(runner, enc, assumptions, phase, **info)
-        except Interrupted:
+        except Interrupted as exc:
+            if isinstance(exc, StoreFull):
+                self.full = (enc.k, len(self.subset))
             return ("stopped",)
 
     def _consistent(self, runner, enc, assumptions, phase, **info):
@@ -417,6 +433,7 @@ def sat_tree(
     sat_solver: str = DEFAULT_SAT_SOLVER,
     conflicts: str = "error",
     control: Control | None = None,
+    memory_mb: float | None = DEFAULT_MEMORY_MB,
 ) -> RawFront:
     """Minimum-depth and minimum-size decision trees that classify every training row correctly.
 
@@ -445,6 +462,10 @@ def sat_tree(
     control : Control, optional
         Cancel flag / time limit (started by the caller); when it stops the run, the best trees so far
         are returned with ``optimal=False``.
+    memory_mb : float or None
+        Budget of the clause database in MB (about 100 bytes a clause, see
+        :func:`solvers._sat_encoding.clause_bytes`); an example that would take it past the budget stops
+        the search like a time limit (best trees so far, not proven) with a notice.  ``None``: no budget.
 
     Returns
     -------
@@ -460,6 +481,8 @@ def sat_tree(
         raise ValueError(f"conflicts must be 'error' or 'majority'; got {conflicts!r}")
     if max_depth is not None and (int(max_depth) != max_depth or max_depth < 0):
         raise ValueError(f"max_depth must be an integer >= 0; got {max_depth!r}")
+    if memory_mb is not None and (isinstance(memory_mb, bool) or not memory_mb > 0):
+        raise ValueError(f"memory_mb must be a positive number of megabytes (or None); got {memory_mb!r}")
     control = control if control is not None else Control()
     t_start = time.perf_counter()
     notices: list[str] = []
@@ -506,7 +529,16 @@ def sat_tree(
     }
     present = int(np.unique(yu).size)
 
+    searches: list[_Search] = []
+
     def finish(solutions):
+        if searches and searches[0].full is not None:
+            k_full, examples = searches[0].full
+            notices.append(
+                f"SAT: the clause database reached its memory budget of {memory_mb:,.0f} MB at depth {k_full} "
+                f"with {examples} examples encoded; the search stopped there, not proven (raise memory_mb, "
+                "or use fewer tests: another discretizer or n_bins)"
+            )
         stats["runtime"] = time.perf_counter() - t_start
         return RawFront(solutions, objective, control.status(), stats)
 
@@ -527,7 +559,10 @@ def sat_tree(
         info.update(nodes=greedy.n_nodes, leaves=int(np.count_nonzero(greedy.feature < 0)))
         return RawFront([RawSolution(greedy, False, info)], objective, control.status(), stats)
     g_depth = _depth_of(greedy)
-    search = _Search(Xs, yu, n_classes, sat_solver, control, minimize_size)
+    search = _Search(
+        Xs, yu, n_classes, sat_solver, control, minimize_size, None if memory_mb is None else memory_mb * 2**20
+    )
+    searches.append(search)
 
     def tree_of(feature, leaf_class, k):
         return _to_raw(feature, leaf_class, k, Xs, cols, X, yu, y, n_classes)

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent / "browser"))
 import fakes  # noqa: E402  (registers uigreedy / uislow / uifail)
 from treeexplorer.solvers import Cancelled  # noqa: E402
 
+from treeexplorer.jobs import Job, JobCancelled, JobDone, JobFailed, JobProgress  # noqa: E402
 from treeexplorer.ui import admission  # noqa: E402
 from treeexplorer.ui.admission import (  # noqa: E402
     AdmissionError,
@@ -26,7 +27,7 @@ from treeexplorer.ui.admission import (  # noqa: E402
     set_scheduler,
 )
 from treeexplorer.ui.controller import Controller, RunSettings, parse_upload  # noqa: E402
-from treeexplorer.ui.jobs import Job  # noqa: E402
+from treeexplorer.ui.jobs import app_job  # noqa: E402
 
 IRIS_CSV = (Path(__file__).resolve().parent.parent / "assets" / "iris.csv").read_bytes()
 
@@ -217,40 +218,40 @@ def _until(cond, timeout: float = 5.0) -> None:
 def _progress(job: Job) -> list[str]:
     """The job's next progress phases: its thread posts them when the queue moves, so wait for one."""
     out: list[str] = []
-    _until(lambda: out.extend(p["phase"] for kind, p in job.events() if kind == "progress") or out)
+    _until(lambda: out.extend(e.info["phase"] for e in job.events() if isinstance(e, JobProgress)) or out)
     return out
 
 
 def test_job_queues_reports_its_place_and_can_be_cancelled_while_queued():
     s = Scheduler(max_jobs=1)
     gate = threading.Event()
-    first = Job(_blocking_work(gate), session="a", scheduler=s).start()
-    second = Job(_blocking_work(gate), session="b", scheduler=s).start()
-    third = Job(lambda control: "third", session="c", scheduler=s).start()
+    first = app_job(_blocking_work(gate), session="a", scheduler=s).start()
+    second = app_job(_blocking_work(gate), session="b", scheduler=s).start()
+    third = app_job(lambda control: "third", session="c", scheduler=s).start()
     assert _progress(second) == ["queued: next in line"]
     assert second.running and second.ticket.state == "queued"
     assert _progress(third) == ["queued: 1 ahead of you"]
     t0 = time.perf_counter()
     second.cancel()
-    assert _drain(second, 1.0) == [("cancelled", "cancelled while queued, before it started")]
+    assert _drain(second, 1.0) == [JobCancelled("cancelled while queued, before it started")]
     assert time.perf_counter() - t0 < 1.0
     assert _progress(third) == ["queued: next in line"]
     assert first.running  # the other sessions' jobs go on
     gate.set()
-    assert _drain(first) == [("done", "ok")]
-    assert _drain(third) == [("done", "third")]
+    assert _drain(first) == [JobDone("ok")]
+    assert _drain(third) == [JobDone("third")]
     assert s.stats()["running"] == s.stats()["queued"] == 0
 
 
 def test_a_session_over_its_limit_gets_a_message_not_a_second_job():
     s = Scheduler(max_jobs=2)
     gate = threading.Event()
-    one = Job(_blocking_work(gate), session="a", scheduler=s).start()
-    two = Job(lambda control: "never", session="a", scheduler=s).start()
-    kind, msg = _drain(two, 1.0)[0]
-    assert kind == "error" and "already has 1 run" in msg and not two.running
+    one = app_job(_blocking_work(gate), session="a", scheduler=s).start()
+    two = app_job(lambda control: "never", session="a", scheduler=s).start()
+    (event,) = _drain(two, 1.0)
+    assert isinstance(event, JobFailed) and "already has 1 run" in event.message and not two.running
     gate.set()
-    assert _drain(one) == [("done", "ok")]
+    assert _drain(one) == [JobDone("ok")]
 
 
 def test_slot_is_released_after_an_error():
@@ -259,8 +260,8 @@ def test_slot_is_released_after_an_error():
     def boom(control):
         raise ValueError("bad column x")
 
-    assert _drain(Job(boom, session="a", scheduler=s).start()) == [("error", "bad column x")]
-    assert _drain(Job(lambda control: 1, session="a", scheduler=s).start()) == [("done", 1)]
+    assert _drain(app_job(boom, session="a", scheduler=s).start()) == [JobFailed("bad column x")]
+    assert _drain(app_job(lambda control: 1, session="a", scheduler=s).start()) == [JobDone(1)]
     assert s.stats()["running"] == 0
 
 

@@ -208,6 +208,29 @@ def test_plugin_solver_is_in_the_one_list_and_unregisters(tmp_path, monkeypatch)
         treeexplorer.get_solver("majority")
 
 
+def test_a_solver_still_importing_in_another_thread_is_waited_for(tmp_path, monkeypatch):
+    """Two sessions of a server list the solvers while one of them is still importing a solver's module: both
+    lists hold it (the second used to skip the module marked as tried and miss its solver)."""
+    import threading
+    import time
+
+    from treeexplorer import registry
+
+    slow = "import time\ntime.sleep(0.6)\n" + PLUGIN_SOURCE
+    _plugin(tmp_path, monkeypatch, "slowmajority", slow)
+    first: list[str] = []
+    loader = threading.Thread(target=lambda: first.extend(registry.available_solvers()))
+    try:
+        loader.start()
+        time.sleep(0.2)  # the first thread is inside the plug-in's import now
+        second = registry.available_solvers()
+        loader.join()
+        assert "slowmajority" in first and "slowmajority" in second
+    finally:
+        loader.join()
+        registry.unregister("slowmajority")
+
+
 def test_a_module_that_fails_to_import_is_listed_as_unavailable(tmp_path, monkeypatch):
     from treeexplorer import registry
     from treeexplorer.ui.controller import broken_solvers, list_solvers

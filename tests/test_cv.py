@@ -135,7 +135,7 @@ def test_bad_input_is_one_clear_error():
         cross_validate("iris", solver="cart", sparsity=0.1)
     with pytest.raises(ValueError, match="fold 1: row 3 is in both train and test"):
         cross_validate("iris", cv=[([1, 2, 3], [3, 4])])
-    with pytest.raises(ValueError, match="fold 1: .*n_bins needs a discretizer"):
+    with pytest.raises(ValueError, match="^n_bins needs a discretizer"):  # checked before any fold runs
         cross_validate("iris", solver="cart", n_bins=4)
     with pytest.raises(ValueError, match="rule must be one of"):
         cross_validate("iris", cv=2, max_depth=1).select("median")

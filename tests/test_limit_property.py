@@ -52,32 +52,16 @@ def bound(limit: float) -> float:
     return limit + max(1.0, 0.1 * limit)
 
 
-_PRIMED: set = set()
-
-
-def prime(solver, discretizer):
-    """Compiling and loading kernels is outside the limit.  ``ensure_warm`` does not load every kernel a run
-    may use yet (a first BRANCHES run with ``exact`` after it took 4.0 s for a 2 s limit, the next ones kept
-    it), so each pair runs once, untimed, on a small table first."""
+def prime(solver):
+    """Compiling and loading kernels is outside the limit: ``ensure_warm`` loads every kernel a run of the
+    solver can use with any discretizer (the discretizers' and the front assembly's too), so the first timed
+    run of each pair is as fast as the next ones."""
     ensure_warm(solver)
-    if (solver, discretizer) not in _PRIMED:
-        _PRIMED.add((solver, discretizer))
-        try:
-            solve(
-                random_table(0, 60, 3, 3, True, 0),
-                "label",
-                solver=solver,
-                discretizer=discretizer,
-                time_limit=5,
-                **EXTRA.get(solver, {}),
-            )
-        except ValueError:
-            pass
 
 
 def check_run(solver, discretizer, df, limit):
     """One run; returns ``(wall, front or the refusal's message)`` after checking the properties."""
-    prime(solver, discretizer)
+    prime(solver)
     kw = dict(EXTRA.get(solver, {}))
     spec = get_solver(solver)
     if discretizer is None and spec.input == "binary":

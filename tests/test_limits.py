@@ -454,3 +454,78 @@ def test_the_memory_estimate_is_recorded_and_counts_the_whole_run():
     with pytest.raises(MemoryLimitError, match="CART's sorted columns") as err:  # 61 MB of copies
         solve(df, "label", solver="cart", memory_limit=60)
     assert "\n" not in str(err.value) and "memory_limit" in str(err.value)
+
+
+def test_a_growing_search_store_is_capped_to_what_the_memory_limit_leaves():
+    """BRANCHES' store grows with its search: its budget (memory_mb) is lowered to what the memory limit leaves
+    after the run's other structures, so the estimate (those structures + the budget) bounds the run; when the
+    store is full the search stops with its best tree, not proven, saying which setting to raise."""
+    ensure_warm("branches")
+    front = solve(_noise(3000, 40), "label", solver="branches", sparsity=0.0001, memory_limit=60, time_limit=10)
+    assert front.stats["memory_estimate_mb"] <= 60
+    assert front.stats["memory_store_mb"] < 60
+    assert any("memory_mb=2000 lowered to" in n and "memory_limit" in n for n in front.notices)
+    if front.status == "done":  # the store filled before the time limit
+        assert any("memory budget" in n and "raise memory_mb" in n for n in front.notices)
+        assert not all(t.optimal for t in front.trees)
+    with pytest.raises(MemoryLimitError, match="search store") as err:  # nothing left for the store
+        solve(_noise(3000, 40), "label", solver="branches", memory_limit=20)
+    assert "\n" not in str(err.value) and "memory_limit" in str(err.value)
+
+
+def test_sat_stops_when_its_clause_database_reaches_its_budget():
+    """Each example SAT encodes adds (2^depth - 1) x tests clauses: with memory_mb the search stops before the
+    clause database would pass it, keeps the best tree so far (not proven) and says so."""
+    X = _noise(600, 200, classes=3)
+    raw_X = X.drop(columns="label").to_numpy().astype(np.uint8)
+    y = pd.factorize(X["label"])[0]
+    with Control() as control:
+        front = sat_tree(raw_X, y, conflicts="majority", control=control, memory_mb=1)
+    assert any("clause database reached its memory budget of 1 MB" in n for n in front.stats["notices"])
+    assert not any(s.optimal for s in front.solutions)
+    assert front.status == "done"  # the budget stopped it, not a time limit
+    api = solve(X, "label", solver="sat", conflicts="majority", memory_mb=16, time_limit=60)
+    assert api.stats["memory_store_mb"] == 16
+    assert api.status == "done" and any("raise memory_mb" in n for n in api.notices)
+
+
+def _cancel_at(phase):
+    """A Control whose progress callback cancels the run when ``phase`` is reported."""
+    control = Control()
+    control.progress = lambda d: control.cancel() if d["phase"] == phase else None
+    return control
+
+
+def test_loading_and_summarising_the_table_stop_with_the_run(tmp_path):
+    """Loading counts against the time limit and stops with it (or a cancel): the feature columns not read yet
+    are left out (the first is always read), with a notice, and the run returns its best tree so far.  The
+    discretizers' column summaries and MDLP's cuts stop too, keeping the columns done so far."""
+    df = _noise(2000, 30)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    front = solve(tmp_path / "t.csv", "label", solver="cart", control=_cancel_at("loading"))
+    assert front.status == "cancelled" and len(front) >= 1
+    assert any("while loading the table: 29 column(s) not read" in n for n in front.notices), front.notices
+    assert front.n_train == 2000
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(500, 40))).add_prefix("x")
+    wide["label"] = (wide.x0 > 0).astype(int)
+    for method in ("quantile", "mdlp"):
+        front = solve(wide, "label", solver="cart", discretizer=method, control=_cancel_at("discretizing"))
+        assert front.status == "cancelled"
+        assert any("stopped (time limit or cancel)" in n for n in front.notices), front.notices
+
+
+def test_the_float_matrix_of_a_numeric_solver_is_built_under_the_clock():
+    """CART and DPDT take the tests as float64, eight bytes a cell (GBs for the exact tests of a few thousand
+    rows, seconds of page faults): its memory is touched by blocks, and a stop keeps the first tests."""
+    from treeexplorer.discretize import fit_discretizer
+    from treeexplorer.discretize.matrix import as_float_matrix, build_test_matrix
+
+    ds = load_dataset(_noise(3000, 5).assign(x=np.random.default_rng(2).normal(size=3000)), "label")
+    binz, M = build_test_matrix(fit_discretizer("exact", ds.X, ds.y, ds.schema), ds.X)
+    full_binz, full = as_float_matrix(binz, M)
+    assert full.dtype == np.float64 and np.array_equal(full, M) and len(full_binz) == len(binz)
+    kept_binz, kept = as_float_matrix(binz, M, stop=lambda: True)  # stopped after the first 16 MB
+    assert 1 <= kept.shape[1] < M.shape[1] and kept.shape[1] == len(kept_binz)
+    assert np.array_equal(kept, M[:, : kept.shape[1]])
+    assert any("tests left out" in n for n in kept_binz.notices)

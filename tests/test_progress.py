@@ -48,3 +48,24 @@ def test_a_real_run_reports_monotone_fractions_within_0_and_1(solver, params):
     ]
     assert fractions and all(0.0 <= f <= 1.0 for f in fractions)
     assert fractions == sorted(fractions)
+
+
+def test_a_solvers_progress_words_are_its_specs():
+    from treeexplorer.registry import Param, SolverSpec, get_solver, register, unregister
+
+    for name in ("cart", "dpdt", "murtree", "contree", "branches"):
+        assert get_solver(name).progress_words is not None, name
+    # a plug-in says its own words (and its fraction); without words its phase and counters show as they come
+    spec = SolverSpec(
+        "wordy",
+        "numeric",
+        lambda *a, **k: None,
+        (Param("max_depth", "int", 2, "depth"),),
+        progress_words=lambda p, params: (f"Wordy: {p['n']} of {params['max_depth']}", p["n"] / params["max_depth"]),
+    )
+    register(spec)
+    try:
+        assert describe({"phase": "wordy", "n": 1, "elapsed": 2.0}, {"max_depth": 2}) == ("Wordy: 1 of 2 · 2.0 s", 0.5)
+    finally:
+        unregister("wordy")
+    assert describe({"phase": "wordy", "n": 1}) == ("wordy · n 1", None)

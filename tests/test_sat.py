@@ -215,7 +215,14 @@ def test_adapter_is_registered_and_runs_through_the_api():
 
     spec = get_solver("sat")
     assert spec.input == "binary" and spec.default_discretizer == "exact"
-    assert {p.name for p in spec.params} == {"max_depth", "sat_solver", "minimize_size", "conflicts", "front"}
+    assert {p.name for p in spec.params} == {
+        "max_depth",
+        "sat_solver",
+        "minimize_size",
+        "conflicts",
+        "front",
+        "memory_mb",
+    }
     with pytest.raises(ValueError, match="conflicts"):
         spec.resolve({"conflicts": "drop"})
     import pandas as pd
@@ -237,3 +244,23 @@ def test_depth_and_size_proofs_are_reported_apart():
     stopped.cancel()
     first = sat_tree(X, y, 2, control=stopped).solutions[0]  # stopped at once: the greedy fallback
     assert not first.optimal and not first.info["min_depth_proven"] and not first.info["size_proven"]
+
+
+@pytest.mark.parametrize("m", [9, 12])
+def test_the_exactly_one_encoding_over_many_tests_is_exact(m):
+    """Clauses 1-2 over more than 8 tests (a sequential counter built with numpy): under every assignment of
+    the node's test variables they are satisfiable exactly when one of them is true."""
+    from pysat.solvers import Solver
+    from treeexplorer.solvers._sat_encoding import PerfectTreeEncoding, SatRunner
+
+    runner = SatRunner("glucose4", np.zeros(1, dtype=np.int64))
+    try:
+        enc = PerfectTreeEncoding(1, m - 1, 2, runner, False)  # one node over m tests (pass-through included)
+        lits = enc.F[0].tolist()
+        clauses = enc._exactly_one(np.asarray(lits))
+        with Solver(name="glucose4", bootstrap_with=clauses) as s:
+            for bits in range(2**m):
+                assume = [v if bits >> i & 1 else -v for i, v in enumerate(lits)]
+                assert s.solve(assumptions=assume) == (bin(bits).count("1") == 1), bits
+    finally:
+        runner.close()

@@ -238,12 +238,16 @@ def test_real_cluster_loses_a_worker_mid_sweep_and_equals_serial(cluster):
 
 
 def test_background_job_for_an_app_streams_and_cancels(slowcart):
+    from treeexplorer.jobs import JobProgress
     from treeexplorer.sweep import start_sweep
 
     grid = {"solver": ["slowcart"], "max_depth": [1, 2], "delay": [0.01]}
-    job = start_sweep("iris", grid, cv=3, scheduler="serial")
+    seen = []
+    job = start_sweep("iris", grid, cv=3, scheduler="serial", progress=seen.append)
     res = job.result(timeout=60)
-    assert job.done and len(job.updates) == 8 and sum("front" in u for u in job.updates) == 2
+    updates = [e.info for e in job.events() if isinstance(e, JobProgress)]
+    assert not job.running and len(updates) == 8 and sum("front" in u for u in updates) == 2
+    assert seen == updates  # the callback saw what the events hand over
     _same(res, sweep("iris", grid, cv=3, scheduler="serial"))
     slow = start_sweep("iris", {**grid, "delay": [30.0]}, cv=3, scheduler="serial")
     time.sleep(0.3)

@@ -175,7 +175,7 @@ def test_bad_parameters_are_refused_before_starting(ctrl):
     assert ctrl.run(RunSettings("uigreedy", {"max_depth": 99})) is None
     assert "max_depth" in ctrl.error and "[0, 8]" in ctrl.error
     assert ctrl.run(RunSettings("uigreedy", {}, time_limit=-1)) is None
-    assert "time limit" in ctrl.error
+    assert "time_limit must be a positive, finite number of seconds" in ctrl.error  # the library's one message
 
 
 def test_one_job_at_a_time_per_session(ctrl):
@@ -382,7 +382,7 @@ def test_streamed_partial_fronts_are_drawn_until_the_run_ends(explorer):
     explorer.param_widgets["step"].value = 0.3
     job = explorer.run_now()
     partial = solve("iris", solver="uigreedy", test_size=0.25, max_depth=1)
-    job._queue.put(("progress", {"phase": "solving", "elapsed": 0.1, "partial_front": partial}))
+    job.report({"phase": "solving", "elapsed": 0.1, "partial_front": partial})  # as the pipeline streams it
     explorer.poll()
     c = explorer.controller
     assert c.partial is not None and "running" in c.partial.label
@@ -472,7 +472,7 @@ def test_a_run_finishing_after_a_data_switch_stays_with_its_data(ctrl):
     assert ctrl.load_bundled("car")
     wait_done(ctrl)
     assert ctrl.runs == [] and "switch back to that data" in ctrl.notice
-    assert job.data_label.startswith("iris")
+    assert job.meta.data_label.startswith("iris")
     ctrl.load_bundled("iris")
     assert len(ctrl.runs) == 1
 
@@ -499,7 +499,7 @@ def test_claims_and_dominance_name_the_search_space(ctrl):
     job = ctrl.rerun_with_more_tests(mid.id)
     wait_done(ctrl, 60)
     # the library's rule (compare.more_tests_rerun): MID with twice the tests, at least MIN_RERUN_TESTS
-    assert job.settings.n_bins == 32 and ctrl.runs[-1].front.search_space["n_tests"] > 3
+    assert job.meta.settings.n_bins == 32 and ctrl.runs[-1].front.search_space["n_tests"] > 3
 
 
 @pytest.mark.parametrize(
@@ -510,7 +510,7 @@ def test_rerun_with_more_tests_follows_the_librarys_rule(ctrl, disc, n_bins, wan
     run = ctrl.run_sync(RunSettings("uibinary", {"max_depth": 2}, disc, n_bins))
     job = ctrl.rerun_with_more_tests(run.id)
     wait_done(ctrl, 60)
-    assert (job.settings.discretizer, job.settings.n_bins) == (want_disc, want_bins)
+    assert (job.meta.settings.discretizer, job.meta.settings.n_bins) == (want_disc, want_bins)
     assert ctrl.runs[-1].front.status == "done" and not ctrl.error
 
 

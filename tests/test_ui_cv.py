@@ -98,6 +98,9 @@ def test_one_se_and_best_marks_and_the_selected_tree(explorer):
     # the run opens on the refit tree the 1-SE rule picks
     assert explorer.controller.selected == (run.id, one_se["tree"].id)
     assert "1-SE" in run.status_text
+    # the run's time is its folds' and refit's (it read the refit's alone: "done in 0.00 s")
+    assert f"in {run.cv.runtime_s:.2f} s (folds and refit)" in run.status_text
+    assert run.cv.runtime_s > run.front.runtime_s
 
 
 def test_cv_band_follows_the_complexity_axis(explorer):

@@ -33,7 +33,7 @@ def iris_cart():
     run = c.run_sync(RunSettings("cart", {"max_depth": 3}), timeout=WAIT)
     assert run is not None and not c.error
     # started by the run itself, without blocking: the run is back while the exact job still runs or queues
-    assert c.exact.job is not None and c.exact.job.data_key == c.data_key() and c.exact.job.depth == 3
+    assert c.exact.job is not None and c.exact.job.meta.data_key == c.data_key() and c.exact.job.meta.depth == 3
     _finish_exact(c)
     yield c, run
     c.close()
@@ -107,7 +107,7 @@ def test_big_data_offers_the_button_and_a_time_limited_run():
     run = c.run_sync(RunSettings("cart", {"max_depth": 2}), timeout=WAIT)
     assert run is not None
     assert c.exact.job is None and c.exact.record() is None
-    assert c.exact.offer == {"depth": 2, "why": "112 training rows; automatic only up to 50"}
+    assert c.exact.offer == {"depth": 2, "why": "112 training rows; automatic only up to 50", "known": 0}
     assert all(t.metrics.get("gap_errors") is None and gap_text(t, None) == "" for t in run.front)
     job = c.exact.start(c.exact.offer["depth"], time_limit=30)
     assert job is not None and job.control.time_limit == 30 and c.exact.running
@@ -202,7 +202,7 @@ def test_explorer_draws_the_reference_and_the_gap_text():
     e = Explorer(solver="cart")  # runs CART (depth 5) at start: the exact front is computed at depth 3
     try:
         c = e.controller
-        assert c.exact.job is not None and c.exact.job.depth == 3
+        assert c.exact.job is not None and c.exact.job.meta.depth == 3
         assert e.exact_stop_w.visible
         assert c.exact.job.wait(WAIT)
         while e.poll_exact():
@@ -223,6 +223,10 @@ def test_explorer_draws_the_reference_and_the_gap_text():
         assert words in e.metrics_pane.object["value"].tolist()
         # CART's deeper trees (depth 4-5): more than depth 3 covers, so the offer is the depth-4 button
         assert c.exact.offer["depth"] == 4 and e.exact_btn.visible
+        # one state per sentence: known to depth 3, not computed beyond it (never "known" then "not computed")
+        status = e.front.exact_status_w.object
+        assert "Exact front known (contree, depth 3" in status and "Not computed beyond depth 3: " in status
+        assert "Exact front not computed" not in status
         e.x_w.value = "depth"  # the exact front is over splits: meaningless here, hidden
         assert e.pareto.reference.data_source.data["x"] == []
         assert e.pareto.exact_label == ""

@@ -36,3 +36,15 @@ def test_an_ambiguous_target_guess_asks():
     text = app_words(guess.describe())
     assert "could also be the target: if one of them is, choose it under **Target column**" in text
     assert app_words(text) == text  # applied twice: unchanged
+
+
+def test_the_time_limit_message_names_the_field():
+    from treeexplorer.solvers import time_limit_seconds
+
+    with pytest.raises(ValueError) as info:
+        time_limit_seconds(-1)
+    text = app_words(str(info.value))
+    assert text.startswith(
+        "**Time limit (s)** must be a positive number of seconds up to 1e+09 (or empty for no limit)"
+    )
+    assert "time_limit" not in text and app_words(text) == text

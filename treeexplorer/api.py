@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import time
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
 from treeexplorer.front import Front, FrontTree, data_key, metrics_dict
 from treeexplorer.limits import (
     RUN_OVERHEAD,
+    STORE_PARAMS,
     assembly_reserve,
     check_bytes,
     check_memory_limit,
@@ -24,15 +24,16 @@ from treeexplorer.limits import (
     matrix_share,
     max_tests,
     solver_bytes,
+    store_budget,
 )
-from treeexplorer.registry import SolverSpec, get_solver
+from treeexplorer.registry import SolverSpec
+from treeexplorer.request import RunRequest, check_discretizer, check_mid_budget, check_n_bins, got
 from treeexplorer.schema import OP_EQ, Binarization, Condition, Schema
 from treeexplorer.solvers import Control, RawFront, time_limit_seconds
-from treeexplorer.solvers._base import MAX_SECONDS
 from treeexplorer.tree import Tree, shorten_thresholds
 from treeexplorer.warm import ensure_warm
 
-__all__ = ["solve", "prepare", "Prepared", "numeric_features", "run_prepared"]
+__all__ = ["solve", "prepare", "Prepared", "RunRequest", "numeric_features", "run_prepared"]
 
 
 def numeric_features(schema: Schema) -> list:
@@ -88,8 +89,10 @@ def prepare(
     categorical=(),
     max_rows: int | None = None,
     allow_many_classes: bool = False,
+    stop=None,
 ) -> Prepared:
-    """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table)."""
+    """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table); ``stop`` is
+    polled while loading (see :func:`treeexplorer.data.load_dataset`)."""
     dataset = (
         data
         if isinstance(data, Dataset)
@@ -100,6 +103,7 @@ def prepare(
             categorical=categorical,
             max_rows=max_rows,
             allow_many_classes=allow_many_classes,
+            stop=stop,
         )
     )
     notices = list(dataset.notices)
@@ -174,8 +178,8 @@ def solve(
         With ``discretizer="mid"``: the anytime loop over the top 1, 2, 4, ... MID tests for this many
         seconds, keeping the best tree per complexity.
     discretizer_params : dict, optional
-        Options of the discretizer (see :data:`DISCRETIZER_OPTIONS`): ``{"criterion": "gini"}`` makes MID rank
-        thresholds by Gini impurity (default entropy; MDLP always uses entropy).
+        Options of the discretizer (:data:`treeexplorer.request.DISCRETIZER_OPTIONS`): ``{"criterion": "gini"}``
+        makes MID rank thresholds by Gini impurity (default entropy; MDLP always uses entropy).
     **params
         Solver parameters (``max_depth``, ``max_nodes``, ``sparsity``, ``cart_depth``, ``criterion``, ``front``,
         ...); a parameter the solver does not use is an error.  A solver parameter is never taken by the
@@ -185,31 +189,27 @@ def solve(
     -------
     Front
     """
-    data, target = _check_solve_args(
-        data,
-        target,
-        solver=solver,
+    request = RunRequest.build(
+        solver,
+        params,
         discretizer=discretizer,
         n_bins=n_bins,
-        test_size=test_size,
-        seed=seed,
-        time_limit=time_limit,
-        progress=progress,
-        control=control,
-        drop_missing=drop_missing,
         mid_budget=mid_budget,
+        discretizer_params=discretizer_params,
+        time_limit=time_limit,
+        memory_limit=memory_limit,
     )
-    spec = get_solver(solver)
-    if "criterion" in params and all(p.name != "criterion" for p in spec.params):
-        raise ValueError(
-            f"solver {spec.name!r} has no criterion parameter; for the MID discretizer's impurity use "
-            "discretizer_params={'criterion': ...} (CLI: --criterion)"
-        )
-    resolved = spec.resolve(params)
-    memory_limit = check_memory_limit(memory_limit)
-    control = run_control(time_limit, progress, control)
+    data, target = _check_data_args(
+        data, target, test_size=test_size, seed=seed, progress=progress, control=control, drop_missing=drop_missing
+    )
+    control = run_control(request.time_limit, progress, control)
     t0 = time.perf_counter()
     control.report("loading")
+    limit = control.time_limit  # the clock starts after the compile below, the loading counted: watched here
+
+    def stop() -> bool:
+        return control.stopped or (limit is not None and time.perf_counter() - t0 >= limit)
+
     prep = prepare(
         data,
         target,
@@ -219,31 +219,18 @@ def solve(
         drop_missing=drop_missing,
         categorical=categorical,
         allow_many_classes=allow_many_classes,
+        stop=stop,
     )
     loading_s = time.perf_counter() - t0
     # Kernels load (or compile, with a "compiling" report) once the inputs are known to be good: a bad table is
     # reported at once, not after a first run's compile.  The clock then starts, the loading counted.
-    ensure_warm(spec, control)
+    ensure_warm(request.spec, control)
     control.start_once(spent=loading_s)
-    return run_prepared(
-        prep,
-        spec,
-        resolved,
-        discretizer=discretizer,
-        n_bins=n_bins,
-        control=control,
-        mid_budget=mid_budget,
-        discretizer_params=discretizer_params,
-        memory_limit=memory_limit,
-    )
+    return run_prepared(prep, request, control=control)
 
 
 def _is_number(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-
-
-def _got(v) -> str:
-    return repr(v)[:80] + (" (text)" if isinstance(v, str) else "")
 
 
 def run_control(time_limit=None, progress=None, control: Control | None = None) -> Control:
@@ -270,49 +257,42 @@ def start_run(spec: SolverSpec, time_limit=None, progress=None, control: Control
 
 
 def _check_solve_args(data, target, **a):
-    """Types and ranges of :func:`solve`'s own arguments, checked before any work: one clear error each.
-
-    Returns ``(data, target)``, arrays turned into a table (see :func:`treeexplorer.data.frame_from_arrays`).
-    """
-    from treeexplorer.discretize import DISCRETIZER_NAMES
-
+    """:func:`solve`'s arguments checked, one clear error each, before any work (for callers that take them one
+    by one, e.g. :func:`treeexplorer.rashomon`): the run's settings by :class:`RunRequest`'s checks, the data's by
+    :func:`_check_data_args`.  Returns ``(data, target)`` as :func:`_check_data_args` does."""
     if not isinstance(a["solver"], str):
-        raise ValueError(f"solver must be a solver name (text), got {_got(a['solver'])}")
-    disc = a["discretizer"]
-    if disc is not None and (not isinstance(disc, str) or disc not in (*DISCRETIZER_NAMES, "raw")):
-        raise ValueError(f"unknown discretizer {_got(disc)}; choose one of {', '.join(DISCRETIZER_NAMES)}")
-    n_bins = a["n_bins"]
-    if n_bins is not None and (
-        not isinstance(n_bins, numbers.Integral) or isinstance(n_bins, (bool, np.bool_)) or n_bins < 1
-    ):
-        raise ValueError(f"n_bins must be a positive integer, got {_got(n_bins)}")
-    ts = a["test_size"]
+        raise ValueError(f"solver must be a solver name (text), got {got(a['solver'])}")
+    check_discretizer(a["discretizer"])
+    check_n_bins(a["n_bins"])
+    time_limit_seconds(a["time_limit"])  # the one check every entry point makes: infinity means no limit
+    check_mid_budget(a["mid_budget"])
+    keys = ("test_size", "seed", "progress", "control", "drop_missing")
+    return _check_data_args(data, target, **{k: a[k] for k in keys})
+
+
+def _check_data_args(data, target, *, test_size, seed, progress, control, drop_missing):
+    """Types and ranges of the data side of a run (split, seed, callbacks), checked before any work: one clear
+    error each.  Returns ``(data, target)``, arrays turned into a table (:func:`treeexplorer.data.frame_from_arrays`).
+    """
+    ts = test_size
     if ts is not None and (not _is_number(ts) or not 0 <= ts < 1):
         raise DataError(
-            f"test size must be a fraction strictly between 0 and 1 (or 0 for no held-out rows), got {_got(ts)}"
+            f"test size must be a fraction strictly between 0 and 1 (or 0 for no held-out rows), got {got(ts)}"
         )
-    seed = a["seed"]
     if not isinstance(seed, numbers.Integral) or isinstance(seed, (bool, np.bool_)) or not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an integer in [0, 2**32), got {_got(seed)}")
-    time_limit_seconds(a["time_limit"])  # the one check every entry point makes: infinity means no limit
-    v = a["mid_budget"]
-    if v is not None and (not _is_number(v) or not math.isfinite(v) or v <= 0 or v > MAX_SECONDS):
-        raise ValueError(
-            f"mid_budget must be a positive, finite number of seconds up to {MAX_SECONDS:.0e} (or None), got {_got(v)}"
-        )
-    if a["progress"] is not None and not callable(a["progress"]):
-        raise ValueError(f"progress must be a function taking a dict (or None), got {_got(a['progress'])}")
-    control = a["control"]
+        raise ValueError(f"seed must be an integer in [0, 2**32), got {got(seed)}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function taking a dict (or None), got {got(progress)}")
     if control is not None:
         if not isinstance(control, Control):
-            raise ValueError(f"control must be a treeexplorer.solvers.Control (or None), got {_got(control)}")
+            raise ValueError(f"control must be a treeexplorer.solvers.Control (or None), got {got(control)}")
         if control.stopped:
             raise ValueError(
                 f"this Control was already {'cancelled' if control.cancelled else 'stopped by its time limit'}; "
                 "a Control serves one run: pass a new Control()"
             )
-    if not isinstance(a["drop_missing"], (bool, np.bool_)):
-        raise ValueError(f"drop_missing must be True or False, got {_got(a['drop_missing'])}")
+    if not isinstance(drop_missing, (bool, np.bool_)):
+        raise ValueError(f"drop_missing must be True or False, got {got(drop_missing)}")
     return _as_table(data, target)
 
 
@@ -329,7 +309,7 @@ def _as_table(data, target):
             )
         return frame_from_arrays(data, target), "y"
     if target is not None and (not isinstance(target, (str, numbers.Integral)) or isinstance(target, bool)):
-        raise DataError(f"target must be a column name or position (or labels y), got {_got(target)}")
+        raise DataError(f"target must be a column name or position (or labels y), got {got(target)}")
     if isinstance(data, (np.ndarray, list, tuple, dict)):
         return frame_from_arrays(data), target
     return data, target
@@ -344,41 +324,37 @@ def _ndim(v) -> int:
 
 def run_prepared(
     prep: Prepared,
-    spec: SolverSpec | str,
-    resolved: dict,
+    request: RunRequest | SolverSpec | str,
+    resolved: dict | None = None,
     *,
-    discretizer: str | None = None,
-    n_bins: int | None = None,
     control: Control | None = None,
-    mid_budget: float | None = None,
-    discretizer_params: dict | None = None,
-    memory_limit: float | None = None,
+    **settings,
 ) -> Front:
-    """Discretize (if needed) and run one solver on prepared data; ``resolved`` are validated params.
+    """Discretize (if needed) and run one solver on prepared data, as ``request`` says.
 
-    ``discretizer_params`` are the discretizer's own options (:data:`DISCRETIZER_OPTIONS`), see :func:`solve`.
-    The time limit of ``control`` counts from here (or from :func:`solve`'s start), discretizing included;
-    ``memory_limit`` (MB, default a safe share of the machine) bounds the matrices built here and the
-    solver's own tables, checked before they are allocated.
+    ``request`` is a :class:`~treeexplorer.request.RunRequest` (already checked: taken as it is), or a solver
+    (spec or name) with its parameters ``resolved`` and :meth:`RunRequest.build`'s keyword ``settings``
+    (``discretizer``, ``n_bins``, ``mid_budget``, ``discretizer_params``, ``memory_limit``), checked here once.
+    The time limit of ``control`` counts from here (or from :func:`solve`'s start), discretizing included; the
+    memory limit (MB, default a safe share of the machine) bounds the matrices built here and the solver's own
+    tables, checked before they are allocated.
     """
-    options = _discretizer_options(discretizer_params)
-    criterion = options["criterion"]
-    if isinstance(spec, str):
-        spec = get_solver(spec)
-        resolved = spec.resolve(resolved)
-    control = control or Control()
-    limit_mb = check_memory_limit(memory_limit)
+    if not isinstance(request, RunRequest):
+        request = RunRequest.build(request, resolved, **settings)
+    elif resolved is not None or settings:
+        raise TypeError("a RunRequest carries its settings: pass it alone (with control=)")
+    spec, resolved = request.spec, request.params
+    n_bins = request.n_bins
+    criterion = request.criterion
+    control = control or Control(request.time_limit)
+    limit_mb = check_memory_limit(request.memory_limit)
     # Kernels load (or compile) before the clock starts: compiling is not part of the time limit.
     ensure_warm(spec, control)
     control.start_once()
     schema = prep.schema
     notices = list(prep.notices)
     n_rows = len(prep.y_train)
-    if discretizer in (None, "raw") and spec.input == "numeric":
-        if n_bins is not None:
-            raise ValueError("n_bins needs a discretizer (numeric solvers use the raw columns by default)")
-        if discretizer_params:
-            raise ValueError("discretizer_params need a discretizer (numeric solvers use the raw columns by default)")
+    if request.raw:
         features, disc_name = numeric_features(schema), "raw"
         check_bytes(
             f"the numeric matrix ({n_rows:,} rows x {len(features):,} columns, categories one-hot)",
@@ -386,23 +362,30 @@ def run_prepared(
             limit_mb,
             "the number of columns (leave out ID-like or many-category columns)",
         )
-        estimate = _check_solver_memory(
-            spec, n_rows, len(features), schema.n_classes, resolved, limit_mb, 8.0 * n_rows * len(features), prep
+        estimate, run_params = _check_solver_memory(
+            spec,
+            n_rows,
+            len(features),
+            schema.n_classes,
+            resolved,
+            limit_mb,
+            8.0 * n_rows * len(features),
+            prep,
+            notices=notices,
         )
         matrix = feature_matrix(features, prep.X_train)
-        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate)
-    disc_name = discretizer or spec.default_discretizer
-    if mid_budget is not None and disc_name != "mid":
-        raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
+        return _run(prep, spec, resolved, [(features, matrix, {})], disc_name, control, notices, estimate, run_params)
+    disc_name = request.discretizer_used
     from treeexplorer.discretize import MIDRanking, fit_discretizer
-    from treeexplorer.discretize.matrix import build_test_matrix
+    from treeexplorer.discretize.matrix import as_float_matrix, build_test_matrix
 
     control.report("discretizing", method=disc_name)
     if disc_name == "exact":
         _check_exact_memory(prep, spec, limit_mb)
         _check_exact_count(prep, spec)
-    if disc_name == "mid" and mid_budget is not None:
-        return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, mid_budget, MIDRanking)
+    if disc_name == "mid" and request.mid_budget is not None:
+        budget = request.mid_budget
+        return _mid_anytime(prep, spec, resolved, n_bins, criterion, control, notices, budget, MIDRanking)
     binz: Binarization = fit_discretizer(
         disc_name, prep.X_train, prep.y_train, schema, n_bins=n_bins, criterion=criterion, stop=_stopper(control)
     )
@@ -415,31 +398,28 @@ def run_prepared(
         limit_mb,
         "the number of tests (n_bins, or the discretizer: mid, quantile)",
     )
-    estimate = _check_solver_memory(
-        spec, n_rows, len(binz), schema.n_classes, resolved, limit_mb, float(item) * n_rows * len(binz), prep
-    ) + discretizer_bytes(disc_name, *prep.X_train.shape)
+    estimate, run_params = _check_solver_memory(
+        spec,
+        n_rows,
+        len(binz),
+        schema.n_classes,
+        resolved,
+        limit_mb,
+        float(item) * n_rows * len(binz),
+        prep,
+        discretizer_bytes(disc_name, *prep.X_train.shape),
+        notices=notices,
+    )
     # by blocks, stopped by the time limit or cancel, or at half the limit so the solver keeps the other half
     # (the tests not built yet are then left out, with a notice)
-    binz, matrix = build_test_matrix(binz, prep.X_train, stop=_stopper(control, matrix_share(control.time_limit)))
-    notices += [n for n in binz.notices if n not in notices]
+    stop = _stopper(control, matrix_share(control.time_limit))
+    binz, matrix = build_test_matrix(binz, prep.X_train, stop=stop)
     if spec.input == "numeric":
-        matrix = matrix.astype(np.float64)
-    return _run(prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate)
-
-
-# Options a discretizer takes through ``discretizer_params`` (name -> default).
-DISCRETIZER_OPTIONS = {"criterion": "entropy"}
-
-
-def _discretizer_options(given: dict | None) -> dict:
-    given = dict(given or {})
-    unknown = sorted(set(given) - set(DISCRETIZER_OPTIONS))
-    if unknown:
-        raise ValueError(
-            f"discretizer_params: unknown option(s) {', '.join(unknown)}; known: {', '.join(DISCRETIZER_OPTIONS)} "
-            "(n_bins and mid_budget are arguments of their own)"
-        )
-    return {k: given.get(k) if given.get(k) is not None else v for k, v in DISCRETIZER_OPTIONS.items()}
+        binz, matrix = as_float_matrix(binz, matrix, stop=stop)
+    notices += [n for n in binz.notices if n not in notices]
+    return _run(
+        prep, spec, resolved, [(binz.conditions, matrix, {})], disc_name, control, notices, estimate, run_params
+    )
 
 
 def _stopper(control: Control, after: float | None = None):
@@ -450,9 +430,15 @@ def _stopper(control: Control, after: float | None = None):
     return lambda: control.stopped or control.elapsed >= after
 
 
-def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None) -> float:
-    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes):
-    the prepared rows, the solver's input matrix and its own structures (recorded in the front's stats)."""
+def _check_solver_memory(
+    spec, n_rows, n_tests, n_classes, resolved, limit_mb, matrix_bytes=0.0, prep=None, extra_bytes=0.0, notices=None
+) -> tuple[float, dict]:
+    """Refuse a run whose solver structures would exceed the limit; returns the run's whole estimate (bytes:
+    the prepared rows, the solver's input matrix, its own structures and the budget of its growing search store,
+    or the prepared rows and ``extra_bytes`` of an earlier phase such as the discretizer's if that is more;
+    recorded in the front's stats) and the
+    parameters the solver runs with (its store parameter lowered to what the memory limit leaves, see
+    :func:`treeexplorer.limits.store_budget`)."""
     nbytes, what, lower = solver_bytes(spec.name, n_rows, n_tests, n_classes, resolved)
     if nbytes:
         check_bytes(what, nbytes, limit_mb, lower)
@@ -462,7 +448,15 @@ def _check_solver_memory(spec, n_rows, n_tests, n_classes, resolved, limit_mb, m
     total = data + matrix_bytes + nbytes
     if nbytes:
         check_bytes(f"the run ({what} with its input matrix and the prepared rows)", total, limit_mb, lower)
-    return RUN_OVERHEAD + total  # the estimate recorded also counts what any run allocates besides
+    # the estimate recorded also counts what any run allocates besides
+    store, notice = store_budget(spec.name, resolved, limit_mb, RUN_OVERHEAD + total)
+    run_params = resolved
+    if notice is not None:
+        run_params = {**resolved, STORE_PARAMS[spec.name]: store / 2**20}
+        if notices is not None:
+            notices.append(notice)
+    # an earlier phase's peak (the discretizer's) is gone before the solver's structures are built
+    return RUN_OVERHEAD + max(total + store, data + extra_bytes), run_params
 
 
 def _check_exact_memory(prep, spec, limit_mb) -> None:
@@ -600,7 +594,7 @@ def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, no
     return user
 
 
-def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None) -> Front:
+def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None, run_params=None) -> Front:
     control.report("solving", solver=spec.name)
     control.start_once()
     # The solver stops a little before the limit: assembling the front (one pass over the rows) fits after it.
@@ -613,7 +607,7 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=Non
     try:
         for features, matrix, info in inputs:
             current[0] = features
-            raw = _solve_once(spec, matrix, prep, control, resolved, features)
+            raw = _solve_once(spec, matrix, prep, control, run_params or resolved, features)
             if not isinstance(raw, RawFront):
                 raise TypeError(f"solver {spec.name!r} returned {type(raw).__name__}, expected RawFront")
             parts.append((features, raw, info))
@@ -626,6 +620,9 @@ def _run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=Non
     front.runtime_s = control.elapsed  # the whole run: loading (from solve), discretizing, solving, assembling
     if estimate:
         front.stats["memory_estimate_mb"] = round(estimate / 2**20, 1)
+        store = (run_params or resolved).get(STORE_PARAMS.get(spec.name, ""))
+        if store is not None:  # the part of the estimate that is the growing store's cap (a bound, not a forecast)
+            front.stats["memory_store_mb"] = round(float(store), 1)
     control.report("done", trees=len(front))
     return front
 

@@ -36,8 +36,8 @@ from treeexplorer.folds import (
     run_tasks,
 )
 from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
-from treeexplorer.registry import get_solver
-from treeexplorer.solvers import Control, time_limit_seconds
+from treeexplorer.request import RunRequest
+from treeexplorer.solvers import Control
 
 __all__ = ["cross_validate", "CVFront", "FoldTask", "FoldResult", "fold_splits", "run_fold", "RULES"]
 
@@ -305,9 +305,16 @@ def cross_validate(
     ValueError
         Bad parameters, or a fold whose solver failed (the message names the fold).
     """
-    spec = get_solver(solver)
-    spec.resolve(params)  # bad parameters fail here, before any fold runs
-    time_limit = time_limit_seconds(time_limit)
+    # every setting checked once, as solve checks it, before any fold runs (each fold runs this request)
+    request = RunRequest.build(
+        solver,
+        params,
+        discretizer=discretizer,
+        n_bins=n_bins,
+        discretizer_params=discretizer_params,
+        time_limit=time_limit,
+    )
+    time_limit = request.time_limit
     if scheduler != "serial":
         return _distributed(
             data=data,
@@ -339,7 +346,7 @@ def cross_validate(
     else:
         check_cv(cv, repeats, ds.n_rows)
         notices = cv_notices(ds, cv)
-    criterion = mid_criterion(discretizer_params)
+    criterion = request.criterion
     base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit, None, folds)
     tasks = fold_tasks(base, refit)
     control = control or Control()

@@ -211,6 +211,7 @@ def load_dataset(
     name: str | None = None,
     max_rows: int | None = None,
     allow_many_classes: bool = False,
+    stop=None,
 ) -> Dataset:
     """Load and validate a classification table.
 
@@ -234,6 +235,10 @@ def load_dataset(
     allow_many_classes : bool
         Accept a target with more than max(20, 5 % of rows) distinct values or non-integer floats
         (otherwise :class:`ManyClassesError`).
+    stop : callable, optional
+        ``stop() -> bool`` polled between columns (a run's time limit or cancel): once it answers True, the
+        feature columns not yet read are left out (the first one is always read), with a notice, so that the
+        run returns its best tree so far on the columns it has.
 
     Returns
     -------
@@ -305,6 +310,13 @@ def load_dataset(
     columns, X = [], np.empty((len(df), df.shape[1] - 1), dtype=np.float64)
     feats = [c for c in df.columns if c != target]
     for j, c in enumerate(feats):
+        if j and stop is not None and stop():
+            notices.append(
+                f"stopped (time limit or cancel) while loading the table: {len(feats) - j} column(s) not read, "
+                "left out: " + ", ".join(map(repr, feats[j : j + 5])) + (" ..." if len(feats) - j > 5 else "")
+            )
+            X = np.ascontiguousarray(X[:, :j])
+            break
         s = _usable_column(df[c], c, name, c in categorical, notices)
         if c in categorical or not _looks_numeric(s):
             cats = _categories(s)

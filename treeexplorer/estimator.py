@@ -10,7 +10,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, load_dataset
-from treeexplorer.registry import COMMON_PARAM_NAMES, get_solver
+from treeexplorer.registry import COMMON_PARAM_NAMES
+from treeexplorer.request import RunRequest
 
 __all__ = ["TreeExplorerClassifier", "TreeExplorerCV"]
 
@@ -31,6 +32,13 @@ def _given_params(est) -> dict:
     "criterion") stay the solver's."""
     given = {name: getattr(est, name) for name in COMMON_PARAM_NAMES}
     return {k: v for k, v in given.items() if v is not None}
+
+
+def _request(est) -> RunRequest:
+    """The run an estimator's settings ask for, checked as :func:`treeexplorer.solve` checks them."""
+    return RunRequest.build(
+        est.solver, _given_params(est), discretizer=est.discretizer, n_bins=est.n_bins, time_limit=est.time_limit
+    )
 
 
 class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
@@ -149,10 +157,6 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         X = check_array(X, dtype=np.float64)
         return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
 
-    def _solver_params(self) -> dict:
-        spec = get_solver(self.solver)
-        return spec.resolve(_given_params(self))
-
     # -- API -------------------------------------------------------------------------------------------
     def fit(self, X, y):
         """Solve the front on ``(X, y)`` and select ``tree_``."""
@@ -177,19 +181,10 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds
-        params = self._solver_params()
+        request = _request(self)
         use_val = self.select == "validation" and ds.n_rows >= 20
         prep = prepare(ds, test_size=self.validation_fraction if use_val else None, seed=self.random_state)
-        from treeexplorer.solvers import Control
-
-        front = run_prepared(
-            prep,
-            get_solver(self.solver),
-            params,
-            discretizer=self.discretizer,
-            n_bins=self.n_bins,
-            control=Control(self.time_limit),
-        )
+        front = run_prepared(prep, request)
         self.front_ = front
         by = "test_accuracy" if use_val else "train_accuracy"
         self.selected_ = front.best(by=by, max_splits=self.max_splits)
@@ -311,7 +306,6 @@ class TreeExplorerCV(TreeExplorerClassifier):
         """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""
         from treeexplorer.cv import RULES, cross_validate
         from treeexplorer.front import COMPLEXITY_MEASURES
-        from treeexplorer.solvers import Control
 
         if self.rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(RULES)}, got {self.rule!r}")
@@ -328,17 +322,10 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds
-        params = self._solver_params()
+        request = _request(self)
         k = min(int(self.cv), ds.n_rows // 2)
         if k < 2:  # too few rows for two folds of two: the most accurate training tree, as select="train"
-            front = run_prepared(
-                prepare(ds),
-                get_solver(self.solver),
-                params,
-                discretizer=self.discretizer,
-                n_bins=self.n_bins,
-                control=Control(self.time_limit),
-            )
+            front = run_prepared(prepare(ds), request)
             self.cv_front_, self.cv_results_, self.front_ = None, None, front
             self.selected_ = front.best(by="train_accuracy")
             self.level_ = self.selected_.metrics[self.by]

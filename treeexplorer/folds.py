@@ -23,6 +23,7 @@ from treeexplorer.api import Prepared, prepare, run_prepared
 from treeexplorer.data import DataError, Dataset
 from treeexplorer.front import Front
 from treeexplorer.registry import get_solver
+from treeexplorer.request import RunRequest, discretizer_options
 from treeexplorer.solvers import Control, time_limit_seconds
 
 __all__ = [
@@ -136,6 +137,20 @@ class FoldTask:
     def is_refit(self) -> bool:
         return self.index < 0
 
+    def request(self) -> RunRequest:
+        """The run of this task, checked (:meth:`RunRequest.build`): the same gate as :func:`treeexplorer.solve`."""
+        spec = get_solver(self.solver)
+        raw = spec.input == "numeric" and self.discretizer in (None, "raw")
+        return RunRequest.build(
+            spec,
+            self.params,
+            discretizer=self.discretizer,
+            n_bins=self.n_bins,
+            # the discretizer's impurity; a solver's own "criterion" is in params
+            discretizer_params=None if raw else {"criterion": self.criterion},
+            time_limit=self.time_limit,
+        )
+
 
 @dataclass
 class FoldResult:
@@ -184,19 +199,7 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
                 train, test = fold_splits(ds.y, task.cv, task.repeats, task.seed)[task.index]
             sub = ds.subset(train)
             prep = Prepared(sub, sub.X, sub.y, ds.X[test], ds.y[test], list(ds.notices))
-        spec = get_solver(task.solver)
-        front = run_prepared(
-            prep,
-            spec,
-            spec.resolve(task.params),
-            discretizer=task.discretizer,
-            n_bins=task.n_bins,
-            control=control,
-            # the discretizer's impurity; a solver's own "criterion" is in task.params
-            discretizer_params=None
-            if spec.input == "numeric" and task.discretizer in (None, "raw")
-            else {"criterion": task.criterion},
-        )
+        front = run_prepared(prep, task.request(), control=control)
     except (ValueError, RuntimeError, MemoryError, NotImplementedError) as exc:
         # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
         return FoldResult(task.index, "error", time.perf_counter() - t0, 0, 0, error=f"{type(exc).__name__}: {exc}")
@@ -274,9 +277,7 @@ def forward_cancel(outer: Control, current: list):
 
 def mid_criterion(discretizer_params: dict | None) -> str:
     """The discretizer's impurity from ``discretizer_params`` (checked as :func:`treeexplorer.solve` does)."""
-    from treeexplorer.api import _discretizer_options
-
-    return _discretizer_options(discretizer_params)["criterion"]
+    return discretizer_options(discretizer_params)["criterion"]
 
 
 # -- the executor ------------------------------------------------------------------------------------------------

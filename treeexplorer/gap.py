@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from treeexplorer.front import Front
+from treeexplorer.tree import max_splits
 
 __all__ = ["exact_front", "attach_gaps", "optimum_by_splits", "GapError"]
 
@@ -81,8 +82,7 @@ def optimum_by_splits(exact: Front) -> dict:
     depth = exact.params.get("max_depth")
     if depth is None:
         raise GapError("the reference front does not say its max_depth")
-    top = exact.params.get("max_nodes")
-    top = (1 << int(depth)) - 1 if top is None else min(int(top), (1 << int(depth)) - 1)
+    top = max_splits(depth, exact.params.get("max_nodes"))
     done = exact.status == "done"
     lbs = exact.stats.get("lower_bounds")
     out = {}

@@ -27,6 +27,8 @@ __all__ = [
     "max_tests",
     "discretizer_bytes",
     "check_test_count",
+    "STORE_PARAMS",
+    "store_budget",
     "assembly_reserve",
     "matrix_share",
 ]
@@ -177,24 +179,74 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             "the number of tests (n_bins, discretizer mid or quantile)",
         )
     if name == "branches":
-        # bitsets of each test and its negation; the search store has its own limit (memory_mb)
-        nbytes = 2 * f * (n / 64 + 1) * 8 + c * f * 4
+        # bitsets of each test and its negation, and the greedy incumbent: CART on a sample of the rows as
+        # float64 (40 bytes a cell with its working copies); the search store is budgeted apart (store_budget)
+        from treeexplorer.solvers._incumbent import sample_rows
+
+        nbytes = 2 * f * (n / 64 + 1) * 8 + c * f * 4 + 40.0 * sample_rows(int(n), int(f)) * f
         return (
             nbytes,
-            f"BRANCHES' row bitsets ({int(n):,} rows x {n_tests:,} tests)",
+            f"BRANCHES' row bitsets and greedy incumbent ({int(n):,} rows x {n_tests:,} tests)",
             "the number of tests (n_bins, discretizer)",
         )
-    if name in ("cart", "dpdt", "contree"):
+    if name == "contree":
+        from treeexplorer.solvers.contree import memory_estimate
+
+        # each thread's sorted row lists per level (solvers.contree.memory_estimate), the stable sort building
+        # the first ones (orders, sorted values, ranks: 24 bytes a cell) and the transposed matrix at the end
+        depth = int(params.get("max_depth") or 3)
+        threads = 1 if depth < 2 else max(1, min(_threads(params), int(f)))
+        nbytes = threads * memory_estimate(int(n), int(f), depth, int(c)) + 32.0 * n * f
+        return (
+            nbytes,
+            f"ConTree's sorted row lists ({int(n):,} rows x {n_tests:,} columns, depth {depth}, {threads} threads)",
+            "max_depth or the number of columns",
+        )
+    if name in ("cart", "dpdt"):
         # CART: the sorted row order (int64), the rows gathered per column and their sorted values and labels
-        # (float64, float64, int64): 32 bytes a cell, plus slack.  DPDT: its ranks (two int64 tables) and its
-        # greedy CART's copies, then each thread's working orders of a state's rows.
-        nbytes = 40 * n * f if name != "dpdt" else 48 * n * f + 16 * n * _threads(params)
+        # (float64, float64, int64): 32 bytes a cell, plus slack.  DPDT: its ranks (two int64 tables), its
+        # greedy CART's copies (40) and a transposed float64 copy with its sorted orders (16; 72 a cell in all,
+        # measured 70-80 on magic, room and 200,000 x 20), then each thread's working orders of a state's rows.
+        nbytes = 40 * n * f if name != "dpdt" else 72 * n * f + 16 * n * _threads(params)
         return (
             nbytes,
             f"{name.upper()}'s sorted columns ({int(n):,} rows x {n_tests:,} columns)",
             "the number of columns (drop ID-like or many-category columns)",
         )
     return 0.0, "", ""
+
+
+# Solvers whose search store grows while they search (BRANCHES' branches, SAT's clause database), and the
+# parameter capping it (MB): the store stops growing there and the search returns its best so far, not proven.
+STORE_PARAMS = {"branches": "memory_mb", "sat": "memory_mb"}
+MIN_STORE_MB = 16
+
+
+def store_budget(name: str, params: dict, limit_mb: int, other_bytes: float) -> tuple[float, str | None]:
+    """Bytes solver ``name``'s growing store may take in a run whose other structures take ``other_bytes``.
+
+    Its parameter (:data:`STORE_PARAMS`), lowered to what ``limit_mb`` leaves: so the run, store included,
+    stays under the memory limit, and its estimate (other structures + this budget) bounds its peak.  Returns
+    ``(bytes, notice)``, the notice saying when the parameter was lowered; ``(0, None)`` for a solver without
+    such a store.  Raises :class:`MemoryLimitError` when less than ``MIN_STORE_MB`` would be left.
+    """
+    param = STORE_PARAMS.get(name)
+    if param is None or params.get(param) is None:
+        return 0.0, None
+    asked = float(params[param]) * _MB
+    left = limit_mb * _MB - other_bytes
+    if left < MIN_STORE_MB * _MB:
+        raise MemoryLimitError(
+            f"{name}'s run would leave {max(left, 0) / _MB:.0f} MB of the memory limit of {limit_mb:,} MB for its "
+            f"search store (at least {MIN_STORE_MB} MB); lower the number of tests (n_bins, discretizer mid or "
+            "quantile), or raise memory_limit if the machine has the memory"
+        )
+    if asked <= left:
+        return asked, None
+    return left, (
+        f"{name}: {param}={params[param]:g} lowered to {left / _MB:.0f} MB, what the memory limit of "
+        f"{limit_mb:,} MB leaves for the search store (raise memory_limit for more)"
+    )
 
 
 def _threads(params: dict) -> int:
@@ -204,8 +256,9 @@ def _threads(params: dict) -> int:
 
 def discretizer_bytes(method: str, n: int, p: int) -> float:
     """Peak of fitting a discretizer beyond its matrix: MID ranks every column of the table at once (its sort
-    orders, sorted values and labels, 24 bytes a cell); the others sort one column at a time."""
-    return 24.0 * n * p if method == "mid" else 0.0
+    orders, sorted values and labels, 24 bytes a cell, and the checked copy of the table and the column summaries:
+    40 in all, measured on 200,000 x 20); the others sort one column at a time."""
+    return 40.0 * n * p if method == "mid" else 0.0
 
 
 def matrix_share(time_limit: float | None) -> float | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,9 @@ from typing import Any
 __all__ = [
     "COMMON_PARAMS",
     "COMMON_PARAM_NAMES",
+    "FRONT_MAX_NODES",
+    "EXACT_SPARSITY",
+    "whole_front",
     "solver_help",
     "Param",
     "SolverSpec",
@@ -164,6 +168,35 @@ class Param:
         return value
 
 
+def whole_front(single: str) -> Param:
+    """The ``front`` switch of a whole-front solver; ``single`` says what it returns when off."""
+    return Param(
+        "front",
+        "bool",
+        True,
+        f"Return the optimal tree for every number of splits (the exact error-vs-splits front); off: {single}.",
+    )
+
+
+# Parameters the exact whole-front solvers (MurTree, ConTree) share, declared once.
+FRONT_MAX_NODES = Param(
+    "max_nodes",
+    "int",
+    None,
+    "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
+    "(default: a full tree, 2^max_depth - 1).",
+    bounds=(0, None),
+)
+EXACT_SPARSITY = Param(
+    "sparsity",
+    "float",
+    None,
+    "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
+    "fix 1% of the rows to be worth it). Exact for any real value.",
+    bounds=(0.0, None),
+)
+
+
 @dataclass(frozen=True)
 class SolverSpec:
     """How to call one solver.
@@ -186,6 +219,10 @@ class SolverSpec:
         One or two sentences for the app and ``--help``.
     default_discretizer : str
         Discretizer used when the caller does not choose one (binary solvers only).
+    progress_words : callable, optional
+        ``progress_words(report, params) -> (text, fraction)``: the solver's own progress reports (phases starting
+        with its name) in plain words, with the fraction done when the work can be counted (else None);
+        :func:`treeexplorer.ui.progress.describe` adds the elapsed time.  None: the phase and counters as they come.
     wants_features : bool
         Whether ``run`` also takes ``features=`` (what each column of ``X`` is: a column index or a
         :class:`treeexplorer.schema.Condition`), ``encoded=`` (the encoded training table) and ``schema=``,
@@ -201,6 +238,7 @@ class SolverSpec:
     description: str = ""
     default_discretizer: str = "none"
     wants_features: bool = False
+    progress_words: Callable[[dict, dict], tuple[str, float | None]] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -224,6 +262,9 @@ class SolverSpec:
 _REGISTRY: dict[str, SolverSpec] = {}
 _BROKEN: dict[str, str] = {}  # solver or plug-in module -> why it could not be loaded
 _TRIED: set[str] = set()  # modules imported (or tried) already: each is loaded once per process
+# Held while modules load: a module is marked tried before its import ends, so without the lock a second thread (a
+# server's other session, the warm-up thread) would skip it mid-import and list the registry without its solver.
+_LOADING = threading.RLock()
 
 
 def register(spec: SolverSpec) -> SolverSpec:
@@ -259,12 +300,13 @@ def load_plugins(modules: str | None = None) -> None:
     Safe to call often: each module is imported at most once; failures are listed by
     :func:`unavailable_solvers`, keyed by solver name (built-in) or ``plugin <module>``.
     """
-    for name, module in BUILTIN_ADAPTERS.items():
-        if name not in _REGISTRY:
-            _import(module, name)
     spec = os.environ.get(PLUGINS_ENV, "") if modules is None else modules
-    for module in filter(None, (m.strip() for m in spec.split(","))):
-        _import(module, f"plugin {module}")
+    with _LOADING:
+        for name, module in BUILTIN_ADAPTERS.items():
+            if name not in _REGISTRY:
+                _import(module, name)
+        for module in filter(None, (m.strip() for m in spec.split(","))):
+            _import(module, f"plugin {module}")
 
 
 def get_solver(name: str) -> SolverSpec:
@@ -277,6 +319,22 @@ def get_solver(name: str) -> SolverSpec:
     known = ", ".join(available_solvers()) or "none"
     hint = f"; {PLUGINS_ENV} modules that failed to load: {', '.join(_BROKEN)}" if _BROKEN else ""
     raise ValueError(f"unknown solver {name!r}; choose one of {known}{hint}")
+
+
+def report_count(report: dict, key: str) -> int:
+    """A counter of a progress report as an int (0 when missing or not a number)."""
+    try:
+        return int(report.get(key) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def solver_of_phase(phase: str) -> SolverSpec | None:
+    """The registered solver whose progress reports ``phase`` is (it starts with the solver's name), if any."""
+    for name in available_solvers():
+        if phase.startswith(name):
+            return _REGISTRY[name]
+    return None
 
 
 def available_solvers() -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,10 +31,12 @@ from treeexplorer.folds import (
     mid_criterion,
     run_tasks,
 )
+from treeexplorer.jobs import Job
 from treeexplorer.registry import get_solver
+from treeexplorer.request import RunRequest, check_discretizer, check_n_bins
 from treeexplorer.solvers import Control, time_limit_seconds
 
-__all__ = ["sweep", "SweepResult", "SweepJob", "start_sweep", "expand_grid", "connect", "SERIAL"]
+__all__ = ["sweep", "SweepResult", "start_sweep", "expand_grid", "connect", "SERIAL"]
 
 # Grid keys that are not solver parameters (everything else is validated by the solver's Param).
 PIPELINE_KEYS = ("solver", "discretizer", "n_bins")
@@ -65,7 +66,7 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
     out of its bounds, ...), naming the grid key.  A key that only some solvers use applies to those only (the
     others' settings are deduplicated, with a notice); a key no solver in the grid uses is an error.
     """
-    from treeexplorer.discretize import DISCRETIZER_NAMES, takes_n_bins
+    from treeexplorer.discretize import takes_n_bins
 
     if not isinstance(grid, dict) or not grid:
         raise ValueError("grid must be a non-empty dict such as {'solver': ['cart', 'dpdt'], 'max_depth': [2, 3]}")
@@ -80,14 +81,12 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
             specs[name] = get_solver(name)
         except (ValueError, NotImplementedError, RuntimeError) as exc:
             raise type(exc)(f"grid solver: {exc}") from None
-    for d in grid.get("discretizer", []):
-        if d is not None and d != "raw" and d not in DISCRETIZER_NAMES:
-            raise ValueError(
-                f"grid discretizer: unknown discretizer {d!r}; choose one of raw, {', '.join(DISCRETIZER_NAMES)}"
-            )
-    for b in grid.get("n_bins", []):
-        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1):
-            raise ValueError(f"grid n_bins: n_bins must be a positive integer, got {b!r}")
+    for key, check in (("discretizer", check_discretizer), ("n_bins", check_n_bins)):
+        for v in grid.get(key, []):
+            try:
+                check(v)  # solve's own check of the value
+            except ValueError as exc:
+                raise ValueError(f"grid {key}: {exc}") from None
     params = [k for k in grid if k not in PIPELINE_KEYS]
     for k in params:
         users = [s for s in specs.values() if any(p.name == k for p in s.params)]
@@ -128,6 +127,10 @@ def expand_grid(grid: dict) -> tuple[list[dict], list[str]]:
         s["params"] = p
         key = (s["solver"], s["discretizer"], s["n_bins"], tuple(sorted(p.items())))
         if key not in seen:
+            try:  # the setting as a whole through the gate every run passes (each task builds this request)
+                RunRequest.build(spec, p, discretizer=s["discretizer"], n_bins=s["n_bins"])
+            except ValueError as exc:
+                raise ValueError(f"grid setting {spec.name} {s['discretizer'] or ''} {p}: {exc}") from None
             seen.add(key)
             settings.append(s)
     if any(b is not None for b in grid.get("n_bins", [])) and not bins_used:  # as solve says it
@@ -437,68 +440,24 @@ def _bar(total: int, show: bool):
 
 
 # -- for an app ----------------------------------------------------------------------------------------------------
-class SweepJob:
-    """A sweep running in a background thread, so an app's UI thread stays free (see :func:`start_sweep`).
+def start_sweep(data, grid: dict, progress=None, **kwargs) -> Job:
+    """Start :func:`sweep` in a background thread and return its :class:`~treeexplorer.jobs.Job` at once.
 
-    Attributes
-    ----------
-    control : solvers.Control
-        ``job.cancel()`` calls ``control.cancel()``.
-    updates : list of dict
-        Every progress report so far (the same dicts ``progress`` receives), for polling instead of callbacks.
-    """
-
-    def __init__(self, data, grid: dict, progress=None, **kwargs):
-        import threading
-
-        self.control = kwargs.pop("control", None) or Control()
-        self.updates: list[dict] = []
-        self._progress = progress
-        self._result: SweepResult | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(data, grid, kwargs), name="treeexplorer-sweep", daemon=True
-        )
-
-    def _report(self, info: dict) -> None:
-        self.updates.append(info)
-        if self._progress is not None:
-            self._progress(info)
-
-    def _run(self, data, grid, kwargs) -> None:
-        try:
-            kwargs.setdefault("show_progress", False)
-            self._result = sweep(data, grid, progress=self._report, control=self.control, **kwargs)
-        except BaseException as exc:  # handed to the caller by result()
-            self._error = exc
-
-    def start(self) -> SweepJob:
-        self._thread.start()
-        return self
-
-    def cancel(self) -> None:
-        """Stop every task (what finished stays in the result)."""
-        self.control.cancel()
-
-    @property
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
-    def result(self, timeout: float | None = None) -> SweepResult:
-        """Wait for the sweep (``TimeoutError`` after ``timeout`` s); re-raises its error, e.g. a bad grid."""
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            raise TimeoutError(f"the sweep is still running after {timeout} s")
-        if self._error is not None:
-            raise self._error
-        return self._result
-
-
-def start_sweep(data, grid: dict, progress=None, **kwargs) -> SweepJob:
-    """Start :func:`sweep` in a background thread and return its :class:`SweepJob` at once.
-
-    ``progress`` is called from that thread (an app hands the update to its own event loop, e.g. Panel's
-    ``pn.state.execute``); ``kwargs`` are :func:`sweep`'s.  Pass a long-lived ``distributed.Client`` as
+    ``job.cancel()`` stops every task, ``job.result(timeout)`` waits for the :class:`SweepResult` (re-raising
+    the sweep's error, e.g. a bad grid), and ``job.events()`` hands over the progress reports for polling.
+    ``progress`` is also called from the sweep's thread (an app hands the update to its own event loop, e.g.
+    Panel's ``pn.state.execute``); ``kwargs`` are :func:`sweep`'s.  Pass a long-lived ``distributed.Client`` as
     ``scheduler`` to keep the workers (and their loaded numba kernels) between sweeps.
     """
-    return SweepJob(data, grid, progress, **kwargs).start()
+    kwargs.setdefault("show_progress", False)
+
+    def report(info: dict) -> None:
+        job.report(info)
+        if progress is not None:
+            progress(info)
+
+    def work(control: Control) -> SweepResult:
+        return sweep(data, grid, progress=report, control=control, **kwargs)
+
+    job = Job(work, control=kwargs.pop("control", None), label="sweep", log_errors=False)
+    return job.start()

@@ -42,7 +42,17 @@ from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema, forma
 from treeexplorer.solvers import RawTree
 from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes
 
-__all__ = ["Tree", "class_text", "shorten_thresholds", "shortest_between"]
+__all__ = ["Tree", "class_text", "max_splits", "shorten_thresholds", "shortest_between"]
+
+
+def max_splits(depth: int, max_nodes: int | None = None) -> int:
+    """Most splits of a binary tree ``depth`` levels deep (``2**depth - 1``), capped by ``max_nodes`` when given.
+
+    The split budgets ``0..max_splits`` are what a whole front of that depth covers (MurTree's and ConTree's
+    fronts, the exact front of the gap view).
+    """
+    k = (1 << int(depth)) - 1
+    return k if max_nodes is None else min(k, int(max_nodes))
 
 
 class Tree:

@@ -5,7 +5,8 @@ time too).  Counted against a time limit, a cold start can spend the whole limit
 unproven tree; so :func:`treeexplorer.api.run_prepared` calls :func:`ensure_warm` before it starts the
 solver's :class:`~treeexplorer.solvers.Control`: the time limit then measures the search alone.  Warming
 runs the solver once on a small toy table with the argument types of a real run (uint8 tests or float64
-columns, int64 labels), once per solver and process; later calls cost a dictionary lookup.
+columns, int64 labels), then every discretizer and the front assembly on toy tables too (they run inside the
+limit as well), once per solver and process; later calls cost a dictionary lookup.
 """
 
 from __future__ import annotations
@@ -66,6 +67,33 @@ def _warm_assembly() -> None:
     _assembly_warm.append(True)
 
 
+_discretizers_warm: list[bool] = []
+
+
+def _warm_discretizers() -> None:
+    """Load the discretizers' kernels (MID's ranking, MDLP's cuts) and the test matrix's: the default
+    discretizer of a binary solver runs inside the time limit, and so does any other a run names."""
+    if _discretizers_warm:
+        return
+    from treeexplorer.discretize import CRITERIA, DISCRETIZER_NAMES, fit_discretizer
+    from treeexplorer.discretize.matrix import build_test_matrix
+    from treeexplorer.schema import Column, Schema
+
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(48, 3)), 1)  # numeric columns with ties: every discretizer finds tests
+    y = ((X[:, 0] + 0.3 * rng.normal(size=48) > 0).astype(np.int64) + (X[:, 1] > 0.5)).astype(np.int64)
+    X = np.column_stack([X, rng.integers(0, 2, size=48).astype(np.float64)])  # and a 0/1 column
+    schema = Schema(tuple(Column(f"x{j}", "numeric") for j in range(X.shape[1])), "y", ("a", "b", "c"))
+    for method in DISCRETIZER_NAMES:
+        for criterion in CRITERIA if method == "mid" else ("entropy",):
+            try:
+                binz = fit_discretizer(method, X, y, schema, criterion=criterion)
+                build_test_matrix(binz, X)
+            except ValueError:  # "none" refuses the numeric columns: it has no kernel of its own
+                continue
+    _discretizers_warm.append(True)
+
+
 def _run_toys(spec: SolverSpec) -> None:
     """Run ``spec`` on the toy table (each variant), then the front assembly: every kernel a run needs loads."""
     X, y = _toy()
@@ -78,10 +106,11 @@ def _run_toys(spec: SolverSpec) -> None:
         except Exception:  # noqa: BLE001 - a toy the solver refuses only leaves some kernels cold
             continue
     with _locks_guard:
-        try:
-            _warm_assembly()
-        except Exception:  # noqa: BLE001 - a cold assembly kernel costs time, not correctness
-            pass
+        for warm in (_warm_assembly, _warm_discretizers):
+            try:
+                warm()
+            except Exception:  # noqa: BLE001 - a cold kernel costs time, not correctness
+                pass
 
 
 def _lock(name: str) -> threading.Lock:

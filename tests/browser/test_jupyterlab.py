@@ -273,6 +273,10 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
     page.locator(".bk-Checkbox", has_text="held-out points").locator("input[type=checkbox]").last.uncheck()
     page.wait_for_function(f"() => ({HELD_OUT_JS})() === 0", timeout=30_000)
     shot(page, "12_jupyterlab_no_heldout", full_page=False)
+    # in a notebook too, a click on a checkbox's label (not only on its 13 px box) ticks it
+    cv = explorer.locator(".bk-Checkbox", has_text="Cross-validate").last
+    cv.locator(".bk-label").click()
+    pytest.importorskip("playwright.sync_api").expect(cv.locator("input")).to_be_checked(timeout=30_000)
     cells = page.evaluate(CELLS_JS)
     outputs = " ".join(c["text"] for c in cells)
     assert "Traceback" not in outputs and "ValueError" not in outputs

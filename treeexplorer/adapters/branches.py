@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import Param, SolverSpec, register, report_count
 from treeexplorer.schema import OP_EQ, Condition
 from treeexplorer.solvers.branches import DEFAULT_LAMBDAS, DEFAULT_MEMORY_MB, branches_front, parse_lambdas
 
@@ -162,11 +162,21 @@ def run(
     return raw
 
 
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """BRANCHES' reports in words: branches searched, or trees of the front found."""
+    if "done" in p:
+        return f"BRANCHES: {report_count(p, 'done')} trees of the front found", None
+    if "branches" in p:
+        return f"BRANCHES: searching ({report_count(p, 'branches'):,} branches)", None
+    return "BRANCHES: searching", None
+
+
 SPEC = register(
     SolverSpec(
         name="branches",
         input="binary",
         run=run,
+        progress_words=progress_words,
         params=PARAMS,
         title="BRANCHES (optimal sparse trees)",
         description="Chaouki, Read & Bifet's dynamic programming with branch-and-bound: the tree maximising "

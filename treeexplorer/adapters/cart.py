@@ -36,11 +36,17 @@ def run(X, y, n_classes, control, max_depth=5, criterion="gini", min_samples_lea
     )
 
 
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """CART's one phase in words."""
+    return "CART: growing the tree", None
+
+
 SPEC = register(
     SolverSpec(
         name="cart",
         input="numeric",
         run=run,
+        progress_words=progress_words,
         params=PARAMS,
         title="CART",
         description="Greedy CART tree (scikit-learn compatible) and its minimal cost-complexity pruning path: "

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import (
+    EXACT_SPARSITY,
+    FRONT_MAX_NODES,
+    Param,
+    SolverSpec,
+    register,
+    report_count,
+    whole_front,
+)
 from treeexplorer.solvers.contree import contree
 
 __all__ = ["run", "SPEC"]
@@ -23,11 +31,20 @@ def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None,
     )
 
 
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """ConTree's reports in words: root splits searched, and the best tree so far."""
+    text = f"ConTree: {report_count(p, 'root_splits'):,} root splits searched"
+    if "best_errors" in p and report_count(p, "root_splits"):
+        text += f", best tree so far {report_count(p, 'best_errors'):,} errors"
+    return text, None
+
+
 SPEC = register(
     SolverSpec(
         name="contree",
         input="numeric",
         run=run,
+        progress_words=progress_words,
         params=(
             Param(
                 "max_depth",
@@ -37,29 +54,9 @@ SPEC = register(
                 "depth 4 can take hours: set a time limit, the run then reports its gap to the optimum.",
                 bounds=(0, 8),
             ),
-            Param(
-                "max_nodes",
-                "int",
-                None,
-                "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
-                "(default: a full tree, 2^max_depth - 1).",
-                bounds=(0, None),
-            ),
-            Param(
-                "sparsity",
-                "float",
-                None,
-                "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
-                "fix 1% of the rows to be worth it). Exact for any real value.",
-                bounds=(0.0, None),
-            ),
-            Param(
-                "front",
-                "bool",
-                True,
-                "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
-                "off: only the most accurate tree (faster).",
-            ),
+            FRONT_MAX_NODES,
+            EXACT_SPARSITY,
+            whole_front("only the most accurate tree (faster)"),
             Param(
                 "max_memory_mb",
                 "int",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import Param, SolverSpec, register, report_count
 from treeexplorer.solvers.dpdt import DPDT_CRITERIA, GENERATORS, dpdt
 
 PARAMS = (
@@ -128,11 +128,27 @@ def run(
     )
 
 
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """DPDT's reports in words: the depth of the tree search being built, of ``max_depth``."""
+    depth, total = report_count(p, "depth"), params.get("max_depth")
+    at, of = report_count(p, "expanded_at_depth"), report_count(p, "states_at_depth")
+    fraction = None
+    if isinstance(total, int) and total > 0 and depth > 0:
+        text = f"DPDT: building the tree search, depth {min(depth, total)} of {total}"
+        fraction = min(1.0, (depth - 1 + (at / of if of else 0.0)) / total)
+    else:
+        text = "DPDT: building the tree search"
+    if report_count(p, "states"):
+        text += f" ({report_count(p, 'states'):,} candidate subtrees so far)"
+    return text, fraction
+
+
 SPEC = register(
     SolverSpec(
         name="dpdt",
         input="numeric",
         run=run,
+        progress_words=progress_words,
         params=PARAMS,
         title="DPDT",
         description="Dynamic-programming decision trees (Kohler et al.): an MDP over the tests CART proposes at "

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from treeexplorer.registry import Param, SolverSpec, register
+from treeexplorer.registry import (
+    EXACT_SPARSITY,
+    FRONT_MAX_NODES,
+    Param,
+    SolverSpec,
+    register,
+    report_count,
+    whole_front,
+)
 from treeexplorer.solvers.murtree import murtree
+from treeexplorer.tree import max_splits
 
 __all__ = ["run", "SPEC"]
 
@@ -36,11 +45,30 @@ def run(
     )
 
 
+def split_budgets(params: dict) -> int | None:
+    """How many split budgets (0..K) a MurTree front covers: K = :func:`~treeexplorer.tree.max_splits` of its
+    depth, capped by ``max_nodes`` (None when the depth is unknown)."""
+    depth = params.get("max_depth")
+    if not isinstance(depth, int) or depth < 0:
+        return None
+    nodes = params.get("max_nodes")
+    return max_splits(depth, nodes if isinstance(nodes, int) and nodes >= 0 else None) + 1
+
+
+def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
+    """MurTree's reports in words: the split budgets solved so far, of :func:`split_budgets`."""
+    done, total = report_count(p, "budgets_done"), split_budgets(params)
+    if total:
+        return f"MurTree: optimal trees for {done} of {total} split budgets", min(1.0, done / total)
+    return f"MurTree: optimal trees for {done} split budgets", None
+
+
 SPEC = register(
     SolverSpec(
         name="murtree",
         input="binary",
         run=run,
+        progress_words=progress_words,
         params=(
             Param(
                 "max_depth",
@@ -50,29 +78,9 @@ SPEC = register(
                 "extra level multiplies the work by about the number of tests.",
                 bounds=(0, 10),
             ),
-            Param(
-                "max_nodes",
-                "int",
-                None,
-                "Most splits (internal nodes) a tree may use; the front covers 0 up to this many "
-                "(default: a full tree, 2^max_depth - 1).",
-                bounds=(0, None),
-            ),
-            Param(
-                "sparsity",
-                "float",
-                None,
-                "Return only the tree minimising error rate + sparsity x splits (e.g. 0.01: a split must "
-                "fix 1% of the rows to be worth it). Exact for any real value.",
-                bounds=(0.0, None),
-            ),
-            Param(
-                "front",
-                "bool",
-                True,
-                "Return the optimal tree for every number of splits (the exact error-vs-splits front); "
-                "off: only the most accurate tree, with the fewest splits among equally accurate ones.",
-            ),
+            FRONT_MAX_NODES,
+            EXACT_SPARSITY,
+            whole_front("only the most accurate tree, with the fewest splits among equally accurate ones"),
             Param("min_leaf_support", "int", 1, "Minimum number of training rows in every leaf.", bounds=(1, None)),
             Param(
                 "fewest_splits",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from treeexplorer.registry import Param, SolverSpec, register
-from treeexplorer.solvers.sat import DEFAULT_SAT_SOLVER, SAT_SOLVERS, sat_tree
+from treeexplorer.solvers.sat import DEFAULT_MEMORY_MB, DEFAULT_SAT_SOLVER, SAT_SOLVERS, sat_tree
 
 __all__ = ["run"]
 
@@ -19,6 +19,7 @@ def run(
     minimize_size=True,
     conflicts="error",
     front=True,
+    memory_mb=DEFAULT_MEMORY_MB,
 ):
     """Adapter entry point: ``X`` is the 0/1 test matrix, returns a :class:`solvers.RawFront`."""
     return sat_tree(
@@ -31,6 +32,7 @@ def run(
         sat_solver=sat_solver,
         conflicts=conflicts,
         control=control,
+        memory_mb=memory_mb,
     )
 
 
@@ -77,6 +79,15 @@ SPEC = register(
                 True,
                 "Also return the smallest tree of each depth above the minimum (up to max_depth) when it is "
                 "smaller; off: only the minimum-depth tree.",
+            ),
+            Param(
+                "memory_mb",
+                "int",
+                DEFAULT_MEMORY_MB,
+                "Memory for the SAT solver's clauses, in MB (about 100 bytes a clause; each example adds "
+                "(2^depth - 1) x tests of them). When it is full the search stops with the best tree so far, "
+                "not proven minimal, and says so.",
+                bounds=(16, None),
             ),
         ),
         title="SAT (minimum depth, then size)",

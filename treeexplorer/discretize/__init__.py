@@ -149,8 +149,8 @@ def fit_discretizer(
     notices : list of str, optional
         If given, the notices are also appended to it.
     stop : callable, optional
-        ``stop() -> bool`` polled between columns of the MID ranking and of ``exact`` (a run's time limit or
-        cancel): when it answers True they keep the columns done so far, with a notice.
+        ``stop() -> bool`` polled between columns while summarising them and in the MID ranking, ``exact`` and
+        MDLP (a run's time limit or cancel): when it answers True they keep the columns done so far, with a notice.
 
     Returns
     -------
@@ -192,7 +192,7 @@ def fit_discretizer(
     else:
         X, yy = check_inputs(X_enc, y, schema)
         own: list[str] = []
-        summaries = summarise_columns(X, yy, schema, own)
+        summaries = summarise_columns(X, yy, schema, own, stop)
         gains = None
         if method == "none":
             conds = none_conditions(summaries, schema)
@@ -214,7 +214,7 @@ def fit_discretizer(
                     else [Condition(s.index, OP_LE, float(t)) for t in exact_thresholds(s)]
                 )
         elif method == "mdlp":
-            conds, gains = _fit_mdlp(summaries, schema, own)
+            conds, gains = _fit_mdlp(summaries, schema, own, stop)
         else:
             conds = binned_conditions(
                 summaries,
@@ -254,9 +254,18 @@ def _fit_mid(X_enc, y, schema, n_bins, criterion, stop=None) -> Binarization:
     return ranking.select(n_bins)
 
 
-def _fit_mdlp(summaries, schema, notices) -> tuple[list[Condition], list[float]]:
+def _fit_mdlp(summaries, schema, notices, stop=None) -> tuple[list[Condition], list[float]]:
     conds, gains, silent = [], [], []
-    for s in summaries:
+    for i, s in enumerate(summaries):
+        if conds and stop is not None and stop():  # MDLP's recursive cuts: seconds on many rows
+            left = [schema.columns[t.index].name for t in summaries[i:] if t.role != "constant"]
+            if left:
+                notices.append(
+                    f"mdlp: stopped (time limit or cancel) before the cuts of {len(left)} column(s): "
+                    + ", ".join(map(repr, left[:5]))
+                    + (" ..." if len(left) > 5 else "")
+                )
+            break
         if s.role == "constant":
             continue
         if s.role == "numeric":

@@ -281,6 +281,8 @@ class TreeFigure:
                     ("majority", "@majority"),
                     ("classes", "@classes"),
                 ],
+                # no button: always on, and a fifth button made the toolbar fold into a "⋮" menu on first draw
+                visible=False,
             )
         )
         for r in fig.renderers:

@@ -25,12 +25,15 @@ from treeexplorer.data import (
     read_table_bytes,
 )
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.jobs import Job
 from treeexplorer.registry import COMMON_PARAM_NAMES, SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
+from treeexplorer.request import RunRequest
 from treeexplorer.ui.admission import max_upload_bytes, mib
 from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
+from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, UPLOAD_SUFFIXES
 from treeexplorer.ui.gapview import ExactFronts
-from treeexplorer.ui.jobs import Job, readable_error
+from treeexplorer.ui.jobs import app_job, readable_error
 
 __all__ = [
     "Controller",
@@ -49,7 +52,6 @@ __all__ = [
 
 MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MiB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
 MAX_UPLOAD_ROWS = 200_000
-UPLOAD_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
 
 def list_solvers() -> list[str]:
@@ -138,10 +140,32 @@ class RunSettings:
     discretizer: str | None = None
     n_bins: int | None = None
     mid_budget: float | None = None
-    time_limit: float | None = 30.0
+    time_limit: float | None = DEFAULT_TIME_LIMIT
     cv: int | None = None  # cross-validate with this many folds (None: a plain run)
+    name: str | None = None  # the legend's words for a run solved elsewhere (add_fronts), else made up
+
+    def request(self) -> RunRequest:
+        """The run these settings ask for, checked (:meth:`RunRequest.build`: the gate every entry point uses).
+
+        ``raw`` (or no discretizer) is the solver's default: the raw columns of a numeric solver, the default
+        discretizer of a binary one; ``n_bins`` and ``mid_budget`` apply only where a discretizer (MID) takes them.
+        """
+        spec = solver_spec(self.solver)
+        disc = None if self.discretizer in (None, "raw") else self.discretizer
+        if disc is None and spec.input == "binary":
+            disc = spec.default_discretizer
+        return RunRequest.build(
+            spec,
+            self.params,
+            discretizer=disc,
+            n_bins=self.n_bins if disc is not None else None,
+            mid_budget=self.mid_budget if disc == "mid" else None,
+            time_limit=self.time_limit,
+        )
 
     def label(self) -> str:
+        if self.name is not None:
+            return self.name
         bits = [self.solver]
         if self.discretizer not in (None, "raw"):
             bits.append(
@@ -155,6 +179,41 @@ class RunSettings:
         if self.cv:
             bits.append(f"CV {self.cv}-fold")
         return " · ".join(bits)
+
+
+@dataclass(frozen=True)
+class TableLoad:
+    """One way of loading a table (:meth:`Controller._load`'s arguments), kept while a load waits for the user
+    (a many-classes target to confirm, missing values to drop) so that it can be tried again."""
+
+    loader: object  # loader(target, drop_missing=..., allow_many_classes=...) -> Dataset
+    target: str | None
+    bundled: str | None
+    frame: pd.DataFrame | None
+    probe: pd.DataFrame | None = None
+    frame_id: str = ""
+
+    @property
+    def table(self) -> str:
+        """The table's identity: the bundled name or the upload's content hash."""
+        return self.bundled if self.bundled is not None else f"upload:{self.frame_id}"
+
+
+@dataclass(frozen=True)
+class PendingLoad:
+    """A load that waits for the user, and the column refused for its many classes (None: another refusal)."""
+
+    load: TableLoad
+    many_classes_column: str | None = None
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """What a run's job needs back when it ends: its settings and the data it was started on."""
+
+    settings: RunSettings
+    data_key: tuple
+    data_label: str
 
 
 @dataclass
@@ -175,11 +234,14 @@ class Run:
         n = len(self.front)
         proven = sum(t.optimal for t in self.front)
         status = {"done": "done", "time_limit": "time limit reached", "cancelled": "cancelled"}.get(
-            self.front.status, self.front.status
+            *(2 * [self.front.status if self.cv is None else self.cv.status])
         )
         claim = f"{proven} {self.front.optimality}" if proven else "none proven optimal"
-        text = f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
-        return f"{text}; {cv_summary(self.cv)}" if self.cv is not None else text
+        if self.cv is None:
+            return f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
+        # the run's time is its folds' and the refit's, not the refit's alone (which read "done in 0.00 s")
+        text = f"{n} trees ({claim}), {status} in {self.cv.runtime_s:.2f} s (folds and refit)"
+        return f"{text}; {cv_summary(self.cv)}"
 
 
 class Controller(param.Parameterized):
@@ -192,7 +254,7 @@ class Controller(param.Parameterized):
     dataset_name = param.String(default="", doc="Name shown in provenance")
     columns = param.List(default=[], doc="Columns of the loaded table")
     target = param.String(default="", doc="Target column")
-    test_size = param.Number(default=0.25, bounds=(0.0, 0.9))
+    test_size = param.Number(default=DEFAULT_HELD_OUT, bounds=HELD_OUT_RANGE)
     seed = param.Integer(default=0, bounds=(0, None))
     test_name = param.String(default="", doc="Name of an uploaded test file ('' = use test_size)")
     drop_missing = param.Boolean(default=False, doc="Drop rows with missing values instead of refusing them")
@@ -222,8 +284,9 @@ class Controller(param.Parameterized):
         self._prep: Prepared | None = None
         self._all_runs: list[Run] = []  # every run of the session, of every data set
         self._selected_by_key: dict = {}
-        self._pending = None  # a load waiting for the many-classes confirmation
+        self._pending: PendingLoad | None = None  # a load waiting for the user (many classes, missing values)
         self.job: Job | None = None
+        self.card_settings: RunSettings | None = None  # the solver card when the tab closed (a reload shows it)
         self._next_id = 1
         self._closed = False
         self.missing_by_column: dict[str, int] = {}  # of the file as read, for the data preview
@@ -281,14 +344,17 @@ class Controller(param.Parameterized):
         except DataError as exc:
             self.error = str(exc)
             return False
-        stem = Path(filename).stem or "upload"
+        return self._load_upload(frame, Path(filename).stem or "upload", hashlib.sha1(content).hexdigest()[:12], target)
+
+    def _load_upload(self, frame: pd.DataFrame, name: str, frame_id: str, target) -> bool:
+        """Load an uploaded table (capped at ``MAX_UPLOAD_ROWS`` rows) as ``name``, known by its content hash."""
         return self._load(
-            lambda t, **kw: load_dataset(frame, t, name=stem, max_rows=MAX_UPLOAD_ROWS, **kw),
+            lambda t, **kw: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS, **kw),
             target,
             bundled=None,
             frame=frame,
             probe=frame,
-            frame_id=hashlib.sha1(content).hexdigest()[:12],
+            frame_id=frame_id,
         )
 
     def load_frame(self, frame: pd.DataFrame, target=None, name: str = "DataFrame") -> bool:
@@ -315,9 +381,8 @@ class Controller(param.Parameterized):
         and exported like the app's own runs, not solved again.  The first front's best tree is selected."""
         added = []
         for i, front in enumerate(fronts):
-            settings = RunSettings(front.solver, dict(front.params), front.discretizer, time_limit=None)
-            if labels is not None:
-                settings.label = lambda text=labels[i]: text  # the legend says what the caller calls it
+            name = labels[i] if labels is not None else None  # the legend says what the caller calls it
+            settings = RunSettings(front.solver, dict(front.params), front.discretizer, time_limit=None, name=name)
             n = len(self._all_runs)
             self._add_run(front, settings)
             added += self._all_runs[n:]
@@ -326,19 +391,22 @@ class Controller(param.Parameterized):
         return added
 
     def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
-        table = bundled if bundled is not None else f"upload:{frame_id}"
+        return self._try_load(TableLoad(loader, target, bundled, frame, probe, frame_id))
+
+    def _try_load(self, load: TableLoad) -> bool:
+        bundled, frame, probe, table = load.bundled, load.frame, load.probe, load.table
         missing = missing_rows(probe) if probe is not None else 0
         self.missing_by_column = missing_by_column(probe) if probe is not None else {}
 
         def attempt(t):
             allow = (table, t) in self._allow_many
-            return loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow)
+            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow)
 
         try:
-            ds = attempt(target)
+            ds = attempt(load.target)
         except ManyClassesError as exc:
             # Ask, do not refuse: the app offers "use it anyway" (allow_many_classes) next to the message.
-            self._pending = (loader, target, bundled, frame, probe, frame_id, table, exc.column)
+            self._pending = PendingLoad(load, exc.column)
             with param.parameterized.batch_call_watchers(self):
                 self.missing = missing
                 self.many_classes = {"column": exc.column, "n_classes": exc.n_classes}
@@ -346,7 +414,7 @@ class Controller(param.Parameterized):
             return False
         except (DataError, ValueError) as exc:
             # kept so "drop rows with missing values" can retry this table rather than the current one
-            self._pending = (loader, target, bundled, frame, probe, frame_id, table, None)
+            self._pending = PendingLoad(load)
             with param.parameterized.batch_call_watchers(self):
                 self.missing = missing
                 self.error = readable_error(exc)
@@ -362,7 +430,7 @@ class Controller(param.Parameterized):
             cols = list(self.columns)  # same bundled table, new target: keep the file's column order
         else:
             cols = ds.schema.feature_names + [ds.schema.target]
-        self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, frame_id
+        self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, load.frame_id
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.many_classes = None
@@ -381,11 +449,11 @@ class Controller(param.Parameterized):
         pending = self._pending
         if pending is None or self.many_classes is None:
             return False
-        loader, target, bundled, frame, probe, frame_id, table, column = pending
-        self._allow_many.add((table, target))
-        self._allow_many.add((table, column))
+        load = pending.load
+        self._allow_many.add((load.table, load.target))
+        self._allow_many.add((load.table, pending.many_classes_column))
         self._pending = None
-        return self._load(loader, target, bundled, frame, probe, frame_id)
+        return self._try_load(load)
 
     def dismiss_many_classes(self) -> None:
         self._pending = None
@@ -398,8 +466,7 @@ class Controller(param.Parameterized):
         self.drop_missing = bool(value)
         pending = self._pending
         if pending is not None:
-            loader, target, bundled, frame, probe, frame_id, *_ = pending
-            return self._load(loader, target, bundled, frame, probe, frame_id)
+            return self._try_load(pending.load)
         if self._dataset is None:
             return False
         return self._reload(self.target)
@@ -407,15 +474,7 @@ class Controller(param.Parameterized):
     def _reload(self, target: str) -> bool:
         if self._bundled is not None:
             return self.load_bundled(self._bundled, target)
-        frame, name, fid = self._frame, self._dataset.name, self._frame_id
-        return self._load(
-            lambda t, **kw: load_dataset(frame, t, name=name, max_rows=MAX_UPLOAD_ROWS, **kw),
-            target,
-            bundled=None,
-            frame=frame,
-            probe=frame,
-            frame_id=fid,
-        )
+        return self._load_upload(self._frame, self._dataset.name, self._frame_id, target)
 
     def set_target(self, target: str) -> bool:
         """Reload the current table with another target column."""
@@ -539,16 +598,8 @@ class Controller(param.Parameterized):
             self.error = "a run is already in progress: cancel it or wait for it to finish"
             return None
         try:
-            spec = solver_spec(settings.solver)
-            resolved = spec.resolve(settings.params)
+            request = settings.request()
             prep = self.prepared()
-            disc = None if settings.discretizer in (None, "raw") else settings.discretizer
-            if disc is None and spec.input == "binary":
-                disc = spec.default_discretizer
-            n_bins = settings.n_bins if disc is not None else None
-            mid_budget = settings.mid_budget if disc == "mid" else None
-            if settings.time_limit is not None and not settings.time_limit > 0:
-                raise ValueError("time limit must be a positive number of seconds")
             if settings.cv is not None and not FOLD_CHOICES[0] <= settings.cv <= FOLD_CHOICES[1]:
                 raise ValueError(
                     f"cross-validation takes {FOLD_CHOICES[0]} to {FOLD_CHOICES[1]} folds, not {settings.cv}"
@@ -558,27 +609,14 @@ class Controller(param.Parameterized):
             return None
 
         def work(control):
-            return run_prepared(
-                prep, spec, resolved, discretizer=disc, n_bins=n_bins, control=control, mid_budget=mid_budget
-            )
+            return run_prepared(prep, request, control=control)
 
         if settings.cv is not None:  # k folds on the training rows, then the refit: the run's front
-            work = cv_work(
-                prep,
-                spec,
-                dict(settings.params),
-                resolved,
-                discretizer=disc,
-                n_bins=n_bins,
-                folds=settings.cv,
-                seed=self.seed,
-                time_limit=settings.time_limit,
-            )
+            work = cv_work(prep, request, dict(settings.params), folds=settings.cv, seed=self.seed)
 
         self.error = ""
-        self.job = Job(work, settings.time_limit, label=settings.label(), session=id(self))
-        self.job.settings = settings
-        self.job.data_key, self.job.data_label = self.data_key(), self.data_label()
+        meta = RunJob(settings, self.data_key(), self.data_label())
+        self.job = app_job(work, settings.time_limit, label=settings.label(), meta=meta, session=id(self))
         self.running = True
         self.progress = {"phase": "starting", "elapsed": 0.0}
         return self.job.start()
@@ -594,28 +632,37 @@ class Controller(param.Parameterized):
         job = self.job
         if job is None:
             return False
-        ended = not job.running  # read before draining: every event is queued before the thread ends
-        for kind, payload in job.events():
-            if kind == "progress":
-                partial = payload.pop("partial_front", None)
-                self.progress = payload
-                if isinstance(partial, Front) and len(partial):
-                    # Best-so-far trees streamed by the pipeline: drawn as a provisional run until done.
-                    if job.data_key == self.data_key():  # drawn over the data it belongs to only
-                        self.partial = Run(
-                            0, f"{job.settings.label()} (running…)", "#999999", partial, job.settings, job.data_key
-                        )
-                continue
-            ended = True  # a result or an error is the job's last word; the thread only cleans up after it
+        meta: RunJob = job.meta
+
+        def partial(front) -> None:
+            # Best-so-far trees streamed by the pipeline: drawn as a provisional run until done, over the data
+            # it belongs to only.
+            if isinstance(front, Front) and len(front) and meta.data_key == self.data_key():
+                label = f"{meta.settings.label()} (running…)"
+                self.partial = Run(0, label, "#999999", front, meta.settings, meta.data_key)
+
+        def done(front) -> None:
             self.partial = None
-            if kind == "done":
-                self._add_run(payload, job.settings, job.data_key, job.data_label)
-            else:
-                self.error = payload if kind == "error" else f"Run stopped: {payload}"
-        if ended:
+            self._add_run(front, meta.settings, meta.data_key, meta.data_label)
+
+        def failed(message: str) -> None:
+            self.partial = None
+            self.error = message
+
+        def cancelled(message: str) -> None:
+            self.partial = None
+            self.error = f"Run stopped: {message}"
+
+        running = job.drain(
+            progress=lambda info: setattr(self, "progress", info),
+            partial=partial,
+            done=done,
+            failed=failed,
+            cancelled=cancelled,
+        )
+        if not running:
             self.running = False
-            return False
-        return True
+        return running
 
     def run_sync(self, settings: RunSettings, timeout: float | None = None) -> Run | None:
         """Run and wait (start-up default run, notebooks, tests); the new run or None on error."""
@@ -697,7 +744,7 @@ class Controller(param.Parameterized):
         disc, n_bins = kwargs.pop("discretizer", run.settings.discretizer), kwargs.pop("n_bins", None)
         params = {**run.settings.params, **kwargs}
         settings = replace(run.settings, solver=solver, params=params, discretizer=disc, n_bins=n_bins)
-        return self.run(replace(settings, mid_budget=None))
+        return self.run(replace(settings, mid_budget=None, name=None))
 
     def same_point(self, x: str = "splits") -> list[tuple[Run, FrontTree]]:
         """Trees of the other shown runs drawn at the selected tree's point (same ``x`` and train accuracy)."""

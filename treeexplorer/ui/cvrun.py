@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from treeexplorer.api import Prepared, run_prepared
 from treeexplorer.cv import CVFront, cross_validate
-from treeexplorer.registry import SolverSpec
+from treeexplorer.request import RunRequest
 from treeexplorer.solvers import Cancelled, Control
 
 __all__ = ["FOLD_CHOICES", "DEFAULT_FOLDS", "cv_work", "cv_choice", "cv_summary"]
@@ -23,19 +23,16 @@ DEFAULT_FOLDS = 5
 
 def cv_work(
     prep: Prepared,
-    spec: SolverSpec,
+    request: RunRequest,
     params: dict,
-    resolved: dict,
     *,
-    discretizer: str | None,
-    n_bins: int | None,
     folds: int,
     seed: int = 0,
-    time_limit: float | None = None,
 ):
-    """``work(control) -> CVFront`` for :class:`~treeexplorer.ui.jobs.Job`: ``folds`` folds, then the refit.
+    """``work(control) -> CVFront`` for :class:`~treeexplorer.jobs.Job`: ``folds`` folds, then the refit.
 
-    The folds run one after another in the job's thread (each with ``time_limit`` seconds); ``control``
+    ``request`` is the run; ``params`` its solver parameters as given (the folds' fronts carry them).  The folds
+    run one after another in the job's thread (each with the request's time limit); ``control``
     carries the job's Cancel into the running fold and its progress reports (``folds_done`` of ``folds``) to
     the UI.  The refit is an ordinary run on ``prep`` (the training rows, measured on the held-out rows), so the
     run's front is exactly what a run without CV would give.
@@ -56,12 +53,12 @@ def cv_work(
         report({"done": 0, "elapsed": 0.0})
         cvf = cross_validate(
             prep.dataset,
-            solver=spec.name,
-            discretizer=discretizer,
-            n_bins=n_bins,
+            solver=request.solver,
+            discretizer=request.discretizer,
+            n_bins=request.n_bins,
             cv=folds,
             seed=seed,
-            time_limit=time_limit,
+            time_limit=request.time_limit,
             refit=False,
             progress=report,
             control=control,
@@ -72,7 +69,7 @@ def cv_work(
             raise Cancelled(f"cancelled during cross-validation ({done} of {folds} folds done)")
         if control.progress is not None:
             control.progress({"phase": "refitting on all training rows", "folds_done": folds, "folds": folds})
-        front = run_prepared(prep, spec, resolved, discretizer=discretizer, n_bins=n_bins, control=control)
+        front = run_prepared(prep, replace(request, mid_budget=None), control=control)  # as the folds: no anytime
         notices = list(cvf.notices) + [n for n in front.notices if n not in cvf.notices]
         limited = sum(f.status == "time_limit" for f in cvf.folds)
         if limited:

@@ -13,12 +13,12 @@ from treeexplorer.render.legend import legend_html
 from treeexplorer.ui.exports import ExportButtons
 from treeexplorer.ui.treetabs import TreeTabs
 from treeexplorer.ui.treeview import TreeTools
-from treeexplorer.ui.viewkit import ViewContext
+from treeexplorer.ui.viewkit import SessionViewer, ViewContext
 
 __all__ = ["TreeDetail"]
 
 
-class TreeDetail(pn.viewable.Viewer):
+class TreeDetail(SessionViewer):
     """The selected tree: title, the other runs with a tree at the same point, a dominated warning (with a
     re-run offer), the tree view and its tools, the tabs (:class:`~treeexplorer.ui.treetabs.TreeTabs`) and the
     export buttons (:class:`~treeexplorer.ui.exports.ExportButtons`).
@@ -26,7 +26,7 @@ class TreeDetail(pn.viewable.Viewer):
     Parameters
     ----------
     ctx : ViewContext
-        The session's shared state.
+        The session's shared state (see :class:`~treeexplorer.ui.viewkit.SessionViewer`).
     x_measure : callable
         The complexity measure the front is plotted on (which trees are "at the same point").
     """
@@ -34,8 +34,7 @@ class TreeDetail(pn.viewable.Viewer):
     CSS_CLASS = "tx-selected-tree"  # the card a tap on the front scrolls into view (ParetoFigure.reveal_on_tap)
 
     def __init__(self, ctx: ViewContext, x_measure: Callable[[], str], **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         self._x_measure = x_measure
         self.tree_fig = TreeFigure()
         self.tree_pane = pn.pane.Bokeh(self.tree_fig.figure, sizing_mode="stretch_width")

@@ -21,6 +21,7 @@ from treeexplorer.data import DataError
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.ui import handover, warm
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
+from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE
 from treeexplorer.ui.detail import TreeDetail
 from treeexplorer.ui.frontpanel import FrontPanel
 from treeexplorer.ui.inputs import ExplorerInput, read_input
@@ -31,7 +32,7 @@ from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
-from treeexplorer.ui.viewkit import POLL_MS, ViewContext, batched, safe
+from treeexplorer.ui.viewkit import POLL_MS, Poller, ViewContext, batched, safe
 
 __all__ = ["Explorer", "Selection"]
 
@@ -51,6 +52,8 @@ SIDEBAR_W = 310
 # shadow roots) leave the Tab order; the arrows keep working with the mouse, and Up/Down in the field.  Its
 # checkbox's label is a <div> beside the box, not a <label>: a click on it did nothing; now it toggles the box.
 PAGE_FIXES_JS = """
+if (!window.__treeexplorerPageFixes) {  // once per page: a notebook may show several explorers
+window.__treeexplorerPageFixes = true;
 const skip = (root) => {
   for (const b of root.querySelectorAll('.bk-spin-btn:not([tabindex])')) b.tabIndex = -1;
   for (const el of root.querySelectorAll('*')) if (el.shadowRoot) skip(el.shadowRoot);
@@ -62,6 +65,7 @@ window.addEventListener('click', (e) => {
   const box = el.previousElementSibling;
   if (box && box.tagName === 'INPUT' && box.type === 'checkbox' && !box.disabled) box.click();
 }, true);
+}
 """
 
 # Panel's Fast design adds a Google Fonts stylesheet (Open Sans); this one is the same design without it, so
@@ -115,7 +119,7 @@ class Explorer(pn.viewable.Viewer):
     dataset = param.String(default="iris")
     solver = param.String(default=None, allow_None=True)
     run_default = param.Boolean(default=True)
-    test_size = param.Number(default=0.25, bounds=(0.0, 0.9))
+    test_size = param.Number(default=DEFAULT_HELD_OUT, bounds=HELD_OUT_RANGE)
 
     # the parts' widgets under their historical names
     dataset_w = _part("sidebar.data.dataset_w")
@@ -173,7 +177,7 @@ class Explorer(pn.viewable.Viewer):
         self._input = given
         self.controller = c = Controller(test_size=self.test_size)
         self.ctx = ViewContext(c)
-        self._poller = None
+        self._poller = Poller(self._apply_job_events, POLL_MS, self.ctx.periodic)
         self._build()
         c.param.watch(self._on_runs, ["runs"])
         c.param.watch(self.front.redraw, ["partial"])
@@ -185,8 +189,6 @@ class Explorer(pn.viewable.Viewer):
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
-        if self.ctx.doc is not None:
-            self.ctx.doc.js_on_event("document_ready", CustomJS(code=PAGE_FIXES_JS))
         # the same tab reloaded (the theme switch reloads the page): continue its session instead of starting over
         self._token = handover.token_from_args(pn.state.session_args) if self.ctx.doc is not None else None
         previous = handover.take(self._token)
@@ -196,7 +198,7 @@ class Explorer(pn.viewable.Viewer):
         if previous is not None:
             c.take_over(previous)
             self.sidebar.data.take_over()
-            card = getattr(previous, "card_settings", None) or (previous.runs[-1].settings if previous.runs else None)
+            card = previous.card_settings or (previous.runs[-1].settings if previous.runs else None)
             if card is not None:
                 self.sidebar.solver.show_settings(card)  # the reloaded tab keeps its solver card
             self._on_data()
@@ -317,6 +319,9 @@ class Explorer(pn.viewable.Viewer):
         self.show_test_w.param.watch(lambda e: self.detail.update_same_point(), "value")
         self.detail.rerun_w.on_click(lambda e: self._rerun_more_tests())
         self.front.pareto.reveal_on_tap(TreeDetail.CSS_CLASS)  # laptop screens: the opened tree comes into view
+        # the page fixes run when the plot is first laid out, in the served page and in a notebook alike (a
+        # notebook's display fires no "document_ready"; a ReactiveHTML part stalled its comm with the kernel)
+        self.front.pareto.figure.js_on_change("inner_width", CustomJS(code=PAGE_FIXES_JS))
 
     @property
     def alternatives(self) -> RashomonView:
@@ -331,7 +336,7 @@ class Explorer(pn.viewable.Viewer):
         find.on_click(lambda e: self.find_alternatives())
         return pn.Column(find, self.alternatives, sizing_mode="stretch_width")
 
-    def find_alternatives(self, time_limit: float | None = 30.0):
+    def find_alternatives(self, time_limit: float | None = DEFAULT_TIME_LIMIT):
         """Start the Rashomon set of the selected tree: the ``k`` best trees with at most its splits over its
         run's tests; returns the job (None when there is no selection or the run is not over binary tests)."""
         run, entry = self.controller.selection()
@@ -350,7 +355,7 @@ class Explorer(pn.viewable.Viewer):
     def sweep_view(self) -> SweepView:
         """The Sweep card's view (made on first use)."""
         if self._sweep_view is None:
-            self._sweep_view = SweepView(self.controller)
+            self._sweep_view = SweepView(self.controller, periodic=self.ctx.periodic)
         return self._sweep_view
 
     def __panel__(self):
@@ -470,16 +475,15 @@ class Explorer(pn.viewable.Viewer):
         self.controller.cancel()
 
     def _start_polling(self) -> None:
-        self._poller = self.ctx.periodic(self.poll, POLL_MS)
+        self._poller.start()
+
+    def _apply_job_events(self) -> bool:
+        with batched(self.ctx.doc):
+            return self.controller.poll()
 
     def poll(self) -> bool:
         """Apply finished work and progress (UI thread); stops the periodic callback when the job ends."""
-        with batched(self.ctx.doc):
-            running = self.controller.poll()
-        if not running and self._poller is not None:
-            self._poller.stop()
-            self._poller = None
-        return running
+        return self._poller.tick()
 
     def poll_exact(self) -> bool:
         """Apply the exact front when it arrives (UI thread); stops its periodic callback when done."""
@@ -563,9 +567,7 @@ class Explorer(pn.viewable.Viewer):
 
     def close(self) -> None:
         """Stop this session's job (called when the browser tab closes)."""
-        if self._poller is not None:
-            self._poller.stop()
-            self._poller = None
+        self._poller.stop()
         self.front.stop_polling()
         self.controller.close()
         if self._sweep_view is not None:

@@ -7,7 +7,7 @@ import io
 import panel as pn
 
 from treeexplorer.export import export_bytes
-from treeexplorer.ui.viewkit import ViewContext, slug
+from treeexplorer.ui.viewkit import SessionViewer, ViewContext, slug
 
 __all__ = ["ExportButtons", "TREE_EXPORTS", "FRONT_EXPORTS"]
 
@@ -15,18 +15,11 @@ TREE_EXPORTS = (("png", "PNG"), ("svg", "SVG"), ("txt", "Rules"), ("json", "Tree
 FRONT_EXPORTS = (("front_json", "Front JSON"), ("front_csv", "Front CSV"))
 
 
-class ExportButtons(pn.viewable.Viewer):
-    """Download buttons (``dl``, by export kind) for the selected tree and its run.
-
-    Parameters
-    ----------
-    ctx : ViewContext
-        The session's shared state.
-    """
+class ExportButtons(SessionViewer):
+    """Download buttons (``dl``, by export kind) for the selected tree and its run."""
 
     def __init__(self, ctx: ViewContext, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         self.dl = {}
         for key, label in (*TREE_EXPORTS, *FRONT_EXPORTS):
             self.dl[key] = pn.widgets.FileDownload(

@@ -9,7 +9,7 @@ from treeexplorer.ui.controller import dominance
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.paretofig import ParetoFigure
 from treeexplorer.ui.runlist import RunList
-from treeexplorer.ui.viewkit import POLL_MS, ViewContext, safe
+from treeexplorer.ui.viewkit import POLL_MS, Poller, SessionViewer, ViewContext, safe
 from treeexplorer.ui.views import X_MEASURES
 
 __all__ = ["FrontPanel", "AXIS_HELP"]
@@ -21,22 +21,16 @@ AXIS_HELP = (
 )
 
 
-class FrontPanel(pn.viewable.Viewer):
+class FrontPanel(SessionViewer):
     """The "Pareto front" card: complexity axis, held-out points, the plot, the exact front and the runs.
 
     A click on a point selects its tree in the controller.
-
-    Parameters
-    ----------
-    ctx : ViewContext
-        The session's shared state.
     """
 
     def __init__(self, ctx: ViewContext, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         c = ctx.controller
-        self._exact_poller = None
+        self._exact_poller = Poller(c.exact.poll, POLL_MS * 2, ctx.periodic)
         self.x_w = pn.widgets.RadioButtonGroup(
             options={v: k for k, v in X_MEASURES.items()}, value="splits", color="primary", variant="outline", width=440
         )
@@ -145,8 +139,8 @@ class FrontPanel(pn.viewable.Viewer):
         acc = ", ".join(f"{a:.3f}" for a in accs[:3]) + (" ..." if len(accs) > 3 else "")
         n = len(below)
         return (
-            f"<span style='font-size:0.85em;opacity:0.8'>pin ▼ on the bottom edge: {n} tree{'s' * (n > 1)} below the "
-            f"frame (accuracy {acc}); tick <b>whole accuracy range</b> to see them in place</span>"
+            f"<span style='font-size:0.85em;opacity:0.8'>▼ {n} tree{'s' * (n > 1)} below the frame (accuracy {acc}), "
+            f"drawn on its bottom edge; tick <b>whole accuracy range</b> to see them in place</span>"
         )
 
     def show_selected(self) -> None:
@@ -187,8 +181,11 @@ class FrontPanel(pn.viewable.Viewer):
         if offer and not ex.running:
             d = offer["depth"]
             # one sentence: why it is not computed, and the button that computes it at which depth
+            # "known" (to depth 3) then "not computed" read as a contradiction: say where the known part ends
+            known = offer.get("known", 0)
+            head = f"Not computed beyond depth {known}" if known else "Exact front not computed"
             why = (
-                f"Exact front not computed: {offer['why']}. The button **Compute exact front (depth {d})** "
+                f"{head}: {offer['why']}. The button **Compute exact front (depth {d})** "
                 f"computes it to depth {d} within the time limit beside it."
             )
             self.exact_status_w.object = f"{ex.status} {why}".strip()
@@ -198,7 +195,7 @@ class FrontPanel(pn.viewable.Viewer):
         if offer:
             self.exact_btn.label = f"Compute exact front (depth {offer['depth']})"
         self.exact_stop_w.visible = ex.running
-        if ex.running and self._exact_poller is None:
+        if ex.running and not self._exact_poller.active:
             self._start_exact_polling()
         if any(e.name == "version" for e in events):
             runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
@@ -212,8 +209,8 @@ class FrontPanel(pn.viewable.Viewer):
 
     def _start_exact_polling(self) -> None:
         def start():
-            if self._exact_poller is None and self.ctx.controller.exact.running:
-                self._exact_poller = self.ctx.periodic(self.poll_exact, POLL_MS * 2)
+            if self.ctx.controller.exact.running:
+                self._exact_poller.start()
 
         if self.ctx.doc is not None and self.ctx.building:
             pn.state.onload(start)  # a served page being built: a periodic callback only runs once it has loaded
@@ -222,12 +219,7 @@ class FrontPanel(pn.viewable.Viewer):
 
     def poll_exact(self) -> bool:
         """Apply the exact front when it arrives (UI thread); stops its periodic callback when done."""
-        running = self.ctx.controller.exact.poll()
-        if not running:
-            self.stop_polling()
-        return running
+        return self._exact_poller.tick()
 
     def stop_polling(self) -> None:
-        if self._exact_poller is not None:
-            self._exact_poller.stop()
-            self._exact_poller = None
+        self._exact_poller.stop()

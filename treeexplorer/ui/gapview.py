@@ -2,7 +2,7 @@
 
 After the first run on a table, target and split, :class:`ExactFronts` solves the exact error-vs-splits front
 on the raw numeric columns (:func:`treeexplorer.gap.exact_front`, same training rows) in a background
-:class:`~treeexplorer.ui.jobs.Job` (admission-controlled, cancellable) when the data is small enough
+:class:`~treeexplorer.jobs.Job` (admission-controlled, cancellable) when the data is small enough
 (``auto_rows`` training rows, depth ≤ 3); otherwise it *offers* the computation (``offer``) with a time
 limit.  When the front arrives, :func:`treeexplorer.gap.attach_gaps` stores ``gap_errors`` on every run of
 that data (so the JSON exports carry it) and :func:`gap_text` words each tree's gap.
@@ -21,7 +21,9 @@ import param
 
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.gap import GapError, attach_gaps, exact_front, optimum_by_splits
-from treeexplorer.ui.jobs import Job
+from treeexplorer.jobs import Job
+from treeexplorer.tree import max_splits
+from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.progress import describe
 
 __all__ = [
@@ -52,6 +54,15 @@ def _auto_rows_default() -> int:
         return AUTO_ROWS
 
 
+@dataclass(frozen=True)
+class ExactJob:
+    """What the exact front's job needs back when it ends: the data it solves, at which depth."""
+
+    data_key: tuple
+    depth: int
+    prep: object
+
+
 @dataclass
 class ExactRecord:
     """The exact front of one data key and the prepared data it was solved on."""
@@ -73,7 +84,7 @@ def _plural(n: int, word: str) -> str:
 def _bounds(record: ExactRecord) -> dict:
     """``{k: (lower bound, best found)}`` on the fewest errors with at most ``k`` splits (equal when proven)."""
     opt = optimum_by_splits(record.front)
-    top = (1 << record.depth) - 1
+    top = max_splits(record.depth)
     lbs = record.front.stats.get("lower_bounds") or []
     out = {}
     for k in range(top + 1):
@@ -105,7 +116,7 @@ def gap_text(entry: FrontTree, record: ExactRecord | None, comparable: bool = Tr
         return "multiway splits: not comparable with the exact front's binary splits (gap not known)"
     if m["depth"] > record.depth:
         return f"deeper than the exact front (depth {record.depth}): gap not known"
-    if k > (1 << record.depth) - 1:
+    if k > max_splits(record.depth):
         return f"more splits than the exact front covers (depth {record.depth}): gap not known"
     gap = m.get("gap_errors")
     if gap is not None:
@@ -171,7 +182,11 @@ class ExactFronts(param.Parameterized):
     status = param.String(default="", doc="What the exact front of the current data is, in words")
     running = param.Boolean(default=False, doc="An exact front is being computed")
     version = param.Integer(default=0, doc="Bumped when an exact front arrives (gaps changed)")
-    offer = param.Dict(default=None, allow_None=True, doc="{depth, why}: the button's offer for the current data")
+    offer = param.Dict(
+        default=None,
+        allow_None=True,
+        doc="{depth, why, known}: the button's offer for the current data (known: the proven depth, or 0)",
+    )
     auto_rows = param.Integer(default=AUTO_ROWS, bounds=(0, None))
     auto = param.Boolean(default=False, doc="Compute small data's exact front after its first run (the Explorer's)")
 
@@ -231,7 +246,7 @@ class ExactFronts(param.Parameterized):
         key = c.data_key()
         runs = [r for r in c.all_runs if r.data_key == key]
         rec = self._records.get(key)
-        job_here = self.running and self.job is not None and self.job.data_key == key
+        job_here = self.running and self.job is not None and self.job.meta.data_key == key
         offer = None
         if runs and not job_here:
             need = _needed_depth(runs)
@@ -257,14 +272,15 @@ class ExactFronts(param.Parameterized):
                         why = f"the trees reach depth {need}; automatic only up to depth {AUTO_DEPTH}"
                     else:
                         why = "the exact run was stopped before proving every number of splits"
-                    offer = {"depth": depth, "why": why}
+                    offer = {"depth": depth, "why": why, "known": rec.depth if rec is not None and rec.proven else 0}
         self.offer = offer
         self.status = self._status_text(rec, job_here)
 
     def _status_text(self, rec: ExactRecord | None, job_here: bool) -> str:
         if job_here:
-            text = f"Computing the exact front (contree, depth {self.job.depth}, raw features) in the background"
-            done, _ = describe(self._progress, {"max_depth": self.job.depth}, self.job.control.time_limit)
+            depth = self.job.meta.depth
+            text = f"Computing the exact front (contree, depth {depth}, raw features) in the background"
+            done, _ = describe(self._progress, {"max_depth": depth}, self.job.control.time_limit)
             return f"{text}: {done}." if done else f"{text}…"
         if rec is None:
             return ""
@@ -291,8 +307,8 @@ class ExactFronts(param.Parameterized):
         if not 1 <= int(depth) <= MAX_DEPTH:
             c.error = f"exact front depth must be 1 to {MAX_DEPTH}, got {depth}"
             return None
-        if time_limit is not None and not time_limit > 0:
-            c.error = "the exact front's time limit must be a positive number of seconds"
+        if (why := limit_error(time_limit)) is not None:
+            c.error = f"exact front: {why}"
             return None
         try:
             prep = c.prepared()
@@ -306,8 +322,8 @@ class ExactFronts(param.Parameterized):
 
         # its own admission identity: counted against the server-wide cap, without taking the session's
         # one slot (the user can keep running solvers while it computes)
-        job = Job(work, time_limit, label=f"exact front (contree, depth {depth})", session=(id(c), "exact"))
-        job.data_key, job.depth, job.prep = c.data_key(), depth, prep
+        label, meta = f"exact front (contree, depth {depth})", ExactJob(c.data_key(), depth, prep)
+        job = app_job(work, time_limit, label=label, meta=meta, session=(id(c), "exact"))
         self.job = job
         self._progress = {}
         self.running = True
@@ -322,30 +338,30 @@ class ExactFronts(param.Parameterized):
 
     def poll(self) -> bool:
         """Apply the job's result (UI thread); True while it still runs."""
-        job = self.job
-        if job is None:
+        if self.job is None:
             return False
-        ended = not job.running
-        for kind, payload in job.events():
-            if kind == "progress":
-                if isinstance(payload, dict) and payload.get("phase"):
-                    self._progress = payload  # the computing state says how far it is
-                    self.status = self._status_text(self.record(job.data_key), True)
-                continue
-            ended = True
-            if kind == "done" and isinstance(payload, Front) and len(payload):
-                old = self._records.get(job.data_key)
-                if old is None or old.depth <= job.depth or not old.proven:
-                    self._records[job.data_key] = ExactRecord(payload, job.depth, job.prep)
-                    self._attach(job.data_key)
-            elif kind != "done":
-                self._c.notice = f"exact front not computed: {payload}"
-        if ended:
-            self.running = False
-            self.version += 1
-            self.refresh(start=True)  # a deeper run may have arrived meanwhile
-            return self.running
-        return True
+        if self.job.drain(progress=self._on_progress, done=self._on_done, failed=self._failed, cancelled=self._failed):
+            return True
+        self.running = False
+        self.version += 1
+        self.refresh(start=True)  # a deeper run may have arrived meanwhile
+        return self.running
+
+    def _on_progress(self, info: dict) -> None:
+        if info.get("phase"):
+            self._progress = info  # the computing state says how far it is
+            self.status = self._status_text(self.record(self.job.meta.data_key), True)
+
+    def _on_done(self, front: Front) -> None:
+        meta: ExactJob = self.job.meta
+        if len(front):
+            old = self._records.get(meta.data_key)
+            if old is None or old.depth <= meta.depth or not old.proven:
+                self._records[meta.data_key] = ExactRecord(front, meta.depth, meta.prep)
+                self._attach(meta.data_key)
+
+    def _failed(self, message: str) -> None:
+        self._c.notice = f"exact front not computed: {message}"
 
     def close(self) -> None:
         """Stop the job (session closed)."""

@@ -16,6 +16,7 @@ from bokeh import events
 from bokeh.models import ColumnDataSource, CustomJS, Range1d, Tooltip
 from bokeh.plotting import figure
 
+from treeexplorer.metrics import COMPLEXITY_MEASURES
 from treeexplorer.render.bokehview import lean
 from treeexplorer.render.layout import run_marker
 from treeexplorer.ui.axes import EDGE_MARKER, accuracy_window, clip_below, errors_above_best
@@ -35,10 +36,7 @@ COLUMNS = [
     "marker",
     "angle",
     "fill_alpha",
-    "splits",
-    "leaves",
-    "depth",
-    "avg_tests",
+    *COMPLEXITY_MEASURES,
     "train_accuracy",
     "test_accuracy",
     "train_errors",
@@ -84,13 +82,15 @@ class ParetoFigure:
             height=height,
             sizing_mode="stretch_width",
             tools="pan,wheel_zoom,box_zoom,reset,save",
-            toolbar_location="above",
+            # beside the plot: Bokeh fits a toolbar's buttons to its length when first drawn, and above the plot
+            # that length (the width) can still be unsettled, so the tools folded into a "⋮" menu
+            toolbar_location="right",
             x_axis_label=X_MEASURES["splits"],
             y_axis_label="Accuracy",
         )
         fig.x_range.range_padding = fig.y_range.range_padding = 0.08
         self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
-        fig.toolbar.logo = None  # room for the tools: a toolbar measured narrow folds them into a "⋮" menu
+        fig.toolbar.logo = None  # room for the tools
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
         self._tests = fig.scatter(
             "x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color", alpha=0.75

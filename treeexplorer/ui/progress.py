@@ -1,32 +1,20 @@
 """Progress in plain words, and how far along a run is when its work can be counted.
 
-Solvers report through their ``Control`` a phase and counters (``solvers/*``); this module is the one place
-that turns a report into what the sidebar says ("DPDT: depth 2 of 4, 1,234 states · 3.1 s") and into a
-fraction for the progress bar (None when the work cannot be counted: the bar then shows activity only).
+Solvers report through their ``Control`` a phase and counters (``solvers/*``); this module turns a report into
+what the sidebar says ("DPDT: depth 2 of 4, 1,234 states · 3.1 s") and into a fraction for the progress bar
+(None when the work cannot be counted: the bar then shows activity only).  A solver's own phases are worded by
+its spec (:attr:`treeexplorer.registry.SolverSpec.progress_words`); the pipeline's phases (loading,
+discretizing, cross-validating, assembling) here.
 """
 
 from __future__ import annotations
 
+from treeexplorer.registry import report_count, solver_of_phase
+
 __all__ = ["describe"]
 
 
-def _int(p: dict, key: str) -> int:
-    try:
-        return int(p.get(key) or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _budgets(params: dict) -> int | None:
-    """Split budgets 0..K a MurTree/ConTree front covers (K = max_nodes or 2^depth - 1)."""
-    depth = params.get("max_depth")
-    if not isinstance(depth, int) or depth < 0:
-        return None
-    k = 2**depth - 1
-    nodes = params.get("max_nodes")
-    if isinstance(nodes, int) and nodes >= 0:
-        k = min(k, nodes)
-    return k + 1
+_int = report_count
 
 
 def describe(progress: dict, params: dict | None = None, time_limit: float | None = None) -> tuple[str, float | None]:
@@ -62,35 +50,10 @@ def describe(progress: dict, params: dict | None = None, time_limit: float | Non
         text = f"choosing the candidate tests ({p.get('method', 'discretizer')})"
     elif phase in ("solving", "starting"):
         text = f"starting {p.get('solver', 'the solver')}"
-    elif phase.startswith("dpdt"):
-        depth, total = _int(p, "depth"), params.get("max_depth")
-        at, of = _int(p, "expanded_at_depth"), _int(p, "states_at_depth")
-        if isinstance(total, int) and total > 0 and depth > 0:
-            text = f"DPDT: building the tree search, depth {min(depth, total)} of {total}"
-            fraction = min(1.0, (depth - 1 + (at / of if of else 0.0)) / total)
-        else:
-            text = "DPDT: building the tree search"
-        if _int(p, "states"):
-            text += f" ({_int(p, 'states'):,} candidate subtrees so far)"
-    elif phase.startswith("murtree"):
-        done, total = _int(p, "budgets_done"), _budgets(params)
-        if total:
-            text = f"MurTree: optimal trees for {done} of {total} split budgets"
-            fraction = min(1.0, done / total)
-        else:
-            text = f"MurTree: optimal trees for {done} split budgets"
-    elif phase.startswith("contree"):
-        text = f"ConTree: {_int(p, 'root_splits'):,} root splits searched"
-        if "best_errors" in p and _int(p, "root_splits"):
-            text += f", best tree so far {_int(p, 'best_errors'):,} errors"
-    elif phase.startswith("branches"):
-        text = f"BRANCHES: searching ({_int(p, 'branches'):,} branches)" if "branches" in p else "BRANCHES: searching"
-        if "done" in p:
-            text = f"BRANCHES: {_int(p, 'done')} trees of the front found"
     elif phase == "anytime":
         text = f"MID anytime: solved on the top {_int(p, 'mid_n')} tests, {_int(p, 'trees')} trees so far"
-    elif phase == "cart":
-        text = "CART: growing the tree"
+    elif (spec := solver_of_phase(phase)) is not None and spec.progress_words is not None:
+        text, fraction = spec.progress_words(p, params)  # the solver's own words (its spec's)
     elif phase == "assembling":
         rows, of = _int(p, "rows"), _int(p, "of")
         text = f"measuring {_int(p, 'trees')} trees on the {p.get('data', 'train')} rows"

@@ -1,7 +1,7 @@
 """The Explorer's "Alternatives" view: the Rashomon set behind the selected point, in order, and its columns.
 
 :class:`RashomonSession` is the headless part (testable without a browser): for a run and one of its trees it
-enumerates, in a background :class:`~treeexplorer.ui.jobs.Job` (progress, Cancel, the session's admission), the
+enumerates, in a background :class:`~treeexplorer.jobs.Job` (progress, Cancel, the session's admission), the
 ``k`` best trees with at most that tree's number of splits over the run's tests and depth
 (:func:`treeexplorer.rashomon.rashomon_prepared`); then lists them with their gap to the selected tree, the share
 of trees testing each column, and re-filters by excluded / required columns without solving again.
@@ -20,13 +20,15 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
-from treeexplorer.ui.jobs import Job
+from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
+from treeexplorer.ui.jobs import app_job, limit_error
+from treeexplorer.ui.viewkit import POLL_MS, Poller
 
 __all__ = ["RashomonSession", "RashomonView"]
 
 DEFAULT_K = 100
-POLL_MS = 200
 
 
 class RashomonSession(param.Parameterized):
@@ -56,10 +58,13 @@ class RashomonSession(param.Parameterized):
     def _bump(self):
         self.version += 1
 
-    def start(self, run, entry: FrontTree, time_limit: float | None = 30.0) -> Job | None:
+    def start(self, run, entry: FrontTree, time_limit: float | None = DEFAULT_TIME_LIMIT) -> Job | None:
         """The ``k`` best trees with at most ``entry``'s splits over ``run``'s tests (None when refused)."""
         if self.running:
             self.status = "alternatives are already being computed: cancel them or wait"
+            return None
+        if (why := limit_error(time_limit)) is not None:
+            self.status = f"alternatives not computed: {why}"
             return None
         settings = run.settings
         if run.front.discretizer == "raw" or (run.front.search_space or {}).get("kind") != "tests":
@@ -84,7 +89,7 @@ class RashomonSession(param.Parameterized):
             )
 
         self.point = entry
-        self.job = Job(work, time_limit, label=f"alternatives ({splits} splits)", session=(id(self), "rashomon"))
+        self.job = app_job(work, time_limit, label=f"alternatives ({splits} splits)", session=(id(self), "rashomon"))
         self.running = True
         self.status = f"finding the {k} best trees with at most {splits} splits, depth <= {depth} ..."
         self.job.start()
@@ -97,28 +102,25 @@ class RashomonSession(param.Parameterized):
 
     def poll(self) -> bool:
         """Apply the job's events (UI thread); True while it still runs."""
-        job = self.job
-        if job is None:
-            return False
-        ended = not job.running
-        for kind, payload in job.events():
-            if kind == "progress":
-                if "trees" in payload and payload.get("phase") == "rashomon":
-                    self.status = f"{payload['trees']} trees so far (errors up to {payload.get('errors')})"
-                continue
-            ended = True
-            if kind == "done" and isinstance(payload, Front):
-                self.front = payload
-                info = payload.stats.get("rashomon", {})
-                how = "all within the bounds" if info.get("complete") else f"the {len(payload)} best"
-                stop = "" if payload.status == "done" else f" ({payload.status}: the first trees of the order)"
-                self.status = f"{how}: {len(payload)} trees{stop}"
-            else:
-                self.status = f"alternatives not computed: {payload}"
-        if ended:
+        events = {"progress": self._on_progress, "done": self._on_done}
+        if self.job is not None and not self.job.drain(**events, failed=self._failed, cancelled=self._failed):
             self.running = False
             self._bump()
         return self.running
+
+    def _on_progress(self, info: dict) -> None:
+        if "trees" in info and info.get("phase") == "rashomon":
+            self.status = f"{info['trees']} trees so far (errors up to {info.get('errors')})"
+
+    def _on_done(self, front: Front) -> None:
+        self.front = front
+        info = front.stats.get("rashomon", {})
+        how = "all within the bounds" if info.get("complete") else f"the {len(front)} best"
+        stop = "" if front.status == "done" else f" ({front.status}: the first trees of the order)"
+        self.status = f"{how}: {len(front)} trees{stop}"
+
+    def _failed(self, message: str) -> None:
+        self.status = f"alternatives not computed: {message}"
 
     # -- what the view shows -------------------------------------------------------------------------
     def columns(self) -> list[str]:
@@ -179,7 +181,7 @@ class RashomonView(pn.viewable.Viewer):
         self.session = session
         self.on_open = on_open
         # the session's periodic callbacks run one at a time (ViewContext.periodic); Panel's own by default
-        self._periodic = periodic or (lambda cb, period: pn.state.add_periodic_callback(cb, period=period))
+        self._poller = Poller(session.poll, POLL_MS, periodic)
         self.k_input = pn.widgets.IntInput(label="Alternatives (k)", value=session.k, start=1, end=100_000, width=140)
         self.cancel_button = pn.widgets.Button(label="Cancel", color="warning", width=80, disabled=True)
         self.exclude = pn.widgets.MultiChoice(label="Exclude columns", options=[], sizing_mode="stretch_width")
@@ -200,20 +202,14 @@ class RashomonView(pn.viewable.Viewer):
         self.require.param.watch(lambda e: setattr(session, "require", list(e.new)), "value")
         self.open_button.on_click(lambda *_: self.open(self.open_rank.value))
         session.param.watch(lambda *_: self.refresh(), ["version", "status", "running"])
-        self._cb = None
 
-    def start(self, run, entry, time_limit: float | None = 30.0):
+    def start(self, run, entry, time_limit: float | None = DEFAULT_TIME_LIMIT):
         """Compute the set for ``entry`` of ``run`` and poll it until done."""
         job = self.session.start(run, entry, time_limit)
-        if job is not None and self._cb is None and pn.state.curdoc is not None:
-            self._cb = self._periodic(self._poll, POLL_MS)
+        if job is not None and pn.state.curdoc is not None:
+            self._poller.start()
         self.refresh()
         return job
-
-    def _poll(self):
-        if not self.session.poll() and self._cb is not None:
-            self._cb.stop()
-            self._cb = None
 
     def open(self, rank: int) -> None:
         s = self.session

@@ -11,15 +11,15 @@ from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
 from treeexplorer.ui.cvoption import CVOption
+from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, MIN_TIME_LIMIT, UPLOAD_ACCEPT
 from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.progress import describe
-from treeexplorer.ui.viewkit import SMALL_TEXT, ViewContext, safe
+from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 
 __all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
 
 UPLOAD_PREFIX = "uploaded: "
-TABLES = ".csv,.tsv,.txt,.parquet,.pq"
 
 # Inline SVG icons: an icon *name* makes the browser fetch the tabler-icons webfont from a CDN.
 _SVG = (
@@ -31,13 +31,13 @@ STOP_ICON = _SVG.format('<rect x="6" y="6" width="12" height="12" rx="1"/>')
 _SW = {"sizing_mode": "stretch_width"}
 
 
-class DataInputs(pn.viewable.Viewer):
+class DataInputs(SessionViewer):
     """The "Data" card: a bundled table or an upload, the target, the held-out rows and missing values.
 
     Parameters
     ----------
     ctx : ViewContext
-        The session's shared state.
+        The session's shared state (see :class:`~treeexplorer.ui.viewkit.SessionViewer`).
     dataset : str
         Bundled dataset selected at start.
     test_size : float
@@ -45,17 +45,16 @@ class DataInputs(pn.viewable.Viewer):
     """
 
     def __init__(self, ctx: ViewContext, dataset: str, test_size: float, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         c = ctx.controller
         self.dataset_w = pn.widgets.Select(label="Dataset", options=c.bundled(), value=dataset, **_SW)
-        self.upload_w = pn.widgets.FileInput(accept=TABLES, multiple=False, **_SW)
+        self.upload_w = pn.widgets.FileInput(accept=UPLOAD_ACCEPT, multiple=False, **_SW)
         self.target_w = pn.widgets.Select(label="Target column", options=[], **_SW)
         self.test_size_w = pn.widgets.FloatSlider(
-            label="Held-out fraction", start=0.0, end=0.5, step=0.05, value=test_size, **_SW
+            label="Held-out fraction", start=HELD_OUT_RANGE[0], end=HELD_OUT_RANGE[1], step=0.05, value=test_size, **_SW
         )
         self.seed_w = pn.widgets.IntInput(label="Split seed", value=0, start=0, **_SW)
-        self.test_upload_w = pn.widgets.FileInput(accept=TABLES, **_SW)
+        self.test_upload_w = pn.widgets.FileInput(accept=UPLOAD_ACCEPT, **_SW)
         self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **_SW)
         self.data_info = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
         self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **_SW)
@@ -183,20 +182,19 @@ class DataInputs(pn.viewable.Viewer):
             )
 
 
-class SolverInputs(pn.viewable.Viewer):
+class SolverInputs(SessionViewer):
     """The "Solver" card: the solver, its discretizer and parameters, the time limit and cross-validation.
 
     Parameters
     ----------
     ctx : ViewContext
-        The session's shared state.
+        The session's shared state (see :class:`~treeexplorer.ui.viewkit.SessionViewer`).
     solver : str, optional
         Solver selected at start (default: CART when available, else the first registered one).
     """
 
     def __init__(self, ctx: ViewContext, solver: str | None, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         solvers = ctx.controller.solvers()
         default = solver if solver in solvers else ("cart" if "cart" in solvers else (solvers[0] if solvers else None))
         self.solver_w = pn.widgets.Select(label="Solver", options=solvers, value=default, **_SW)
@@ -224,8 +222,8 @@ class SolverInputs(pn.viewable.Viewer):
         self.param_widgets: dict = {}
         self.time_w = pn.widgets.FloatInput(
             label="Time limit (s)",
-            value=30.0,
-            start=0.5,
+            value=DEFAULT_TIME_LIMIT,
+            start=MIN_TIME_LIMIT,
             end=86400,
             step=5,
             description="Best trees so far are kept, marked not proven",
@@ -312,18 +310,11 @@ class SolverInputs(pn.viewable.Viewer):
         )
 
 
-class RunBar(pn.viewable.Viewer):
-    """Run and Cancel, the progress bar and a status line, pinned to the top of the sidebar.
-
-    Parameters
-    ----------
-    ctx : ViewContext
-        The session's shared state.
-    """
+class RunBar(SessionViewer):
+    """Run and Cancel, the progress bar and a status line, pinned to the top of the sidebar."""
 
     def __init__(self, ctx: ViewContext, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         self.run_w = pn.widgets.Button(label="Run", color="primary", icon=PLAY_ICON, **_SW)
         self.cancel_w = pn.widgets.Button(label="Cancel", color="warning", icon=STOP_ICON, disabled=True, **_SW)
         self.progress_w = pn.indicators.Progress(
@@ -361,7 +352,7 @@ class RunBar(pn.viewable.Viewer):
         self.cancel_w.disabled = not running
         self.progress_w.visible = running
         self.progress_w.active = running
-        settings = getattr(c.job, "settings", None)
+        settings = c.job.meta.settings if c.job is not None else None  # the running job's (RunJob)
         text, fraction = describe(
             c.progress if running else {},
             settings.params if settings is not None else {},
@@ -379,19 +370,19 @@ class RunBar(pn.viewable.Viewer):
             self.status_w.object = ""
 
 
-class Sidebar(pn.viewable.Viewer):
+class Sidebar(SessionViewer):
     """The sidebar: an Enter key listener, :class:`RunBar`, :class:`DataInputs` and :class:`SolverInputs`.
 
     Parameters
     ----------
     ctx : ViewContext
-        The session's shared state.
+        The session's shared state (see :class:`~treeexplorer.ui.viewkit.SessionViewer`).
     dataset, solver, test_size
         What the cards show at start.
     """
 
     def __init__(self, ctx: ViewContext, dataset: str, solver: str | None, test_size: float, **params):
-        super().__init__(**params)
+        super().__init__(ctx, **params)
         self.run_bar = RunBar(ctx)
         self.data = DataInputs(ctx, dataset, test_size)
         self.solver = SolverInputs(ctx, solver)

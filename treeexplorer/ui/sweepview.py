@@ -3,16 +3,16 @@
 :class:`SweepSession` is the headless part (testable without a browser): it validates the grid with
 :func:`treeexplorer.sweep.expand_grid`, starts the session's cluster lazily with :func:`treeexplorer.sweep.connect`
 (kept between sweeps so workers keep their loaded kernels, closed when the session ends), runs
-:func:`treeexplorer.sweep.sweep` in a background thread and hands its progress reports to the UI thread through a
-queue.  :class:`SweepView` is the small Panel Viewer over it: the grid widgets, a table that fills one row per
-setting as its folds come in (a failing setting shows its message), a progress bar, Cancel (stops every task) and a
-figure overlaying the best settings' cross-validated fronts by the 1-SE rule.
+:func:`treeexplorer.sweep.sweep` in a background :class:`~treeexplorer.jobs.Job` (the server's admission control,
+progress, cancel) whose events the UI thread applies.  :class:`SweepView` is the small Panel Viewer over it: the
+grid widgets, a table that fills one row per setting as its folds come in (a failing setting shows its message), a
+progress bar, Cancel (stops every task) and a figure overlaying the best settings' cross-validated fronts by the
+1-SE rule.
 """
 
 from __future__ import annotations
 
 import math
-import queue
 import threading
 import traceback
 from collections.abc import Callable
@@ -26,17 +26,18 @@ from panel.io.state import set_curdoc
 
 from treeexplorer.data import DataError
 from treeexplorer.folds import check_cv
+from treeexplorer.jobs import Job
 from treeexplorer.render.layout import PALETTE
-from treeexplorer.solvers import Control
+from treeexplorer.solvers import Cancelled, Control, time_limit_seconds
 from treeexplorer.sweep import connect, effective_discretizer, expand_grid, sweep
-from treeexplorer.ui.admission import AdmissionError, get_scheduler, queued_text
 from treeexplorer.ui.cvrun import DEFAULT_FOLDS, FOLD_CHOICES
-from treeexplorer.ui.jobs import readable_error
+from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, MIN_TIME_LIMIT
+from treeexplorer.ui.jobs import app_job, readable_error
+from treeexplorer.ui.viewkit import POLL_MS, Poller
 
 __all__ = ["SweepSession", "SweepView", "setting_row", "rank_by_one_se", "DEFAULT_WORKERS"]
 
 DEFAULT_WORKERS = 2  # worker processes of a session's LocalCluster: small, the server is shared
-POLL_MS = 200
 BEST_SHOWN = 5  # settings overlaid in the figure
 DEFAULT_DISC = "solver default"
 TABLE_COLUMNS = [
@@ -139,10 +140,8 @@ class SweepSession(param.Parameterized):
         self._client = None
         self._release: Callable[[], None] | None = None
         self._lock = threading.Lock()  # the client is created in a sweep thread and released at session end
-        self._queue: queue.Queue = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self.job: Job | None = None
         self._closer: threading.Thread | None = None
-        self.control: Control | None = None
         self.settings: list[dict] = []
         self.fronts: dict[int, object] = {}
         self.result = None
@@ -150,7 +149,9 @@ class SweepSession(param.Parameterized):
         self._closed = False
 
     # -- actions (UI thread) -------------------------------------------------------------------------
-    def start(self, solvers, discretizers, depths, cv: int = DEFAULT_FOLDS, time_limit: float | None = 30.0) -> bool:
+    def start(
+        self, solvers, discretizers, depths, cv: int = DEFAULT_FOLDS, time_limit: float | None = DEFAULT_TIME_LIMIT
+    ) -> bool:
         """Start a sweep over ``solvers × discretizers × depths`` (``None`` discretizer: the solver's default).
 
         Returns False (and sets ``error``) for a bad grid or data, or while another sweep runs.
@@ -168,18 +169,21 @@ class SweepSession(param.Parameterized):
                 raise ValueError("pick at least one solver for the sweep")
             if not FOLD_CHOICES[0] <= cv <= FOLD_CHOICES[1]:
                 raise ValueError(f"a sweep takes {FOLD_CHOICES[0]} to {FOLD_CHOICES[1]} folds, not {cv}")
-            if time_limit is not None and not time_limit > 0:
-                raise ValueError("time limit must be a positive number of seconds")
+            time_limit = time_limit_seconds(time_limit)  # the one check of a limit (per task)
             settings, notices = expand_grid(grid)  # every value checked now, with the grid key named
             ds = self.controller.prepared().dataset  # the training rows: held-out rows stay unseen
             check_cv(cv, 1, ds.n_rows)
-            ticket = get_scheduler().submit(id(self))  # one slot of the server-wide cap, like a run
-        except (DataError, ValueError, NotImplementedError, AdmissionError) as exc:
+        except (DataError, ValueError, NotImplementedError) as exc:
             self.error = readable_error(exc)
             return False
-        self.settings, self.fronts, self.result = settings, {}, None
-        self.control = Control()
         total = len(settings) * (cv + 1)
+        work = self._work(ds, grid, cv, time_limit, self.controller.seed, total)
+        job = app_job(work, label="sweep", session=id(self))  # one slot of the server-wide cap, like a run
+        if job.start().ticket is None:  # refused outright (the session already holds its slots)
+            job.drain(failed=lambda message: setattr(self, "error", message))
+            return False
+        self.job = job
+        self.settings, self.fronts, self.result = settings, {}, None
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.notice = "; ".join(notices)
@@ -187,52 +191,48 @@ class SweepSession(param.Parameterized):
             self.rows = []
             self.progress = {"phase": "starting", "done": 0, "total": total}
             self.running = True
-        args = (ds, grid, cv, time_limit, self.controller.seed, ticket, total)
-        self._thread = threading.Thread(target=self._main, args=args, name="treeexplorer-sweep-view", daemon=True)
-        self._thread.start()
         return True
 
     def cancel(self) -> None:
         """Stop every task of the running sweep (what finished stays in the table)."""
-        if self.running and self.control is not None:
-            self.control.cancel()
+        if self.running and self.job is not None:
+            self.job.cancel()
             self.progress = {**self.progress, "phase": "cancelling"}
 
     def poll(self) -> bool:
         """Apply the sweep's queued reports (UI thread); True while it runs."""
-        ended = False
+        if self.job is None:
+            return False
         rows = list(self.rows)
-        progress = None
-        while True:
-            try:
-                kind, payload = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if kind == "progress":
-                front = payload.pop("front", None)
-                if front is not None:  # a setting's last task is in: its row
-                    i = payload["setting"]
-                    self.fronts[i] = front
-                    rows.append(setting_row(i, self.settings[i], front))
-                if payload.get("dashboard"):
-                    self.dashboard = payload["dashboard"]
-                progress = {**(progress or self.progress), **payload}
-            elif kind == "done":
-                ended = True
-                self.result = payload
-                rows = self._final_rows(payload, rows)
-            else:  # "error" / "cancelled" (before any task ran): the sweep's last word
-                ended = True
-                if kind == "error":
-                    self.error = payload
-                else:
-                    self.status = "cancelled"
+        progress = {}
+
+        def report(info: dict) -> None:
+            info = dict(info)
+            front = info.pop("front", None)
+            if front is not None:  # a setting's last task is in: its row
+                i = info["setting"]
+                self.fronts[i] = front
+                rows.append(setting_row(i, self.settings[i], front))
+            if info.get("dashboard"):
+                self.dashboard = info["dashboard"]
+            progress.update(info)
+
+        def done(result) -> None:
+            self.result = result
+            rows[:] = self._final_rows(result, rows)
+
+        running = self.job.drain(
+            progress=report,
+            done=done,
+            failed=lambda message: setattr(self, "error", message),
+            cancelled=lambda message: setattr(self, "status", "cancelled"),  # before any task ran
+        )
         with param.parameterized.batch_call_watchers(self):
-            if progress is not None:
-                self.progress = progress
+            if progress:
+                self.progress = {**self.progress, **progress}
             if rows != self.rows:
                 self.rows = rows
-            if ended:
+            if not running:
                 self.running = False
         return self.running
 
@@ -252,11 +252,8 @@ class SweepSession(param.Parameterized):
         return rows
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the sweep's thread ends (tests, scripts); True when it has."""
-        if self._thread is None:
-            return True
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        """Block until the sweep's job ends (tests, scripts); True when it has."""
+        return self.job is None or self.job.wait(timeout)
 
     def best(self, n: int = BEST_SHOWN) -> list[tuple[int, object, dict]]:
         """The ``n`` best finished settings by the 1-SE rule (see :func:`rank_by_one_se`)."""
@@ -266,55 +263,45 @@ class SweepSession(param.Parameterized):
         """The rows as a DataFrame, in setting order."""
         return pd.DataFrame(sorted(self.rows, key=lambda r: r["#"]), columns=TABLE_COLUMNS)
 
-    # -- the sweep's thread --------------------------------------------------------------------------
-    def _main(self, ds, grid, cv, time_limit, seed, ticket, total) -> None:
-        put = self._queue.put
-        try:
-            if not ticket.wait(
-                lambda ahead: put(("progress", {"phase": queued_text(ahead)})),
-                should_stop=lambda: self.control.cancelled,
-            ):
-                put(("cancelled", "cancelled while queued"))
-                return
+    # -- the sweep's job ----------------------------------------------------------------------------
+    def _work(self, ds, grid, cv, time_limit, seed, total):
+        """``work(control)`` for the sweep's job: the session's cluster (started once), then the sweep."""
+
+        def work(control: Control):
+            report = control.progress  # the job's: its events
             with self._lock:
-                if self._client is None and not self.control.cancelled and not self._closed:
-                    put(("progress", {"phase": f"starting a local Dask cluster ({self.n_workers} workers)"}))
+                if self._client is None and not control.cancelled and not self._closed:
+                    report({"phase": f"starting a local Dask cluster ({self.n_workers} workers)"})
                     self._client, self._release = self._connector()
                 client = self._client
-            if self.control.cancelled or client is None:
-                put(("cancelled", "cancelled before the sweep started"))
-                return
-            put(("progress", {"phase": "running", "done": 0, "total": total}))
-            result = sweep(
+            if control.cancelled or client is None:
+                raise Cancelled("cancelled before the sweep started")
+            report({"phase": "running", "done": 0, "total": total})
+            return sweep(
                 ds,
                 grid,
                 cv=cv,
                 seed=seed,
                 scheduler=client,
                 time_limit=time_limit,
-                control=self.control,
-                progress=lambda info: put(("progress", dict(info))),
+                control=control,
+                progress=report,
                 show_progress=False,
             )
-        except Exception as exc:  # a readable message in the view; the traceback goes to the log
-            traceback.print_exc()
-            put(("error", readable_error(exc)))
-        else:
-            put(("done", result))
-        finally:
-            ticket.release()
+
+        return work
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def close(self) -> None:
         """Cancel the running sweep and close the session's cluster (in the background: it takes seconds)."""
         self._closed = True
-        if self.control is not None:
-            self.control.cancel()
-        thread = self._thread
+        job = self.job
+        if job is not None:
+            job.cancel()
 
         def shutdown():
-            if thread is not None:
-                thread.join(60)
+            if job is not None:
+                job.wait(60)
             with self._lock:
                 release, self._release, self._client = self._release, None, None
             if release is not None:
@@ -343,7 +330,7 @@ class SweepFigure:
             height=height,
             sizing_mode="stretch_width",
             tools="pan,wheel_zoom,box_zoom,reset,save",
-            toolbar_location="above",
+            toolbar_location="right",  # as the front's plot: a toolbar above folded its tools on first draw
             x_axis_label="Splits",
             y_axis_label="CV held-out accuracy",
         )
@@ -405,14 +392,14 @@ def _setting_of(front) -> dict:
 class SweepView(pn.viewable.Viewer):
     """Grid widgets, Run/Cancel, progress, the streaming table and the overlay of the best fronts."""
 
-    def __init__(self, controller, session: SweepSession | None = None, **params):
+    def __init__(self, controller, session: SweepSession | None = None, periodic: Callable | None = None, **params):
         super().__init__(**params)
         from treeexplorer.ui.controller import discretizer_names, list_solvers
 
         self.session = s = session or SweepSession(controller)
         self.controller = controller
         self._doc = pn.state.curdoc if getattr(pn.state.curdoc, "session_context", None) else None
-        self._poller = None
+        self._poller = Poller(s.poll, POLL_MS, periodic)  # the session's periodic callbacks given, else Panel's
         sw = {"sizing_mode": "stretch_width"}
         solvers = list_solvers()
         self.solvers_w = pn.widgets.MultiChoice(
@@ -431,7 +418,7 @@ class SweepView(pn.viewable.Viewer):
             label="Folds (k)", start=FOLD_CHOICES[0], end=FOLD_CHOICES[1], value=DEFAULT_FOLDS, width=200
         )
         self.time_w = pn.widgets.FloatInput(
-            label="Time limit per task (s)", value=30.0, start=0.5, end=3600, step=5, width=180
+            label="Time limit per task (s)", value=DEFAULT_TIME_LIMIT, start=MIN_TIME_LIMIT, end=3600, step=5, width=180
         )
         self.run_w = pn.widgets.Button(label="Run sweep", color="primary", width=130)
         self.cancel_w = pn.widgets.Button(label="Cancel sweep", color="warning", disabled=True, width=130)
@@ -476,23 +463,14 @@ class SweepView(pn.viewable.Viewer):
             self.solvers_w.value, discs, self.depth_w.value, int(self.folds_w.value), self.time_w.value
         )
         if ok:
-            try:
-                self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS)
-            except Exception:  # no event loop (plain script): callers poll() themselves
-                self._poller = None
+            self._poller.start()  # no event loop (plain script): callers poll() themselves
         return ok
 
     def poll(self) -> bool:
-        running = self.session.poll()
-        if not running and self._poller is not None:
-            self._poller.stop()
-            self._poller = None
-        return running
+        return self._poller.tick()
 
     def close(self) -> None:
-        if self._poller is not None:
-            self._poller.stop()
-            self._poller = None
+        self._poller.stop()
         self.session.close()
 
     # -- display -------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from treeexplorer.ui.comparediagram import CompareDiagram
 from treeexplorer.ui.diagnostics import DiagnosticsView
 from treeexplorer.ui.explain import ExplainRow
 from treeexplorer.ui.lazy import lazy_tabs
-from treeexplorer.ui.viewkit import ViewContext
+from treeexplorer.ui.viewkit import SessionViewer, ViewContext
 from treeexplorer.ui.views import compare_markdown, metrics_frame, rules_markdown
 
 __all__ = ["TreeTabs"]
@@ -28,20 +28,19 @@ PICK_SECOND = "Pick a second tree of the same run to see what changed."
 NO_COMPARE = {"—": -1}
 
 
-class TreeTabs(pn.viewable.Viewer):
+class TreeTabs(SessionViewer):
     """Tabs about the selected tree.
 
     Parameters
     ----------
     ctx : ViewContext
-        The session's shared state.
+        The session's shared state (see :class:`~treeexplorer.ui.viewkit.SessionViewer`).
     tree_fig : TreeFigure
         The tree view (Explain a row highlights a row's path in it).
     """
 
     def __init__(self, ctx: ViewContext, tree_fig: TreeFigure, **params):
-        super().__init__(**params)
-        self.ctx = ctx
+        super().__init__(ctx, **params)
         self.rules_pane = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.metrics_pane = pn.pane.DataFrame(
             None, index=False, header=False, sizing_mode="stretch_width", stylesheets=[TABLE_CSS]

@@ -12,6 +12,7 @@ import functools
 import re
 import threading
 import traceback
+from collections.abc import Callable
 
 import panel as pn
 from panel.io.state import set_curdoc
@@ -19,7 +20,18 @@ from panel.io.state import set_curdoc
 from treeexplorer.ui.controller import Controller
 from treeexplorer.ui.jobs import readable_error
 
-__all__ = ["ViewContext", "batched", "safe", "slug", "one_at_a_time", "POLL_MS", "SMALL_TEXT"]
+__all__ = [
+    "ViewContext",
+    "SessionViewer",
+    "Poller",
+    "batched",
+    "safe",
+    "slug",
+    "one_at_a_time",
+    "panel_periodic",
+    "POLL_MS",
+    "SMALL_TEXT",
+]
 
 POLL_MS = 150
 SMALL_TEXT = {"font-size": "0.85em", "opacity": "0.75"}
@@ -97,6 +109,57 @@ def one_at_a_time(callback, lock: threading.Lock):
     return once
 
 
+def panel_periodic(callback, period: int):
+    """``pn.state.add_periodic_callback``, or None without an event loop (callers then poll themselves)."""
+    try:
+        return pn.state.add_periodic_callback(callback, period=period)
+    except Exception:  # no event loop (plain script)
+        return None
+
+
+class Poller:
+    """Call ``step()`` every ``period`` ms until it returns False: the one poll loop of a background job's view.
+
+    Parameters
+    ----------
+    step : callable
+        ``step() -> bool``: applies the job's events (UI thread); True while the job runs.
+    period : int
+        Milliseconds between two steps.
+    periodic : callable, optional
+        ``periodic(callback, period)`` starts a periodic callback and returns it (something with ``stop()``) or
+        None without an event loop; default :func:`panel_periodic` (a session's: :meth:`ViewContext.periodic`).
+    """
+
+    def __init__(self, step: Callable[[], bool], period: int = POLL_MS, periodic: Callable | None = None):
+        self._step = step
+        self._period = period
+        self._periodic = periodic or panel_periodic
+        self._callback = None
+
+    @property
+    def active(self) -> bool:
+        """A periodic callback is running the steps."""
+        return self._callback is not None
+
+    def start(self) -> None:
+        """Poll from a periodic callback (once: a second start while polling changes nothing)."""
+        if self._callback is None:
+            self._callback = self._periodic(self.tick, self._period)
+
+    def tick(self) -> bool:
+        """One step (the periodic callback's, or a caller's without an event loop); stops polling when done."""
+        running = self._step()
+        if not running:
+            self.stop()
+        return running
+
+    def stop(self) -> None:
+        callback, self._callback = self._callback, None
+        if callback is not None:
+            callback.stop()
+
+
 class ViewContext:
     """One session's shared state for the Explorer's Viewers.
 
@@ -164,7 +227,18 @@ class ViewContext:
         drained the job's events and stopped the poller (one of them on ``None``: tracebacks in the server
         log).  The session's periodic callbacks therefore run one at a time; a tick that finds one running is
         skipped (the next tick comes a period later)."""
-        try:
-            return pn.state.add_periodic_callback(one_at_a_time(callback, self._periodic_lock), period=period)
-        except Exception:  # no event loop (plain script)
-            return None
+        return panel_periodic(one_at_a_time(callback, self._periodic_lock), period)
+
+
+class SessionViewer(pn.viewable.Viewer):
+    """A part of the Explorer: a Panel Viewer over one session's :class:`ViewContext` (``self.ctx``).
+
+    Parameters
+    ----------
+    ctx : ViewContext
+        The session's shared state.
+    """
+
+    def __init__(self, ctx: ViewContext, **params):
+        super().__init__(**params)
+        self.ctx = ctx

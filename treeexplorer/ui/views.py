@@ -11,6 +11,7 @@ import pandas as pd
 from treeexplorer.claims import optimality_text
 from treeexplorer.export import rules_lines
 from treeexplorer.front import FrontTree
+from treeexplorer.metrics import COMPLEXITY_MEASURES
 from treeexplorer.schema import format_number
 
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
@@ -32,10 +33,7 @@ X_MEASURES = {"splits": "Splits", "leaves": "Leaves", "depth": "Depth", "avg_tes
 HOVER_COLS = [
     "run",
     "tree",
-    "splits",
-    "leaves",
-    "depth",
-    "avg_tests",
+    *COMPLEXITY_MEASURES,
     "train_accuracy",
     "test_accuracy",
     "train_errors",
