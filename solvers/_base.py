@@ -212,10 +212,11 @@ class Control:
             self._follow_parent()
 
     # -- lifecycle -------------------------------------------------------------------------------
-    def start(self) -> Control:
-        self._t0 = time.perf_counter()
+    def start(self, spent: float = 0.0) -> Control:
+        """Start the clock; ``spent`` seconds of the run that passed before (e.g. loading its data) count."""
+        self._t0 = time.perf_counter() - spent
         if self.time_limit is not None and self._timer is None:
-            self._timer = threading.Timer(self.time_limit, self._expire)
+            self._timer = threading.Timer(max(0.0, self.time_limit - spent), self._expire)
             self._timer.daemon = True
             self._timer.start()
         return self
@@ -225,11 +226,11 @@ class Control:
         """Whether ``start()`` ran (a second ``start()`` or ``with control:`` keeps the first clock)."""
         return getattr(self, "_started", False)
 
-    def start_once(self) -> Control:
-        """``start()`` unless already started: the API starts the clock before loading, then enters the
-        solver's ``with`` block, and the time limit must count from the first start."""
+    def start_once(self, spent: float = 0.0) -> Control:
+        """``start(spent)`` unless already started: the API starts the clock once the data are loaded (counting
+        the loading), then enters the solver's ``with`` block, and the time limit must count from the first start."""
         if not self.started:
-            self.start()
+            self.start(spent)
             self._started = True
         return self
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import RawTree
-from ._kernels.cart import cart_build_stoppable
-from .cart import fit_cart
+from .cart import build_tree, fit_cart
 
 __all__ = ["GreedyIncumbent", "sample_rows"]
 
@@ -66,7 +65,7 @@ class GreedyIncumbent:
             else:  # costs seconds: stopped with the run (nodes not yet split stay leaves)
                 ys = np.ascontiguousarray(self.y[rows], dtype=np.int64)
                 idx = np.arange(len(rows), dtype=np.int64)
-                t = RawTree(*cart_build_stoppable(Xs, ys, idx, self.n_classes, self.max_depth, 0, 1, 0, self.flag)[:5])
+                t = RawTree(*build_tree(Xs, ys, idx, self.n_classes, self.max_depth, 0, 1, 0, self.flag)[:5])
             self._tree = RawTree(
                 t.feature, t.threshold, t.left, t.right, _route_counts(t, self.X, self.y, self.n_classes)
             )

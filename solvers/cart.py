@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._kernels.cart import cart_build, cart_build_stoppable
+from ._kernels.cart import _leaf_only, grow_best_first, grow_depth_first, sorted_rows_stoppable
 from ._kernels.cart_prune import extract_subtree, prune_path
 
 __all__ = ["fit_cart", "cart_path", "CRITERIA"]
@@ -38,6 +38,18 @@ def _check_params(max_depth, criterion, min_samples_leaf, max_leaves) -> tuple[i
     depth = _NO_LIMIT if max_depth is None else int(max_depth)
     leaves = 0 if max_leaves is None else int(max_leaves)
     return depth, CRITERIA[criterion], int(min_samples_leaf), leaves
+
+
+def build_tree(X, y, idx, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag=None):
+    """``cart_build_stoppable`` (see the kernel's parameters) chosen here between depth-first and best-first
+    growth: numba then compiles only the growth a run uses (best-first, ``max_leaves``, is rarely asked for)."""
+    flag = np.zeros(1, dtype=np.int64) if flag is None else flag
+    xc, yc, srt, sorted_all = sorted_rows_stoppable(X, y, idx, flag)
+    if not sorted_all:
+        return _leaf_only(yc, n_classes)
+    if max_leaves <= 0:
+        return grow_depth_first(xc, yc, srt, n_classes, max_depth, min_samples_leaf, criterion, flag)
+    return grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
 
 
 def fit_cart(
@@ -76,7 +88,7 @@ def fit_cart(
     X, y, n_classes = check_xy(X, y, n_classes)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
     idx = np.arange(X.shape[0], dtype=np.int64)
-    f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
+    f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit)
     return RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
 
 
@@ -118,13 +130,11 @@ def cart_path(
     idx = np.arange(X.shape[0], dtype=np.int64)
     objective = f"CART ({criterion}) and its cost-complexity pruning path"
     if control is None:
-        f, t, left, right, value, _ = cart_build(X, y, idx, n_classes, depth, leaves, msl, crit)
+        f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit)
     else:
         control.watch("cart", ())
         try:
-            f, t, left, right, value, _ = cart_build_stoppable(
-                X, y, idx, n_classes, depth, leaves, msl, crit, control.flag
-            )
+            f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit, control.flag)
         finally:
             control.unwatch()
     stopped = control is not None and control.stopped

@@ -166,7 +166,7 @@ def _build(X, y, ranks, n_classes, max_depth, gen, k, d0, criterion, zobrist, ma
     t_upper = time.perf_counter() - t0
     while len(level_start) < max_depth + 2:
         level_start.append(n_states)
-    st = st[:, :n_states]
+    st = np.ascontiguousarray(st[:, :n_states])  # C-contiguous as at the upper depths: one kernel signature
     st_act0, st_nact = st[ST_ACT0].copy(), st[ST_NACT].copy()
     act_feat, act_left, act_right, act_errl, act_errr = (
         act[r, :n_act].copy() for r in (A_FEAT, A_LEFT, A_RIGHT, A_ERRL, A_ERRR)

@@ -49,6 +49,45 @@ def test_a_cold_cache_is_detected_and_said(tmp_path):
     assert compile_notice("dpdt") == f"compiling the dpdt kernels (first run only, about {estimate} s)"
 
 
+def test_bad_input_on_a_cold_cache_is_refused_before_any_compile(tmp_path):
+    # the inputs are checked first: the error comes alone and at once, not after a minute of compiling
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "empty"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for args in (["iris", "--target", "no-such-column"], [str(tmp_path / "missing.csv")]):
+        cmd = [sys.executable, "-m", "treeexplorer", "solve", *args, "--solver", "dpdt"]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+        assert out.returncode == 2, out.stderr
+        assert "compiling" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert out.stderr.startswith("error: "), out.stderr
+    assert not any((tmp_path / "empty").rglob("*.nbi")), "kernels were compiled for a refused input"
+
+
+def test_the_cli_compile_notice_follows_the_warm_up_reports():
+    import io
+
+    from treeexplorer.cli import CompileNotice
+
+    stream = io.StringIO()
+    notice = CompileNotice(stream)
+    notice({"phase": "loading"})
+    for s in (0.0, 1.0, 2.0):
+        notice({"phase": "compiling", "solver": "cart", "cold": True, "seconds": s, "estimate_s": 25})
+    for s in (0.0, 1.0):
+        notice({"phase": "compiling", "solver": "branches", "cold": True, "seconds": s, "estimate_s": 60})
+    notice({"phase": "solving"})
+    notice.finish()
+    assert stream.getvalue().splitlines() == [
+        compile_notice("cart"),
+        "compiled in 2 s (cached for later runs)",
+        compile_notice("branches"),
+        "compiled in 1 s (cached for later runs)",
+    ]
+    stream = io.StringIO()
+    notice = CompileNotice(stream)
+    notice({"phase": "compiling", "solver": "cart", "cold": False, "seconds": 0.2})  # loading from the cache
+    notice.finish()
+    assert stream.getvalue() == ""
+
+
 def test_a_warm_solver_needs_no_compile():
     ensure_warm("cart")
     assert not needs_compile("cart")
@@ -101,3 +140,37 @@ def test_the_estimators_rules_name_the_target():
     clf = TreeExplorerClassifier(solver="cart", max_depth=1).fit(X, named.to_numpy())
     text = tx.rules_text(clf.tree_)
     assert "# target: y;" in text and "__target__" not in text
+
+
+def test_the_app_warms_the_selected_solver_next(monkeypatch):
+    # the background warm-up takes the first page's solver first, then the one the user selects meanwhile
+    import threading
+
+    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.ui import warm as ui_warm
+    from treeexplorer.ui.controller import list_solvers
+
+    names = [n for n in list_solvers() if n in SOLVER_NAMES]
+    assert "cart" in names and "sat" in names
+    order, first_started, release = [], threading.Event(), threading.Event()
+
+    def fake_warm_up(solvers):
+        order.extend(solvers)
+        if len(order) == 1:
+            first_started.set()
+            release.wait(10)
+        return {}
+
+    monkeypatch.setattr(ui_warm, "warm_up", fake_warm_up)
+    monkeypatch.setattr(ui_warm, "is_warm", lambda name: False)
+    monkeypatch.setattr(ui_warm, "_first_front", threading.Event())
+    thread = threading.Thread(target=ui_warm.warm_up_once, args=("cart",))
+    thread.start()
+    assert first_started.wait(10)
+    release.set()
+    thread.join(0.5)
+    assert order == ["cart"], "the other solvers' compile must wait for the first page's front"
+    ui_warm.prefer("no-such-solver")  # not queued: nothing happens
+    ui_warm.prefer("sat")  # what the Solver select does: the page is up, and sat comes next
+    thread.join(10)
+    assert order[:2] == ["cart", "sat"] and sorted(order) == sorted(names)

@@ -339,7 +339,7 @@ def test_cli_rashomon_json_and_csv(tmp_path, capsys):
 def test_rashomon_kernels_are_warmed_with_murtrees():
     """A cold first "Alternatives" run must not compile inside its time limit: murtree's warm-up (the app's
     background one, ``treeexplorer warm``) loads the enumeration's kernels, and warming the rashomon spec
-    (what ``start_run`` does before the clock) waits for it."""
+    (what ``load_and_start`` does before the clock) waits for it."""
     import subprocess
     import sys
 

@@ -345,6 +345,15 @@ def test_exports_of_the_selected_tree_carry_provenance(explorer):
     assert explorer.dl["txt"].callback().getvalue().decode() == rules
 
 
+def test_selecting_a_solver_warms_it_next(explorer, monkeypatch):
+    from treeexplorer.ui import warm
+
+    asked = []
+    monkeypatch.setattr(warm, "prefer", asked.append)
+    explorer.solver_w.value = "uislow"
+    assert asked == ["uislow"]
+
+
 def test_background_run_through_the_ui_keeps_it_responsive(explorer):
     explorer.solver_w.value = "uislow"
     explorer.param_widgets["max_depth"].value = 4

@@ -13,7 +13,9 @@ A run goes through four stages, each in its own module:
 
 from __future__ import annotations
 
-from treeexplorer.encode import encode, feature_matrix, numeric_features, stopper
+import time
+
+from treeexplorer.encode import encode, feature_matrix, numeric_features
 from treeexplorer.front import Front
 from treeexplorer.limits import check_memory_limit
 from treeexplorer.prepared import Prepared, check_data_args, prepare
@@ -109,36 +111,55 @@ def solve(
     data, target = check_data_args(
         data, target, test_size=test_size, seed=seed, progress=progress, control=control, drop_missing=drop_missing
     )
-    control = start_run(request.spec, request.time_limit, progress, control)
-    prep = prepare(
+    prep, control = load_and_start(
+        request.spec,
         data,
         target,
+        time_limit=request.time_limit,
+        progress=progress,
+        control=control,
         test_size=test_size,
         test=test,
         seed=seed,
         drop_missing=drop_missing,
         categorical=categorical,
         allow_many_classes=allow_many_classes,
-        stop=stopper(control),
     )
     return run_prepared(prep, request, control=control)
 
 
-def start_run(spec: SolverSpec, time_limit=None, progress=None, control: Control | None = None) -> Control:
-    """The Control of a run that loads its own data (:func:`solve`, :func:`treeexplorer.rashomon`): the caller's
-    or a new one, given ``time_limit`` and ``progress`` when it has none; the solver's kernels warmed first, then
-    its clock started and "loading" reported.  The time limit covers every phase from here (loading included);
-    compiling the kernels does not."""
+def run_control(time_limit=None, progress=None, control: Control | None = None) -> Control:
+    """The caller's Control given ``time_limit`` and ``progress`` when it has none, or a new one (not started)."""
     if control is None:
-        control = Control(time_limit, progress)
-    elif time_limit is not None and control.time_limit is None:
+        return Control(time_limit, progress)
+    if time_limit is not None and control.time_limit is None:
         control.time_limit = time_limit_seconds(time_limit)
     if progress is not None and control.progress is None:
         control.progress = progress
-    ensure_warm(spec, control)
-    control.start_once()
-    control.report("loading")
     return control
+
+
+def load_and_start(
+    spec: SolverSpec, data, target, *, time_limit=None, progress=None, control: Control | None = None, **load
+) -> tuple[Prepared, Control]:
+    """The start of a run that loads its own data (:func:`solve`, :func:`treeexplorer.rashomon`): the table loaded
+    and split (``load``: :func:`~treeexplorer.prepared.prepare`'s options), then the solver's kernels loaded (or
+    compiled, with a "compiling" report: a bad table is refused before any compile), then the run's clock started
+    with the loading counted.  The time limit covers every phase (loading watched while it runs) but the compile.
+    Returns the prepared data and the run's Control."""
+    control = run_control(time_limit, progress, control)
+    t0 = time.perf_counter()
+    control.report("loading")
+    limit = control.time_limit  # the clock starts after the compile below, so the loading is watched here
+
+    def stop() -> bool:
+        return control.stopped or (limit is not None and time.perf_counter() - t0 >= limit)
+
+    prep = prepare(data, target, stop=stop, **load)
+    loading_s = time.perf_counter() - t0
+    ensure_warm(spec, control)
+    control.start_once(spent=loading_s)
+    return prep, control
 
 
 def _check_solve_args(data, target, **a):

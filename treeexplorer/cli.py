@@ -225,35 +225,72 @@ def front_table(front) -> str:
     return "\n".join(lines)
 
 
+class CompileNotice:
+    """A progress callback that says when a solver's kernels are compiled (a cold numba cache): the notice on
+    ``stream`` (default stderr) at the first ``"compiling"`` report with ``cold``, the seconds so far with a
+    spinner on a terminal, and ``compiled in N s`` at the first report of another phase (or :meth:`finish`).
+    Every other report is ignored."""
+
+    def __init__(self, stream=None):
+        import threading
+
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self._lock = threading.Lock()
+        self._turn = 0
+        self._solver: str | None = None  # the solver whose compile was announced and not yet finished
+        self._seconds = 0.0
+
+    def __call__(self, report: dict) -> None:
+        from treeexplorer.warm import compile_notice
+
+        with self._lock:
+            if report.get("phase") != "compiling":
+                self._done()
+                return
+            if not report.get("cold"):
+                return
+            if self._solver is not None and report.get("solver", "") != self._solver:
+                self._done()  # BRANCHES compiles CART's kernels first: one line each
+            if self._solver is None:
+                self._solver = report.get("solver", "")
+                print(compile_notice(self._solver), file=self.stream, end="" if self.tty else "\n", flush=True)
+            self._seconds = float(report.get("seconds", 0.0))
+            if self.tty:
+                self._turn += 1
+                spin = "|/-\\"[self._turn % 4]
+                self.stream.write(f"\r{compile_notice(self._solver)} {spin} {self._seconds:.0f} s")
+                self.stream.flush()
+
+    def finish(self, seconds: float | None = None) -> None:
+        """End the notice (if one is open), with ``seconds`` as the compile time when given."""
+        with self._lock:
+            if seconds is not None:
+                self._seconds = seconds
+            self._done()
+
+    def _done(self) -> None:
+        from treeexplorer.warm import compile_notice
+
+        if self._solver is None:
+            return
+        end = f"\r{compile_notice(self._solver)}: " if self.tty else ""
+        print(f"{end}compiled in {self._seconds:.0f} s (cached for later runs)", file=self.stream, flush=True)
+        self._solver = None
+
+
 def warm_with_notice(solver: str, stream=None) -> float | None:
     """Load ``solver``'s kernels; when they must be compiled first, say so on ``stream`` (default stderr)
     with the time so far (a spinner on a terminal).  Returns the seconds spent, None when nothing was to do."""
-    import threading
-
     from treeexplorer.registry import SOLVER_NAMES
     from treeexplorer.solvers import Control
-    from treeexplorer.warm import compile_notice, ensure_warm, is_warm, needs_compile
+    from treeexplorer.warm import ensure_warm, is_warm
 
-    stream = stream or sys.stderr
     if solver not in SOLVER_NAMES or is_warm(solver):
         return None
-    if not needs_compile(solver):
-        return ensure_warm(solver)
-    tty = stream.isatty()
-    print(compile_notice(solver), file=stream, end="" if tty else "\n", flush=True)
-    lock, turn = threading.Lock(), [0]
-
-    def progress(report: dict) -> None:
-        if tty:
-            with lock:
-                turn[0] += 1
-                spin = "|/-\\"[turn[0] % 4]
-                stream.write(f"\r{compile_notice(solver)} {spin} {report.get('seconds', 0):.0f} s")
-                stream.flush()
-
-    seconds = ensure_warm(solver, Control(progress=progress))
-    end = f"\r{compile_notice(solver)}: " if tty else ""
-    print(f"{end}compiled in {seconds:.0f} s (cached for later runs)", file=stream, flush=True)
+    notice = CompileNotice(stream)
+    seconds = ensure_warm(solver, Control(progress=notice))
+    notice.finish(seconds)
     return seconds
 
 
@@ -286,25 +323,30 @@ def _cmd_solve(a) -> int:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
     _check_out(a.out, "--out")
-    warm_with_notice(a.solver)  # a first run compiles for up to a minute: say so, not a silent wait
-    front = solve(
-        a.data,
-        a.target,
-        solver=a.solver,
-        discretizer=a.discretizer,
-        n_bins=a.n_bins,
-        test_size=a.test_size,
-        test=a.test,
-        seed=a.seed,
-        time_limit=a.time_limit,
-        memory_limit=a.memory_limit,
-        drop_missing=a.drop_missing,
-        allow_many_classes=a.allow_many_classes,
-        categorical=a.categorical,
-        mid_budget=a.mid_budget,
-        discretizer_params=None if a.criterion is None else {"criterion": a.criterion},
-        **{k: v for k, v in params.items() if v is not None},
-    )
+    # a first run compiles for up to a minute once the inputs are checked: solve's warm-up reports it, said here
+    notice = CompileNotice()
+    try:
+        front = solve(
+            a.data,
+            a.target,
+            solver=a.solver,
+            discretizer=a.discretizer,
+            n_bins=a.n_bins,
+            test_size=a.test_size,
+            test=a.test,
+            seed=a.seed,
+            time_limit=a.time_limit,
+            memory_limit=a.memory_limit,
+            drop_missing=a.drop_missing,
+            allow_many_classes=a.allow_many_classes,
+            categorical=a.categorical,
+            mid_budget=a.mid_budget,
+            discretizer_params=None if a.criterion is None else {"criterion": a.criterion},
+            **{k: v for k, v in params.items() if v is not None},
+            progress=notice,
+        )
+    finally:
+        notice.finish()
     status = {"done": "", "time_limit": " (time limit reached: not proven)", "cancelled": " (cancelled)"}
     print(
         f"{front.dataset}: {front.n_train} train / {front.n_test} test rows; solver {front.solver}, "

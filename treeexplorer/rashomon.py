@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from treeexplorer.api import _check_solve_args, prepare, run_prepared, start_run
+from treeexplorer.api import _check_solve_args, load_and_start, run_prepared
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.limits import check_memory_limit
 from treeexplorer.registry import Param, SolverSpec, get_solver
@@ -155,10 +155,13 @@ def rashomon(
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     spec.resolve(params)  # range checks before loading anything
     memory_limit = check_memory_limit(memory_limit)
-    control = start_run(spec, time_limit, progress, control)
-    prep = prepare(
+    prep, control = load_and_start(
+        spec,
         data,
         target,
+        time_limit=time_limit,
+        progress=progress,
+        control=control,
         test_size=test_size,
         test=test,
         seed=seed,

@@ -23,9 +23,10 @@ from treeexplorer.solvers import Control
 __all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "needs_compile", "warm_up"]
 
 # Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
-# `treeexplorer solve iris` less a second one (2-core machine, rounded up); what the CLI and the app state.
-# murtree's includes the Rashomon enumeration's kernels (warmed with it, see _WARMED_WITH): 62 s CPU measured.
-COMPILE_ESTIMATE_S = {"cart": 25, "dpdt": 120, "murtree": 70, "branches": 60, "sat": 10, "contree": 40}
+# `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
+# what the CLI and the app state.  murtree's includes the Rashomon enumeration's kernels (warmed with it, see
+# _WARMED_WITH: about 30 s of its 62 s CPU measured on a cold cache).
+COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 90, "murtree": 65, "branches": 45, "sat": 5, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

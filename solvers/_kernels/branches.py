@@ -77,6 +77,8 @@ from .branches_store import (
     sift_down,
 )
 
+_ZERO = np.int64(0)  # a typed zero argument: a literal 0 would compile the called kernel once more
+
 
 @njit(nogil=True, cache=True)
 def _final(d, n_rows, t, cost, max_depth, eps):
@@ -169,6 +171,7 @@ def _child(v, lit, n_rows, t, ni, nh, nf, lits, n_lits, hk, hv, zob, n_nodes, ca
     c, slot = lookup(hk, hv, ni, lits, h, cand, d + 1)
     if c >= 0:
         return c, n_nodes, n_lits
+    n_rows, t = np.int64(n_rows), np.int64(t)  # int32 or int64 at the call sites: _new_node compiles once
     n_lits = _new_node(ni, nh, nf, lits, n_lits, hk, hv, slot, n_nodes, h, cand, d + 1, n_rows, t, cost, max_depth, eps)
     return n_nodes, n_nodes + 1, n_lits
 
@@ -207,11 +210,14 @@ def _entry_step(ei, e, p, out):
 
 @njit(nogil=True, cache=True)
 def _take_entry(v, ei, e, ni, nf, cost, eps, mp, p):
-    a = ei[e, E_ATTR]
+    # int64 arguments (the entries are int32): _take compiles for one signature
+    a = np.int64(ei[e, E_ATTR])
+    c0 = np.int64(ei[e, E_C0])
     if a >= p:
-        _take(v, a, ei[e, E_C0], 0, ei[e, E_N0], 0, ni, nf, cost, eps, mp, p)
+        _take(v, a, c0, _ZERO, np.int64(ei[e, E_N0]), _ZERO, ni, nf, cost, eps, mp, p)
     else:
-        _take(v, a, ei[e, E_C0], ei[e, E_T0], ei[e, E_C1], ei[e, E_T1], ni, nf, cost, eps, mp, p)
+        t0, c1, t1 = np.int64(ei[e, E_T0]), np.int64(ei[e, E_C1]), np.int64(ei[e, E_T1])
+        _take(v, a, c0, t0, c1, t1, ni, nf, cost, eps, mp, p)
 
 
 @njit(nogil=True, cache=True)
@@ -221,15 +227,15 @@ def _refresh(v, ni, nf, eis, eks, shift, cost, eps, mp, p):
     ei = eis[g >> shift]
     ek = eks[g >> shift]
     start = g & ((1 << shift) - 1)
-    m = ni[v, HEAPLEN]
+    m = np.int64(ni[v, HEAPLEN])
     while m > 0:
         _take_entry(v, ei, start, ni, nf, cost, eps, mp, p)
-        key = _entry_ub(nf, ei, start, ni[v, N], cost, mp, p)
+        key = _entry_ub(nf, ei, start, np.int64(ni[v, N]), cost, mp, p)
         if key <= nf[v, LB] + eps:
             m = heap_pop(ei, ek, start, m)
         elif key < ek[start] - eps:
             ek[start] = key
-            sift_down(ei, ek, start, m, 0)
+            sift_down(ei, ek, start, m, _ZERO)
         else:
             ek[start] = key
             break
@@ -357,13 +363,13 @@ def _expand(
     ei = eis[n_ent >> shift]
     ek = eks[n_ent >> shift]
     start = n_ent & ((1 << shift) - 1)
-    m = 0
+    m = np.int64(0)  # entries kept (typed: heapify compiles once)
     for a in range(p):
         if used[a]:
             continue
-        n1 = 0
-        t1 = 0
-        t0 = 0
+        n1 = np.int64(0)
+        t1 = np.int64(0)
+        t0 = np.int64(0)
         for k in range(n_classes):
             n1 += cnt1[k, a]
             t1 = max(t1, cnt1[k, a])
@@ -378,7 +384,20 @@ def _expand(
         ei[e, E_N0] = n0
         ei[e, E_T0] = t0
         ei[e, E_T1] = t1
-        _take(v, a, ei[e, E_C0], t0, ei[e, E_C1], t1, ni, nf, cost, eps, mp, p)
+        _take(
+            v,
+            np.int64(a),
+            np.int64(ei[e, E_C0]),
+            np.int64(t0),
+            np.int64(ei[e, E_C1]),
+            np.int64(t1),
+            ni,
+            nf,
+            cost,
+            eps,
+            mp,
+            p,
+        )
         key = _entry_ub(nf, ei, e, nr, cost, mp, p)
         if key > nf[v, LB] + eps:  # else the entry can never beat the best tree: not kept
             ek[e] = key
@@ -413,7 +432,7 @@ def _expand(
         ei[e, E_C1] = 0
         ei[e, E_T0] = 0
         ei[e, E_T1] = 0
-        _take(v, p + g, n_mp, 0, k, 0, ni, nf, cost, eps, mp, p)
+        _take(v, np.int64(p + g), np.int64(n_mp), _ZERO, np.int64(k), _ZERO, ni, nf, cost, eps, mp, p)
         key = _entry_ub(nf, ei, e, nr, cost, mp, p)
         kept = key > nf[v, LB] + eps
         if kept:
@@ -552,7 +571,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
     eis.append(np.empty((chunk, E_INT), dtype=np.int32))
     eks.append(np.empty(chunk, dtype=np.float64))
     mp = np.zeros((1024, M_INT), dtype=np.int32)
-    n_mp = 0
+    n_mp = np.int64(0)
     hk = np.zeros(4096, dtype=np.int64)
     hv = np.full(4096, -1, dtype=np.int32)
     rows = np.empty(n, dtype=np.int64)
@@ -567,10 +586,13 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
 
     for i in range(n):
         tot[y[i]] += 1
-    _, slot = lookup(hk, hv, ni, lits, 0, cand, 0)
-    n_lits = _new_node(ni, nh, nf, lits, 0, hk, hv, slot, 0, 0, cand, 0, n, tot.max(), cost, max_depth, eps)
-    n_nodes = 1
-    n_ent = 0
+    # the root, with int64 arguments as every later call passes them (a literal compiles a kernel once more)
+    _, slot = lookup(hk, hv, ni, lits, _ZERO, cand, _ZERO)
+    n_lits = _new_node(
+        ni, nh, nf, lits, _ZERO, hk, hv, slot, _ZERO, _ZERO, cand, _ZERO, np.int64(n), tot.max(), cost, max_depth, eps
+    )
+    n_nodes = np.int64(1)
+    n_ent = np.int64(0)
     it = 0
     n_exp = 0
     oom = False
@@ -616,7 +638,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         hk, hv = rehash(hk, hv, nh, n_nodes, need)
         # Selection: best bound first; inside it, the incomplete child with the lowest estimate, stored
         # (looked up in the memo) as it is entered.
-        v = 0
+        v = np.int64(0)
         plen = 0
         while True:
             path[plen] = v
@@ -663,7 +685,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
                         eps,
                     )
                     mp[best_r, M_REF] = c
-                v = c
+                v = np.int64(c)
                 continue
             c0, c1 = ei[e, E_C0], ei[e, E_C1]
             side = 0
@@ -700,7 +722,7 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
             step[plen - 1, 2] = ei[e, E_T0]
             step[plen - 1, 3] = ei[e, E_C1]
             step[plen - 1, 4] = ei[e, E_T1]
-            v = c
+            v = np.int64(c)
         # Expansion.
         if ni[v, COMPLETE] == 0 and ni[v, EXPANDED] == 0:
             n_ent, n_mp = _expand(

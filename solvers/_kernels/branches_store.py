@@ -72,7 +72,9 @@ def grow1(a, need):
     if need <= a.shape[0]:
         return a
     out = np.empty(_capacity(a.shape[0], need), dtype=a.dtype)
-    out[: a.shape[0]] = a
+    # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
     return out
 
 
@@ -82,7 +84,9 @@ def grow2(a, need):
     if need <= a.shape[0]:
         return a
     out = np.empty((_capacity(a.shape[0], need), a.shape[1]), dtype=a.dtype)
-    out[: a.shape[0]] = a
+    for i in range(a.shape[0]):  # element by element, as grow1
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j]
     return out
 
 
@@ -160,7 +164,7 @@ def heap_pop(ei, ek, start, m):
         ek[start] = ek[start + m]
         for f in range(ei.shape[1]):
             ei[start, f] = ei[start + m, f]
-        sift_down(ei, ek, start, m, 0)
+        sift_down(ei, ek, start, m, np.int64(0))
     return m
 
 

@@ -308,14 +308,26 @@ def cart_build_stoppable(X, y, idx, n_classes, max_depth, max_leaves, min_sample
         Class counts of the fit's rows at every node.
     n_nodes : int
     """
+    xc, yc, srt, sorted_all = sorted_rows_stoppable(X, y, idx, flag)
+    if not sorted_all:
+        return _leaf_only(yc, n_classes)
+    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
+
+
+@njit(nogil=True, cache=True)
+def sorted_rows_stoppable(X, y, idx, flag):
+    """The rows ``idx`` gathered feature by feature (``xc`` (p, m), ``yc``) and ``srt[f]``, their positions sorted
+    by feature f: the start of a fit.  The last value is False when ``flag`` stopped the sorting."""
     xc, yc = _gather(X, y, idx)
     p = X.shape[1]
     srt = np.empty((p, idx.shape[0]), dtype=np.int64)
     for f in range(p):
         if flag[0] != 0:
-            return _leaf_only(yc, n_classes)
-        srt[f, :] = argsort_stable(xc[f])
-    return _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
+            return xc, yc, srt, False
+        order = argsort_stable(xc[f])
+        for i in range(order.shape[0]):  # element by element, as in _preorder
+            srt[f, i] = order[i]
+    return xc, yc, srt, True
 
 
 @njit(nogil=True, cache=True)
@@ -474,7 +486,88 @@ def cart_build_ranked_stoppable(X, y, ranks, idx, n_classes, max_depth, max_leav
 @njit(nogil=True, cache=True)
 def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag):
     """CART growth on gathered rows ``xc`` (p, m), ``yc`` with ``srt[f]`` = positions sorted by feature f;
-    ``flag`` set: the tree so far, its nodes not yet split being leaves."""
+    ``flag`` set: the tree so far, its nodes not yet split being leaves.  ``max_leaves <= 0``: depth-first
+    (:func:`grow_depth_first`), else best-first (:func:`grow_best_first`); a caller that knows which calls it
+    directly, so that numba compiles only that one."""
+    if max_leaves <= 0:
+        return grow_depth_first(xc, yc, srt, n_classes, max_depth, min_samples_leaf, criterion, flag)
+    return grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag)
+
+
+@njit(nogil=True, cache=True)
+def grow_depth_first(xc, yc, srt, n_classes, max_depth, min_samples_leaf, criterion, flag):
+    """:func:`_grow` without a leaf limit: every node split as deep as ``max_depth`` allows."""
+    p, m = xc.shape
+    min_leaf = max(1, min_samples_leaf)
+    xlogx = xlogx_table(m, criterion)
+    cl = np.zeros(n_classes, dtype=np.int64)
+    cr = np.zeros(n_classes, dtype=np.int64)
+    xs, ys = sorted_copies(xc, yc, srt)
+    mark = np.zeros(m, dtype=np.bool_)
+    bi = np.empty(m, dtype=np.int64)
+    bx = np.empty(m, dtype=np.float64)
+    by = np.empty(m, dtype=np.int64)
+
+    cap = _capacity(m, max_depth, np.int64(0))
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    value = np.zeros((cap, n_classes), dtype=np.int64)
+    # per-node segment of the sorted copies
+    n_start = np.zeros(cap, dtype=np.int64)
+    n_end = np.zeros(cap, dtype=np.int64)
+    n_depth = np.zeros(cap, dtype=np.int64)
+
+    n_nodes = np.int64(1)  # typed int64, not a literal: _preorder compiles once
+    n_start[0] = 0
+    n_end[0] = m
+    # Level order (a node's id is its place in breadth-first order), so that a stopped fit has split
+    # every node above some depth rather than one deep branch; renumbered in preorder at the end, as
+    # scikit-learn numbers its depth-first trees.  A node's split depends only on its own rows (its
+    # segment of the sorted copies), so the order does not change the tree.
+    k = 0
+    while k < n_nodes:
+        if flag[0] != 0:
+            break
+        start = n_start[k]
+        end = n_end[k]
+        depth = n_depth[k]
+        nmax = 0
+        for i in range(start, end):
+            value[k, ys[0, i]] += 1
+        for c in range(n_classes):
+            if value[k, c] > nmax:
+                nmax = value[k, c]
+        k += 1
+        n = end - start
+        if depth >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
+            continue
+        f, pos, thr = _best_split(xs, ys, start, end, value[k - 1], n_classes, min_leaf, criterion, cl, cr, xlogx)
+        if f < 0:
+            continue
+        feature[k - 1] = f
+        threshold[k - 1] = thr
+        _partition(srt, xs, ys, start, end, f, pos, mark, bi, bx, by)
+        left[k - 1] = n_nodes
+        right[k - 1] = n_nodes + 1
+        n_start[n_nodes] = start
+        n_end[n_nodes] = start + pos
+        n_start[n_nodes + 1] = start + pos
+        n_end[n_nodes + 1] = end
+        n_depth[n_nodes] = depth + 1
+        n_depth[n_nodes + 1] = depth + 1
+        n_nodes += 2
+    # stopped: the nodes not yet looked at stay leaves, with their class counts
+    for j in range(k, n_nodes):
+        for i in range(n_start[j], n_end[j]):
+            value[j, ys[0, i]] += 1
+    return _preorder(feature, threshold, left, right, value, n_nodes)
+
+
+@njit(nogil=True, cache=True)
+def grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, criterion, flag):
+    """:func:`_grow` with ``max_leaves > 0``: the node with the largest impurity decrease split first."""
     p, m = xc.shape
     min_leaf = max(1, min_samples_leaf)
     xlogx = xlogx_table(m, criterion)
@@ -501,58 +594,17 @@ def _grow(xc, yc, srt, n_classes, max_depth, max_leaves, min_samples_leaf, crite
     s_thr = np.zeros(cap, dtype=np.float64)
     s_gain = np.zeros(cap, dtype=np.float64)
 
-    n_nodes = 1
+    n_nodes = np.int64(1)  # typed int64, not a literal: the helpers it is passed to compile once
     n_start[0] = 0
     n_end[0] = m
-    if max_leaves <= 0:
-        # Level order (a node's id is its place in breadth-first order), so that a stopped fit has split
-        # every node above some depth rather than one deep branch; renumbered in preorder at the end, as
-        # scikit-learn numbers its depth-first trees.  A node's split depends only on its own rows (its
-        # segment of the sorted copies), so the order does not change the tree.
-        k = 0
-        while k < n_nodes:
-            if flag[0] != 0:
-                break
-            start = n_start[k]
-            end = n_end[k]
-            depth = n_depth[k]
-            nmax = 0
-            for i in range(start, end):
-                value[k, ys[0, i]] += 1
-            for c in range(n_classes):
-                if value[k, c] > nmax:
-                    nmax = value[k, c]
-            k += 1
-            n = end - start
-            if depth >= max_depth or n < 2 or n < 2 * min_leaf or nmax == n:
-                continue
-            f, pos, thr = _best_split(xs, ys, start, end, value[k - 1], n_classes, min_leaf, criterion, cl, cr, xlogx)
-            if f < 0:
-                continue
-            feature[k - 1] = f
-            threshold[k - 1] = thr
-            _partition(srt, xs, ys, start, end, f, pos, mark, bi, bx, by)
-            left[k - 1] = n_nodes
-            right[k - 1] = n_nodes + 1
-            n_start[n_nodes] = start
-            n_end[n_nodes] = start + pos
-            n_start[n_nodes + 1] = start + pos
-            n_end[n_nodes + 1] = end
-            n_depth[n_nodes] = depth + 1
-            n_depth[n_nodes + 1] = depth + 1
-            n_nodes += 2
-        # stopped: the nodes not yet looked at stay leaves, with their class counts
-        for j in range(k, n_nodes):
-            for i in range(n_start[j], n_end[j]):
-                value[j, ys[0, i]] += 1
-        return _preorder(feature, threshold, left, right, value, n_nodes)
     # Best-first with lazy split search: a node's gain is at most (n / m) * impurity, so a node is
     # only searched when that bound could make it the next one expanded.  The expansion order (largest
     # gain, ties to the lowest id) and so the tree are exactly those of eager search; the leaves of the
     # final tree are mostly never searched.
     done = np.zeros(cap, dtype=np.bool_)  # split searched: s_gain exact, else s_gain holds the bound
+    root = np.int64(0)
     _open_node(
-        0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
+        root, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, min_leaf, criterion, max_depth, m
     )
     open_ = np.zeros(cap, dtype=np.bool_)
     open_[0] = True
@@ -613,7 +665,9 @@ def _preorder(feature, threshold, left, right, value, n_nodes):
         j = new_id[k]
         f2[j] = feature[k]
         t2[j] = threshold[k]
-        v2[j] = value[k]
+        # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+        for c in range(value.shape[1]):
+            v2[j, c] = value[k, c]
         if feature[k] >= 0:
             l2[j] = new_id[left[k]]
             r2[j] = new_id[right[k]]
@@ -653,7 +707,7 @@ def next_open_node(
     searched; -1 when none is open.  A node not yet searched holds an upper bound of its gain
     (:func:`_open_node`): it is searched and the pick made again, so the order is that of eager search."""
     while True:
-        k = -1
+        k = np.int64(-1)
         for j in range(n_nodes):
             if open_[j] and (k < 0 or s_gain[j] > s_gain[k]):
                 k = j

@@ -148,7 +148,8 @@ def extract_subtree(feature, threshold, left, right, value, is_leaf):
                 nl[par] = k
             else:
                 nr[par] = k
-        nv[k] = value[old]
+        for c in range(value.shape[1]):  # element by element: no shape-mismatch error to compile
+            nv[k, c] = value[old, c]
         if left[old] >= 0 and not is_leaf[old]:
             nf[k] = feature[old]
             nt[k] = threshold[old]

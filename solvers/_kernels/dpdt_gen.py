@@ -38,6 +38,10 @@ GEN_HYBRID = 4  # DPDT-K above depth d0, one greedy CART split below
 # criterion code of the generators beyond cart's GINI / ENTROPY: the union of the tests both propose
 BOTH = 2
 assert BOTH - 2 == GINI and BOTH - 1 == ENTROPY  # the kernels derive both codes from BOTH at run time
+# Arguments passed as typed int64 rather than literal constants: a literal argument (or a constant global) makes
+# numba compile a separate specialisation of the called kernel for each constant, doubling the first-run compile.
+_ZERO = np.int64(0)
+_NO_DEPTH = np.int64(2**31)
 
 
 @njit(nogil=True, cache=True)
@@ -79,7 +83,7 @@ def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
 
 @njit(nogil=True, cache=True)
 def _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
-    f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, 1, criterion)
+    f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, np.int64(1), criterion)
     feat = np.empty(nn, dtype=np.int64)
     thr = np.empty(nn, dtype=np.float64)
     n = 0
@@ -97,10 +101,11 @@ def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criteri
     best-first CART, only read by a depth-first one); a fit stopped by ``flag`` gives the tests of its
     tree so far."""
     if criterion == BOTH:
-        f1, t1 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 2, flag, True)
-        f2, t2 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 1, flag, False)
+        gini, entropy = criterion - 2, criterion - 1
+        f1, t1 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, gini, flag, np.True_)
+        f2, t2 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, entropy, flag, np.False_)
         return _union(f1, t1, f2, t2)
-    return _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, False)
+    return _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, np.False_)
 
 
 @njit(nogil=True, cache=True)
@@ -117,10 +122,10 @@ def _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, cr
 @njit(nogil=True, cache=True)
 def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag):
     xc, yc = _gather(X, y, idx)
-    f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, 1, criterion, flag)
+    f, t, _, _, _, nn = _grow(xc, yc, srt, n_classes, max_depth, max_leaves, np.int64(1), criterion, flag)
     feat = np.empty(nn, dtype=np.int64)
     thr = np.empty(nn, dtype=np.float64)
-    n = 0
+    n = np.int64(0)
     for k in range(nn):
         if f[k] >= 0:
             feat[n] = f[k]
@@ -134,11 +139,11 @@ def generate_tests_sorted(X, y, ranks, idx, srt, n_classes, gen, k, depth, d0, c
     """:func:`generate_tests` reusing ``srt`` (positions of ``idx`` sorted by each feature, consumed) for
     the CART generators."""
     if gen == GEN_CART:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, 0, criterion, flag)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, _ZERO, criterion, flag)
     if gen == GEN_CART_LEAVES:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, 2**31, k, criterion, flag)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, _NO_DEPTH, k, criterion, flag)
     if gen == GEN_HYBRID:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else 1, 0, criterion, flag)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else np.int64(1), _ZERO, criterion, flag)
     return generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion)
 
 
@@ -187,7 +192,7 @@ def _all_tests(X, y, ranks, idx, n_classes, criterion, with_gain):
 
 @njit(nogil=True, cache=True)
 def _top_b(X, y, ranks, idx, n_classes, k, criterion):
-    feat, thr, gain = _all_tests(X, y, ranks, idx, n_classes, criterion, True)
+    feat, thr, gain = _all_tests(X, y, ranks, idx, n_classes, criterion, np.True_)
     order = np.argsort(-gain, kind="mergesort")[:k]
     return feat[order].copy(), thr[order].copy()
 
@@ -214,18 +219,18 @@ def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     features : int64 array, thresholds : float64 array
     """
     if gen == GEN_CART:
-        return _cart_tests(X, y, ranks, idx, n_classes, k, 0, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, k, _ZERO, criterion)
     if gen == GEN_CART_LEAVES:
-        return _cart_tests(X, y, ranks, idx, n_classes, 2**31, k, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, _NO_DEPTH, k, criterion)
     if gen == GEN_HYBRID:
-        return _cart_tests(X, y, ranks, idx, n_classes, k if depth < d0 else 1, 0, criterion)
+        return _cart_tests(X, y, ranks, idx, n_classes, k if depth < d0 else np.int64(1), _ZERO, criterion)
     if gen == GEN_TOPB:
         if criterion == BOTH:
             f1, t1 = _top_b(X, y, ranks, idx, n_classes, k, criterion - 2)
             f2, t2 = _top_b(X, y, ranks, idx, n_classes, k, criterion - 1)
             return _union(f1, t1, f2, t2)
         return _top_b(X, y, ranks, idx, n_classes, k, criterion)
-    feat, thr, _ = _all_tests(X, y, ranks, idx, n_classes, GINI, False)
+    feat, thr, _ = _all_tests(X, y, ranks, idx, n_classes, np.int64(GINI), np.False_)
     return feat, thr
 
 
@@ -530,7 +535,7 @@ def _grow_levels(xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, el
     with ``score``, also each split's leaf errors on all the state's rows (``el0``, ``er0``: the root's).
     """
     m = yc.shape[0]
-    cap = _capacity(m, max_depth, 0)
+    cap = _capacity(m, max_depth, np.int64(0))
     feat = np.full(cap, -1, dtype=np.int64)
     thr = np.zeros(cap, dtype=np.float64)
     left = np.full(cap, -1, dtype=np.int64)
@@ -634,7 +639,7 @@ def _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag):
     if f0 < 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     feat, thr, order, _, _ = _grow_levels(
-        xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, 0, 0, False, flag
+        xc, yc, srt, n_classes, max_depth, criterion, xlogx, f0, t0, _ZERO, _ZERO, np.False_, flag
     )
     return _dedupe(feat[order], thr[order], order.shape[0])
 
@@ -652,7 +657,7 @@ def _last_split(X, y, idx, srt, n_classes, max_depth, max_leaves, greedy_only, c
     if max_leaves <= 0:
         # the first split in preorder with the fewest errors
         feat, thr, order, e_l, e_r = _grow_levels(
-            xc, yc, srt, n_classes, max_depth, criterion, xlogx, bf, bt, bel, ber, True, np.zeros(1, dtype=np.int64)
+            xc, yc, srt, n_classes, max_depth, criterion, xlogx, bf, bt, bel, ber, np.True_, np.zeros(1, dtype=np.int64)
         )
         best = order[0]
         for q in order:
@@ -691,17 +696,18 @@ def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, x
     cl = np.zeros(n_classes, dtype=np.int64)
     cr = np.zeros(n_classes, dtype=np.int64)
     n_end[0] = m
-    n_nodes = 1
-    _open_node(0, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, 1, criterion, max_depth, m)
-    record_split(0, bf, pos0, bt, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, criterion, m)
+    n_nodes = np.int64(1)
+    one = np.int64(1)  # min_leaf
+    _open_node(_ZERO, ys, n_start, n_end, n_depth, value, s_feat, s_gain, done, n_classes, one, criterion, max_depth, m)
+    record_split(_ZERO, bf, pos0, bt, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, criterion, m)
     done[0] = True
     open_[0] = True
     best = bel + ber
     splits_left = max_leaves - 1
     while splits_left > 0:
         k = next_open_node(
-            open_, done, n_nodes, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, 1, criterion,
-            m, cl, cr, xlogx,
+            open_, done, n_nodes, xs, ys, n_start, n_end, value, s_feat, s_pos, s_thr, s_gain, n_classes, one,
+            criterion, m, cl, cr, xlogx,
         )  # fmt: skip
         if k < 0:
             break
@@ -725,7 +731,7 @@ def _grow_best_first(xc, yc, srt, n_classes, max_depth, max_leaves, criterion, x
             break  # no more splits: no need to sort the children's rows
         _partition(srt, xs, ys, n_start[k], n_end[k], f, s_pos[k], mark, bi, bx, by)
         n_nodes = open_children(
-            k, n_nodes, open_, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_gain, done, n_classes, 1, criterion,
-            max_depth, m,
+            k, n_nodes, open_, ys, n_start, n_end, n_depth, value, s_feat, s_pos, s_gain, done, n_classes, one,
+            criterion, max_depth, m,
         )  # fmt: skip
     return bf, bt, bel, ber, True, bound

@@ -61,7 +61,10 @@ N_A = 5
 @njit(nogil=True, cache=True)
 def _grow_rows(a, cap):
     b = np.zeros((a.shape[0], cap), dtype=a.dtype)
-    b[:, : a.shape[1]] = a
+    # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+    for r in range(a.shape[0]):
+        for i in range(a.shape[1]):
+            b[r, i] = a[r, i]
     return b
 
 
@@ -123,7 +126,8 @@ def _sibling_next(st, states, j):
 @njit(nogil=True, cache=True)
 def _memo0():
     """:func:`_sorted_rows`'s memo before the first call."""
-    return -1, np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.int64), -1, np.empty((0, 0), dtype=np.int64)
+    none = np.int64(-1)  # not a literal inside the tuple: _sorted_rows then compiles for one memo type
+    return none, np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.int64), none, np.empty((0, 0), dtype=np.int64)
 
 
 @njit(nogil=True, cache=True)
@@ -156,12 +160,12 @@ def _sorted_rows(ranks, pool, pool_par, st, states, j, rows, lmap, memo):
     s2 = _sibling_next(st, states, j)
     if s2 >= 0:
         rows2 = pool[st[ST_START, s2] : st[ST_START, s2] + st[ST_SIZE, s2]].astype(np.int64)
-        _mark_subset(prow, rows, lmap, 0)
+        _mark_subset(prow, rows, lmap, np.int64(0))
         _mark_subset(prow, rows2, lmap, m)
         srt, srt2 = _split_order(psrt, lmap, m, rows2.shape[0])
         return srt, (cur, prow, psrt, s2, srt2)
     lmap[: prow.shape[0]] = -1
-    _mark_subset(prow, rows, lmap, 0)
+    _mark_subset(prow, rows, lmap, np.int64(0))
     srt = np.empty((psrt.shape[0], m), dtype=np.int64)
     for f in range(psrt.shape[0]):
         positions_from_sorted(psrt[f], lmap, srt[f])

@@ -29,6 +29,10 @@ from numba.extending import intrinsic
 
 _EMPTY = 0
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+# cache_put's flags passed as typed int64, not literals: a literal argument compiles a kernel once per constant
+_ZERO = np.int64(0)
+_ONE = np.int64(1)
+_NONE = np.int64(-1)
 
 
 @intrinsic
@@ -136,7 +140,9 @@ def archive_lb(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n):
 def archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, n, lb):
     """Remember a lower bound of dataset ``inst[:m]`` in ``slot`` (replacing another dataset)."""
     if arch_m[slot] < 0 or arch_h[slot, 0] != h1 or arch_h[slot, 1] != h2:
-        arch_inst[slot, :m] = inst[:m]
+        # element by element: an array assignment compiles numba's shape-mismatch error (string formatting)
+        for i in range(m):
+            arch_inst[slot, i] = inst[i]
         arch_m[slot] = m
         arch_h[slot, 0] = h1
         arch_h[slot, 1] = h2

@@ -13,7 +13,7 @@ larger budget falls back to the smaller budget's tree when it is not strictly be
 import numpy as np
 from numba import njit, uint64
 
-from .murtree_cache import archive_put, cache_put, popcount64
+from .murtree_cache import _ONE, archive_put, cache_put, popcount64
 
 _BIG = np.int64(1) << 62
 
@@ -167,7 +167,7 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act):
             for f in range(F):
                 S[f, c] += popcount64(bits[w, f])
             w += 1
-    n_act = 0
+    n_act = np.int64(0)  # int64, not a literal: its callers compile once
     for f in range(F):
         tot = 0
         for c in range(C):
@@ -305,6 +305,6 @@ def depth2_store(
     res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp)
     for b in range(3):
         d = 1 if b == 0 else 2
-        cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], 1, res[b, 1], res[b, 2])
+        cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], _ONE, res[b, 1], res[b, 2])
         archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, b + 1, res[b, 0])
     return res

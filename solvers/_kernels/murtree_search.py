@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, uint64
 
-from .murtree_cache import archive_lb, archive_put, cache_find, cache_put
+from .murtree_cache import _NONE, _ONE, _ZERO, archive_lb, archive_put, cache_find, cache_put
 from .murtree_d2 import depth2_store
 
 INF = np.int64(1) << 60
@@ -213,10 +213,10 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     if sim > lb:
         lb = sim
         if lb > ub:
-            cache_put(keys, vals, meta, status, h1, h2, d, n, lb, 0, -1, 0)
+            cache_put(keys, vals, meta, status, h1, h2, d, n, lb, _ZERO, _NONE, _ZERO)
             return lb
     if lb >= leaf:
-        cache_put(keys, vals, meta, status, h1, h2, d, n, leaf, 1, -1, 0)
+        cache_put(keys, vals, meta, status, h1, h2, d, n, leaf, _ONE, _NONE, _ZERO)
         return leaf
     if d <= 2:
         counters[2] += 1
@@ -333,7 +333,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         return _stopped(status, lvl, best, best_f, best_nl)
     inst = bufs[row]
     if best <= ub:
-        cache_put(keys, vals, meta, status, h1, h2, d, n, best, 1, best_f, best_nl)
+        cache_put(keys, vals, meta, status, h1, h2, d, n, best, _ONE, best_f, best_nl)
         archive_put(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n, best)
         counters[1] = meta[0]
         return best
@@ -343,7 +343,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         nlb = ub + 1
     if nlb < lb:
         nlb = lb
-    cache_put(keys, vals, meta, status, h1, h2, d, n, nlb, 0, -1, 0)
+    cache_put(keys, vals, meta, status, h1, h2, d, n, nlb, _ZERO, _NONE, _ZERO)
     archive_put(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n, nlb)
     return nlb
 

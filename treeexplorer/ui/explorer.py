@@ -19,7 +19,7 @@ from panel.theme.fast import Fast
 
 from treeexplorer.data import DataError
 from treeexplorer.front import Front, FrontTree
-from treeexplorer.ui import handover
+from treeexplorer.ui import handover, warm
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE
 from treeexplorer.ui.detail import TreeDetail
@@ -212,6 +212,7 @@ class Explorer(pn.viewable.Viewer):
             # queue on the server's event loop (issue 18's load figures); a background first run would need
             # the browser's document_ready before its results could be applied (Panel defers callbacks).
             self.run_now(wait=True)
+            warm.first_front_shown()  # the background warm-up of the other solvers may go on
         self._on_runs()
         broken = broken_solvers()
         if broken:

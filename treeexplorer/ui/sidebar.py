@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
 from treeexplorer.ui.cvoption import CVOption
@@ -256,6 +257,7 @@ class SolverInputs(SessionViewer):
             self.solver_doc.object = "No solver is installed yet."
             return
         spec = solver_spec(name)
+        warm.prefer(name)  # its kernels compile in the background while the user sets the rest
         self.solver_doc.object = spec.description or spec.title
         self.param_widgets = {p.name: widget_for(p) for p in spec.params if p.name not in RESERVED}
         self.params_box.objects = list(self.param_widgets.values())

@@ -1,5 +1,10 @@
-"""Start-up warm-up: run each installed solver once on a tiny table so numba's cached kernels are loaded
-before the first user clicks Run (once per process; later sessions find them in memory)."""
+"""Start-up warm-up: run each installed solver once on a tiny table so numba's kernels are loaded (or, on a cold
+cache, compiled) before the user clicks Run (once per process; later sessions find them in memory).
+
+The solvers are warmed one at a time in a background thread, the first page's solver first; a solver the user
+picks in the Solver select (:func:`prefer`) moves to the head of the queue, so its compile overlaps the user's
+other choices instead of starting at Run.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,17 @@ import threading
 from treeexplorer.registry import SOLVER_NAMES
 from treeexplorer.warm import ensure_warm, is_warm
 
-__all__ = ["warm_up", "warm_up_once", "warm_up_in_background"]
+__all__ = ["first_front_shown", "prefer", "warm_up", "warm_up_once", "warm_up_in_background"]
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 _start_lock = threading.Lock()
+_queue: list[str] = []  # solvers the background warm-up has yet to warm, the next one first
+_queue_lock = threading.Lock()
+# Set once a page has its first front (or the user picked another solver): until then the warm-up stops after
+# the first page's solver, since compiling the others holds the GIL the page's own build needs.
+_first_front = threading.Event()
+FIRST_PAGE_WAIT_S = 60.0
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
@@ -32,17 +43,44 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     return out
 
 
+def prefer(solver: str | None) -> None:
+    """Warm ``solver`` next (the one the user just selected): it moves to the head of the background queue.
+    Nothing happens when it is warm already or no background warm-up runs (its run then warms it)."""
+    with _queue_lock:
+        if solver in _queue:
+            _queue.remove(solver)
+            _queue.insert(0, solver)
+            _first_front.set()  # the user is choosing: the page is up
+
+
+def first_front_shown() -> None:
+    """Say that a page has its first front: the background warm-up goes on with the other solvers."""
+    _first_front.set()
+
+
+def _next() -> str | None:
+    with _queue_lock:
+        return _queue.pop(0) if _queue else None
+
+
 def warm_up_once(first: str | None = None) -> dict[str, float]:
-    """:func:`warm_up` guarded so concurrent sessions warm each solver only once; ``first`` (the solver the
-    first page runs) is warmed before the others."""
+    """Warm every built-in solver, ``first`` (the solver the first page runs) first, then in the order of
+    :func:`prefer` calls and the solvers' list; guarded so concurrent callers warm each solver only once."""
     from treeexplorer.ui.controller import list_solvers
 
     names = [n for n in list_solvers() if n in SOLVER_NAMES]
     if first in names:
         names.remove(first)
         names.insert(0, first)
+    out = {}
     with _lock:
-        return warm_up(names)
+        with _queue_lock:
+            _queue[:] = [n for n in names if not is_warm(n)]
+        while (name := _next()) is not None:
+            out.update(warm_up([name]))
+            if name == first:
+                _first_front.wait(FIRST_PAGE_WAIT_S)
+    return out
 
 
 def warm_up_in_background(first: str | None = None) -> threading.Thread:
@@ -50,9 +88,9 @@ def warm_up_in_background(first: str | None = None) -> threading.Thread:
     solver to warm before the others (the first page's: compiling another one meanwhile would slow it down,
     as numba's compiler holds the GIL).
 
-    On a machine whose numba cache is cold, compiling every solver takes a minute or two; done in the
-    foreground it would hold the first visitor's page that long.  In the background the page opens at once
-    and a solver the user runs before its turn is simply compiled by the job that needs it.
+    On a machine whose numba cache is cold, compiling every solver takes minutes; done in the foreground it
+    would hold the first visitor's page that long.  In the background the page opens as soon as its first
+    solver is ready, and a solver the user runs before its turn is simply compiled by the job that needs it.
     """
     global _thread
     with _start_lock:

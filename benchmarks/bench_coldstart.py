@@ -1,0 +1,257 @@
+"""Cold start per solver: what a first run costs while numba compiles the kernels (not a timed test).
+
+For each solver, with a new empty numba cache folder (``NUMBA_CACHE_DIR``):
+
+* **CLI**: ``treeexplorer solve iris --solver S`` run twice in fresh processes; the first compiles, the second
+  loads the cache.  Compile cost = first minus second, in wall seconds and in CPU seconds (the child's user +
+  system time: less sensitive to other load on the machine than wall time).
+* **App** (``--app``): ``treeexplorer app iris --solver S`` started on a cold cache, a headless chromium opens
+  the page; the figure is the time from starting the command to the first front on the page (its ``#1 S``
+  legend entry).  Target: <= 30 s.
+
+The load average (1 min) is printed with each figure: on a shared machine the wall times stretch with it.
+``--kernels`` also lists, per solver, every kernel compiled (numba's ``numba:compile`` events) with its
+signatures and its own compile seconds (callees' time subtracted), largest first.
+
+Usage::
+
+    python benchmarks/bench_coldstart.py                      # CLI figures, every solver
+    python benchmarks/bench_coldstart.py --app --solver cart  # also the app's first front
+    python benchmarks/bench_coldstart.py --kernels --solver dpdt
+
+No data needed (the bundled iris table).  The app mode skips with a message when chromium or Playwright is
+missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchdata import Summary, add_summary_argument  # noqa: E402
+
+# run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
+RUN_ALL = {
+    "quick": ["--solver", "cart", "sat"],
+    "full": ["--app"],
+}
+APP_TARGET_S = 30.0
+CHROMIUM = Path("/usr/bin/chromium")
+
+# Run in a child: warm one solver with numba's compile events recorded; prints one JSON line.
+_PROFILE = r"""
+import json, sys, time
+from numba.core import event
+
+class Recorder(event.Listener):
+    def __init__(self):
+        self.stack, self.rows = [], []
+    def on_start(self, ev):
+        self.stack.append([ev.data["dispatcher"], str(ev.data["args"]), time.process_time(), 0.0])
+    def on_end(self, ev):
+        disp, sig, c0, inner = self.stack.pop()
+        spent = time.process_time() - c0
+        if self.stack:
+            self.stack[-1][3] += spent
+        f = disp.py_func
+        self.rows.append([f.__module__, f.__qualname__, sig, spent - inner])
+
+rec = Recorder()
+event.register("numba:compile", rec)
+from treeexplorer.warm import ensure_warm
+ensure_warm(sys.argv[1])
+print(json.dumps(rec.rows))
+"""
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _env(cache: Path) -> dict:
+    return {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONUNBUFFERED": "1"}
+
+
+def _timed(cmd: list[str], env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
+    c0, t0 = _child_cpu(), time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
+    return time.perf_counter() - t0, _child_cpu() - c0, out
+
+
+def cli(solver: str) -> dict:
+    """Cold and warm ``treeexplorer solve iris`` in fresh processes on a new cache folder."""
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cmd = [sys.executable, "-m", "treeexplorer", "solve", "iris", "--solver", solver]
+        load = _load()
+        cold_w, cold_c, first = _timed(cmd, _env(Path(cache)))
+        warm_w, warm_c, second = _timed(cmd, _env(Path(cache)))
+    for out in (first, second):
+        if out.returncode != 0:
+            raise SystemExit(f"{solver}: the CLI failed: {out.stderr.strip()[-300:]}")
+    said = f"compiling the {solver} kernels" in first.stderr and "compiling" not in second.stderr
+    return {
+        "cold_wall": cold_w,
+        "cold_cpu": cold_c,
+        "warm_wall": warm_w,
+        "warm_cpu": warm_c,
+        "load": load,
+        "said": said,
+    }
+
+
+def _process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def app(solver: str, timeout_s: float = 900.0) -> dict:
+    """Seconds from ``treeexplorer app iris --solver S`` (cold cache) to its first front in a browser."""
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cmd = [sys.executable, "-m", "treeexplorer", "app", "iris", "--solver", solver, "--port", str(port)]
+        load = _load()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=_env(Path(cache)), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+                page = browser.new_page()
+                while True:
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/", timeout=timeout_s * 1000)
+                        break
+                    except Exception:  # noqa: BLE001 - not listening yet
+                        if time.perf_counter() - t0 > timeout_s or proc.poll() is not None:
+                            raise
+                        time.sleep(0.2)
+                served = time.perf_counter() - t0
+                page.wait_for_selector(f"text=#1 {solver}", timeout=timeout_s * 1000)
+                front = time.perf_counter() - t0
+                cpu = _process_cpu(proc.pid)
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return {"first_front": front, "page_answered": served, "cpu": cpu, "load": load, "load_after": _load()}
+
+
+def kernels(solver: str) -> list[tuple[str, list[str], float]]:
+    """Every kernel compiled by a cold warm-up of ``solver``: (name, signatures, own compile CPU s)."""
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        out = subprocess.run(
+            [sys.executable, "-c", _PROFILE, solver], capture_output=True, text=True, env=_env(Path(cache)), cwd=ROOT
+        )
+    if out.returncode != 0:
+        raise SystemExit(f"{solver}: {out.stderr.strip()[-300:]}")
+    by: dict[str, tuple[list[str], float]] = {}
+    for module, name, sig, spent in json.loads(out.stdout.strip().splitlines()[-1]):
+        if not module.startswith("treeexplorer"):
+            continue  # numba's own overloads (np.empty, sorting...) compiled on the way
+        key = f"{module.rsplit('.', 1)[-1]}.{name}"
+        sigs, total = by.get(key, ([], 0.0))
+        by[key] = (sigs + [sig], total + spent)
+    return sorted(((k, s, t) for k, (s, t) in by.items()), key=lambda r: -r[2])
+
+
+def main(argv=None) -> int:
+    from treeexplorer.registry import SOLVER_NAMES
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--solver", nargs="+", default=list(SOLVER_NAMES), choices=SOLVER_NAMES)
+    ap.add_argument("--app", action="store_true", help="also time the app's first front in headless chromium")
+    ap.add_argument("--no-cli", action="store_true", help="skip the CLI figures")
+    ap.add_argument("--kernels", action="store_true", help="list the kernels each solver compiles")
+    add_summary_argument(ap)
+    args = ap.parse_args(argv)
+    summary = Summary(args.summary)
+    do_app = args.app
+    if do_app and not CHROMIUM.exists():
+        print("skip app: /usr/bin/chromium missing")
+        do_app = False
+    if do_app:
+        try:
+            import playwright  # noqa: F401
+        except ImportError:
+            print("skip app: playwright is not installed")
+            do_app = False
+
+    if not args.no_cli:
+        print(
+            "| solver | cold wall s | warm wall s | compile wall s | cold CPU s | warm CPU s | compile CPU s | load |",
+            end="",
+        )
+        print(" notice |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for s in args.solver:
+            r = cli(s)
+            dw, dc = r["cold_wall"] - r["warm_wall"], r["cold_cpu"] - r["warm_cpu"]
+            print(
+                f"| {s} | {r['cold_wall']:.1f} | {r['warm_wall']:.1f} | {dw:.1f} | {r['cold_cpu']:.1f} | "
+                f"{r['warm_cpu']:.1f} | {dc:.1f} | {r['load']} | {'yes' if r['said'] else 'no'} |",
+                flush=True,
+            )
+            summary.add(f"CLI compile, {s} (CPU s, load {r['load']})", f"{dc:.1f}")
+    if do_app:
+        print("\n| solver | app start -> first front s | page answered s | server CPU s by then | target s | load |")
+        print("|---|---|---|---|---|---|")
+        for s in args.solver:
+            r = app(s)
+            ok = r["first_front"] <= APP_TARGET_S
+            print(
+                f"| {s} | {r['first_front']:.1f} | {r['page_answered']:.1f} | {r['cpu'] or 0:.1f} | "
+                f"<= {APP_TARGET_S:.0f} | {r['load']}/{r['load_after']} |",
+                flush=True,
+            )
+            summary.add(
+                f"app cold start -> first front, {s} (load {r['load']})",
+                f"{r['first_front']:.1f} s",
+                f"<= {APP_TARGET_S:.0f} s",
+                ok,
+            )
+    if args.kernels:
+        for s in args.solver:
+            rows = kernels(s)
+            print(
+                f"\n{s}: {len(rows)} kernels, {sum(len(r[1]) for r in rows)} compiles, "
+                f"{sum(r[2] for r in rows):.1f} CPU s (load {_load()})"
+            )
+            print("| kernel | signatures | own compile CPU s |")
+            print("|---|---|---|")
+            for name, sigs, spent in rows:
+                print(f"| {name} | {len(sigs)} | {spent:.2f} |")
+    summary.write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
