@@ -201,6 +201,7 @@ def test_cut_offs_never_end_a_node_as_exact(monkeypatch):
         got = contree(X, y, max_depth=4, n_threads=1)
         with monkeypatch.context() as mp:
             mp.setattr(ct, "_CUTS", 0)
+            mp.setattr(ct, "_CUTS_FRONT", 0)
             mp.setattr(ct, "_SEED_PASS", 0)
             plain = contree(X, y, max_depth=4, n_threads=1)
         assert got.stats["upper_bounds"] == plain.stats["upper_bounds"], seed
@@ -213,19 +214,20 @@ def test_cut_offs_never_end_a_node_as_exact(monkeypatch):
 @given(data=datasets(max_rows=40, max_features=3), front=st.booleans())
 def test_second_child_rule_keeps_the_optimum(data, front):
     """The second child of a split is set aside only when the first child's bound prunes the whole interval
-    (``_SIBLING_H`` 1) or already when it proves this one split useless (0): both are exact, at depth 4 too (where
-    the rule matters most), and equal to the plain DP without cut-offs or seeds."""
+    (``_SIBLING_H`` 1, one tree) or already when it proves this one split useless (0): both are exact, at depth 4
+    too (where the rule matters most), and equal to the plain DP without cut-offs or seeds.  The front runs the
+    same settings with its own cut-offs."""
     import treeexplorer.solvers.contree as ct
 
     X, y, c = data
     runs = []
     for sib, cuts, seeds in ((1, ct._CUTS, 1), (0, 2, 1), (0, 0, 0)):
-        old = (ct._SIBLING_H, ct._CUTS, ct._SEED_PASS)
-        ct._SIBLING_H, ct._CUTS, ct._SEED_PASS = sib, cuts, seeds
+        old = (ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS)
+        ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = sib, cuts, cuts, seeds
         try:
             runs.append(contree(X, y, c, max_depth=4, front=front, n_threads=1))
         finally:
-            ct._SIBLING_H, ct._CUTS, ct._SEED_PASS = old
+            ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = old
     assert runs[0].stats["upper_bounds"] == runs[1].stats["upper_bounds"] == runs[2].stats["upper_bounds"]
     assert runs[0].stats["proven"] and runs[0].stats["lower_bounds"] == runs[0].stats["upper_bounds"]
     for sol in runs[0].solutions:
