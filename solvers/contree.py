@@ -39,8 +39,11 @@ _MAX_DEPTH = 8
 _CACHE_BITS = 12
 # Pass upper bounds down as cut-offs (0 off; 1 plain; 2 plus the distance from the split to its interval's far
 # end, as ConTree does, so a child stopped at its cut-off still prunes the whole interval; 3 that distance for
-# the second child only).  Plain cut-offs evaluated 7-20x more splits (weak neighbour bounds); 2 is the fastest.
-_CUTS = 2
+# the second child only, as ConTree).  Plain cut-offs evaluated 7-20x more splits (weak neighbour bounds); with
+# ``_SIBLING_H`` 3 is the fastest for one tree (the first child's tight cut-off, the second's loose one); the
+# whole front keeps 2 (3 was 2.6x slower on bank at depth 4).
+_CUTS = 3
+_CUTS_FRONT = 2
 # Solve the larger child of a split first (else the left one): measured slower on the Quant-BnB sets at depth 3.
 _LARGER_FIRST = 0
 # Bound the unsolved sibling by the interval's anchors when deciding whether to solve it: sets more splits aside
@@ -52,7 +55,7 @@ _D2_CAP = 1
 # Search the features in order of their best Gini split (1), else the greedy feature first, then by index (0).
 _GINI_ORDER = 1
 # Seed every feature with one split (its best Gini position) before any feature's interval search: a stopped
-# run's lower bound then covers every feature (else the features not started bound nothing).
+# run's lower bound then covers every feature (else the features not started bound nothing); 2: at the root only.
 _SEED_PASS = 1
 # Splits per feature in the root's seed pass: the Gini one, then the midpoint of its wider half.  A stopped root's
 # lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
@@ -60,6 +63,11 @@ _ROOT_SEEDS = 2
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
 _STOP_AFTER_SPLITS = 0
+# Solve a split's second child unless the first child's bound proves the whole interval useless (1, as ConTree),
+# else (0) set it aside as soon as this one split is proven useless.  Setting aside leaves the split with the
+# sibling's weak anchor bound, so its neighbours are pruned less: on wilt at depth 4, 0 evaluated 6x more splits.
+# One tree only: the whole front (a bound per budget) solved 4.6x more subproblems with it on bank at depth 4.
+_SIBLING_H = 1
 
 
 def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int = 2) -> int:
@@ -121,7 +129,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 1 if single else 0,
                 kcap,
                 1,
-                _CUTS,
+                _CUTS if single else _CUTS_FRONT,
                 _LARGER_FIRST,
                 _ANCHOR_SIBLING,
                 _D2_CAP,
@@ -130,6 +138,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 threads,
                 _STOP_AFTER_SPLITS,
                 _ROOT_SEEDS,
+                _SIBLING_H if single else 0,
             ],
             dtype=np.int64,
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -200,12 +201,55 @@ def test_cut_offs_never_end_a_node_as_exact(monkeypatch):
         got = contree(X, y, max_depth=4, n_threads=1)
         with monkeypatch.context() as mp:
             mp.setattr(ct, "_CUTS", 0)
+            mp.setattr(ct, "_CUTS_FRONT", 0)
             mp.setattr(ct, "_SEED_PASS", 0)
             plain = contree(X, y, max_depth=4, n_threads=1)
         assert got.stats["upper_bounds"] == plain.stats["upper_bounds"], seed
         assert got.stats["proven"] and got.stats["lower_bounds"] == got.stats["upper_bounds"]
         for sol in got.solutions:
             assert sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=40, max_features=3), front=st.booleans())
+def test_second_child_rule_keeps_the_optimum(data, front):
+    """The second child of a split is set aside only when the first child's bound prunes the whole interval
+    (``_SIBLING_H`` 1, one tree) or already when it proves this one split useless (0): both are exact, at depth 4
+    too (where the rule matters most), and equal to the plain DP without cut-offs or seeds.  The front runs the
+    same settings with its own cut-offs."""
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    runs = []
+    for sib, cuts, seeds in ((1, ct._CUTS, 1), (0, 2, 1), (0, 0, 0)):
+        old = (ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS)
+        ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = sib, cuts, cuts, seeds
+        try:
+            runs.append(contree(X, y, c, max_depth=4, front=front, n_threads=1))
+        finally:
+            ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = old
+    assert runs[0].stats["upper_bounds"] == runs[1].stats["upper_bounds"] == runs[2].stats["upper_bounds"]
+    assert runs[0].stats["proven"] and runs[0].stats["lower_bounds"] == runs[0].stats["upper_bounds"]
+    for sol in runs[0].solutions:
+        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
+def test_second_child_rule_evaluates_fewer_splits():
+    # the structural point of the rule: exact sibling bounds prune the neighbouring splits (wilt at depth 4: 6x)
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _hard_set(1500, seed=5)
+    counts = {}
+    for sib, cuts in ((1, 3), (0, 2)):
+        old = (ct._SIBLING_H, ct._CUTS)
+        ct._SIBLING_H, ct._CUTS = sib, cuts
+        try:
+            raw = contree(X, y, max_depth=3, front=False, n_threads=1)
+        finally:
+            ct._SIBLING_H, ct._CUTS = old
+        counts[sib] = (raw.stats["upper_bound"], raw.stats["splits_evaluated"])
+    assert counts[1][0] == counts[0][0]
+    assert counts[1][1] < counts[0][1], counts
 
 
 # --------------------------------------------------------------------------------------- time limit
@@ -375,3 +419,25 @@ def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypa
     assert all(v > 0 for v in lbs), lbs
     assert raw.stats["lower_bound"] == lbs[-1] > 0
     assert all(s.info["lower_bound"] > 0 for s in raw.solutions)
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_stopped_run_rebuilds_from_the_cache_within_the_limit(front):
+    # Regression (issue 36): rebuilding a stopped run's tree re-solved its depth-2 nodes exactly, ignoring the
+    # clock (20,000 x 60, 2 s limit: 50-120 s).  Now the cached choices are used, a node left without one gets its
+    # best stump.  Wide enough that an exact depth-2 re-solve takes many seconds.
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6000, 40))
+    y = (X[:, -1] + 0.5 * rng.normal(size=6000) > 0).astype(np.int64)
+    contree(X[:40], y[:40], max_depth=3, front=front, n_threads=1)  # kernels loaded outside the clock
+    ctl = Control(time_limit=0.5)
+    t = time.perf_counter()
+    with ctl:
+        raw = contree(X, y, max_depth=3, front=front, n_threads=1, control=ctl)
+    wall = time.perf_counter() - t
+    assert raw.status == "time_limit"
+    assert wall < 0.5 + 1.5, wall
+    assert raw.stats["upper_bound"] < len(y) - np.bincount(y).max()  # at least a stump's worth, not a leaf
+    for sol in raw.solutions:
+        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+    assert not raw.stats["proven"]

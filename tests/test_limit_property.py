@@ -21,12 +21,10 @@ from hypothesis import strategies as st
 
 from treeexplorer import solve
 from treeexplorer.discretize import DISCRETIZER_NAMES
-from treeexplorer.registry import get_solver
+from treeexplorer.registry import SOLVER_NAMES, get_solver
 from treeexplorer.warm import ensure_warm
 
-# ConTree is not here yet: on 20,000 x 60 it returned after 6.5 s for a 1 s limit (its kernels are being
-# reworked on another branch); benchmarks/bench_limit_property.py --solvers contree measures it
-SOLVERS = ("cart", "dpdt", "murtree", "branches", "sat")
+SOLVERS = SOLVER_NAMES
 # "none" needs 0/1 columns (refused on these tables); None is the solver's default (raw columns for CART/DPDT)
 DISCRETIZERS = (None, *[d for d in DISCRETIZER_NAMES if d != "none"])
 LIMIT = 2.0  # the bound is then 3 s: loading and discretizing 20,000 x 60 take ~1 s on a loaded CI machine

@@ -719,7 +719,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     # then each feature's full interval search starting from its seed's two halves.  Every feature is then
     # bounded early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the
     # incumbent is the best of the features' greedy splits before any interval is refined.
-    npass = 2 if prm[8] != 0 else 1
+    npass = 2 if prm[8] == 1 or (prm[8] == 2 and lvl == 0) else 1
     # ``prm[9]`` > 1: this root is one of several threads over the same rows (own workspaces).  Each seeds every
     # feature, then they claim the features' interval searches one at a time from ``CLAIM[0]`` (a race can hand
     # one feature to both: duplicate work, never a feature skipped) and share their best costs through ``cut``.
@@ -907,9 +907,14 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     if exA == 0:
                         _raise_to_anchor(rec, kk, kc, k, 0, Lub[0], Llb, VEC[lvl, 12])
                 _combine(Llb, Rlb, kc, kd, single, Slb)
+                # ``prm[12]`` (as ConTree): the sibling is set aside only when the first child's bound (with the
+                # sibling's anchor bound) prunes the whole interval (``+ hcut``), not just this split.  Solving it
+                # otherwise gives the split exact child bounds, which prune its neighbours: at depth 4 this halves
+                # the splits evaluated at the root and depth 3, and the depth-2 sweeps below them.
                 hopeless = True
+                hsib = hcut if prm[12] != 0 else 0
                 for b in range(b0, kd + 1):
-                    if Slb[b] < UE[b]:
+                    if Slb[b] < UE[b] + hsib:
                         hopeless = False
                 if hopeless:
                     for b in range(kk):
@@ -1124,8 +1129,17 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
     oub = np.zeros(kd + 1, dtype=np.int64)
     olb = np.zeros(kd + 1, dtype=np.int64)
     cut = np.full(kd + 1, BIG, dtype=np.int64)
-    solve(ws, lvl, m, d, cut, oub, olb, d <= 2, bi)
+    # A stopped run rebuilds from the cached choices only: re-solving a depth-2 node exactly here ignored the time
+    # limit (2 s limit, 20,000 x 60: 50-120 s).  A node it left without a split (not cached, or no split better
+    # than its leaf found) gets its best stump, exact and one sweep per feature: never worse than the leaf.
+    stopped_run = ws[10][0] != 0
+    solve(ws, lvl, m, d, cut, oub, olb, d <= 2 and not stopped_run, bi)
     f = CH[lvl, 0, bi]
+    if f < 0 and stopped_run and d >= 2:
+        d = 1
+        bi = 1
+        solve(ws, lvl, m, 1, cut, oub, olb, True, bi)
+        f = CH[lvl, 0, bi]
     r = CH[lvl, 1, bi]
     bl = CH[lvl, 2, bi]
     if f < 0:
