@@ -187,6 +187,27 @@ def test_bad_input_has_clear_messages():
         contree(np.zeros((200_000, 50)), np.zeros(200_000, dtype=int), max_depth=4, max_memory_mb=64)
 
 
+def test_its_memory_refusal_is_one_line_through_solve_and_the_cli(tmp_path, capsys):
+    # The solver's own refusal (its cache over max_memory_mb) reached the CLI as a MemoryError traceback.
+    import treeexplorer
+    from treeexplorer.cli import main
+    from treeexplorer.limits import MemoryLimitError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 60)).round(2)  # about 21 MB of ConTree's buffers at depth 4
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(MemoryLimitError, match="raise max_memory_mb"):
+        treeexplorer.solve((X, y), solver="contree", max_depth=4, max_memory_mb=16)
+    path = tmp_path / "t.csv"
+    import pandas as pd
+
+    pd.DataFrame(np.c_[X, y], columns=[*(f"x{i}" for i in range(60)), "label"]).to_csv(path, index=False)
+    args = ["solve", str(path), "--target", "label", "--solver", "contree", "--max-depth", "4"]
+    code = main([*args, "-P", "max_memory_mb=16"])
+    err = capsys.readouterr().err
+    assert code != 0 and "max_memory_mb" in err and "Traceback" not in err
+
+
 def test_cut_offs_never_end_a_node_as_exact(monkeypatch):
     # Regression: a child handed cut-offs <= 0 for its first budget (not for all) stopped searching and called
     # its front exact; the depth-4 front then missed a 2-error tree.  Checked against the search without

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from treeexplorer.limits import MemoryLimitError
 from treeexplorer.registry import (
     EXACT_SPARSITY,
     FRONT_MAX_NODES,
@@ -18,17 +19,24 @@ __all__ = ["run", "SPEC"]
 
 def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None, front=True, max_memory_mb=2048):
     """Adapter entry point: ``X`` holds the raw numeric columns, returns a :class:`solvers.RawFront`."""
-    return contree(
-        X,
-        y,
-        n_classes,
-        max_depth=max_depth,
-        max_nodes=max_nodes,
-        sparsity=sparsity,
-        front=front,
-        max_memory_mb=max_memory_mb,
-        control=control,
-    )
+    try:
+        return contree(
+            X,
+            y,
+            n_classes,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
+            sparsity=sparsity,
+            front=front,
+            max_memory_mb=max_memory_mb,
+            control=control,
+        )
+    except MemoryError as exc:
+        if not str(exc):  # the allocator's own: not the refusal below
+            raise
+        # ConTree refuses before allocating when its cache would pass max_memory_mb: a one-line refusal naming
+        # the settings, like every other memory guard (a bare MemoryError reached the CLI as a traceback)
+        raise MemoryLimitError(str(exc)) from None
 
 
 def progress_words(p: dict, params: dict) -> tuple[str, float | None]:
