@@ -200,13 +200,7 @@ def fit_discretizer(
             conds = []
             for i, s in enumerate(summaries):
                 if conds and stop is not None and stop():  # a test per distinct value: long on many rows
-                    left = [schema.columns[t.index].name for t in summaries[i:] if t.role != "constant"]
-                    if left:
-                        own.append(
-                            f"exact: stopped (time limit or cancel) before the thresholds of {len(left)} column(s): "
-                            + ", ".join(map(repr, left[:5]))
-                            + (" ..." if len(left) > 5 else "")
-                        )
+                    own.extend(_stopped_before("exact", "thresholds", summaries[i:], schema))
                     break
                 conds += (
                     fixed_conditions(s)
@@ -258,13 +252,7 @@ def _fit_mdlp(summaries, schema, notices, stop=None) -> tuple[list[Condition], l
     conds, gains, silent = [], [], []
     for i, s in enumerate(summaries):
         if conds and stop is not None and stop():  # MDLP's recursive cuts: seconds on many rows
-            left = [schema.columns[t.index].name for t in summaries[i:] if t.role != "constant"]
-            if left:
-                notices.append(
-                    f"mdlp: stopped (time limit or cancel) before the cuts of {len(left)} column(s): "
-                    + ", ".join(map(repr, left[:5]))
-                    + (" ..." if len(left) > 5 else "")
-                )
+            notices.extend(_stopped_before("mdlp", "cuts", summaries[i:], schema))
             break
         if s.role == "constant":
             continue
@@ -303,3 +291,12 @@ def discretize_table(method: str, X_enc, y, schema: Schema, **kw) -> list[dict]:
     Keyword arguments go to :func:`fit_discretizer`.
     """
     return fit_discretizer(method, X_enc, y, schema, **kw).describe(schema)
+
+
+def _stopped_before(method: str, what: str, rest, schema) -> list[str]:
+    """The notice of a discretizer stopped between columns: which columns' ``what`` it never computed."""
+    left = [schema.columns[t.index].name for t in rest if t.role != "constant"]
+    if not left:
+        return []
+    names = ", ".join(map(repr, left[:5])) + (" ..." if len(left) > 5 else "")
+    return [f"{method}: stopped (time limit or cancel) before the {what} of {len(left)} column(s): {names}"]
