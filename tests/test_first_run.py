@@ -1,6 +1,7 @@
 """What a newcomer meets on a first run: where compiled code goes, what a cold start says, and the wording of
 a few messages (SAT's contradictory rows, no discretizer, the estimator's target)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,7 @@ def test_the_app_warms_the_selected_solver_next(monkeypatch):
 
     names = [n for n in list_solvers() if n in SOLVER_NAMES]
     assert "cart" in names and "sat" in names
+    names.append("rashomon")  # the Alternatives card's kernels: after the solvers'
     order, first_started, release = [], threading.Event(), threading.Event()
 
     def fake_warm_up(solvers):
@@ -173,4 +175,93 @@ def test_the_app_warms_the_selected_solver_next(monkeypatch):
     ui_warm.prefer("no-such-solver")  # not queued: nothing happens
     ui_warm.prefer("sat")  # what the Solver select does: the page is up, and sat comes next
     thread.join(10)
-    assert order[:2] == ["cart", "sat"] and sorted(order) == sorted(names)
+    assert order[:2] == ["cart", "sat"] and sorted(order) == sorted(names) and order[-1] == "rashomon"
+
+
+# Run in a fresh process on an empty numba cache: murtree's warm-up, then a first Rashomon set (API and CLI).
+_SEPARATE_WARM_UPS = r"""
+import io, json, contextlib
+import numpy as np
+import pandas as pd
+import treeexplorer as tx
+from treeexplorer.cli import main
+from treeexplorer.solvers._kernels import rashomon as kr
+from treeexplorer.warm import ensure_warm, is_warm, needs_compile
+
+def compiled():
+    return sum(len(d.signatures) for d in (kr.enumerate_trees, kr.init_root))
+
+out = {"cold": [needs_compile("murtree"), needs_compile("rashomon")]}
+ensure_warm("murtree")
+out["after_murtree"] = [is_warm("rashomon"), needs_compile("rashomon"), compiled()]
+rng = np.random.default_rng(3)
+X = rng.integers(0, 2, size=(80, 5))
+frame = pd.DataFrame(X, columns=[f"t{j}" for j in range(5)]).assign(label=X[:, 0] ^ X[:, 2])
+reports = []
+rs = tx.rashomon(frame, "label", discretizer="none", max_depth=2, k=10, time_limit=1.0, progress=reports.append)
+compiling = [r for r in reports if r.get("phase") == "compiling"]
+out["api"] = [compiled(), rs.status, len(rs), bool(compiling) and all(r["solver"] == "rashomon" for r in compiling),
+              any(r.get("cold") for r in compiling), max(r["seconds"] for r in compiling), rs.runtime_s]
+frame.to_csv("t.csv", index=False)
+err = io.StringIO()
+with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+    code = main(["rashomon", "t.csv", "--target", "label", "--discretizer", "none", "--max-depth", "2", "-k", "5"])
+out["cli"] = [code, err.getvalue()]
+print(json.dumps(out))
+"""
+
+
+def test_murtrees_warm_up_leaves_the_rashomon_kernels_to_the_first_set(tmp_path):
+    # a first murtree run compiles murtree's kernels only; the first Rashomon set compiles its own, says so,
+    # and (as a solve) keeps the compile out of its time limit
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "empty"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-c", _SEPARATE_WARM_UPS], capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["cold"] == [True, True]
+    assert out["after_murtree"] == [False, True, 0], "murtree's warm-up compiled the Rashomon kernels"
+    n_compiled, status, size, named, cold, compile_s, runtime_s = out["api"]
+    assert n_compiled == 2 and named and cold
+    # compiling took longer than the 1 s limit, yet the set is whole: the clock started after it
+    assert compile_s > 1.0 and status == "done" and size == 10 and runtime_s < compile_s, out["api"]
+    code, err = out["cli"]
+    assert code == 0 and "compiling" not in err, err  # warm in this process now: nothing said
+
+
+def test_the_cli_says_when_a_first_rashomon_set_compiles(tmp_path, monkeypatch, capsys):
+    from treeexplorer import warm
+
+    calls = []
+
+    def fake_ensure_warm(solver, control=None):  # a cold cache, as ensure_warm reports it
+        name = solver if isinstance(solver, str) else solver.name
+        calls.append(name)
+        for s in (0.0, 1.0):
+            control.report("compiling", solver=name, cold=True, seconds=s, estimate_s=30)
+        return 1.0
+
+    monkeypatch.setattr("treeexplorer.api.ensure_warm", fake_ensure_warm)
+    rows = ["a,b,label"] + [f"{i % 2},{i // 2 % 2},{(i % 2) ^ (i // 2 % 2)}" for i in range(40)]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    args = ["rashomon", str(tmp_path / "t.csv"), "--target", "label", "--discretizer", "none", "--max-depth", "2"]
+    assert main([*args, "-k", "3"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert calls[0] == "rashomon"
+    assert err[:2] == [warm.compile_notice("rashomon"), "compiled in 1 s (cached for later runs)"]
+
+
+def test_warm_command_takes_rashomon_and_warms_everything_by_default(monkeypatch, capsys):
+    from treeexplorer import cli
+    from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.warm import WARM_NAMES
+
+    assert WARM_NAMES == (*SOLVER_NAMES, "rashomon")
+    assert main(["warm", "--solver", "rashomon"]) == 0  # compiled by an earlier test or here (~30 s once)
+    assert "rashomon: " in capsys.readouterr().out
+    warmed = []
+    monkeypatch.setattr(cli, "warm_with_notice", lambda name: warmed.append(name) or 0.0)
+    monkeypatch.setattr("treeexplorer.warm.is_warm", lambda name: False)
+    assert main(["warm"]) == 0
+    assert warmed == list(WARM_NAMES)

@@ -334,24 +334,3 @@ def test_cli_rashomon_json_and_csv(tmp_path, capsys):
         assert set(filter(None, r["features"].split(";"))) == used
     assert main([*args, "-k", "0"]) == 2
     assert "k must" in capsys.readouterr().err
-
-
-def test_rashomon_kernels_are_warmed_with_murtrees():
-    """A cold first "Alternatives" run must not compile inside its time limit: murtree's warm-up (the app's
-    background one, ``treeexplorer warm``) loads the enumeration's kernels, and warming the rashomon spec
-    (what ``load_and_start`` does before the clock) waits for it."""
-    import subprocess
-    import sys
-
-    code = (
-        "from treeexplorer.rashomon import _spec\n"
-        "from treeexplorer.warm import ensure_warm, is_warm, needs_compile\n"
-        "from treeexplorer.solvers._kernels import rashomon as k\n"
-        "assert not is_warm('rashomon')\n"
-        "ensure_warm(_spec())\n"
-        "assert is_warm('murtree') and is_warm('rashomon') and not needs_compile('rashomon')\n"
-        "print(len(k.enumerate_trees.signatures), len(k.init_root.signatures))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["1", "1"]

@@ -20,8 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer import __version__
     from treeexplorer.discretize import DISCRETIZER_NAMES
     from treeexplorer.export import FRONT_FORMATS, TREE_FORMATS
-    from treeexplorer.registry import COMMON_PARAMS, SOLVER_NAMES, solver_help
+    from treeexplorer.registry import COMMON_PARAM_NAMES, solver_help
     from treeexplorer.target import TARGET_HELP
+    from treeexplorer.warm import WARM_NAMES
 
     p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -33,41 +34,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Solve DATA (a CSV/TSV/Parquet file or a bundled dataset name) and print the "
         "front of trees: complexity vs accuracy.",
     )
-    s.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
-    s.add_argument("--target", help=TARGET_HELP)
-    s.add_argument("--solver", default="cart", help=solver_help())
-    s.add_argument(
-        "--discretizer",
-        choices=DISCRETIZER_NAMES,
-        help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)",
+    add_run_arguments(
+        s,
+        solver={"default": "cart", "help": solver_help()},
+        discretizer_help="binary tests for the solver (binary solvers have a default; cart/dpdt use raw columns)",
+        params={name: {} for name in COMMON_PARAM_NAMES},
+        time_limit_help="seconds; returns the best trees found, marked not proven",
     )
-    s.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
-    for name, kind, text in COMMON_PARAMS:
-        s.add_argument(f"--{name.replace('_', '-')}", type=kind, help=text)
-    s.add_argument("--time-limit", type=float, help="seconds; returns the best trees found, marked not proven")
-    s.add_argument(
-        "--memory-limit", type=float, help="MB the run's large tables may take (default: half the free memory)"
-    )
-    g = s.add_mutually_exclusive_group()
-    g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
-    g.add_argument("--test", help="separate test file with the same columns")
-    s.add_argument("--seed", type=int, default=0)
     s.add_argument("--no-front", action="store_true", help="only the single optimal tree")
     s.add_argument("--out", help="write the front as JSON")
-    s.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
-    s.add_argument(
-        "--allow-many-classes", action="store_true", help="accept a target with many distinct values (looks continuous)"
-    )
-    s.add_argument(
-        "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
-    )
     s.add_argument("--mid-budget", type=float, help="with --discretizer mid: anytime loop budget in seconds")
-    s.add_argument(
-        "--criterion",
-        choices=("entropy", "gini"),
-        help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
-        "criterion is -P criterion=...",
-    )
     s.add_argument(
         "-P",
         "--param",
@@ -103,9 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
         "warm",
         help="compile the solvers' kernels ahead of time (for images and shared servers)",
         description="Compile (or load from numba's cache) the kernels of the given solvers, default all built-in "
-        "ones, so that a first solve or a first app page does not wait for them.",
+        "ones and the Rashomon sets' (`rashomon`, the app's Alternatives), so that a first solve, a first app page "
+        "or a first set does not wait for them.",
     )
-    w.add_argument("--solver", nargs="+", metavar="S", help=f"solvers to warm (default: {' '.join(SOLVER_NAMES)})")
+    w.add_argument("--solver", nargs="+", metavar="S", help=f"solvers to warm (default: {' '.join(WARM_NAMES)})")
 
     sub.add_parser("datasets", help="list the bundled datasets")
     sub.add_parser("solvers", help="list the solvers and their parameters")
@@ -114,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_parser(sub, DISCRETIZER_NAMES)
     from treeexplorer.cli_rashomon import add_rashomon_parser
 
-    add_rashomon_parser(sub, DISCRETIZER_NAMES)
+    add_rashomon_parser(sub)
 
     a = sub.add_parser(
         "app",
@@ -136,6 +113,73 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--max-upload-mb", type=float, help="largest upload accepted, in MB (default 20)")
     return p
+
+
+def add_run_arguments(
+    p: argparse.ArgumentParser,
+    *,
+    solver: dict,
+    discretizer_help: str,
+    params: dict[str, dict],
+    time_limit_help: str,
+) -> None:
+    """The flags of a command that loads a table and runs a solver on it (``solve``, ``rashomon``): the data and
+    its loading, the solver and discretizer, solver parameters of :data:`treeexplorer.registry.COMMON_PARAMS`
+    (``params``: name -> argparse overrides, e.g. ``{"max_nodes": {"flags": ["--splits"], "dest": "splits"}}``),
+    the limits, the held-out rows and the MID criterion.  ``solver``: the ``--solver`` flag's argparse options."""
+    from treeexplorer.discretize import DISCRETIZER_NAMES
+    from treeexplorer.registry import COMMON_PARAMS
+    from treeexplorer.target import TARGET_HELP
+
+    p.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
+    p.add_argument("--target", help=TARGET_HELP)
+    p.add_argument("--solver", **solver)
+    p.add_argument("--discretizer", choices=DISCRETIZER_NAMES, help=discretizer_help)
+    p.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
+    for name, kind, text in COMMON_PARAMS:
+        if name in params:
+            options = {"type": kind, "help": text, **params[name]}
+            flags = options.pop("flags", [f"--{name.replace('_', '-')}"])
+            p.add_argument(*flags, **options)
+    p.add_argument("--time-limit", type=float, help=time_limit_help)
+    p.add_argument(
+        "--memory-limit", type=float, help="MB the run's large tables may take (default: half the free memory)"
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
+    g.add_argument("--test", help="separate test file with the same columns")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
+    p.add_argument(
+        "--allow-many-classes", action="store_true", help="accept a target with many distinct values (looks continuous)"
+    )
+    p.add_argument(
+        "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
+    )
+    p.add_argument(
+        "--criterion",
+        choices=("entropy", "gini"),
+        help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
+        "criterion is -P criterion=...",
+    )
+
+
+def run_options(a) -> dict:
+    """The keyword arguments of :func:`treeexplorer.solve` (and :func:`treeexplorer.rashomon`) that
+    :func:`add_run_arguments`' flags give, but the solver parameters."""
+    return {
+        "discretizer": a.discretizer,
+        "n_bins": a.n_bins,
+        "test_size": a.test_size,
+        "test": a.test,
+        "seed": a.seed,
+        "time_limit": a.time_limit,
+        "memory_limit": a.memory_limit,
+        "drop_missing": a.drop_missing,
+        "allow_many_classes": a.allow_many_classes,
+        "categorical": a.categorical,
+        "discretizer_params": None if a.criterion is None else {"criterion": a.criterion},
+    }
 
 
 def _parse_params(pairs: list[str]) -> dict:
@@ -282,11 +326,10 @@ class CompileNotice:
 def warm_with_notice(solver: str, stream=None) -> float | None:
     """Load ``solver``'s kernels; when they must be compiled first, say so on ``stream`` (default stderr)
     with the time so far (a spinner on a terminal).  Returns the seconds spent, None when nothing was to do."""
-    from treeexplorer.registry import SOLVER_NAMES
     from treeexplorer.solvers import Control
-    from treeexplorer.warm import ensure_warm, is_warm
+    from treeexplorer.warm import WARM_NAMES, ensure_warm, is_warm
 
-    if solver not in SOLVER_NAMES or is_warm(solver):
+    if solver not in WARM_NAMES or is_warm(solver):
         return None
     notice = CompileNotice(stream)
     seconds = ensure_warm(solver, Control(progress=notice))
@@ -296,16 +339,17 @@ def warm_with_notice(solver: str, stream=None) -> float | None:
 
 def _cmd_warm(a) -> int:
     from treeexplorer._kernel_cache import kernel_cache_dir
-    from treeexplorer.registry import SOLVER_NAMES, get_solver
-    from treeexplorer.warm import is_warm
+    from treeexplorer.registry import get_solver
+    from treeexplorer.warm import WARM_NAMES, is_warm
 
-    names = a.solver or list(SOLVER_NAMES)
+    names = a.solver or list(WARM_NAMES)
     for name in names:
-        get_solver(name)  # an unknown name: one-line error before any work
+        if name not in WARM_NAMES:
+            get_solver(name)  # an unknown name: one-line error before any work
     where = kernel_cache_dir()
     print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}")
     for name in names:
-        if name not in SOLVER_NAMES or is_warm(name):
+        if name not in WARM_NAMES or is_warm(name):
             print(f"{name}: nothing to compile")
             continue
         seconds = warm_with_notice(name)
@@ -330,18 +374,8 @@ def _cmd_solve(a) -> int:
             a.data,
             a.target,
             solver=a.solver,
-            discretizer=a.discretizer,
-            n_bins=a.n_bins,
-            test_size=a.test_size,
-            test=a.test,
-            seed=a.seed,
-            time_limit=a.time_limit,
-            memory_limit=a.memory_limit,
-            drop_missing=a.drop_missing,
-            allow_many_classes=a.allow_many_classes,
-            categorical=a.categorical,
+            **run_options(a),
             mid_budget=a.mid_budget,
-            discretizer_params=None if a.criterion is None else {"criterion": a.criterion},
             **{k: v for k, v in params.items() if v is not None},
             progress=notice,
         )

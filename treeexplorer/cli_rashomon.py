@@ -11,8 +11,11 @@ __all__ = ["add_rashomon_parser", "run_rashomon"]
 CSV_COLUMNS = ("rank", "errors", "gap", "splits", "depth", "train_accuracy", "test_accuracy", "features")
 
 
-def add_rashomon_parser(sub, discretizers):
-    """Add the ``rashomon`` subcommand to the CLI's subparsers."""
+def add_rashomon_parser(sub):
+    """Add the ``rashomon`` subcommand to the CLI's subparsers (the data, discretizer and limit flags are
+    ``solve``'s: :func:`treeexplorer.cli.add_run_arguments`)."""
+    from treeexplorer.cli import add_run_arguments
+
     r = sub.add_parser(
         "rashomon",
         help="the k best distinct trees (Rashomon set), in order of training errors",
@@ -20,18 +23,22 @@ def add_rashomon_parser(sub, discretizers):
         "discretizer's tests, best first (training errors, then fewer splits): the k best, or all within "
         "--epsilon of the optimum (capped by -k). Prints the set and the share of trees using each column.",
     )
-    r.add_argument("data", help="file path or bundled dataset name (see `treeexplorer datasets`)")
-    r.add_argument("--target", help="target column (default: the last column)")
-    r.add_argument("--solver", default="murtree", choices=("murtree",), help="the DP enumerated (murtree)")
-    r.add_argument("--discretizer", choices=discretizers, help="binary tests (default: murtree's, mid)")
-    r.add_argument("--n-bins", type=int, help="thresholds per feature (quantile/uniform) or tests in all (mid)")
-    r.add_argument("--max-depth", type=int, default=3)
-    r.add_argument("--splits", type=int, help="most splits of a tree (default 2^depth - 1)")
+    add_run_arguments(
+        r,
+        solver={"default": "murtree", "choices": ("murtree",), "help": "the DP enumerated (murtree)"},
+        discretizer_help="binary tests (default: murtree's, mid)",
+        params={
+            "max_depth": {"default": 3, "help": "maximum depth (default 3)"},
+            "max_nodes": {
+                "flags": ["--splits"],
+                "dest": "splits",
+                "help": "most splits of a tree (default 2^depth - 1)",
+            },
+        },
+        time_limit_help="seconds; returns the first trees of the order found so far",
+    )
     r.add_argument("-k", type=int, default=100, help="most trees (default 100)")
     r.add_argument("--epsilon", type=float, help="only trees within optimum + epsilon x rows errors")
-    r.add_argument("--time-limit", type=float, help="seconds; returns the first trees of the order found so far")
-    r.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
-    r.add_argument("--seed", type=int, default=0)
     r.add_argument("--out", help="write the set as front JSON")
     r.add_argument("--csv", help="write the set as CSV: one row per tree (rank, errors, splits, features, ...)")
     r.add_argument("--show", type=int, default=20, help="trees listed (default 20; the files hold all)")
@@ -50,26 +57,29 @@ def set_csv(front) -> str:
 
 
 def run_rashomon(a) -> int:
+    from treeexplorer.cli import CompileNotice, run_options
     from treeexplorer.export import plural
     from treeexplorer.rashomon import feature_shares, rashomon, set_table
 
     for path, flag in ((a.out, "--out"), (a.csv, "--csv")):
         if path and not Path(path).resolve().parent.is_dir():
             raise ValueError(f"{flag}: no such folder for {path}")
-    front = rashomon(
-        a.data,
-        a.target,
-        solver=a.solver,
-        max_depth=a.max_depth,
-        splits=a.splits,
-        k=a.k,
-        epsilon=a.epsilon,
-        discretizer=a.discretizer,
-        n_bins=a.n_bins,
-        time_limit=a.time_limit,
-        test_size=a.test_size,
-        seed=a.seed,
-    )
+    # a first set compiles the enumeration's kernels once the inputs are checked (outside the time limit): said
+    notice = CompileNotice()
+    try:
+        front = rashomon(
+            a.data,
+            a.target,
+            solver=a.solver,
+            max_depth=a.max_depth,
+            splits=a.splits,
+            k=a.k,
+            epsilon=a.epsilon,
+            **run_options(a),
+            progress=notice,
+        )
+    finally:
+        notice.finish()
     info = front.stats["rashomon"]
     status = {"done": "", "time_limit": " (time limit: the first trees of the order)", "cancelled": " (cancelled)"}
     more = "all trees within the bounds" if info["complete"] else f"the {plural(len(front), 'best tree')}"

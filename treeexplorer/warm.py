@@ -20,7 +20,7 @@ import numpy as np
 from treeexplorer.registry import SOLVER_NAMES, SolverSpec, get_solver
 from treeexplorer.solvers import Control
 
-__all__ = ["COMPILE_ESTIMATE_S", "compile_notice", "ensure_warm", "is_warm", "needs_compile", "warm_up"]
+__all__ = ["COMPILE_ESTIMATE_S", "WARM_NAMES", "compile_notice", "ensure_warm", "is_warm", "needs_compile", "warm_up"]
 
 # Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
 # `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
@@ -49,10 +49,6 @@ def _toy() -> tuple[np.ndarray, np.ndarray]:
 
 # Solvers that call another solver's kernels (BRANCHES' greedy incumbent is a CART tree).
 _ALSO = {"branches": ("cart",)}
-# Runs under a spec of their own (not a registered solver) whose kernels are warmed with a solver's: the
-# Rashomon set (treeexplorer.rashomon) enumerates MurTree's search space, so murtree's warm-up loads its
-# kernels too and ``ensure_warm`` of its spec waits for murtree's.
-_WARMED_WITH = {"rashomon": "murtree"}
 
 
 def _rashomon_toy(matrix: np.ndarray, y: np.ndarray) -> None:
@@ -62,8 +58,14 @@ def _rashomon_toy(matrix: np.ndarray, y: np.ndarray) -> None:
         rashomon(matrix, y, 3, max_depth=3, k=20, control=toy_control)
 
 
-# Kernels beyond the solver's own run that its warm-up loads: ``name -> functions(matrix, y)``.
-_EXTRA_TOYS = {"murtree": (_rashomon_toy,)}
+# Kernels with a warm-up of their own that are not a registered solver: ``name -> toy(matrix, y)`` on the binary
+# toy table.  The Rashomon set (treeexplorer.rashomon) enumerates MurTree's search space with kernels of its own
+# (about 30 s to compile): the Alternatives card, ``tx.rashomon`` and the CLI's ``rashomon`` warm them, a murtree
+# run does not.
+_OWN_TOYS = {"rashomon": _rashomon_toy}
+# Every name a warm-up is kept for: the built-in solvers, then the kernels above.
+WARM_NAMES = (*SOLVER_NAMES, *_OWN_TOYS)
+COMPILE_ESTIMATE_S["rashomon"] = 40  # as above, `treeexplorer rashomon iris`: 40.3 CPU s cold, 1.6 s warm
 _assembly_warm: list[bool] = []
 
 
@@ -110,22 +112,25 @@ def _warm_discretizers() -> None:
     _discretizers_warm.append(True)
 
 
-def _run_toys(spec: SolverSpec) -> None:
-    """Run ``spec`` on the toy table (each variant), then the front assembly: every kernel a run needs loads."""
+def _run_toys(name: str) -> None:
+    """Run solver ``name`` (or its own toy) on the toy table (each variant), then the front assembly and the
+    discretizers: every kernel a run needs loads."""
     X, y = _toy()
-    matrix = np.ascontiguousarray(X.astype(np.uint8) if spec.input == "binary" else X)
-    for extra in ({}, *_VARIANTS.get(spec.name, ())):
+    if name in _OWN_TOYS:
         try:
-            params = spec.resolve(extra)
-            with Control() as toy_control:
-                spec.run(matrix, y, 3, toy_control, **params)
-        except Exception:  # noqa: BLE001 - a toy the solver refuses only leaves some kernels cold
-            continue
-    for toy in _EXTRA_TOYS.get(spec.name, ()):
-        try:
-            toy(matrix, y)
-        except Exception:  # noqa: BLE001 - as above
-            continue
+            _OWN_TOYS[name](np.ascontiguousarray(X.astype(np.uint8)), y)
+        except Exception:  # noqa: BLE001 - a toy refused only leaves some kernels cold
+            pass
+    else:
+        spec = get_solver(name)
+        matrix = np.ascontiguousarray(X.astype(np.uint8) if spec.input == "binary" else X)
+        for extra in ({}, *_VARIANTS.get(name, ())):
+            try:
+                params = spec.resolve(extra)
+                with Control() as toy_control:
+                    spec.run(matrix, y, 3, toy_control, **params)
+            except Exception:  # noqa: BLE001 - as above
+                continue
     with _locks_guard:
         for warm in (_warm_assembly, _warm_discretizers):
             try:
@@ -165,8 +170,7 @@ def _stamp(name: str) -> Path | None:
         folder = getattr(getattr(kernel, "_cache", None), "_cache_path", None)
         if folder:
             tag = f"numba{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-            label = "+".join((name, *(k for k, v in _WARMED_WITH.items() if v == name)))  # what the warm-up loads
-            return Path(folder) / f"treeexplorer-warm-{label}-{tag}.stamp"
+            return Path(folder) / f"treeexplorer-warm-{name}-{tag}.stamp"
     return None
 
 
@@ -174,8 +178,7 @@ def needs_compile(solver: str | SolverSpec) -> bool:
     """Whether ``solver``'s kernels must be compiled rather than loaded from numba's cache (no warm-up of
     it has finished with this cache yet)."""
     name = solver if isinstance(solver, str) else solver.name
-    name = _WARMED_WITH.get(name, name)
-    if is_warm(name) or name not in SOLVER_NAMES:
+    if is_warm(name) or name not in WARM_NAMES:
         return False
     for other in (name, *_ALSO.get(name, ())):
         stamp = _stamp(other)
@@ -192,45 +195,44 @@ def compile_notice(solver: str) -> str:
 def is_warm(solver: str | SolverSpec) -> bool:
     """Whether ``solver``'s kernels were already loaded in this process (or it has none to load)."""
     name = solver if isinstance(solver, str) else solver.name
-    name = _WARMED_WITH.get(name, name)
-    return name in _done or name not in SOLVER_NAMES
+    return name in _done or name not in WARM_NAMES
 
 
 def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> float:
     """Load ``solver``'s kernels if this process has not yet; returns the seconds it took (0 when warm).
 
-    Only the built-in (numba) solvers are warmed: plug-ins have no compiled kernels to load.  Thread-safe:
+    Only the built-in (numba) solvers and the other kernels of :data:`WARM_NAMES` (``"rashomon"``) are warmed:
+    plug-ins have no compiled kernels to load.  Thread-safe:
     a second caller waits for the first one's warm-up instead of compiling again.  ``control`` only
     receives ``"compiling"`` progress reports (``solver``, ``cold``: kernels to compile rather than load,
     ``seconds`` so far, ``estimate_s``; one a second); its clock is not started here.  A solver that fails on
     the toy table is marked warm anyway (its real run reports the problem).
     """
     name = solver if isinstance(solver, str) else solver.name
-    if name in _WARMED_WITH:
-        return ensure_warm(_WARMED_WITH[name], control)
-    spec = get_solver(solver) if isinstance(solver, str) else solver
-    if is_warm(spec):
+    if isinstance(solver, str) and name not in _OWN_TOYS:
+        get_solver(name)  # an unknown or unavailable solver: its error, before any work
+    if is_warm(name):
         return 0.0
-    extra_s = sum(ensure_warm(other, control) for other in _ALSO.get(spec.name, ()))
+    extra_s = sum(ensure_warm(other, control) for other in _ALSO.get(name, ()))
     t0 = time.perf_counter()
     # Reports start before the lock: a run waiting for another thread's compile (the app's background
     # warm-up) says what it waits for.
-    stop_ticker = _start_ticker(spec.name, control, t0) if control is not None else None
+    stop_ticker = _start_ticker(name, control, t0) if control is not None else None
     try:
-        with _lock(spec.name):
-            if spec.name in _done:
+        with _lock(name):
+            if name in _done:
                 return 0.0
-            _run_toys(spec)
-            _done[spec.name] = time.perf_counter() - t0
-            _write_stamp(spec.name)
-            return _done[spec.name] + extra_s
+            _run_toys(name)
+            _done[name] = time.perf_counter() - t0
+            _write_stamp(name)
+            return _done[name] + extra_s
     finally:
         if stop_ticker is not None:
             stop_ticker()
 
 
 def _write_stamp(name: str) -> None:
-    stamp = _stamp(name) if name in SOLVER_NAMES else None
+    stamp = _stamp(name) if name in WARM_NAMES else None
     if stamp is not None and not stamp.exists():
         try:
             stamp.write_text("kernels compiled and cached\n")
@@ -241,7 +243,7 @@ def _write_stamp(name: str) -> None:
 def _start_ticker(name: str, control: Control, t0: float):
     """Report ``"compiling"`` to ``control`` once a second until the returned function is called (it waits
     for the last report, so none comes after the run's own)."""
-    cold = name in SOLVER_NAMES and needs_compile(name)
+    cold = name in WARM_NAMES and needs_compile(name)
     est = COMPILE_ESTIMATE_S.get(name, 30)
     stop = threading.Event()
 
@@ -263,16 +265,15 @@ def _start_ticker(name: str, control: Control, t0: float):
 
 
 def warm_up(solvers=None) -> dict[str, float]:
-    """Warm the given solvers (default: every registered built-in one); returns seconds per solver warmed
-    by this call."""
+    """Warm the given solvers or kernels of :data:`WARM_NAMES` (default: every registered built-in solver, then
+    the Rashomon enumeration's kernels); returns seconds per name warmed by this call."""
     from treeexplorer.registry import available_solvers
 
     out = {}
-    for name in solvers or [n for n in available_solvers() if n in SOLVER_NAMES]:
+    for name in solvers or [*(n for n in available_solvers() if n in SOLVER_NAMES), *_OWN_TOYS]:
         try:
-            spec = get_solver(name)
+            if not is_warm(name):
+                out[name] = ensure_warm(name)
         except (NotImplementedError, ValueError):
             continue
-        if not is_warm(spec):
-            out[name] = ensure_warm(spec)
     return out

@@ -328,7 +328,9 @@ class Explorer(pn.viewable.Viewer):
         """The Alternatives card's view: the Rashomon set of the selected point (made on first use)."""
         if self._alternatives is None:
             session = RashomonSession(self.controller.prepared)
-            self._alternatives = RashomonView(session, on_open=self._open_alternative, periodic=self.ctx.periodic)
+            self._alternatives = RashomonView(
+                session, on_open=self._open_alternative, periodic=self.ctx.periodic, bokeh=self.ctx.bokeh
+            )
         return self._alternatives
 
     def _alternatives_panel(self):

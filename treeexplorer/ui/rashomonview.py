@@ -16,16 +16,19 @@ from collections.abc import Callable
 import pandas as pd
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource
+from bokeh.models import ColumnDataSource, FixedTicker, Legend, NumeralTickFormatter
 from bokeh.plotting import figure
 
+from treeexplorer.export import plural
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
+from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.progress import describe
 from treeexplorer.ui.viewkit import POLL_MS, Poller
+from treeexplorer.ui.warm import prefer
 
 __all__ = ["RashomonSession", "RashomonView"]
 
@@ -46,6 +49,7 @@ class RashomonSession(param.Parameterized):
     require = param.List(default=[], doc="Columns every listed tree must test")
     status = param.String(default="")
     running = param.Boolean(default=False)
+    fraction = param.Number(default=None, allow_None=True, doc="How far the running set is (None: not countable)")
     version = param.Integer(default=0, doc="Bumped when the set or the filters change")
 
     def __init__(self, prepared: Callable, **params):
@@ -111,18 +115,20 @@ class RashomonSession(param.Parameterized):
 
     def _on_progress(self, info: dict) -> None:
         if "trees" in info and info.get("phase") == "rashomon":
-            self.status = f"{info['trees']} trees so far (errors up to {info.get('errors')})"
+            self.fraction = min(1.0, int(info["trees"]) / max(int(self.k), 1))
+            self.status = f"{info['trees']} of at most {self.k} trees so far (errors up to {info.get('errors')})"
         elif info.get("phase") == "compiling":  # a cold cache: the kernels compile before the clock starts
-            self.status = describe(info)[0]
+            self.status, self.fraction = describe(info)
 
     def _on_done(self, front: Front) -> None:
-        self.front = front
+        self.front, self.fraction = front, None
         info = front.stats.get("rashomon", {})
         how = "all within the bounds" if info.get("complete") else f"the {len(front)} best"
         stop = "" if front.status == "done" else f" ({front.status}: the first trees of the order)"
         self.status = f"{how}: {len(front)} trees{stop}"
 
     def _failed(self, message: str) -> None:
+        self.fraction = None
         self.status = f"alternatives not computed: {message}"
 
     # -- what the view shows -------------------------------------------------------------------------
@@ -150,6 +156,33 @@ class RashomonSession(param.Parameterized):
         ]
         return pd.DataFrame(rows, columns=["rank", "errors", "gap", "splits", "features"])
 
+    def same_as_point(self) -> set[int]:
+        """Ranks of the set's trees identical to the selected tree (the same test at every node)."""
+        if self.front is None or self.point is None:
+            return set()
+        return {t.id for t in self.front.trees if tree_differences(t.tree, self.point.tree) == (set(), set())}
+
+    def difference_text(self, entry: FrontTree) -> str:
+        """What the alternative ``entry`` changes against the selected tree: errors and columns tested."""
+        names = [c.name for c in self.front.schema.columns]
+        mine, theirs = set(tree_columns(self.point.tree)), set(tree_columns(entry.tree))
+        gap = entry.info["errors"] - self.point.metrics["train_errors"]
+        if entry.id in self.same_as_point():
+            return f"Alternative #{entry.id} is the selected tree itself."
+        cost = (
+            "as many training errors"
+            if gap == 0
+            else f"{plural(abs(gap), 'training error')} {'more' if gap > 0 else 'fewer'}"
+        )
+        parts = [f"Alternative #{entry.id}: {cost} than the selected tree"]
+        if theirs - mine:
+            parts.append("tests " + ", ".join(names[j] for j in sorted(theirs - mine)))
+        if mine - theirs:
+            parts.append("does without " + ", ".join(names[j] for j in sorted(mine - theirs)))
+        if theirs == mine:
+            parts.append("same columns, other tests or shape")
+        return "; ".join(parts) + "."
+
     def shares(self) -> list[dict]:
         """Share of the listed trees testing each column, and at the root."""
         trees = self.trees()
@@ -170,41 +203,70 @@ class RashomonSession(param.Parameterized):
         return feature_shares(sub)
 
 
+SHARE_COLORS = ("#4c78a8", "#f58518")  # any node, the root: the app's categorical pair
+TABLE_HEIGHT = 260  # px: about 8 rows in view, the rest scrolled inside the card
+
+
 class RashomonView(pn.viewable.Viewer):
-    """ "Alternatives (k)" for the selected point: the set listed, feature-share bars, filters, open a tree."""
+    """ "Alternatives (k)" for the selected point: the set listed, feature-share bars, filters, one alternative
+    drawn beside the selected tree (differences outlined) and opened in the tree view on demand."""
 
     def __init__(
         self,
         session: RashomonSession,
         on_open: Callable[[Front, FrontTree], None] | None = None,
         periodic: Callable | None = None,
+        bokeh: Callable | None = None,
         **params,
     ):
         super().__init__(**params)
         self.session = session
         self.on_open = on_open
+        prefer("rashomon")  # the card is open: its kernels are the next the background warm-up loads
         # the session's periodic callbacks run one at a time (ViewContext.periodic); Panel's own by default
         self._poller = Poller(session.poll, POLL_MS, periodic)
-        self.k_input = pn.widgets.IntInput(label="Alternatives (k)", value=session.k, start=1, end=100_000, width=140)
+        self.k_input = pn.widgets.IntInput(
+            label="Alternatives (k)", value=session.k, start=1, end=100_000, width=140, description=_K_HELP
+        )
         self.cancel_button = pn.widgets.Button(label="Cancel", color="warning", width=80, disabled=True)
-        self.exclude = pn.widgets.MultiChoice(label="Exclude columns", options=[], sizing_mode="stretch_width")
-        self.require = pn.widgets.MultiChoice(label="Require columns", options=[], sizing_mode="stretch_width")
-        self.open_rank = pn.widgets.IntInput(label="Open tree (rank)", value=0, start=0, width=140)
-        self.open_button = pn.widgets.Button(label="Open in tree view", width=140, disabled=True)
-        self.status = pn.pane.Str(session.status)
-        self.table = pn.pane.DataFrame(session.table(), index=False, max_rows=200, sizing_mode="stretch_width")
-        self.source = ColumnDataSource({"feature": [], "share": [], "root": []})
-        fig = figure(height=220, y_range=[], x_range=(0, 1), toolbar_location=None, sizing_mode="stretch_width")
-        fig.hbar(y="feature", right="share", height=0.7, source=self.source, color="#4c78a8", legend_label="any node")
-        fig.hbar(y="feature", right="root", height=0.35, source=self.source, color="#f58518", legend_label="root")
+        self.progress = pn.indicators.Progress(value=-1, max=100, visible=False, bar_color="primary", **_SW)
+        self.exclude = pn.widgets.MultiChoice(label="Exclude columns", options=[], **_SW)
+        self.require = pn.widgets.MultiChoice(label="Require columns", options=[], **_SW)
+        self.status = pn.pane.Str(session.status, **_SW)
+        self.table = pn.pane.DataFrame(_shown(session.table()), index=False, max_rows=10_000, **_SW)
+        self.source = ColumnDataSource({"feature": [], "share": [], "root": [], "label": []})
+        fig = figure(height=120, y_range=[], x_range=(0, 1.3), toolbar_location=None, title=_SHARES_TITLE, **_SW)
+        share = fig.hbar(y="feature", right="share", height=0.7, source=self.source, color=SHARE_COLORS[0])
+        root = fig.hbar(y="feature", right="root", height=0.35, source=self.source, color=SHARE_COLORS[1])
+        fig.text(
+            x="share",
+            y="feature",
+            text="label",
+            source=self.source,
+            x_offset=4,
+            text_baseline="middle",
+            text_font_size="11px",
+        )
         fig.xaxis.axis_label = "share of the listed trees"
+        fig.xaxis.formatter = NumeralTickFormatter(format="0%")
+        fig.xaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])  # the range goes on for the labels
+        legend = Legend(items=[("any node", [share]), ("at the root", [root])], orientation="horizontal")
+        fig.add_layout(legend, "above")
+        fig.ygrid.grid_line_color = None
         self.fig = fig
+        self.pick = pn.widgets.Select(label="Alternative shown beside the selected tree", options={}, **_SW)
+        self.open_button = pn.widgets.Button(
+            label="Open in tree view", width=150, disabled=True, margin=(24, 10, 5, 10)
+        )
+        self.compare_note = pn.pane.Markdown("", **_SW)
+        self.compare = CompareDiagram(run=bokeh)
         self.k_input.param.watch(lambda e: setattr(session, "k", int(e.new)), "value")
         self.cancel_button.on_click(lambda *_: session.cancel())
         self.exclude.param.watch(lambda e: setattr(session, "exclude", list(e.new)), "value")
         self.require.param.watch(lambda e: setattr(session, "require", list(e.new)), "value")
-        self.open_button.on_click(lambda *_: self.open(self.open_rank.value))
-        session.param.watch(lambda *_: self.refresh(), ["version", "status", "running"])
+        self.open_button.on_click(lambda *_: self.open(self.pick.value))
+        self.pick.param.watch(lambda *_: self._show_pick(), "value")
+        session.param.watch(lambda *_: self.refresh(), ["version", "status", "running", "fraction"])
 
     def start(self, run, entry, time_limit: float | None = DEFAULT_TIME_LIMIT):
         """Compute the set for ``entry`` of ``run`` and poll it until done."""
@@ -214,9 +276,10 @@ class RashomonView(pn.viewable.Viewer):
         self.refresh()
         return job
 
-    def open(self, rank: int) -> None:
+    def open(self, rank: int | None) -> None:
+        """Open tree ``rank`` of the set in the tree view (the Explorer adds the set as a run)."""
         s = self.session
-        if s.front is None or self.on_open is None:
+        if s.front is None or self.on_open is None or rank is None:
             return
         entry = next((t for t in s.front.trees if t.id == int(rank)), None)
         if entry is not None:
@@ -226,27 +289,82 @@ class RashomonView(pn.viewable.Viewer):
         s = self.session
         self.status.object = s.status
         self.cancel_button.disabled = not s.running
-        self.open_button.disabled = s.front is None or self.on_open is None
+        self.progress.visible = s.running
+        self.progress.value = -1 if s.fraction is None else int(round(100 * s.fraction))  # -1: activity only
         cols = s.columns()
         self.exclude.options = cols
         self.require.options = cols
-        self.table.object = s.table()
+        table = s.table()
+        self.table.object = _shown(table, s.same_as_point())
         shares = s.shares()
         names = [r["feature"] for r in shares][::-1]
         self.fig.y_range.factors = names
+        self.fig.height = 90 + 26 * max(len(names), 1)  # every column's bar readable, however many
         self.source.data = {
             "feature": names,
             "share": [r["share"] for r in shares][::-1],
             "root": [r["root_share"] for r in shares][::-1],
+            "label": [f"{r['share']:.0%} ({r['root_share']:.0%} root)" for r in shares][::-1],
         }
+        options = {_pick_label(row): int(row["rank"]) for _, row in table.iterrows()}
+        keep = self.pick.value if self.pick.value in options.values() else None
+        self.pick.options = options
+        if keep is None and options:  # the best listed tree that is not the selected one, else the first
+            same = s.same_as_point()
+            keep = next((r for r in options.values() if r not in same), next(iter(options.values())))
+        self.pick.value = keep
+        self.open_button.disabled = s.front is None or self.on_open is None or keep is None
+        self._show_pick()
+
+    def _show_pick(self) -> None:
+        s, rank = self.session, self.pick.value
+        entry = None if s.front is None or rank is None else next((t for t in s.front.trees if t.id == rank), None)
+        if entry is None or s.point is None:
+            self.compare.update(None, None)
+            self.compare_note.object = ""
+            return
+        self.compare.update(s.point, entry)
+        point = s.point
+        self.compare.left_title.object = (
+            f"**Selected tree** ({plural(point.metrics['splits'], 'split')}, "
+            f"{plural(point.metrics['train_errors'], 'error')})"
+        )
+        self.compare.right_title.object = (
+            f"**Alternative #{entry.id}** ({plural(entry.metrics['splits'], 'split')}, "
+            f"{plural(entry.info['errors'], 'error')})"
+        )
+        self.compare_note.object = s.difference_text(entry)
 
     def __panel__(self):
         return pn.Column(
             pn.Row(self.k_input, self.cancel_button),
+            self.progress,
             self.status,
-            pn.Row(self.exclude, self.require),
-            self.table,
+            pn.Row(self.exclude, self.require, **_SW),
+            pn.Column(self.table, height=TABLE_HEIGHT, scroll=True, **_SW),
             self.fig,
-            pn.Row(self.open_rank, self.open_button),
-            sizing_mode="stretch_width",
+            pn.Row(self.pick, self.open_button, **_SW),
+            self.compare_note,
+            self.compare,
+            **_SW,
         )
+
+
+_SW = {"sizing_mode": "stretch_width"}
+_K_HELP = "Most trees listed: the best ones with at most the selected tree's splits, in order of training errors."
+_SHARES_TITLE = "Columns the listed trees test (share of the trees; at their root)"
+
+
+def _shown(table: pd.DataFrame, same: set[int] | frozenset = frozenset()) -> pd.DataFrame:
+    """The session's table in the card's words: the gap said against the selected tree, which one it is."""
+    out = table.copy()
+    out["gap"] = [
+        "the selected tree" if rank in same else f"{gap:+d}" for rank, gap in zip(table["rank"], table["gap"])
+    ]
+    return out.rename(
+        columns={"rank": "#", "errors": "train errors", "gap": "vs selected", "features": "columns tested"}
+    )
+
+
+def _pick_label(row) -> str:
+    return f"#{row['rank']}: {plural(int(row['errors']), 'error')} ({int(row['gap']):+d}), {row['features']}"

@@ -3,7 +3,8 @@ cache, compiled) before the user clicks Run (once per process; later sessions fi
 
 The solvers are warmed one at a time in a background thread, the first page's solver first; a solver the user
 picks in the Solver select (:func:`prefer`) moves to the head of the queue, so its compile overlaps the user's
-other choices instead of starting at Run.
+other choices instead of starting at Run.  The Rashomon enumeration's kernels (the Alternatives card) come last,
+or next when the card is opened.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from treeexplorer.registry import SOLVER_NAMES
-from treeexplorer.warm import ensure_warm, is_warm
+from treeexplorer.warm import WARM_NAMES, ensure_warm, is_warm
 
 __all__ = ["first_front_shown", "prefer", "warm_up", "warm_up_once", "warm_up_in_background"]
 
@@ -27,13 +28,11 @@ FIRST_PAGE_WAIT_S = 60.0
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
-    """Load each built-in solver's kernels (:func:`treeexplorer.warm.ensure_warm`); returns seconds per
-    solver warmed by this call.  ``time_limit`` is kept for compatibility (the toy runs are instant once
-    compiled)."""
-    from treeexplorer.ui.controller import list_solvers
-
+    """Load each built-in solver's kernels (:func:`treeexplorer.warm.ensure_warm`), then the Rashomon
+    enumeration's; returns seconds per name warmed by this call.  ``time_limit`` is kept for compatibility (the
+    toy runs are instant once compiled)."""
     out = {}
-    for name in solvers or [n for n in list_solvers() if n in SOLVER_NAMES]:
+    for name in solvers or _names():
         if is_warm(name):
             continue
         try:
@@ -43,8 +42,16 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     return out
 
 
+def _names() -> list[str]:
+    """What the app warms, in order: the solvers of the Solver select, then the other kernels (``rashomon``)."""
+    from treeexplorer.ui.controller import list_solvers
+
+    return [*(n for n in list_solvers() if n in SOLVER_NAMES), *(n for n in WARM_NAMES if n not in SOLVER_NAMES)]
+
+
 def prefer(solver: str | None) -> None:
-    """Warm ``solver`` next (the one the user just selected): it moves to the head of the background queue.
+    """Warm ``solver`` next (the one the user just selected, or ``"rashomon"`` when the Alternatives card opens):
+    it moves to the head of the background queue.
     Nothing happens when it is warm already or no background warm-up runs (its run then warms it)."""
     with _queue_lock:
         if solver in _queue:
@@ -65,10 +72,9 @@ def _next() -> str | None:
 
 def warm_up_once(first: str | None = None) -> dict[str, float]:
     """Warm every built-in solver, ``first`` (the solver the first page runs) first, then in the order of
-    :func:`prefer` calls and the solvers' list; guarded so concurrent callers warm each solver only once."""
-    from treeexplorer.ui.controller import list_solvers
-
-    names = [n for n in list_solvers() if n in SOLVER_NAMES]
+    :func:`prefer` calls and the solvers' list, the Rashomon kernels last; guarded so concurrent callers warm
+    each only once."""
+    names = _names()
     if first in names:
         names.remove(first)
         names.insert(0, first)
