@@ -1,6 +1,7 @@
 """Time limits over every phase, cancel while discretizing and in SAT's long steps, memory guards before
-allocation, ID-like columns (issue 17).  Bounds are loose (2 x limit + 2 s): exact overshoots are measured by
-benchmarks/bench_limits.py."""
+allocation, ID-like columns (issue 17).  A run keeps its limit by the issue's rule, ``limit + max(1 s, 10 %)``,
+in wall time or, on a machine shared with other work, in the work done after the limit (see
+``test_limit_property.LimitClock``); benchmarks/bench_limits.py measures the overshoots."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from test_limit_property import LimitClock  # tests/ is on the path (rootdir-relative imports)
 from treeexplorer.solvers import Control
 from treeexplorer.solvers.sat import _unique_rows, find_conflicts, sat_tree
 
@@ -50,10 +52,10 @@ def test_time_limit_holds_for_every_solver(solver):
     disc = {"murtree": "none", "branches": "none", "sat": "none"}.get(solver)
     ensure_warm(solver)  # compile time is outside the limit
     limit = 1.0
-    t0 = time.perf_counter()
+    clock = LimitClock(limit)
     front = solve(df, "label", solver=solver, discretizer=disc, time_limit=limit, **case["params"])
-    wall = time.perf_counter() - t0
-    assert wall <= 2 * limit + 2, f"{solver}: {wall:.2f} s for a {limit} s limit"
+    wall = clock.stop()
+    assert clock.kept, f"{solver}: {clock}"
     assert len(front) >= 1
     assert front.runtime_s <= wall + 1e-6
     if front.status == "time_limit":
@@ -306,10 +308,10 @@ def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
     ensure_warm(solver)
     kw = {"conflicts": "majority"} if solver == "sat" else {}
     limit = 1.0
-    t0 = time.perf_counter()
+    clock = LimitClock(limit)
     front = solve(df, "label", solver=solver, discretizer="exact", time_limit=limit, **kw)
-    wall = time.perf_counter() - t0
-    assert wall <= 2 * limit + 2, f"{solver}: {wall:.2f} s for a {limit} s limit"
+    clock.stop()
+    assert clock.kept, f"{solver}: {clock}"
     assert front.status == "time_limit" and len(front) >= 1
     assert not any(t.optimal for t in front.trees)
 
