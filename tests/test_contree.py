@@ -416,6 +416,7 @@ def test_stopped_run_bounds_are_valid_per_budget(monkeypatch, depth, front):
     for stop, seed_after in ((5, 0), (50, 20), (200, 0), (200, 100), (400, 100), (800, 0), (800, 300)):
         monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", stop)
         monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
+        monkeypatch.setattr(ct, "_SEED_LAZY_DEPTH", 3)
         ctl = Control()
         with ctl:
             raw = contree(X, y, max_depth=depth, front=front, n_threads=1, control=ctl)
@@ -437,6 +438,7 @@ def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypa
 
     X, y = _coarse_set()
     monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
+    monkeypatch.setattr(ct, "_SEED_LAZY_DEPTH", 3)
     monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 400)
     ctl = Control()
     with ctl:
