@@ -61,11 +61,12 @@ _SEED_PASS = 1
 # lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
 _ROOT_SEEDS = 2
 # At depth >= ``_SEED_LAZY_DEPTH`` the root seeds lazily: its interval searches start at once, and the seed pass
-# runs (the feature being searched paused) only after ``_SEED_AFTER_SPLITS`` splits, so a run short enough never to
-# be stopped pays nothing for it (bank at depth 4: 0.08 -> 0.03 s; wilt, bidding, occupancy unchanged) while a long
-# one still bounds every feature.  Shallower, the root's seeds are cheap and their incumbent prunes: lazy seeding
-# was 1.3-5x slower at depth 3 (bank, occupancy, segment, bidding).  ``_SEED_AFTER_SPLITS`` 0: always seed first.
-_SEED_AFTER_SPLITS = 20000
+# runs (the feature being searched paused) only after ``_SEED_AFTER_SPLITS`` splits (a few CPU seconds), so a run
+# short enough never to be stopped pays nothing for it (bank at depth 4: 0.08 -> 0.03 s; wilt, bidding, occupancy
+# within 5 %; a pause after 20,000 splits made occupancy 20 % slower) while a long one still bounds every feature.
+# Shallower, the root's seeds are cheap and their incumbent prunes: lazy seeding was 1.3-5x slower at depth 3
+# (bank, occupancy, segment, bidding).  ``_SEED_AFTER_SPLITS`` 0: always seed first.
+_SEED_AFTER_SPLITS = 100000
 _SEED_LAZY_DEPTH = 4
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
