@@ -328,16 +328,19 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def _run(data, quick_mode: bool, sets=None, dl_sets=None, limit=60.0, budgets=False, log=print):
+SECTIONS = ("contree", "anytime", "murtree")
+
+
+def _run(data, quick_mode: bool, sets=None, dl_sets=None, limit=60.0, budgets=False, log=print, sections=SECTIONS):
     root = data_root(data)
     if root is None:
         return [], [], [], []
     _warm()
     qb = sets or (QB_QUICK if quick_mode else QB_SETS)
     dl = dl_sets or (DL_QUICK if quick_mode else DL_SETS)
-    ct = bench_contree(root, qb, limit, budgets, log)
-    at = bench_anytime(root, qb, [10.0] if quick_mode else [10.0, 60.0], log)
-    mt = bench_murtree(root, dl, [4] if quick_mode else [4, 5], limit, log)
+    ct = bench_contree(root, qb, limit, budgets, log) if "contree" in sections else []
+    at = bench_anytime(root, qb, [10.0] if quick_mode else [10.0, 60.0], log) if "anytime" in sections else []
+    mt = bench_murtree(root, dl, [4] if quick_mode else [4, 5], limit, log) if "murtree" in sections else []
     return ct, at, mt, summarize(ct, at, mt)
 
 
@@ -401,13 +404,16 @@ def main(argv=None) -> int:
     ap.add_argument("--dl-sets", nargs="+", default=None, help="DL8.5 sets")
     ap.add_argument("--limit", type=float, default=None, help="time limit per solve (default 60, quick 20)")
     ap.add_argument("--budgets", action="store_true", help="also solve each front budget alone (slow)")
+    ap.add_argument(
+        "--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="which sections to run (default all)"
+    )
     args = ap.parse_args(argv)
     limit = args.limit if args.limit is not None else (20.0 if args.quick else 60.0)
     summary = Summary(args.summary)
     if data_root(args.data, summary) is None:
         return 0
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min), {os.cpu_count()} CPUs", flush=True)
-    ct, at, mt, rows = _run(args.data, args.quick, args.sets, args.dl_sets, limit, args.budgets)
+    ct, at, mt, rows = _run(args.data, args.quick, args.sets, args.dl_sets, limit, args.budgets, sections=args.sections)
     print()
     print(_tables(ct, at, mt))
     print()

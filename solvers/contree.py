@@ -60,10 +60,14 @@ _SEED_PASS = 1
 # Splits per feature in the root's seed pass: the Gini one, then the midpoint of its wider half.  A stopped root's
 # lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
 _ROOT_SEEDS = 2
-# The root seeds lazily: its interval searches start at once, and the seed pass runs (the feature being searched
-# paused) only after this many splits have been evaluated, so a run short enough never to be stopped pays nothing
-# for it (bank at depth 4: 0.08 -> 0.03 s) while a long one still bounds every feature.  0: seed first.
-_SEED_AFTER_SPLITS = 20000
+# At depth >= ``_SEED_LAZY_DEPTH`` the root seeds lazily: its interval searches start at once, and the seed pass
+# runs (the feature being searched paused) only after ``_SEED_AFTER_SPLITS`` splits (a few CPU seconds), so a run
+# short enough never to be stopped pays nothing for it (bank at depth 4: 0.08 -> 0.03 s; wilt, bidding, occupancy
+# within 5 %; a pause after 20,000 splits made occupancy 20 % slower) while a long one still bounds every feature.
+# Shallower, the root's seeds are cheap and their incumbent prunes: lazy seeding was 1.3-5x slower at depth 3
+# (bank, occupancy, segment, bidding).  ``_SEED_AFTER_SPLITS`` 0: always seed first.
+_SEED_AFTER_SPLITS = 100000
+_SEED_LAZY_DEPTH = 4
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
 _STOP_AFTER_SPLITS = 0
@@ -153,7 +157,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _STOP_AFTER_SPLITS,
                 _ROOT_SEEDS,
                 _SIBLING_H if single else 0,
-                _SEED_AFTER_SPLITS,
+                _SEED_AFTER_SPLITS if depth >= _SEED_LAZY_DEPTH else 0,
             ],
             dtype=np.int64,
         ),

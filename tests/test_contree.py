@@ -121,6 +121,24 @@ def test_threads_share_the_root_and_agree_with_one_thread(front):
         contree(X, y, max_depth=2, n_threads=0)
 
 
+@pytest.mark.parametrize("front", [True, False])
+def test_lazy_root_seeds_agree_with_eager_ones_on_threads(monkeypatch, front):
+    # the root pauses a feature after a few splits, seeds the rest and resumes, alone or while claiming features
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _hard_set(150, seed=7)
+    monkeypatch.setattr(ct, "_SEED_LAZY_DEPTH", 3)
+    monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", 0)
+    eager = contree(X, y, max_depth=3, front=front, n_threads=1)
+    monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", 5)
+    for threads in (1, 2):
+        lazy = contree(X, y, max_depth=3, front=front, n_threads=threads)
+        assert lazy.stats["proven"] and lazy.stats["upper_bounds"] == eager.stats["upper_bounds"]
+        assert lazy.stats["lower_bounds"] == eager.stats["lower_bounds"]
+        for sol in lazy.solutions:
+            assert sol.optimal and sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
 def test_larger_random_sets_match_oracle():
     rng = np.random.default_rng(7)
     for _ in range(3):
@@ -416,6 +434,7 @@ def test_stopped_run_bounds_are_valid_per_budget(monkeypatch, depth, front):
     for stop, seed_after in ((5, 0), (50, 20), (200, 0), (200, 100), (400, 100), (800, 0), (800, 300)):
         monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", stop)
         monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
+        monkeypatch.setattr(ct, "_SEED_LAZY_DEPTH", 3)
         ctl = Control()
         with ctl:
             raw = contree(X, y, max_depth=depth, front=front, n_threads=1, control=ctl)
@@ -437,6 +456,7 @@ def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypa
 
     X, y = _coarse_set()
     monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
+    monkeypatch.setattr(ct, "_SEED_LAZY_DEPTH", 3)
     monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 400)
     ctl = Control()
     with ctl:

@@ -32,8 +32,10 @@ still needs, plus the distance from its split to the far end of its interval (as
 child still prunes its whole interval.  A node that stops at its cut-off is never reported exact: its
 unsearched splits are bounded by the cut-off only (``_nothing_to_gain``).  Features are searched in Gini
 order after a seed pass (one split per feature; at the root two: the Gini split, then the midpoint of its wider
-half), so a stopped node bounds every feature.  A child stopped mid-search keeps the larger of its own bound and
-the one its interval's anchors prove, so one stopped child does not drop its split's bound to the sibling's.
+half), so a stopped node bounds every feature; a deep root (``prm[13]``) seeds only once the run has evaluated many
+splits, pausing the feature it is searching, so a run that is never stopped does not pay for the seeds.  A child
+stopped mid-search keeps the larger of its own bound and the one its interval's anchors prove, so one stopped
+child does not drop its split's bound to the sibling's.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
