@@ -11,7 +11,8 @@ For each solver, with a new empty numba cache folder (``NUMBA_CACHE_DIR``):
 
 The load average (1 min) is printed with each figure: on a shared machine the wall times stretch with it.
 ``--kernels`` also lists, per solver, every kernel compiled (numba's ``numba:compile`` events) with its
-signatures and its own compile seconds (callees' time subtracted), largest first.
+signatures and its own compile seconds (callees' time subtracted), largest first; numba's own overloads
+compiled on the way (``np.*``, sorting, typed containers) are one row.
 
 Usage::
 
@@ -175,9 +176,8 @@ def kernels(solver: str) -> list[tuple[str, list[str], float]]:
         raise SystemExit(f"{solver}: {out.stderr.strip()[-300:]}")
     by: dict[str, tuple[list[str], float]] = {}
     for module, name, sig, spent in json.loads(out.stdout.strip().splitlines()[-1]):
-        if not module.startswith("treeexplorer"):
-            continue  # numba's own overloads (np.empty, sorting...) compiled on the way
-        key = f"{module.rsplit('.', 1)[-1]}.{name}"
+        # numba's own overloads (np.empty, sorting, typed containers...) compiled on the way: one row
+        key = f"{module.rsplit('.', 1)[-1]}.{name}" if module.startswith("treeexplorer") else "(numba's own overloads)"
         sigs, total = by.get(key, ([], 0.0))
         by[key] = (sigs + [sig], total + spent)
     return sorted(((k, s, t) for k, (s, t) in by.items()), key=lambda r: -r[2])

@@ -26,7 +26,7 @@ __all__ = ["COMPILE_ESTIMATE_S", "WARM_NAMES", "compile_notice", "ensure_warm", 
 # `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
 # what the CLI and the app state.  murtree's includes the Rashomon enumeration's kernels (warmed with it, see
 # _WARMED_WITH: about 30 s of its 62 s CPU measured on a cold cache).
-COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 90, "murtree": 65, "branches": 45, "sat": 5, "contree": 40}
+COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 65, "branches": 35, "sat": 5, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

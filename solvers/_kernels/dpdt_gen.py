@@ -17,7 +17,7 @@ from .cart import (
     _midpoint,
     _open_node,
     _partition,
-    cart_build_ranked,
+    cart_build_ranked_stoppable,
     entropy_beats,
     gini_beats,
     next_open_node,
@@ -80,8 +80,11 @@ def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
     feat = np.empty(0, dtype=np.int64)
     thr = np.empty(0, dtype=np.float64)
     n = np.int64(0)
+    never = np.zeros(1, dtype=np.int64)  # a stop flag never raised: the stoppable kernel is compiled anyway
     for c in range(lo, hi):
-        f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, np.int64(1), c)
+        f, t, _, _, _, nn = cart_build_ranked_stoppable(
+            X, y, ranks, idx, n_classes, max_depth, max_leaves, np.int64(1), c, never
+        )
         if n + nn > feat.shape[0]:
             feat2 = np.empty(n + nn, dtype=np.int64)
             thr2 = np.empty(n + nn, dtype=np.float64)
