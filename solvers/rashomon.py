@@ -42,13 +42,13 @@ def _pool_sizes(n, f, depth, k):
         "trees": max(4096, 16 * k),
         "heap": 16384 + 32 * k + 4 * top * (1 << depth),
         "candidates": min(max(4096, top * top * (1 << depth)), 1 << 22),
-        "lists": min(max(4096, top * f), 1 << 22),
+        "lists": min(max(4096, 8 * top * f), 1 << 22),  # the single splits of every depth-1 child
     }
 
 
 def _bytes(sizes, n_classes):
     per = {
-        "datasets": 8 * (DS_COLS + 2 * n_classes + 2),
+        "datasets": 8 * (DS_COLS + n_classes + 2),
         "rows": 4,
         "tables": 8,
         "streams": 8 * ST_COLS,
@@ -94,7 +94,6 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros((sizes["candidates"], 4), dtype=np.int64),
         np.zeros((sizes["lists"], 2), dtype=np.int64),
         np.zeros((sizes["lists"], n_classes), dtype=np.int64),
-        np.zeros((sizes["datasets"], n_classes), dtype=np.int64),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         control.flag,
@@ -107,7 +106,7 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros(f, dtype=np.int64),
         np.zeros((f, n_classes), dtype=np.int64),
         np.zeros((2, n), dtype=np.int32),
-        np.zeros(max(f, 1), dtype=np.int64),
+        np.zeros(2 * max(f, 1), dtype=np.int64),
         np.zeros((K + 1, 2), dtype=np.int64),
         np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
         *bounds,
@@ -298,21 +297,18 @@ def _collect(out, m, trees):
     feat, left, right, value, err, splits = out
     if m <= 0:
         return
-    nns = (feat[:m] != -2).sum(axis=1)
+    nns = (feat[:m] != -2).sum(axis=1).tolist()
     pred = value[:m].argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
     half = np.full(feat.shape[1], 0.5)
-    for r in range(m):
-        nn = int(nns[r])
-        tree = _raw_tree(feat[r, :nn], half[:nn], left[r, :nn], right[r, :nn], value[r, :nn], pred[r, :nn])
-        rank = len(trees)
-        trees.append(RawSolution(tree, False, {"rank": rank, "errors": int(err[r]), "splits": int(splits[r])}))
-
-
-def _raw_tree(feature, threshold, left, right, value, prediction):
-    """A :class:`RawTree` from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks
-    and copies skipped, a thousandth of a second per hundred trees."""
-    tree = RawTree.__new__(RawTree)
-    tree.feature, tree.threshold, tree.left, tree.right = feature, threshold, left, right
-    tree.value, tree.prediction = value, prediction
-    tree.multi_offsets = tree.multi_children = tree.multi_tests = None
-    return tree
+    halves = [half[:nn] for nn in range(feat.shape[1] + 1)]
+    rank = len(trees)
+    new = RawTree.__new__
+    for r, nn, e, s in zip(range(m), nns, err[:m].tolist(), splits[:m].tolist()):
+        # a RawTree from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks and
+        # copies skipped
+        tree = new(RawTree)
+        tree.feature, tree.threshold, tree.left, tree.right = feat[r, :nn], halves[nn], left[r, :nn], right[r, :nn]
+        tree.value, tree.prediction = value[r, :nn], pred[r, :nn]
+        tree.multi_offsets = tree.multi_children = tree.multi_tests = None
+        trees.append(RawSolution(tree, False, {"rank": rank, "errors": e, "splits": s}))
+        rank += 1
