@@ -30,19 +30,21 @@ _POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candid
 
 
 def _pool_sizes(n, f, depth, k):
-    """First sizes of the kernel's pools (grown x4 on demand): a depth-3 search fits without a restart."""
+    """First sizes of the kernel's pools (grown x4 on demand, each growth a restart): 1,000 trees of depth 3 or 4
+    on the DL sets fit without one or with few."""
     top = 2 * f
     d2 = top if depth >= 3 else 1
-    ds = 1 + top + d2 * top + (top * top * 4 if depth >= 4 else 0)
+    ds = 1 + top + d2 * top + (top * top * 16 if depth >= 4 else 0)
+    deep = 4 if depth >= 4 else 1  # depth 4 counts many more depth-2 subproblems: fewer restarts
     return {
         "datasets": min(ds, 1 << 18),
         "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
         "tables": min(ds * 6 + top * (2 << depth), 1 << 22),
         "streams": min(ds * 2, 1 << 18),
         "trees": max(4096, 16 * k),
-        "heap": 16384 + 32 * k + 4 * top * (1 << depth),
+        "heap": 16384 + 32 * k + deep * top * f * (1 << depth) // 4,
         "candidates": min(max(4096, top * top * (1 << depth)), 1 << 22),
-        "lists": min(max(4096, 8 * top * f), 1 << 22),  # the single splits of every depth-1 child
+        "lists": min(max(4096, 16 * deep * top * f), 1 << 22),  # the single splits of every depth-1 child
     }
 
 
