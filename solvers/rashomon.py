@@ -3,7 +3,9 @@
 Every tree of depth <= ``D`` with at most ``K`` splits over the 0/1 tests, in order of training errors
 (ties: fewer splits first), as a best-first enumeration over the DP's subproblems (SORTD, Arslan et al.,
 NeurIPS 2025): each subproblem (rows reaching a node, depth left, exact number of splits) keeps a lazily
-extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`).  Trees are *canonical*: every
+extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`), started from MurTree's optimum
+and bounds of that subproblem (the root is solved by MurTree first, at depth >= 3: its time is the first
+tree's).  Trees are *canonical*: every
 leaf holds a training row, no test repeats on a path, no internal node has only leaves of one class, and
 leaves predict their majority class (lowest class on ties); two trees differ in shape or in a test.
 

@@ -12,6 +12,12 @@ A *subproblem* is a dataset (the rows reaching a node, given by its path), the d
   stream and pushes its successors ``(i + 1, j)`` (only from ``j = 0``) and ``(i, j + 1)``, so every pair
   is reached once (the lazy k-best sum of two sorted lists of Huang & Chiang).
 
+Bounds (SORTD's first phase): the wrapper solves the root with MurTree first; a stream not yet opened is
+bounded by MurTree's cached optimum or proven bound of its subproblem (``_fill_lb``, by the dataset's
+Zobrist hash), so a candidate's key is tight before any of its children is searched.  A subproblem is
+worked on only up to a bound (``_get``'s ``ub``: the next root stream's bound, less the sibling's bound
+one level down), so a candidate that cannot reach the next tree is never expanded.
+
 Canonical trees (each reached by one path of this recursion, so never twice): every leaf holds a row (a
 test constant on a node's rows is not a split, which also rules out a test repeated on a path) and no
 internal node has only leaves of one class.  Below a node with ``s >= 2`` splits one child is internal
@@ -20,7 +26,7 @@ agree, which ``LIST`` leaves out.
 
 The root merges its streams ``s = 0..K`` by ``(errors, s)``: trees come out in non-decreasing errors,
 fewer splits first on ties.  Depth-2 datasets count all their tests and pairs of tests at once with
-bitsets (as MurTree's depth-2 solver), which gives the best split of each of their 2F children.
+bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of each of their 2F children.
 
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
