@@ -3,7 +3,9 @@
 Every tree of depth <= ``D`` with at most ``K`` splits over the 0/1 tests, in order of training errors
 (ties: fewer splits first), as a best-first enumeration over the DP's subproblems (SORTD, Arslan et al.,
 NeurIPS 2025): each subproblem (rows reaching a node, depth left, exact number of splits) keeps a lazily
-extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`).  Trees are *canonical*: every
+extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`), started from MurTree's optimum
+and bounds of that subproblem (the root is solved by MurTree first, at depth >= 3: its time is the first
+tree's).  Trees are *canonical*: every
 leaf holds a training row, no test repeats on a path, no internal node has only leaves of one class, and
 leaves predict their majority class (lowest class on ties); two trees differ in shape or in a test.
 
@@ -30,25 +32,27 @@ _POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candid
 
 
 def _pool_sizes(n, f, depth, k):
-    """First sizes of the kernel's pools (grown x4 on demand): a depth-3 search fits without a restart."""
+    """First sizes of the kernel's pools (grown x4 on demand, each growth a restart): 1,000 trees of depth 3 or 4
+    on the DL sets fit without one or with few."""
     top = 2 * f
     d2 = top if depth >= 3 else 1
-    ds = 1 + top + d2 * top + (top * top * 4 if depth >= 4 else 0)
+    ds = 1 + top + d2 * top + (top * top * 16 if depth >= 4 else 0)
+    deep = 4 if depth >= 4 else 1  # depth 4 counts many more depth-2 subproblems: fewer restarts
     return {
         "datasets": min(ds, 1 << 18),
         "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
         "tables": min(ds * 6 + top * (2 << depth), 1 << 22),
         "streams": min(ds * 2, 1 << 18),
         "trees": max(4096, 16 * k),
-        "heap": 16384 + 32 * k + 4 * top * (1 << depth),
+        "heap": 16384 + 32 * k + deep * top * f * (1 << depth) // 4,
         "candidates": min(max(4096, top * top * (1 << depth)), 1 << 22),
-        "lists": min(max(4096, top * f), 1 << 22),
+        "lists": min(max(4096, 16 * deep * top * f), 1 << 22),  # the single splits of every depth-1 child
     }
 
 
 def _bytes(sizes, n_classes):
     per = {
-        "datasets": 8 * (DS_COLS + 2 * n_classes + 2),
+        "datasets": 8 * (DS_COLS + n_classes + 2),
         "rows": 4,
         "tables": 8,
         "streams": 8 * ST_COLS,
@@ -94,7 +98,6 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros((sizes["candidates"], 4), dtype=np.int64),
         np.zeros((sizes["lists"], 2), dtype=np.int64),
         np.zeros((sizes["lists"], n_classes), dtype=np.int64),
-        np.zeros((sizes["datasets"], n_classes), dtype=np.int64),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         control.flag,
@@ -107,7 +110,7 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros(f, dtype=np.int64),
         np.zeros((f, n_classes), dtype=np.int64),
         np.zeros((2, n), dtype=np.int32),
-        np.zeros(max(f, 1), dtype=np.int64),
+        np.zeros(2 * max(f, 1), dtype=np.int64),
         np.zeros((K + 1, 2), dtype=np.int64),
         np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
         *bounds,
@@ -298,21 +301,18 @@ def _collect(out, m, trees):
     feat, left, right, value, err, splits = out
     if m <= 0:
         return
-    nns = (feat[:m] != -2).sum(axis=1)
+    nns = (feat[:m] != -2).sum(axis=1).tolist()
     pred = value[:m].argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
     half = np.full(feat.shape[1], 0.5)
-    for r in range(m):
-        nn = int(nns[r])
-        tree = _raw_tree(feat[r, :nn], half[:nn], left[r, :nn], right[r, :nn], value[r, :nn], pred[r, :nn])
-        rank = len(trees)
-        trees.append(RawSolution(tree, False, {"rank": rank, "errors": int(err[r]), "splits": int(splits[r])}))
-
-
-def _raw_tree(feature, threshold, left, right, value, prediction):
-    """A :class:`RawTree` from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks
-    and copies skipped, a thousandth of a second per hundred trees."""
-    tree = RawTree.__new__(RawTree)
-    tree.feature, tree.threshold, tree.left, tree.right = feature, threshold, left, right
-    tree.value, tree.prediction = value, prediction
-    tree.multi_offsets = tree.multi_children = tree.multi_tests = None
-    return tree
+    halves = [half[:nn] for nn in range(feat.shape[1] + 1)]
+    rank = len(trees)
+    new = RawTree.__new__
+    for r, nn, e, s in zip(range(m), nns, err[:m].tolist(), splits[:m].tolist()):
+        # a RawTree from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks and
+        # copies skipped
+        tree = new(RawTree)
+        tree.feature, tree.threshold, tree.left, tree.right = feat[r, :nn], halves[nn], left[r, :nn], right[r, :nn]
+        tree.value, tree.prediction = value[r, :nn], pred[r, :nn]
+        tree.multi_offsets = tree.multi_children = tree.multi_tests = None
+        trees.append(RawSolution(tree, False, {"rank": rank, "errors": e, "splits": s}))
+        rank += 1

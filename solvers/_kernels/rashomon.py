@@ -12,6 +12,12 @@ A *subproblem* is a dataset (the rows reaching a node, given by its path), the d
   stream and pushes its successors ``(i + 1, j)`` (only from ``j = 0``) and ``(i, j + 1)``, so every pair
   is reached once (the lazy k-best sum of two sorted lists of Huang & Chiang).
 
+Bounds (SORTD's first phase): the wrapper solves the root with MurTree first; a stream not yet opened is
+bounded by MurTree's cached optimum or proven bound of its subproblem (``_fill_lb``, by the dataset's
+Zobrist hash), so a candidate's key is tight before any of its children is searched.  A subproblem is
+worked on only up to a bound (``_get``'s ``ub``: the next root stream's bound, less the sibling's bound
+one level down), so a candidate that cannot reach the next tree is never expanded.
+
 Canonical trees (each reached by one path of this recursion, so never twice): every leaf holds a row (a
 test constant on a node's rows is not a split, which also rules out a test repeated on a path) and no
 internal node has only leaves of one class.  Below a node with ``s >= 2`` splits one child is internal
@@ -20,7 +26,7 @@ agree, which ``LIST`` leaves out.
 
 The root merges its streams ``s = 0..K`` by ``(errors, s)``: trees come out in non-decreasing errors,
 fewer splits first on ties.  Depth-2 datasets count all their tests and pairs of tests at once with
-bitsets (as MurTree's depth-2 solver), which gives the best split of each of their 2F children.
+bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of each of their 2F children.
 
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
@@ -52,9 +58,10 @@ ROWS_OFF = 4  # own rows in ``rows`` (-1: none, use the parent's rows on this si
 ROWS_LEN = 5
 CHILD_OFF = 6  # 2F child dataset ids in ``ipool`` (-1: not built)
 STREAM_OFF = 7  # 2**DD stream ids in ``ipool`` (one per exact number of splits), then 2**DD lower bounds
-FIRST_ERR = 8  # depth-1 datasets: errors of the best single split (INF: none), known before its list
-FIRST_FEAT = 9
-DS_COLS = 10
+FIRST_ERR = 8  # depth-1 children of depth-2 datasets: errors of the best single split (INF: none) ...
+LIST_AT = 9  # ... and their sorted single splits: rows LIST_AT.. of ``lst``
+LIST_N = 10
+DS_COLS = 11
 
 # stream record columns (st_i)
 KIND = 0
@@ -112,7 +119,6 @@ Workspace = namedtuple(
         "cand",  # (n, 4) candidates: (test, left splits, left stream, right stream)
         "lst",  # (n, 2) LIST entries: (errors, test)
         "lcnt",  # (n, C) LIST entries: class counts of the test-true leaf (a tree is written without its rows)
-        "ds_fc",  # datasets: class counts of the test-true leaf of FIRST_FEAT
         "meta",  # fill of each pool
         "status",  # [overflow, pool, finished]
         "flag",  # the Control's stop flag
@@ -125,7 +131,7 @@ Workspace = namedtuple(
         "act",  # ... active tests
         "ones",  # (F, C) scratch counts
         "scr",  # (2, N) int32 scratch rows
-        "sort_key",  # (F,) int64 scratch
+        "sort_key",  # (2F,) int64 scratch: sort keys, then (depth-2 counting) each test's index among the active ones
         "root",  # (K + 1, 2): root stream of each number of splits, next index
         "frames",  # (D + 2, FR_COLS) the explicit stack of ``_get`` (no recursion: a call passing ``ws`` costs
         # an atomic reference count per array)
@@ -238,25 +244,12 @@ def _build_list(ws, st):
     rows = ws.rows
     ones = ws.ones
     ones[:, :] = 0
-    if ws.ds_i[k, ROWS_OFF] >= 0:
-        off = ws.ds_i[k, ROWS_OFF]
-        for t in range(ws.ds_i[k, ROWS_LEN]):
-            i = rows[off + t]
-            c = y[i]
-            for f in range(F):
-                ones[f, c] += XR[i, f]
-    else:
-        p = ws.ds_i[k, PARENT]
-        g = ws.ds_i[k, G]
-        side = ws.ds_i[k, SIDE]
-        off = ws.ds_i[p, ROWS_OFF]
-        for t in range(ws.ds_i[p, ROWS_LEN]):
-            i = rows[off + t]
-            if XR[i, g] != side:
-                continue
-            c = y[i]
-            for f in range(F):
-                ones[f, c] += XR[i, f]
+    off = ws.ds_i[k, ROWS_OFF]  # a dataset with rows (depth-1 children of depth-2 ones are counted apart)
+    for t in range(ws.ds_i[k, ROWS_LEN]):
+        i = rows[off + t]
+        c = y[i]
+        for f in range(F):
+            ones[f, c] += XR[i, f]
     cnt = ws.ds_cnt[k]
     m = cnt.sum()
     min_leaf = ws.prm[0]
@@ -292,50 +285,9 @@ def _build_list(ws, st):
 
 
 @njit(nogil=True, cache=True)
-def _best_d1_two(S, P, act, n_act, a, n0, n1, min_leaf):
-    """Two classes: the best canonical single split of each side of test ``act[a]`` (errors, test)."""
-    g = act[a]
-    s0 = S[g, 0]
-    s1 = S[g, 1]
-    bl = INF
-    fl = -1
-    br = INF
-    fr = -1
-    for b in range(n_act):
-        if b == a:
-            continue
-        h = act[b]
-        if a < b:
-            p0 = np.int64(P[0, a, b])
-            p1 = np.int64(P[1, a, b])
-        else:
-            p0 = np.int64(P[0, b, a])
-            p1 = np.int64(P[1, b, a])
-        t0 = S[h, 0]
-        t1 = S[h, 1]
-        a0 = s0 - p0  # g = 1, h = 0
-        a1 = s1 - p1
-        b0 = t0 - p0  # g = 0, h = 1
-        b1 = t1 - p1
-        z0 = n0 - s0 - t0 + p0  # both 0
-        z1 = n1 - s1 - t1 + p1
-        # left side (g = 0) split by h: leaves z and b; right side (g = 1): leaves a and p
-        if z0 + z1 >= min_leaf and b0 + b1 >= min_leaf and (z0 >= z1) != (b0 >= b1):
-            e = min(z0, z1) + min(b0, b1)
-            if e < bl:
-                bl = e
-                fl = h
-        if a0 + a1 >= min_leaf and p0 + p1 >= min_leaf and (a0 >= a1) != (p0 >= p1):
-            e = min(a0, a1) + min(p0, p1)
-            if e < br:
-                br = e
-                fr = h
-    return bl, fl, br, fr
-
-
-@njit(nogil=True, cache=True)
 def _d2_children(ws, k):
-    """Children of a depth-2 dataset (depth-1 datasets) with their best single split, by counting."""
+    """Children of a depth-2 dataset (depth-1 datasets) with the sorted list of their canonical single splits,
+    from the class counts of every pair of tests (no row is read again)."""
     F = ws.XR.shape[1]
     cnt = ws.ds_cnt[k]
     C = cnt.shape[0]
@@ -350,78 +302,79 @@ def _d2_children(ws, k):
     P = ws.P
     act = ws.act
     min_leaf = ws.prm[0]
-    pos = np.empty(F, dtype=np.int64)  # test -> its index among the active tests
+    key = ws.sort_key
+    cl = np.empty(C, dtype=np.int64)
+    t0 = np.empty(C, dtype=np.int64)
+    t1 = np.empty(C, dtype=np.int64)
+    pos = ws.sort_key[F:]  # test -> its index among the active tests
     for a in range(n_act):
         pos[act[a]] = a
-    cl = np.empty(C, dtype=np.int64)
-    q00 = np.empty(C, dtype=np.int64)
-    q01 = np.empty(C, dtype=np.int64)
-    q10 = np.empty(C, dtype=np.int64)
-    q11 = np.empty(C, dtype=np.int64)
     for a in range(n_act):
         g = act[a]
         for c in range(C):
             cl[c] = cnt[c] - S[g, c]
-        L = _new_ds(ws, 1, k, g, 0, cl)
-        if L < 0:
-            return False
-        R = _new_ds(ws, 1, k, g, 1, S[g])
-        if R < 0:
-            return False
-        ws.ipool[coff + 2 * g] = L
-        ws.ipool[coff + 2 * g + 1] = R
-        if C == 2:
-            bl, fl, br, fr = _best_d1_two(S, P, act, n_act, a, cnt[0], cnt[1], min_leaf)
-        else:
-            bl, fl, br, fr = _best_d1_multi(S, P, act, n_act, a, cnt, min_leaf, q00, q01, q10, q11)
-        ws.ds_i[L, FIRST_ERR] = bl
-        ws.ds_i[L, FIRST_FEAT] = fl
-        ws.ds_i[R, FIRST_ERR] = br
-        ws.ds_i[R, FIRST_FEAT] = fr
-        # class counts of the test-true leaf of each side's best split (g = 0, h = 1 and g = 1, h = 1)
-        if fl >= 0:
-            b = pos[fl]
-            for c in range(C):
-                ws.ds_fc[L, c] = S[fl, c] - np.int64(P[c, min(a, b), max(a, b)])
-        if fr >= 0:
-            b = pos[fr]
-            for c in range(C):
-                ws.ds_fc[R, c] = P[c, min(a, b), max(a, b)]
+        for side in range(2):
+            ch = _new_ds(ws, 1, k, g, side, cl if side == 0 else S[g])
+            if ch < 0:
+                return False
+            ws.ipool[coff + 2 * g + side] = ch
+            n = 0
+            for b in range(n_act):
+                if b == a:
+                    continue
+                h = act[b]
+                lo = min(a, b)
+                hi = max(a, b)
+                if C == 2:  # an error is the smaller count: no scratch arrays
+                    p0 = np.int64(P[0, lo, hi])
+                    p1 = np.int64(P[1, lo, hi])
+                    if side == 0:  # g = 0: h = 1 holds S[h] - p, h = 0 the rest
+                        u0 = S[h, 0] - p0
+                        u1 = S[h, 1] - p1
+                        z0 = cnt[0] - S[g, 0] - u0
+                        z1 = cnt[1] - S[g, 1] - u1
+                    else:
+                        u0 = p0
+                        u1 = p1
+                        z0 = S[g, 0] - p0
+                        z1 = S[g, 1] - p1
+                    if (z0 >= z1) != (u0 >= u1) and z0 + z1 >= min_leaf and u0 + u1 >= min_leaf:
+                        key[n] = (min(z0, z1) + min(u0, u1)) * F + h
+                        n += 1
+                    continue
+                for c in range(C):
+                    p = np.int64(P[c, lo, hi])
+                    if side == 0:
+                        t1[c] = S[h, c] - p
+                        t0[c] = cnt[c] - S[g, c] - t1[c]
+                    else:
+                        t1[c] = p
+                        t0[c] = S[g, c] - p
+                e0, c0 = _leaf(t0)
+                e1, c1 = _leaf(t1)
+                if c0 != c1 and t0.sum() >= min_leaf and t1.sum() >= min_leaf:
+                    key[n] = (e0 + e1) * F + h
+                    n += 1
+            lo_ = ws.meta[P_LIST]
+            if lo_ + n > ws.lst.shape[0]:
+                _full(ws, P_LIST)
+                return False
+            srt = np.sort(key[:n])
+            for t in range(n):
+                h = srt[t] % F
+                ws.lst[lo_ + t, 0] = srt[t] // F
+                ws.lst[lo_ + t, 1] = h
+                b = pos[h]
+                lo = min(a, b)
+                hi = max(a, b)
+                for c in range(C):
+                    p = np.int64(P[c, lo, hi])
+                    ws.lcnt[lo_ + t, c] = S[h, c] - p if side == 0 else p
+            ws.meta[P_LIST] = lo_ + n
+            ws.ds_i[ch, FIRST_ERR] = ws.lst[lo_, 0] if n > 0 else INF
+            ws.ds_i[ch, LIST_AT] = lo_
+            ws.ds_i[ch, LIST_N] = n
     return True
-
-
-@njit(nogil=True, cache=True)
-def _best_d1_multi(S, P, act, n_act, a, cnt, min_leaf, q00, q01, q10, q11):
-    """Any number of classes: the best canonical single split of each side of test ``act[a]`` (errors, test)."""
-    C = cnt.shape[0]
-    g = act[a]
-    bl = INF
-    fl = -1
-    br = INF
-    fr = -1
-    for b in range(n_act):
-        if b == a:
-            continue
-        h = act[b]
-        lo = min(a, b)
-        hi = max(a, b)
-        for c in range(C):
-            p = np.int64(P[c, lo, hi])
-            q11[c] = p
-            q10[c] = S[g, c] - p
-            q01[c] = S[h, c] - p
-            q00[c] = cnt[c] - S[g, c] - S[h, c] + p
-        e00, c00 = _leaf(q00)
-        e01, c01 = _leaf(q01)
-        e10, c10 = _leaf(q10)
-        e11, c11 = _leaf(q11)
-        if q00.sum() >= min_leaf and q01.sum() >= min_leaf and c00 != c01 and e00 + e01 < bl:
-            bl = e00 + e01
-            fl = h
-        if q10.sum() >= min_leaf and q11.sum() >= min_leaf and c10 != c11 and e10 + e11 < br:
-            br = e10 + e11
-            fr = h
-    return bl, fl, br, fr
 
 
 @njit(nogil=True, cache=True)
@@ -534,6 +487,9 @@ def _stream(ws, k, s):
         r[KIND] = LIST
     else:
         r[KIND] = NODE
+    if r[KIND] == LIST and ws.ds_i[k, ROWS_OFF] < 0:  # a depth-1 child of a depth-2 node: counted already
+        r[LIST_OFF] = ws.ds_i[k, LIST_AT]
+        r[LIST_LEN] = ws.ds_i[k, LIST_N]
     ws.meta[P_ST] = sid + 1
     ws.ipool[so + s] = sid
     ws.counters[1] = sid + 1
@@ -553,8 +509,6 @@ def _simple_get(ws, st, i):
             return e
         return INF
     if ws.st_i[st, LIST_OFF] < 0:
-        if i == 0 and ws.ds_i[k, ROWS_OFF] < 0:  # a depth-1 child of a depth-2 node: its best is counted
-            return ws.ds_i[k, FIRST_ERR]
         if not _build_list(ws, st):
             return -1
     if i < ws.st_i[st, LIST_LEN]:
@@ -661,11 +615,6 @@ def _sbound(ws, st, i):
         lo = st_i[st, LIST_OFF]
         if lo >= 0:
             return 2 * ws.lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
-        if ws.ds_i[k, ROWS_OFF] < 0:
-            e = ws.ds_i[k, FIRST_ERR]
-            if i == 0 or e >= INF:
-                return 2 * e
-            return 2 * e + 1
         return 2 * _table_lb(ws, k, 1) + 1
     if i < st_i[st, SOL_LEN]:
         return 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
@@ -761,7 +710,7 @@ def _open(ws, st, c):
     return True
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _get(ws, st0, i0, ub0):
     """The ``i0``-th tree of stream ``st0`` if its errors are at most ``ub0``: ``2 * errors`` (``INF``: no such
     tree), else ``2 * bound + 1`` with a lower bound above ``ub0``; -1 when stopped or full.
@@ -921,14 +870,9 @@ def _write(ws, st0, i0, feat, left, right, value):
             continue
         if kind == LIST:
             lo = ws.st_i[st, LIST_OFF]
-            if lo < 0:
-                feat[me] = ws.ds_i[k, FIRST_FEAT]
-                for c in range(C):
-                    value[nxt + 1, c] = ws.ds_fc[k, c]
-            else:
-                feat[me] = ws.lst[lo + i, 1]
-                for c in range(C):
-                    value[nxt + 1, c] = ws.lcnt[lo + i, c]
+            feat[me] = ws.lst[lo + i, 1]
+            for c in range(C):
+                value[nxt + 1, c] = ws.lcnt[lo + i, c]
             for c in range(C):
                 value[nxt, c] = ws.ds_cnt[k, c] - value[nxt + 1, c]
             left[me] = nxt
