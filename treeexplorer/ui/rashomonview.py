@@ -190,7 +190,8 @@ class RashomonSession(param.Parameterized):
         if kept:
             best = self.trees()[0]
             gap = best.info["errors"] - self.front.trees[0].info["errors"]
-            return f"{kept} of the {n} trees {what}; the best of them has {plural(gap, 'training error')} more than #0."
+            cost = "as many training errors as #0" if gap == 0 else f"{plural(gap, 'training error')} more than #0"
+            return f"{kept} of the {n} trees {what}; the best of them, #{best.id}, has {cost}."
         last = self.front.trees[-1].info["errors"]
         return (
             f"None of the {n} trees {what}: such a tree has at least {last} training errors "
