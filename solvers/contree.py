@@ -60,6 +60,10 @@ _SEED_PASS = 1
 # Splits per feature in the root's seed pass: the Gini one, then the midpoint of its wider half.  A stopped root's
 # lower bound is the least over its open intervals; with one seed the wide side's bound is the small anchor child.
 _ROOT_SEEDS = 2
+# The root seeds lazily: its interval searches start at once, and the seed pass runs (the feature being searched
+# paused) only after this many splits have been evaluated, so a run short enough never to be stopped pays nothing
+# for it (bank at depth 4: 0.08 -> 0.03 s) while a long one still bounds every feature.  0: seed first.
+_SEED_AFTER_SPLITS = 20000
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
 _STOP_AFTER_SPLITS = 0
@@ -68,6 +72,10 @@ _STOP_AFTER_SPLITS = 0
 # sibling's weak anchor bound, so its neighbours are pruned less: on wilt at depth 4, 0 evaluated 6x more splits.
 # One tree only: the whole front (a bound per budget) solved 4.6x more subproblems with it on bank at depth 4.
 _SIBLING_H = 1
+# Cells sorted between two polls of the control while the sorted row lists are built (~0.1 s a block)
+_PREP_CELLS = 1 << 21
+# Workspace fields holding a sorted row list per level (S, SR, SY)
+_LISTS = (4, 20, 21)
 
 
 def memory_estimate(n_rows: int, n_features: int, max_depth: int, n_classes: int = 2) -> int:
@@ -92,20 +100,26 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
     S = np.empty((levels, p, n), dtype=np.int32)
     SR = np.empty((levels, p, n), dtype=np.int32)  # ranks and labels in each list's order (read sequentially)
     SY = np.empty((levels, p, n), dtype=np.int32)
-    # one stable sort per column gives both the order and the dense ranks of the distinct values
-    order = np.argsort(X, axis=0, kind="stable")
-    sv = np.take_along_axis(X, order, axis=0)
-    fresh = np.ones((n, p), dtype=np.int32)
-    fresh[0] = 0
-    np.not_equal(sv[1:], sv[:-1], out=fresh[1:], casting="unsafe")
-    ranks = np.cumsum(fresh, axis=0, dtype=np.int32)
+    # one stable sort per column gives both the order and the dense ranks of the distinct values; by blocks of
+    # columns (transposed: each sort reads contiguous values), polling the control between blocks: on a wide
+    # table (an exact discretizer's thousands of tests) this phase alone takes seconds
     yy = np.ascontiguousarray(y, dtype=np.int32)
-    for f in range(p):
-        o = order[:, f]
-        S[0, f] = o
-        SR[0, f] = ranks[:, f]
-        RK[f, o] = ranks[:, f]
-        SY[0, f] = yy[o]
+    step = max(1, _PREP_CELLS // max(n, 1))
+    for lo in range(0, p, step):
+        if control.stopped:
+            return None, 0
+        hi = min(p, lo + step)
+        xb = np.ascontiguousarray(X[:, lo:hi].T)
+        order = np.argsort(xb, axis=1, kind="stable")
+        sv = np.take_along_axis(xb, order, axis=1)
+        fresh = np.ones(order.shape, dtype=np.int32)
+        fresh[:, 0] = 0
+        np.not_equal(sv[:, 1:], sv[:, :-1], out=fresh[:, 1:], casting="unsafe")
+        ranks = np.cumsum(fresh, axis=1, dtype=np.int32)
+        S[0, lo:hi] = order
+        SR[0, lo:hi] = ranks
+        np.put_along_axis(RK[lo:hi], order, ranks, axis=1)
+        SY[0, lo:hi] = yy[order]
     rng = np.random.default_rng(0x636F6E)
     z1 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
     z2 = rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
@@ -139,6 +153,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _STOP_AFTER_SPLITS,
                 _ROOT_SEEDS,
                 _SIBLING_H if single else 0,
+                _SEED_AFTER_SPLITS,
             ],
             dtype=np.int64,
         ),
@@ -154,13 +169,22 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
         np.zeros((levels, p, 1 + max(1, _ROOT_SEEDS), 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, p), dtype=np.int64),
         np.zeros(1, dtype=np.int64) if claim is None else claim,
+        np.zeros((STACK, 4 + 4 * kb), dtype=np.int64),  # a lazy root's paused feature: its open intervals
     ]
     return ws, kb
 
 
-def _thread_copy(ws, threads, claim):
-    """A second workspace over the same rows: the sorted level-0 lists copied, every buffer and cache its own."""
-    out = [a.copy() if isinstance(a, np.ndarray) else a for a in ws]
+def _thread_copy(ws, threads, claim, control):
+    """A second workspace over the same rows: the sorted level-0 lists copied, every buffer and cache its own.
+
+    The ranks (read only) are shared and the deeper levels' lists start empty (written before they are read):
+    copying all of them took seconds on wide tables, outside any poll of the time limit."""
+    out = [a.copy() if isinstance(a, np.ndarray) and i not in (0, *_LISTS) else a for i, a in enumerate(ws)]
+    for i in _LISTS:
+        if control.stopped:
+            return None
+        out[i] = np.zeros(ws[i].shape, dtype=ws[i].dtype)  # pages untouched until the search writes them
+        out[i][0] = ws[i][0]
     out[6][:] = 0  # empty cache
     out[8][:] = 0
     out[9][:] = 0
@@ -293,7 +317,15 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     threads = max(1, min(threads, p)) if depth >= 2 else 1
     claim = np.zeros(1, dtype=np.int64)
     ws0, kb = _workspace(X, y, n_classes, depth, budget, single, control, _CACHE_BITS, threads, claim)
-    wss = [ws0] + [_thread_copy(ws0, threads, claim) for _ in range(threads - 1)]
+    wss = [ws0]
+    while ws0 is not None and len(wss) < threads and wss[-1] is not None:
+        wss.append(_thread_copy(ws0, threads, claim, control))
+    if ws0 is None or wss[-1] is None:  # stopped while the row lists were built: the leaf is the best so far
+        err = int(n - leaf_counts.max())
+        sol = RawSolution(RawTree.leaf(leaf_counts), False, _info(0, err, 0, 0))
+        stats = {"max_depth": depth, "max_nodes": budget, "lower_bound": 0, "upper_bound": err, "proven": False}
+        stats["notices"] = ["contree was stopped (time limit or cancel) while sorting the columns: a single leaf"]
+        return RawFront([sol], "misclassifications", control.status(), stats)
     ubs = np.zeros((threads, kb), dtype=np.int64)
     lbs = np.zeros((threads, kb), dtype=np.int64)
     codes = [0] * threads

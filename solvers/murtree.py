@@ -27,7 +27,7 @@ import numpy as np
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals
 from ._kernels.murtree_cache import cache_rehash
-from ._kernels.murtree_search import Workspace, build_tree, solve_root
+from ._kernels.murtree_search import Workspace, _build, solve
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
 
@@ -130,11 +130,38 @@ def _grow(ws):
     ws.status[0] = 0
 
 
+def _solve_root(arrays, m, h1, h2, d, n, ub):
+    """Solve the root dataset (row 0) for depth ``d`` and budget ``n`` if its optimum is <= ``ub``.
+
+    Returns the optimum (<= ub), a lower bound (> ub) or -1 when stopped.  Called from Python rather than
+    through a kernel wrapper: a wrapper kernel re-optimises the whole search on the first run (compile time),
+    and Python ints arrive as int64 (a literal-typed overload of the recursive kernel would crash when numba
+    loads it from its cache).
+    """
+    arrays.status[1:4] = (-1, -1, 0)
+    return solve(arrays, 0, 0, m, h1, h2, d, n, ub)
+
+
+def _build_tree(arrays, m, h1, h2, d, n, force_f, force_nl):
+    """Flat arrays ``(feature, left, right, value)`` of the root's optimal (or forced-root) tree.
+
+    ``force_f = -2`` reads the root from the cache; otherwise the root test and left budget are given
+    (the anytime incumbent).  Returns ``n_nodes = -1`` if the cache could not supply a subtree.
+    """
+    size = 2 * n + 1
+    feat = np.full(size, -1, dtype=np.int64)
+    left = np.full(size, -1, dtype=np.int64)
+    right = np.full(size, -1, dtype=np.int64)
+    value = np.zeros((size, arrays.cnts.shape[1]), dtype=np.int64)
+    nn = _build(arrays, 0, 0, m, h1, h2, d, n, int(force_f), int(force_nl), feat, left, right, value, 0)
+    return feat, left, right, value, nn
+
+
 def _solve_budget(ws, n, h1, h2, depth, budget_n, ub):
     """Root errors for ``budget_n`` splits if <= ``ub`` (growing the cache as needed); -1 when stopped."""
     d = min(depth, budget_n)
     while True:
-        cost = solve_root(ws.arrays, n, h1, h2, d, budget_n, ub)
+        cost = _solve_root(ws.arrays, n, h1, h2, d, budget_n, ub)
         if cost >= 0 or ws.status[0] == 0:
             return cost
         _grow(ws)
@@ -143,7 +170,7 @@ def _solve_budget(ws, n, h1, h2, depth, budget_n, ub):
 def _tree(ws, n, h1, h2, depth, budget_n, force=(-2, 0)):
     d = min(depth, budget_n)
     while True:
-        feat, left, right, value, nn = build_tree(ws.arrays, n, h1, h2, d, budget_n, force[0], force[1])
+        feat, left, right, value, nn = _build_tree(ws.arrays, n, h1, h2, d, budget_n, force[0], force[1])
         if nn >= 0:
             break
         if ws.status[0] == 0:

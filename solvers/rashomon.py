@@ -17,6 +17,9 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.rashomon import DS_COLS, FR_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
+from .murtree import _CACHE_BITS, _solve_budget
+from .murtree import COUNTERS as MURTREE_COUNTERS
+from .murtree import _workspace as _murtree_workspace
 
 __all__ = ["rashomon", "COUNTERS", "estimate_bytes"]
 
@@ -34,7 +37,7 @@ def _pool_sizes(n, f, depth, k):
     return {
         "datasets": min(ds, 1 << 18),
         "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
-        "tables": min(ds * 4 + top * (1 << depth), 1 << 22),
+        "tables": min(ds * 6 + top * (2 << depth), 1 << 22),
         "streams": min(ds * 2, 1 << 18),
         "trees": max(4096, 16 * k),
         "heap": 16384 + 32 * k + 4 * top * (1 << depth),
@@ -45,7 +48,7 @@ def _pool_sizes(n, f, depth, k):
 
 def _bytes(sizes, n_classes):
     per = {
-        "datasets": 8 * (DS_COLS + 2 * n_classes),
+        "datasets": 8 * (DS_COLS + 2 * n_classes + 2),
         "rows": 4,
         "tables": 8,
         "streams": 8 * ST_COLS,
@@ -74,7 +77,7 @@ def estimate_bytes(n_rows: int, n_tests: int, n_classes: int, max_depth: int, k:
     return _bytes(_pool_sizes(n_rows, n_tests, max_depth, k), n_classes)
 
 
-def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control):
+def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds):
     n, f = XR.shape
     words = n // 64 + n_classes + 1
     return Workspace(
@@ -107,6 +110,8 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control):
         np.zeros(max(f, 1), dtype=np.int64),
         np.zeros((K + 1, 2), dtype=np.int64),
         np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
+        *bounds,
+        np.zeros((sizes["datasets"], 2), dtype=np.uint64),
     )
 
 
@@ -204,9 +209,12 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
     restarts = 0
     complete = False
     stopped_by = None
+    bounds = _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control)
     control.watch("rashomon", COUNTERS)
     try:
-        ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
+        ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
+        if control.stopped:
+            ws = None
         done = 0  # trees in order so far (after a restart, regenerated up to len(trees) without writing)
         batch = 1
         while ws is not None and not control.stopped:
@@ -219,7 +227,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
                     stopped_by = "memory"  # the trees so far are still the first of the order
                     break
                 restarts += 1
-                ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt)
+                ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
                 done = 0
                 continue
             _collect(out, t - len(trees), trees)
@@ -250,9 +258,25 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
     return RawFront(trees, "misclassifications", control.status(), stats)
 
 
-def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt):
+def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
+    """MurTree's cache after solving the root (depth ``depth``, ``K`` splits): the optimum and bounds of the
+    subproblems it visited, which the enumeration's streams start from (SORTD's first phase).  Depths <= 2
+    are counted exactly by the enumeration and need none.  Returns (z1, z2, keys, vals)."""
+    if depth <= 2 or K == 0:
+        empty = np.zeros(X.shape[0], dtype=np.uint64)
+        return empty, empty, np.zeros((1, 3), dtype=np.uint64), np.zeros((1, 4), dtype=np.int64)
+    control.watch("murtree", MURTREE_COUNTERS)
+    try:
+        ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS)
+        _solve_budget(ws, X.shape[0], h1, h2, depth, K, _INF)  # a stop is seen by the caller (control.stopped)
+    finally:
+        control.unwatch()
+    return ws.z1, ws.z2, ws.keys, ws.vals
+
+
+def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds):
     while True:
-        ws = _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control)
+        ws = _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds)
         if init_root(ws, depth, K, cnt):
             return ws
         sizes[_POOL_NAMES[int(ws.status[1])]] *= 4

@@ -242,17 +242,19 @@ def test_second_child_rule_keeps_the_optimum(data, front):
 
     X, y, c = data
     runs = []
-    for sib, cuts, seeds in ((1, ct._CUTS, 1), (0, 2, 1), (0, 0, 0)):
-        old = (ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS)
-        ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = sib, cuts, cuts, seeds
+    # the last two: the root's seed pass eager (0) or lazy after 3 splits (a feature's search paused and resumed)
+    for sib, cuts, seeds, after in ((1, ct._CUTS, 1, 0), (0, 2, 1, 0), (0, 0, 0, 0), (1, ct._CUTS, 1, 3)):
+        old = (ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS, ct._SEED_AFTER_SPLITS)
+        ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS, ct._SEED_AFTER_SPLITS = sib, cuts, cuts, seeds, after
         try:
             runs.append(contree(X, y, c, max_depth=4, front=front, n_threads=1))
         finally:
-            ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS = old
-    assert runs[0].stats["upper_bounds"] == runs[1].stats["upper_bounds"] == runs[2].stats["upper_bounds"]
-    assert runs[0].stats["proven"] and runs[0].stats["lower_bounds"] == runs[0].stats["upper_bounds"]
-    for sol in runs[0].solutions:
-        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+            ct._SIBLING_H, ct._CUTS, ct._CUTS_FRONT, ct._SEED_PASS, ct._SEED_AFTER_SPLITS = old
+    assert all(r.stats["upper_bounds"] == runs[2].stats["upper_bounds"] for r in runs)
+    for r in (runs[0], runs[3]):
+        assert r.stats["proven"] and r.stats["lower_bounds"] == r.stats["upper_bounds"]
+        for sol in r.solutions:
+            assert sol.info["errors"] == true_errors(sol.tree, X, y)
 
 
 def test_second_child_rule_evaluates_fewer_splits():
@@ -411,13 +413,14 @@ def test_stopped_run_bounds_are_valid_per_budget(monkeypatch, depth, front):
     exact = contree(X, y, max_depth=depth, front=front, n_threads=1)
     assert exact.stats["proven"]
     opt = exact.stats["upper_bounds"]
-    for stop in (5, 50, 200, 400, 800):
+    for stop, seed_after in ((5, 0), (50, 20), (200, 0), (200, 100), (400, 100), (800, 0), (800, 300)):
         monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", stop)
+        monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
         ctl = Control()
         with ctl:
             raw = contree(X, y, max_depth=depth, front=front, n_threads=1, control=ctl)
         lbs, ubs = raw.stats["lower_bounds"], raw.stats["upper_bounds"]
-        assert all(lo <= o <= u for lo, o, u in zip(lbs, opt, ubs)), (stop, lbs, opt, ubs)
+        assert all(lo <= o <= u for lo, o, u in zip(lbs, opt, ubs)), (stop, seed_after, lbs, opt, ubs)
         for sol in raw.solutions:
             assert sol.info["errors"] == true_errors(sol.tree, X, y)
             assert sol.info["lower_bound"] <= opt[sol.info["budget"]]
@@ -426,11 +429,14 @@ def test_stopped_run_bounds_are_valid_per_budget(monkeypatch, depth, front):
 
 
 @pytest.mark.parametrize("front", [False, True])
-def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypatch, front):
-    # stopped after the root's seed pass and part of its interval search: every open interval's bound is > 0
+@pytest.mark.parametrize("seed_after", [0, 100])
+def test_stopped_run_reports_a_positive_bound_when_the_search_knows_one(monkeypatch, front, seed_after):
+    # stopped after the root's seed pass and part of its interval search: every open interval's bound is > 0.
+    # seed_after=100: the root seeds lazily, pausing its first feature's search after 100 splits
     import treeexplorer.solvers.contree as ct
 
     X, y = _coarse_set()
+    monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", seed_after)
     monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 400)
     ctl = Control()
     with ctl:

@@ -11,6 +11,7 @@ Bounded for CI: derandomized, a few dozen cases; ``benchmarks/bench_limit_proper
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -50,6 +51,47 @@ def bound(limit: float) -> float:
     return limit + max(1.0, 0.1 * limit)
 
 
+class LimitClock:
+    """The wall time of one run and the CPU time this process spent after the run's limit passed.
+
+    The rule is ``limit + max(1 s, 10 %)`` of run time.  On a free machine the wall time says it; on a shared
+    one (other processes on both cores) every phase's wall time stretches, the few unstoppable ones (loading,
+    sorting columns, assembling) too, while the work a run does after its limit does not.  A run keeps its
+    limit when its wall time is within the bound, or when the work it did after the limit (CPU time of every
+    thread of this process, counted from when the limit passed: a late timer's delay counts as work) is within
+    the slack: a run ignoring its limit keeps working after it and fails both."""
+
+    def __init__(self, limit: float):
+        self.limit = limit
+        self.slack = bound(limit) - limit
+        self._at_limit = None
+        self.t0 = time.perf_counter()
+        self._timer = threading.Timer(limit, self._mark)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _mark(self):
+        late = time.perf_counter() - self.t0 - self.limit
+        self._at_limit = time.process_time() - max(0.0, late)
+
+    def stop(self) -> float:
+        """End of the run: its wall time (and :attr:`cpu_after`, the CPU seconds spent after the limit)."""
+        self.wall = time.perf_counter() - self.t0
+        self._timer.cancel()
+        if self._at_limit is not None:
+            self.cpu_after = time.process_time() - self._at_limit
+        else:  # ended before the limit (or the timer never ran: then count the whole overshoot)
+            self.cpu_after = max(0.0, self.wall - self.limit)
+        return self.wall
+
+    @property
+    def kept(self) -> bool:
+        return self.wall <= bound(self.limit) or self.cpu_after <= self.slack
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f} s wall ({self.cpu_after:.2f} s CPU after the limit) for a {self.limit:g} s limit"
+
+
 def prime(solver):
     """Compiling and loading kernels is outside the limit: ``ensure_warm`` loads every kernel a run of the
     solver can use with any discretizer (the discretizers' and the front assembly's too), so the first timed
@@ -57,24 +99,27 @@ def prime(solver):
     ensure_warm(solver)
 
 
-def check_run(solver, discretizer, df, limit):
-    """One run; returns ``(wall, front or the refusal's message)`` after checking the properties."""
+def check_run(solver, discretizer, df, limit, clocks=None):
+    """One run; returns ``(wall, front or the refusal's message)`` after checking the properties (its
+    :class:`LimitClock` appended to ``clocks`` when given, before any check)."""
     prime(solver)
     kw = dict(EXTRA.get(solver, {}))
     spec = get_solver(solver)
     if discretizer is None and spec.input == "binary":
         discretizer = spec.default_discretizer
-    t0 = time.perf_counter()
+    clock = LimitClock(limit)
+    if clocks is not None:
+        clocks.append(clock)
     try:
         front = solve(df, "label", solver=solver, discretizer=discretizer, time_limit=limit, **kw)
     except ValueError as exc:  # refused: one line, no traceback
-        wall = time.perf_counter() - t0
+        wall = clock.stop()
         msg = str(exc)
         assert msg and "\n" not in msg, msg
-        assert wall <= bound(limit), f"{solver}/{discretizer}: refused after {wall:.2f} s"
+        assert clock.kept, f"{solver}/{discretizer}: refused after {clock}"
         return wall, msg
-    wall = time.perf_counter() - t0
-    assert wall <= bound(limit), f"{solver}/{discretizer} {df.shape}: {wall:.2f} s for a {limit} s limit"
+    wall = clock.stop()
+    assert clock.kept, f"{solver}/{discretizer} {df.shape}: {clock}"
     assert front.runtime_s <= wall + 1e-6
     assert front.status in ("done", "time_limit")
     if front.status == "time_limit":
@@ -121,3 +166,12 @@ def test_the_largest_table_keeps_the_limit(solver):
     free core) took up to 3 s on the shared 2-core machine, which a 2 s limit's 1 s margin cannot absorb."""
     df = random_table(7, 20_000, 60, 5, True, 1)
     check_run(solver, None, df, 5.0)
+
+
+def test_contree_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit():
+    """The long property test's miss: ConTree's preparation (one stable sort per column and the sorted lists
+    copied per thread) on 17,574 rows x 2,076 exact tests took 6-15 s for a 2 s limit; it stops with the clock
+    now, between blocks of columns."""
+    df = random_table(12281, 17_574, 28, 5, True, 0)
+    wall, front = check_run("contree", "exact", df, LIMIT)
+    assert not isinstance(front, str), front

@@ -1,6 +1,7 @@
 """Time limits over every phase, cancel while discretizing and in SAT's long steps, memory guards before
-allocation, ID-like columns (issue 17).  Bounds are loose (2 x limit + 2 s): exact overshoots are measured by
-benchmarks/bench_limits.py."""
+allocation, ID-like columns (issue 17).  A run keeps its limit by the issue's rule, ``limit + max(1 s, 10 %)``,
+in wall time or, on a machine shared with other work, in the work done after the limit (see
+``test_limit_property.LimitClock``); benchmarks/bench_limits.py measures the overshoots."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from test_limit_property import LimitClock  # tests/ is on the path (rootdir-relative imports)
 from treeexplorer.solvers import Control
 from treeexplorer.solvers.sat import _unique_rows, find_conflicts, sat_tree
 
@@ -50,10 +52,10 @@ def test_time_limit_holds_for_every_solver(solver):
     disc = {"murtree": "none", "branches": "none", "sat": "none"}.get(solver)
     ensure_warm(solver)  # compile time is outside the limit
     limit = 1.0
-    t0 = time.perf_counter()
+    clock = LimitClock(limit)
     front = solve(df, "label", solver=solver, discretizer=disc, time_limit=limit, **case["params"])
-    wall = time.perf_counter() - t0
-    assert wall <= 2 * limit + 2, f"{solver}: {wall:.2f} s for a {limit} s limit"
+    wall = clock.stop()
+    assert clock.kept, f"{solver}: {clock}"
     assert len(front) >= 1
     assert front.runtime_s <= wall + 1e-6
     if front.status == "time_limit":
@@ -306,10 +308,10 @@ def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
     ensure_warm(solver)
     kw = {"conflicts": "majority"} if solver == "sat" else {}
     limit = 1.0
-    t0 = time.perf_counter()
+    clock = LimitClock(limit)
     front = solve(df, "label", solver=solver, discretizer="exact", time_limit=limit, **kw)
-    wall = time.perf_counter() - t0
-    assert wall <= 2 * limit + 2, f"{solver}: {wall:.2f} s for a {limit} s limit"
+    clock.stop()
+    assert clock.kept, f"{solver}: {clock}"
     assert front.status == "time_limit" and len(front) >= 1
     assert not any(t.optimal for t in front.trees)
 
@@ -529,3 +531,49 @@ def test_the_float_matrix_of_a_numeric_solver_is_built_under_the_clock():
     assert 1 <= kept.shape[1] < M.shape[1] and kept.shape[1] == len(kept_binz)
     assert np.array_equal(kept, M[:, : kept.shape[1]])
     assert any("tests left out" in n for n in kept_binz.notices)
+
+
+class _StopAfter(Control):
+    """A Control cancelled at its ``polls``-th poll: stops a solver at a chosen point of a phase, whatever the
+    machine's speed."""
+
+    def __init__(self, polls):
+        super().__init__()
+        self.polls = polls
+
+    @property
+    def stopped(self):
+        self.polls -= 1
+        if self.polls < 0:
+            self.cancel()
+        return super().stopped
+
+
+def test_contree_stopped_while_sorting_its_columns_returns_the_leaf(monkeypatch):
+    """ConTree sorts every column once per run (and copies the sorted lists per thread) before its search: on an
+    exact discretizer's thousands of tests that took 6-15 s past a 2 s limit (17,574 rows x 2,076 tests).  It
+    polls the control between blocks of columns and between the copies: a stop there returns the root leaf, not
+    proven, with a notice; a run not stopped is unchanged."""
+    import treeexplorer.solvers.contree as ct
+
+    rng = np.random.default_rng(4)
+    n, p = 400, 7
+    X = rng.normal(size=(n, p)).round(1)
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+    one = ct.contree(X, y, 2, max_depth=2, n_threads=1)
+    monkeypatch.setattr(ct, "_PREP_CELLS", 2 * n)  # blocks of two columns: four blocks
+    full = ct.contree(X, y, 2, max_depth=2, n_threads=2)
+    assert full.status == "done" and full.stats["threads"] == 2 and full.stats["proven"]
+    assert [s.info["errors"] for s in full.solutions] == [s.info["errors"] for s in one.solutions]
+    leaf_errors = int(n - np.bincount(y).max())
+    polls = 4 + 3  # four blocks, then the three sorted lists copied for the second thread
+    for k in range(polls):
+        front = ct.contree(X, y, 2, max_depth=2, n_threads=2, control=_StopAfter(k))
+        assert front.status == "cancelled" and len(front.solutions) == 1, k
+        sol = front.solutions[0]
+        assert sol.tree.n_splits == 0 and not sol.optimal and sol.info["errors"] == leaf_errors
+        assert any("while sorting the columns" in m for m in front.stats["notices"])
+    # not stopped while preparing: the search runs as before
+    front = ct.contree(X, y, 2, max_depth=2, n_threads=2, control=_StopAfter(polls))
+    assert "notices" not in front.stats
+    assert [s.info["errors"] for s in front.solutions] == [s.info["errors"] for s in one.solutions]

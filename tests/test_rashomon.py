@@ -148,6 +148,38 @@ def test_whole_set_is_every_canonical_tree(data, depth):
     assert sorted(key(s.tree) for s in res.solutions) == sorted(kk for _, _, kk in everything)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=datasets(max_features=5, max_rows=30), depth=st.integers(3, 4), K=st.integers(1, 15), back=st.integers(0, 6)
+)
+def test_bounded_enumeration_near_the_end_of_the_set(data, depth, K, back):
+    """MurTree's bounds prune subproblems (depth >= 3): a bound that is too high loses trees, which shows when
+    ``k`` is close to the number of trees (every tree must come out) as well as for the first few."""
+    X, y, C = data
+    X = X[:, :3] if depth == 4 else X  # the brute force's depth-4 trees over 4 tests number 10**5
+    K = min(K, (1 << depth) - 1)
+    total = sum(1 for t in brute(X, y, C, depth) if t[1] <= K)
+    for k in {1, 2, max(1, total - back), total, total + 1}:
+        _check_against_brute(X, y, C, depth, K, k)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=datasets(max_features=5, max_rows=30), depth=st.integers(2, 4), gap=st.integers(0, 6), k=st.integers(1, 10**4)
+)
+def test_epsilon_bound_against_brute_force(data, depth, gap, k):
+    """``max_gap`` (the epsilon bound) with the pruning: exactly the trees within ``optimum + gap``, in order."""
+    X, y, C = data
+    X = X[:, :3] if depth == 4 else X
+    everything = sorted(((e, s) for e, s, _ in brute(X, y, C, depth)))
+    bound = everything[0][0] + gap
+    res = rashomon(X, y, C, max_depth=depth, k=k, max_gap=gap)
+    within = [t for t in everything if t[0] <= bound]
+    assert [(s.info["errors"], s.info["splits"]) for s in res.solutions] == within[:k]
+    assert res.stats["complete"] == (k > len(within))
+    assert len({key(s.tree) for s in res.solutions}) == len(res.solutions)
+
+
 @SETTINGS
 @given(data=datasets(max_features=8, max_rows=40), depth=st.integers(1, 4))
 def test_first_tree_is_murtrees_optimum_for_every_budget(data, depth):

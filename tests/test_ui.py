@@ -355,6 +355,15 @@ def test_selecting_a_solver_warms_it_next(explorer, monkeypatch):
 
 
 def test_background_run_through_the_ui_keeps_it_responsive(explorer):
+    def event():  # a UI event: the front redrawn on another axis; its latency in seconds
+        t0 = time.perf_counter()
+        explorer.x_w.value = "depth" if explorer.x_w.value != "depth" else "splits"
+        return time.perf_counter() - t0
+
+    # the same event with no run going, under this machine's load at the time: what the run may add is measured
+    # against it (a shared machine stretched one redraw past the old fixed 1 s bound)
+    event()  # the first redraw on an axis builds what the next ones reuse
+    idle = max(event() for _ in range(4))
     explorer.solver_w.value = "uislow"
     explorer.param_widgets["max_depth"].value = 4
     explorer.param_widgets["step"].value = 0.2
@@ -362,15 +371,14 @@ def test_background_run_through_the_ui_keeps_it_responsive(explorer):
     assert job is not None and explorer.cancel_w.disabled is False and explorer.run_w.disabled is True
     lat = []
     while job.running:
-        t0 = time.perf_counter()
-        explorer.x_w.value = "depth" if explorer.x_w.value != "depth" else "splits"  # a UI event mid-solve
-        lat.append(time.perf_counter() - t0)
+        lat.append(event())  # mid-solve
         explorer.poll()
         time.sleep(0.05)
     explorer.poll()
     assert len(explorer.controller.runs) == 2 and explorer.run_w.disabled is False
     assert "Last run" in explorer.status_w.object
-    assert max(lat) < 1.0  # generous on a shared 2-core machine; bench_ui.py reports the real figure
+    # the run adds under 1 s to an event (generous; bench_ui.py reports the real figures)
+    assert max(lat) < idle + 1.0, (max(lat), idle)
     explorer.solver_w.value = "uigreedy"
 
 

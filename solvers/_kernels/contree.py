@@ -486,22 +486,26 @@ def _prunable(rec, UB, kd, kk, kc, kj, b0, single, PR):
 
 
 @njit(nogil=True, cache=True)
-def _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, a, z, kk, kc, b0, single, EX):
-    """Lower ``EX`` to what the seed intervals of the features ``ford[a:z]`` can still reach (a stopped node:
-    those features' interval searches have not run; their seeds' anchors bound every position)."""
-    for idx in range(a, z):
-        g = ford[idx]
-        ns = SEEDN[lvl, g]
-        if ns == 0:
+def _open_bounds(SEED, SEEDN, PAUSE, pn, SR, SY, lvl, m, p, cnt, tmpc, pos, stu, kk, kc, b0, single, EX):
+    """A stopped node: lower ``EX`` to what the seeded and paused features' open intervals can still reach (their
+    anchors bound every position); True when some feature was not started (nothing known beyond 0 then)."""
+    for g in range(p):
+        if SEEDN[lvl, g] == 0:
+            return True
+    for g in range(p):
+        st = SEEDN[lvl, g]
+        if st == -1:
             continue
         _positions(SR[lvl, g], SY[lvl, g], m, cnt, tmpc, pos, stu)
-        for q in range(ns):
-            r3 = SEED[lvl, g, q]
+        nrec = pn if st == -2 else st
+        for q in range(nrec):
+            r3 = PAUSE[q] if st == -2 else SEED[lvl, g, q]
             for jj in range(r3[0], r3[1] + 1):
                 for b in range(b0, kk):
                     v = _bound_at(r3, kk, kc, pos[jj], b, single)
                     if v < EX[b]:
                         EX[b] = v
+    return False
 
 
 @njit(nogil=True, cache=True)
@@ -588,6 +592,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         SEED,
         SEEDN,
         CLAIM,
+        PAUSE,
     ) = ws
     single = prm[0] != 0
     kcap = prm[1]
@@ -713,43 +718,69 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     stk = STK[lvl]
     exact = True
     stopped = False
-    rem_lb_floor = BIG  # features not started when stopped: nothing known beyond 0
-    nf_started = 0
+    rem_lb_floor = BIG  # some feature not started when stopped: nothing known beyond 0
     # ``prm[8]``: two passes over the features, first one split per feature (its best Gini position) as a seed,
-    # then each feature's full interval search starting from its seed's two halves.  Every feature is then
-    # bounded early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the
-    # incumbent is the best of the features' greedy splits before any interval is refined.
+    # then each feature's full interval search starting from its seed's halves.  Every feature is then bounded
+    # early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the incumbent is
+    # the best of the features' greedy splits before any interval is refined.
     npass = 2 if prm[8] == 1 or (prm[8] == 2 and lvl == 0) else 1
-    # ``prm[9]`` > 1: this root is one of several threads over the same rows (own workspaces).  Each seeds every
-    # feature, then they claim the features' interval searches one at a time from ``CLAIM[0]`` (a race can hand
-    # one feature to both: duplicate work, never a feature skipped) and share their best costs through ``cut``.
+    # ``prm[13]`` > 0: the root seeds lazily.  Its interval searches start at once (each feature from its Gini
+    # split), and only once the run has evaluated ``prm[13]`` splits (a run long enough that a time limit may stop
+    # it) the feature being searched is paused (its open intervals kept in ``PAUSE``), every feature not yet
+    # searched is seeded, and the search resumes.  A short run pays nothing for seeds it never needs.
+    lazy = npass == 2 and lvl == 0 and prm[13] > 0
+    # ``prm[9]`` > 1: this root is one of several threads over the same rows (own workspaces).  Each seeds the
+    # features it has not searched, and they claim the features' interval searches one at a time from ``CLAIM[0]``
+    # (a race can hand one feature to both: duplicate work, never a feature skipped) and share their best costs
+    # through ``cut``.
     shared = lvl == 0 and prm[9] > 1
-    for it in range(npass * p):
-        phase = 0 if it < p and npass == 2 else 1
-        fi = it % p
-        if shared and phase == 1:
+    # ``SEEDN[lvl, f]``: 0 not started, > 0 seeded (that many open intervals in ``SEED``), -1 searched or being
+    # searched (its splits are in PR/EX, its open intervals on the stack), -2 paused (open intervals in ``PAUSE``)
+    for g in range(p):
+        SEEDN[lvl, g] = 0
+    phase = 1 if npass == 1 or lazy else 0
+    nxt0 = 0
+    nxt1 = 0
+    pend = -1
+    pn = 0
+    triggered = False
+    split0 = ctr[3]
+    while True:
+        resume = False
+        if phase == 0:
+            if nxt0 >= p:
+                phase = 1
+                continue
+            fi = nxt0
+            nxt0 += 1
+            if SEEDN[lvl, ford[fi]] < 0:
+                continue
+        elif pend >= 0:
+            fi = pend
+            pend = -1
+            resume = True
+        elif shared:
             fi = CLAIM[0]
             CLAIM[0] = fi + 1
-            if fi >= p:
-                break
+        else:
+            fi = nxt1
+            nxt1 += 1
+        if fi >= p:
+            break
         if _nothing_to_gain(UB, UE, PR, b0, kd) and (single or chf[1] >= 0 or UB[1] == leaf):
             break  # a perfect tree, or the caller wants nothing below 0 (and the one-split tree's choice is known)
         f = ford[fi]
         if (flag[0] != 0 and not force) or meta[1] != 0:
             stopped = True
-            if npass == 2 and phase == 1:
-                _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, fi, p, kk, kc, b0, single, EX)
-            else:
+            if _open_bounds(SEED, SEEDN, PAUSE, pn, SR, SY, lvl, m, p, cnt, tmpc, pos, stu, kk, kc, b0, single, EX):
                 rem_lb_floor = 0
-                if npass == 2:
-                    _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, 0, fi, kk, kc, b0, single, EX)
             break
-        if phase == 0 or npass == 1:
-            nf_started += 1
+        state = SEEDN[lvl, f]
+        if phase == 1 and not resume and state == -1:
+            continue  # its seeds settled it
         npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
-        if phase == 0:
-            SEEDN[lvl, f] = 0
         if npos == 0:
+            SEEDN[lvl, f] = -1
             continue
         if not single and UB[1] < leaf:
             for j in range(npos):
@@ -757,7 +788,6 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     chf[1] = f
                     chr_[1] = SR[lvl, f, pos[j] - 1]
                     chb[1] = 1 << 8
-        sp = 0
         rec = stk[0]
         rec[0] = 0
         rec[1] = npos - 1
@@ -765,25 +795,29 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         rec[3] = -1
         sp = 1
         first_j = -1
-        if npass == 1:
+        if resume:
+            for q in range(pn):
+                stk[q, :] = PAUSE[q, :]
+            sp = pn
+        elif phase == 1 and state > 0:
+            for q in range(state):
+                stk[q, :] = SEED[lvl, f, q, :]
+            sp = state
+        elif npass == 1:
             if f == gf:
                 for j in range(npos):
                     if pos[j] == gk:
                         first_j = j
-        elif phase == 0:
+        else:
+            # a seed (or a lazy root's unseeded search) starts at the feature's best Gini split
             first_j = npos // 2
             for j in range(npos):
                 if pos[j] == gkf[f]:
                     first_j = j
-        else:
-            ns = SEEDN[lvl, f]
-            if ns == 0:
-                continue
-            for q in range(ns):
-                stk[q, :] = SEED[lvl, f, q, :]
-            sp = ns
+        SEEDN[lvl, f] = -1
         n_eval = 0
         nseed = prm[11] if lvl == 0 and prm[11] > 1 else 1
+        paused = False
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
                 stopped = True
@@ -791,6 +825,18 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             if _nothing_to_gain(UB, UE, PR, b0, kd):
                 break
             if phase == 0 and n_eval >= nseed:
+                break
+            if lazy and not triggered and phase == 1 and first_j < 0 and ctr[3] - split0 >= prm[13]:
+                # long enough to be stopped: pause this feature and seed every feature not yet searched
+                triggered = True
+                for q in range(sp):
+                    PAUSE[q, :] = stk[q, :]
+                pn = sp
+                SEEDN[lvl, f] = -2
+                pend = fi
+                phase = 0
+                nxt0 = 0
+                paused = True
                 break
             if phase == 0 and n_eval == 1 and sp == 2 and stk[0, 1] - stk[0, 0] > stk[1, 1] - stk[1, 0]:
                 # the root's second seed splits the wider half of the first: a stopped root's bound is the least
@@ -1005,7 +1051,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 rec[4 + 2 * kk + b] = Llb[b]
                 rec[4 + 3 * kk + b] = Rlb[b]
             sp = t + 2
-        if phase == 0 and not stopped:
+        if paused:
+            continue
+        if phase == 0 and not stopped and sp > 0:
             for q in range(sp):
                 SEED[lvl, f, q, :] = stk[q, :]
             SEEDN[lvl, f] = sp
@@ -1019,17 +1067,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         if v < EX[b]:
                             EX[b] = v
             exact = False
-            if npass == 2:
-                # the other features' seeds (searched ones: their splits are in PR/EX already)
-                if phase == 0:
-                    _seed_bounds(SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, 0, fi, kk, kc, b0, single, EX)
-                    if fi < p - 1:
-                        rem_lb_floor = 0  # features not seeded yet: nothing known beyond 0
-                else:
-                    _seed_bounds(
-                        SEED, SEEDN, SR, SY, lvl, m, cnt, tmpc, pos, stu, ford, fi + 1, p, kk, kc, b0, single, EX
-                    )
-            elif nf_started < p:
+            # the other features: seeded or paused ones by their open intervals, searched ones are in PR/EX
+            if _open_bounds(SEED, SEEDN, PAUSE, pn, SR, SY, lvl, m, p, cnt, tmpc, pos, stu, kk, kc, b0, single, EX):
                 rem_lb_floor = 0
             break
     bounded = False

@@ -72,51 +72,51 @@ def _union(f1, t1, f2, t2):
 
 @njit(nogil=True, cache=True)
 def _cart_tests(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
-    # no recursion here: a recursive call with a constant argument compiles a literal-typed overload,
-    # which crashes when numba loads it from its cache
-    if criterion == BOTH:
-        f1, t1 = _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion - 2)
-        f2, t2 = _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion - 1)
-        return _union(f1, t1, f2, t2)
-    return _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion)
-
-
-@njit(nogil=True, cache=True)
-def _cart_tests_one(X, y, ranks, idx, n_classes, max_depth, max_leaves, criterion):
-    f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, np.int64(1), criterion)
-    feat = np.empty(nn, dtype=np.int64)
-    thr = np.empty(nn, dtype=np.float64)
-    n = 0
-    for k in range(nn):
-        if f[k] >= 0:
-            feat[n] = f[k]
-            thr[n] = t[k]
-            n += 1
+    """Split tests of the CART fitted on rows ``idx`` (``criterion=BOTH``: the gini CART's, then the entropy
+    CART's not among them).  One kernel with a loop over the impurities, not a wrapper calling a kernel per
+    impurity: every kernel layer re-optimises all the code it calls on the first run."""
+    lo = criterion - 2 if criterion == BOTH else criterion
+    hi = criterion if criterion == BOTH else criterion + 1
+    feat = np.empty(0, dtype=np.int64)
+    thr = np.empty(0, dtype=np.float64)
+    n = np.int64(0)
+    for c in range(lo, hi):
+        f, t, _, _, _, nn = cart_build_ranked(X, y, ranks, idx, n_classes, max_depth, max_leaves, np.int64(1), c)
+        if n + nn > feat.shape[0]:
+            feat2 = np.empty(n + nn, dtype=np.int64)
+            thr2 = np.empty(n + nn, dtype=np.float64)
+            for i in range(n):
+                feat2[i] = feat[i]
+                thr2[i] = thr[i]
+            feat, thr = feat2, thr2
+        for q in range(nn):
+            if f[q] >= 0:
+                feat[n] = f[q]
+                thr[n] = t[q]
+                n += 1
+    # first occurrences: the first impurity's tests, then the second's not among them (as _union)
     return _dedupe(feat, thr, n)
 
 
 @njit(nogil=True, cache=True)
 def _cart_tests_sorted(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag):
-    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f (consumed by a
-    best-first CART, only read by a depth-first one); a fit stopped by ``flag`` gives the tests of its
-    tree so far."""
-    if criterion == BOTH:
-        gini, entropy = criterion - 2, criterion - 1
-        f1, t1 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, gini, flag, np.True_)
-        f2, t2 = _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, entropy, flag, np.False_)
-        return _union(f1, t1, f2, t2)
-    return _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, np.False_)
-
-
-@njit(nogil=True, cache=True)
-def _cart_tests_sorted_pick(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion, flag, keep):
-    """Depth-first CART: grown depth by depth (:func:`_cart_tests_levels`); best-first: by
-    :func:`cart._grow` (on a copy of ``srt`` when ``keep``)."""
+    """:func:`_cart_tests` given ``srt[f]``, the positions of ``idx`` sorted by feature f; a fit stopped by
+    ``flag`` gives the tests of its tree so far.  Depth-first CART (``max_leaves <= 0``): grown depth by depth
+    (:func:`_cart_tests_levels`, ``srt`` only read); best-first: by :func:`cart._grow` (``srt`` consumed, so
+    copied for the first of two impurities)."""
+    both = criterion == BOTH
+    c1 = criterion - 2 if both else criterion
     if max_leaves <= 0:
-        return _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion, flag)
-    return _cart_tests_sorted_one(
-        X, y, idx, srt.copy() if keep else srt, n_classes, max_depth, max_leaves, criterion, flag
-    )
+        f1, t1 = _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, c1, flag)
+        if not both:
+            return f1, t1
+        f2, t2 = _cart_tests_levels(X, y, idx, srt, n_classes, max_depth, criterion - 1, flag)
+        return _union(f1, t1, f2, t2)
+    f1, t1 = _cart_tests_sorted_one(X, y, idx, srt.copy() if both else srt, n_classes, max_depth, max_leaves, c1, flag)
+    if not both:
+        return f1, t1
+    f2, t2 = _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, criterion - 1, flag)
+    return _union(f1, t1, f2, t2)
 
 
 @njit(nogil=True, cache=True)
@@ -134,16 +134,20 @@ def _cart_tests_sorted_one(X, y, idx, srt, n_classes, max_depth, max_leaves, cri
     return _dedupe(feat, thr, n)
 
 
-@njit(nogil=True, cache=True)
+# inlined into its one caller (dpdt_mdp.level_tests): a kernel of its own would re-optimise every generator
+@njit(nogil=True, cache=True, inline="always")
 def generate_tests_sorted(X, y, ranks, idx, srt, n_classes, gen, k, depth, d0, criterion, flag):
     """:func:`generate_tests` reusing ``srt`` (positions of ``idx`` sorted by each feature, consumed) for
     the CART generators."""
-    if gen == GEN_CART:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k, _ZERO, criterion, flag)
-    if gen == GEN_CART_LEAVES:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, _NO_DEPTH, k, criterion, flag)
-    if gen == GEN_HYBRID:
-        return _cart_tests_sorted(X, y, idx, srt, n_classes, k if depth < d0 else np.int64(1), _ZERO, criterion, flag)
+    if gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID:
+        md = k
+        ml = _ZERO
+        if gen == GEN_CART_LEAVES:
+            md = _NO_DEPTH
+            ml = k
+        elif gen == GEN_HYBRID and depth >= d0:
+            md = np.int64(1)
+        return _cart_tests_sorted(X, y, idx, srt, n_classes, md, ml, criterion, flag)
     return generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion)
 
 
@@ -218,12 +222,15 @@ def generate_tests(X, y, ranks, idx, n_classes, gen, k, depth, d0, criterion):
     -------
     features : int64 array, thresholds : float64 array
     """
-    if gen == GEN_CART:
-        return _cart_tests(X, y, ranks, idx, n_classes, k, _ZERO, criterion)
-    if gen == GEN_CART_LEAVES:
-        return _cart_tests(X, y, ranks, idx, n_classes, _NO_DEPTH, k, criterion)
-    if gen == GEN_HYBRID:
-        return _cart_tests(X, y, ranks, idx, n_classes, k if depth < d0 else np.int64(1), _ZERO, criterion)
+    if gen == GEN_CART or gen == GEN_CART_LEAVES or gen == GEN_HYBRID:
+        md = k
+        ml = _ZERO
+        if gen == GEN_CART_LEAVES:
+            md = _NO_DEPTH
+            ml = k
+        elif gen == GEN_HYBRID and depth >= d0:
+            md = np.int64(1)
+        return _cart_tests(X, y, ranks, idx, n_classes, md, ml, criterion)
     if gen == GEN_TOPB:
         if criterion == BOTH:
             f1, t1 = _top_b(X, y, ranks, idx, n_classes, k, criterion - 2)

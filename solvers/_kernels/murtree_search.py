@@ -359,22 +359,6 @@ def _stopped(status, lvl, best, best_f, best_nl):
 
 
 @njit(nogil=True, cache=True)
-def solve_root(ws, m, h1, h2, d, n, ub):
-    """Solve the root dataset (row 0) for depth ``d`` and budget ``n`` if its optimum is <= ``ub``.
-
-    Returns the optimum (<= ub), a lower bound (> ub) or -1 when stopped.
-    """
-    status = ws.status
-    status[1] = -1
-    status[2] = -1
-    status[3] = 0
-    # level and row as run-time values: a literal-typed overload calling the int64 one recursively
-    # crashes when numba loads it from its cache
-    zero = m - m
-    return solve(ws, zero, zero, m, h1, h2, d, n, ub)
-
-
-@njit(nogil=True, cache=True)
 def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, nxt):
     """Write the optimal tree of a cached subproblem into flat arrays; returns the next free node."""
     (
@@ -456,7 +440,7 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
     nr = n - 1 - nl
     rl = 2 * lvl + 1
     rr = 2 * lvl + 2
-    z0 = lvl - lvl  # run-time values, not literals (see solve_root)
+    z0 = lvl - lvl  # run-time values, not literals (see solvers.murtree._solve_root)
     auto = z0 - 2
     ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
     feat[me] = f
@@ -468,21 +452,3 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
     ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
     right[me] = nxt
     return _build(ws, lvl + 1, rr, mr, hr1, hr2, _norm(d - 1, nr), nr, auto, z0, feat, left, right, value, nxt)
-
-
-@njit(nogil=True, cache=True)
-def build_tree(ws, m, h1, h2, d, n, force_f, force_nl):
-    """Flat arrays ``(feature, left, right, value)`` of the root's optimal (or forced-root) tree.
-
-    ``force_f = -2`` reads the root from the cache; otherwise the root test and left budget are given
-    (the anytime incumbent).  Returns ``n_nodes = -1`` if the cache could not supply a subtree.
-    """
-    C = ws.cnts.shape[1]
-    size = 2 * n + 1
-    feat = np.full(size, -1, dtype=np.int64)
-    left = np.full(size, -1, dtype=np.int64)
-    right = np.full(size, -1, dtype=np.int64)
-    value = np.zeros((size, C), dtype=np.int64)
-    zero = m - m  # no literal-typed overloads of recursive functions (see solve_root)
-    nn = _build(ws, zero, zero, m, h1, h2, d, n, force_f, force_nl, feat, left, right, value, zero)
-    return feat, left, right, value, nn

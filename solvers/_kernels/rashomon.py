@@ -30,8 +30,9 @@ deterministic, so the trees come out the same).  A stopped run (``flag``) leaves
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
+from .murtree_cache import cache_find
 from .murtree_d2 import pack_pairs
 
 INF = np.int64(1) << 60
@@ -50,7 +51,7 @@ SIDE = 3  # 0: test false, 1: true
 ROWS_OFF = 4  # own rows in ``rows`` (-1: none, use the parent's rows on this side of G)
 ROWS_LEN = 5
 CHILD_OFF = 6  # 2F child dataset ids in ``ipool`` (-1: not built)
-STREAM_OFF = 7  # 2**DD stream ids in ``ipool`` (one per exact number of splits)
+STREAM_OFF = 7  # 2**DD stream ids in ``ipool`` (one per exact number of splits), then 2**DD lower bounds
 FIRST_ERR = 8  # depth-1 datasets: errors of the best single split (INF: none), known before its list
 FIRST_FEAT = 9
 DS_COLS = 10
@@ -80,8 +81,9 @@ FR_B = 5
 FR_KEY = 6
 FR_LS = 7
 FR_RS = 8
-FR_EL = 9
-FR_COLS = 10
+FR_EL = 9  # the left tree's errors (phase 2), the right's bound (phase 1)
+FR_UB = 10  # the frame's bound: past it, a lower bound is returned instead of an exact tree
+FR_COLS = 11
 
 # pools (status[1] after an overflow; meta[pool] is the pool's fill)
 P_DS = 0
@@ -127,6 +129,11 @@ Workspace = namedtuple(
         "root",  # (K + 1, 2): root stream of each number of splits, next index
         "frames",  # (D + 2, FR_COLS) the explicit stack of ``_get`` (no recursion: a call passing ``ws`` costs
         # an atomic reference count per array)
+        "z1",  # MurTree's Zobrist words of the rows (a dataset's hash is their sum) ...
+        "z2",
+        "keys",  # ... and its cache after solving the root: bounds of subproblems (murtree_cache)
+        "vals",
+        "ds_h",  # datasets: (h1, h2) uint64 (datasets with rows)
     ),
 )
 
@@ -175,11 +182,12 @@ def _new_ds(ws, dd, parent, g, side, cnt):
     if k >= ws.ds_i.shape[0]:
         _full(ws, P_DS)
         return -1
-    if off + ns > ws.ipool.shape[0]:
+    if off + 2 * ns > ws.ipool.shape[0]:
         _full(ws, P_IPOOL)
         return -1
     ws.ipool[off : off + ns] = -1
-    ws.meta[P_IPOOL] = off + ns
+    ws.ipool[off + ns : off + 2 * ns] = 0  # lower bounds of each stream's first tree (see _fill_lb)
+    ws.meta[P_IPOOL] = off + 2 * ns
     r = ws.ds_i[k]
     r[:] = -1
     r[DD] = dd
@@ -435,21 +443,31 @@ def _children(ws, k):
     bl = ws.scr[0]
     br = ws.scr[1]
     rows = ws.rows
+    z1 = ws.z1
+    z2 = ws.z2
     for g in range(F):
         ml = 0
         mr = 0
         cl[:] = 0
         cr[:] = 0
+        hl1 = uint64(0)
+        hl2 = uint64(0)
+        hr1 = uint64(0)
+        hr2 = uint64(0)
         for t in range(m):
             i = rows[off + t]
             if XT[g, i]:
                 br[mr] = i
                 mr += 1
                 cr[y[i]] += 1
+                hr1 += z1[i]
+                hr2 += z2[i]
             else:
                 bl[ml] = i
                 ml += 1
                 cl[y[i]] += 1
+                hl1 += z1[i]
+                hl2 += z2[i]
         if ml < min_leaf or mr < min_leaf:
             continue
         L = _new_ds(ws, dd - 1, k, g, 0, cl)
@@ -458,9 +476,33 @@ def _children(ws, k):
         R = _new_ds(ws, dd - 1, k, g, 1, cr)
         if R < 0 or not _store_rows(ws, R, br, mr):
             return False
+        ws.ds_h[L, 0] = hl1
+        ws.ds_h[L, 1] = hl2
+        ws.ds_h[R, 0] = hr1
+        ws.ds_h[R, 1] = hr2
+        _fill_lb(ws, L)
+        _fill_lb(ws, R)
         ws.ipool[coff + 2 * g] = L
         ws.ipool[coff + 2 * g + 1] = R
     return True
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _fill_lb(ws, k):
+    """Lower bounds of the first tree of each stream of dataset ``k`` from MurTree's cache (``s`` exact splits
+    cost at least the optimum, or a proven bound, of at most ``s`` or of any larger budget)."""
+    dd = ws.ds_i[k, DD]
+    ns = np.int64(1) << dd
+    tab = ws.ds_i[k, STREAM_OFF] + ns
+    h1 = ws.ds_h[k, 0]
+    h2 = ws.ds_h[k, 1]
+    keys = ws.keys
+    best = np.int64(0)
+    for b in range(ns - 1, 0, -1):
+        q = cache_find(keys, h1, h2, min(dd, b), b)
+        if q >= 0 and ws.vals[q, 0] > best:
+            best = ws.vals[q, 0]
+        ws.ipool[tab + b] = best
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -495,9 +537,6 @@ def _stream(ws, k, s):
     ws.meta[P_ST] = sid + 1
     ws.ipool[so + s] = sid
     ws.counters[1] = sid + 1
-    if r[KIND] == LIST and ws.ds_i[k, ROWS_OFF] >= 0:  # depth-1 children of a depth-2 node: lazily
-        if not _build_list(ws, sid):
-            return -1
     return sid
 
 
@@ -514,7 +553,7 @@ def _simple_get(ws, st, i):
             return e
         return INF
     if ws.st_i[st, LIST_OFF] < 0:
-        if i == 0:
+        if i == 0 and ws.ds_i[k, ROWS_OFF] < 0:  # a depth-1 child of a depth-2 node: its best is counted
             return ws.ds_i[k, FIRST_ERR]
         if not _build_list(ws, st):
             return -1
@@ -600,25 +639,63 @@ def _pop(ws, st, out):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _first_simple(ws, k, s):
-    """Errors of the best tree of dataset ``k`` with ``s <= 1`` splits (INF: none), without a stream when
-    it is known (the leaf; a depth-1 child's best split); -1 on a full pool."""
+def _table_lb(ws, k, s):
+    return ws.ipool[ws.ds_i[k, STREAM_OFF] + (np.int64(1) << ws.ds_i[k, DD]) + s]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _sbound(ws, st, i):
+    """What is known of the ``i``-th tree of stream ``st`` without work: ``2 * errors`` when exact (``INF``:
+    none), ``2 * bound + 1`` for a lower bound."""
+    st_i = ws.st_i
+    kind = st_i[st, KIND]
+    if kind == EMPTY:
+        return 2 * INF
+    k = st_i[st, SDS]
+    if kind == LEAF:
+        if i == 0:
+            e, _, _ = _leaf_row(ws.ds_cnt, k)
+            return 2 * e
+        return 2 * INF
+    if kind == LIST:
+        lo = st_i[st, LIST_OFF]
+        if lo >= 0:
+            return 2 * ws.lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
+        if ws.ds_i[k, ROWS_OFF] < 0:
+            e = ws.ds_i[k, FIRST_ERR]
+            if i == 0 or e >= INF:
+                return 2 * e
+            return 2 * e + 1
+        return 2 * _table_lb(ws, k, 1) + 1
+    if i < st_i[st, SOL_LEN]:
+        return 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
+    if st_i[st, INIT] == 0:
+        return 2 * _table_lb(ws, k, st_i[st, SS]) + 1
+    if st_i[st, HEAP_LEN] == 0:
+        return 2 * INF
+    return ws.heap[st_i[st, HEAP_OFF], 0] | 1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _dbound(ws, k, s):
+    """:func:`_sbound` of the first tree of dataset ``k`` with ``s`` splits, its stream not necessarily made."""
+    sid = ws.ipool[ws.ds_i[k, STREAM_OFF] + s]
+    if sid >= 0:
+        return _sbound(ws, sid, 0)
     err, _, m = _leaf_row(ws.ds_cnt, k)
     if s == 0:
-        return err
+        return 2 * err
     if err == 0 or m < 2 * ws.prm[0]:
-        return INF
-    if ws.ds_i[k, ROWS_OFF] < 0:
-        return ws.ds_i[k, FIRST_ERR]
-    st = _stream(ws, k, s)
-    if st < 0:
-        return -1
-    return _simple_get(ws, st, 0)
+        return 2 * INF
+    if s == 1 and ws.ds_i[k, ROWS_OFF] < 0:
+        return 2 * ws.ds_i[k, FIRST_ERR]
+    return 2 * _table_lb(ws, k, s) + 1
 
 
 @njit(nogil=True, cache=True)
 def _node_init(ws, st):
-    """Candidates of a NODE stream: every test and left budget, keyed by what is known of their best tree."""
+    """Candidates of a NODE stream: every test and left budget, keyed by what is known of their best tree
+    (exact from counts, else MurTree's bounds); candidates with no tree on a side are left out."""
     k = ws.st_i[st, SDS]
     s = ws.st_i[st, SS]
     dd = ws.ds_i[k, DD]
@@ -640,36 +717,22 @@ def _node_init(ws, st):
         R = ws.ipool[coff + 2 * g + 1]
         for sl in range(lo, hi + 1):
             sr = s - 1 - sl
+            el = _dbound(ws, L, sl)
+            if el >= 2 * INF:
+                continue
+            er = _dbound(ws, R, sr)
+            if er >= 2 * INF:
+                continue
             c = ws.meta[P_CAND]
             if c >= ws.cand.shape[0]:
                 _full(ws, P_CAND)
                 return False
-            key = 0
-            exact = True
-            if sl <= 1:
-                e = _first_simple(ws, L, sl)
-                if e < 0:
-                    return False
-                if e >= INF:
-                    continue
-                key += e
-            else:
-                exact = False
-            if sr <= 1:
-                e = _first_simple(ws, R, sr)
-                if e < 0:
-                    return False
-                if e >= INF:
-                    continue
-                key += e
-            else:
-                exact = False
             ws.cand[c, 0] = g
             ws.cand[c, 1] = sl
             ws.cand[c, 2] = -1  # streams created when the candidate is first popped
             ws.cand[c, 3] = -1
             ws.meta[P_CAND] = c + 1
-            if not _push(ws, st, 2 * key + (0 if exact else 1), c, 0, 0):
+            if not _push(ws, st, 2 * ((el >> 1) + (er >> 1)) + ((el | er) & 1), c, 0, 0):
                 return False
     ws.st_i[st, INIT] = 1
     return True
@@ -699,15 +762,20 @@ def _open(ws, st, c):
 
 
 @njit(nogil=True, cache=True)
-def _get(ws, st0, i0):
-    """Errors of the ``i0``-th tree of stream ``st0`` (INF past its end), extending it; -1 when stopped or full.
+def _get(ws, st0, i0, ub0):
+    """The ``i0``-th tree of stream ``st0`` if its errors are at most ``ub0``: ``2 * errors`` (``INF``: no such
+    tree), else ``2 * bound + 1`` with a lower bound above ``ub0``; -1 when stopped or full.
 
-    A NODE stream pops its heap until its ``i0``-th tree is exact; an inexact entry needs its children's
-    trees, got the same way one level down: a stack of frames (``ws.frames``) instead of recursion.
+    A NODE stream pops its heap until its ``i0``-th tree is exact or its smallest key is above the bound.  An
+    inexact entry needs its children's trees, got the same way one level down with the bound less the
+    sibling's (MurTree's upper bounds): a stack of frames (``ws.frames``) instead of recursion.  An entry
+    whose child is only bounded goes back with the better bound, above the frame's: no work is done for
+    trees that cannot be reached within the bound.
     """
     st_i = ws.st_i
     if st_i[st0, KIND] != NODE:
-        return _simple_get(ws, st0, i0)
+        v = _simple_get(ws, st0, i0)
+        return v if v < 0 else 2 * v
     fr = ws.frames
     cand = ws.cand
     top = ws.frames[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
@@ -715,6 +783,7 @@ def _get(ws, st0, i0):
     fr[0, FR_ST] = st0
     fr[0, FR_I] = i0
     fr[0, FR_PH] = 0
+    fr[0, FR_UB] = ub0
     ret = np.int64(0)
     while True:
         st = fr[d, FR_ST]
@@ -724,8 +793,16 @@ def _get(ws, st0, i0):
                 if not _node_init(ws, st):
                     return -1
             i = fr[d, FR_I]
-            if st_i[st, SOL_LEN] > i or st_i[st, HEAP_LEN] == 0:
-                ret = ws.sol[st_i[st, SOL_OFF] + i, 0] if st_i[st, SOL_LEN] > i else INF
+            done = True
+            if st_i[st, SOL_LEN] > i:
+                ret = 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
+            elif st_i[st, HEAP_LEN] == 0:
+                ret = 2 * INF
+            elif (ws.heap[st_i[st, HEAP_OFF], 0] >> 1) > fr[d, FR_UB]:
+                ret = ws.heap[st_i[st, HEAP_OFF], 0] | 1
+            else:
+                done = False
+            if done:
                 if d == 0:
                     return ret
                 d -= 1
@@ -754,9 +831,13 @@ def _get(ws, st0, i0):
                 if not _push(ws, st, key | 1, c, a, b + 1):
                     return -1
                 continue
+            er = _sbound(ws, cand[c, 3], b)
+            if er >= 2 * INF:
+                continue  # the right child has no ``b``-th tree
             fr[d, FR_C] = c
             fr[d, FR_A] = a
             fr[d, FR_B] = b
+            fr[d, FR_EL] = er >> 1
             ls = cand[c, 2]
             if st_i[ls, KIND] == NODE:  # the left tree's errors from a frame below
                 fr[d, FR_PH] = 1
@@ -764,16 +845,23 @@ def _get(ws, st0, i0):
                 fr[d, FR_ST] = ls
                 fr[d, FR_I] = a
                 fr[d, FR_PH] = 0
+                fr[d, FR_UB] = fr[d - 1, FR_UB] - (er >> 1)
                 continue
-            ret = _simple_get(ws, ls, a)
-            if ret < 0:
+            v = _simple_get(ws, ls, a)
+            if v < 0:
                 return -1
+            ret = 2 * v
             ph = 1
-        if ph == 1:  # ret: the left tree's errors
+        if ph == 1:  # ret: the left tree (or its bound)
             fr[d, FR_PH] = 0
-            if ret >= INF:
+            el = ret >> 1
+            if el >= INF:
                 continue
-            fr[d, FR_EL] = ret
+            if ret & 1:
+                if not _push(ws, st, 2 * (el + fr[d, FR_EL]) + 1, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+                    return -1
+                continue
+            fr[d, FR_EL] = el
             rs = cand[fr[d, FR_C], 3]
             b = fr[d, FR_B]
             if st_i[rs, KIND] == NODE:
@@ -782,15 +870,17 @@ def _get(ws, st0, i0):
                 fr[d, FR_ST] = rs
                 fr[d, FR_I] = b
                 fr[d, FR_PH] = 0
+                fr[d, FR_UB] = fr[d - 1, FR_UB] - el
                 continue
-            ret = _simple_get(ws, rs, b)
-            if ret < 0:
+            v = _simple_get(ws, rs, b)
+            if v < 0:
                 return -1
-        # ph 2 (or 1 with a simple right child): ret is the right tree's errors
+            ret = 2 * v
+        # ph 2 (or 1 with a simple right child): ret is the right tree (or its bound)
         fr[d, FR_PH] = 0
-        if ret >= INF:
+        if (ret >> 1) >= INF:
             continue
-        if not _push(ws, st, 2 * (fr[d, FR_EL] + ret), fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+        if not _push(ws, st, 2 * (fr[d, FR_EL] + (ret >> 1)) + (ret & 1), fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
             return -1
 
 
@@ -870,36 +960,40 @@ def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out
     """Trees ``done..stop-1`` of the root's order (errors, then splits); those from ``write_from`` are written
     to the ``out_*`` arrays at row ``t - write_from``.
 
-    Returns the number of trees in order so far, or -1 when a pool is full (``status``).  ``status[2]`` is
-    set when no tree is left within ``max_err`` errors.  A stop (``flag``) returns the count so far.
+    The root's streams are merged by what is known of their next tree: the least ``(errors, splits)`` is
+    taken when exact, else that stream is worked on only up to the next stream's bound.  Returns the number
+    of trees in order so far, or -1 when a pool is full (``status``).  ``status[2]`` is set when no tree is
+    left within ``max_err`` errors.  A stop (``flag``) returns the count so far.
     """
     root = ws.root
     K = root.shape[0] - 1
-    heads = np.empty(K + 1, dtype=np.int64)  # errors of each root stream's next tree
+    heads = np.empty(K + 1, dtype=np.int64)  # _sbound of each root stream's next tree
     for s in range(K + 1):
-        e = _get(ws, root[s, 0], root[s, 1])
-        if e < 0:
-            return done if ws.status[0] == 0 else -1
-        heads[s] = e
+        heads[s] = _sbound(ws, root[s, 0], root[s, 1])
     t = done
-    stale = -1  # the root stream whose tree was just taken
     while t < stop:
         if ws.flag[0] != 0:
             return t
-        if stale >= 0:
-            e = _get(ws, root[stale, 0], root[stale, 1])
-            if e < 0:
-                return t if ws.status[0] == 0 else -1
-            heads[stale] = e
         best = INF
         bs = -1
+        nxt = INF  # the least bound among the other streams
         for s in range(K + 1):
-            if heads[s] < best:
-                best = heads[s]
+            v = heads[s] >> 1
+            if v < best:
+                nxt = best
+                best = v
                 bs = s
+            elif v < nxt:
+                nxt = v
         if bs < 0 or best > max_err:
             ws.status[2] = 1
             return t
+        if heads[bs] & 1:
+            e = _get(ws, root[bs, 0], root[bs, 1], min(nxt, max_err))
+            if e < 0:
+                return t if ws.status[0] == 0 else -1
+            heads[bs] = e
+            continue
         if t >= write_from:
             r = t - write_from
             nn = _write(ws, root[bs, 0], root[bs, 1], out_feat[r], out_left[r], out_right[r], out_value[r])
@@ -908,7 +1002,7 @@ def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
         root[bs, 1] += 1
-        stale = bs
+        heads[bs] = _sbound(ws, root[bs, 0], root[bs, 1])
         t += 1
         ws.counters[0] = t
     return t
@@ -924,6 +1018,14 @@ def init_root(ws, depth, K, cnt):
     idx = np.arange(n).astype(np.int32)
     if not _store_rows(ws, k, idx, n):
         return False
+    h1 = uint64(0)
+    h2 = uint64(0)
+    for i in range(n):
+        h1 += ws.z1[i]
+        h2 += ws.z2[i]
+    ws.ds_h[k, 0] = h1
+    ws.ds_h[k, 1] = h2
+    _fill_lb(ws, k)
     for s in range(K + 1):
         sid = _stream(ws, k, s)
         if sid < 0:
