@@ -10,6 +10,7 @@ import treeexplorer as tx
 from treeexplorer.api import prepare
 from treeexplorer.data import frame_from_arrays
 from treeexplorer.rashomon import rashomon_prepared
+from treeexplorer.ui.comparediagram import tree_differences
 from treeexplorer.ui.controller import Run, RunSettings
 from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
 
@@ -46,11 +47,22 @@ def test_session_lists_the_set_of_the_point_and_filters_without_solving():
     table = session.table()
     assert list(table["rank"]) == list(range(len(expect.trees)))
     assert (table["gap"] >= 0).all() and (table["splits"] <= 2).all()
+    assert session.fraction is None and session.status.startswith(f"{len(expect.trees)} trees: ")
+    # the card draws one alternative beside the selected tree: one identical to it is never the default
+    same = session.same_as_point()
+    assert all(session.front[r].info["errors"] == point.metrics["train_errors"] for r in same)
+    shown = session.front[view.pick.value]
+    assert shown.id not in same or len(same) == len(session.front)
+    assert view.compare.box.visible and view.compare.differences == tree_differences(point.tree, shown.tree)
+    assert view.compare_note.object.startswith(f"Alternative #{shown.id}: ")
     top = session.shares()[0]["feature"]
     before = session.version
     session.exclude = [top]
     assert session.version > before
     assert all(top not in f.split(", ") for f in session.table()["features"])
+    kept = len(session.table())
+    text = session.filter_text()
+    assert text.startswith(f"{kept} of the {len(expect.trees)} trees test none of {top}") if kept else "None of" in text
     session.exclude, session.require = [], [top]
     assert all(top in f.split(", ") for f in session.table()["features"])
     assert {r["feature"] for r in session.shares()} >= {top}

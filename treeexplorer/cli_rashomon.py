@@ -13,8 +13,8 @@ CSV_COLUMNS = ("rank", "errors", "gap", "splits", "depth", "train_accuracy", "te
 
 def add_rashomon_parser(sub):
     """Add the ``rashomon`` subcommand to the CLI's subparsers (the data, discretizer and limit flags are
-    ``solve``'s: :func:`treeexplorer.cli.add_run_arguments`)."""
-    from treeexplorer.cli import add_run_arguments
+    ``solve``'s: :func:`treeexplorer.cli_common.add_run_arguments`)."""
+    from treeexplorer.cli_common import add_run_arguments
 
     r = sub.add_parser(
         "rashomon",
@@ -57,7 +57,7 @@ def set_csv(front) -> str:
 
 
 def run_rashomon(a) -> int:
-    from treeexplorer.cli import CompileNotice, run_options
+    from treeexplorer.cli_common import CompileNotice, run_options
     from treeexplorer.export import plural
     from treeexplorer.rashomon import feature_shares, rashomon, set_table
 

@@ -24,9 +24,9 @@ __all__ = ["COMPILE_ESTIMATE_S", "WARM_NAMES", "compile_notice", "ensure_warm", 
 
 # Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
 # `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
-# what the CLI and the app state.  murtree's includes the Rashomon enumeration's kernels (warmed with it, see
-# _WARMED_WITH: about 30 s of its 62 s CPU measured on a cold cache).
-COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 65, "branches": 35, "sat": 5, "contree": 40}
+# what the CLI and the app state.  murtree: 32.3 CPU s cold, 1.6 s warm (67.8 s while its warm-up also compiled
+# the Rashomon enumeration's kernels, which now warm on their own: "rashomon" below).
+COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 35, "branches": 35, "sat": 5, "contree": 40}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

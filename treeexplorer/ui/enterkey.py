@@ -9,7 +9,8 @@ __all__ = ["EnterKey"]
 
 
 class EnterKey(JSComponent):
-    """Counts Enter key presses in the page's text and number fields (``presses``); invisible.
+    """Counts Enter key presses in the page's text and number fields (``presses``); invisible.  Fields inside an
+    element of class ``enter-no-run`` are left out.
 
     The field's own change is sent first (Bokeh commits an input's value on Enter), so the press is
     reported a moment later and the run sees the value just typed.
@@ -24,6 +25,8 @@ class EnterKey(JSComponent):
         if (e.key !== "Enter" || e.isComposing) return;
         const target = e.composedPath()[0];
         if (!target || target.tagName !== "INPUT" || !["text", "number", ""].includes(target.type)) return;
+        // a part with its own action (the Alternatives card: class "enter-no-run") keeps Enter to itself
+        if (e.composedPath().some((n) => n.classList && n.classList.contains("enter-no-run"))) return;
         setTimeout(() => { model.presses = model.presses + 1; }, 150);
       };
       document.addEventListener("keydown", onKey, true);

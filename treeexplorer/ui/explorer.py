@@ -349,7 +349,9 @@ class Explorer(pn.viewable.Viewer):
 
     def _open_alternative(self, front, entry) -> None:
         # the set becomes a run (its trees drawn on the plot as a cloud), the chosen tree selected in the tree view
-        added = self.controller.add_fronts([front], labels=[f"alternatives: {len(front)} trees"])
+        point = self.alternatives.session.point
+        label = f"alternatives to tree {point.id}" if point is not None else "alternatives"
+        added = self.controller.add_fronts([front], labels=[label])
         if added:
             self.controller.select(added[0].id, entry.id)
 

@@ -11,6 +11,7 @@ of trees testing each column, and re-filters by excluded / required columns with
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 import pandas as pd
@@ -23,6 +24,7 @@ from treeexplorer.export import plural
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
+from treeexplorer.render.bokehview import DIFF_COLOR
 from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
@@ -56,6 +58,8 @@ class RashomonSession(param.Parameterized):
         super().__init__(**params)
         self._prepared = prepared
         self.job: Job | None = None
+        self._bounds = (0, 0)  # the running set's most splits and depth
+        self._found = 0  # its trees so far
         self.front: Front | None = None
         self.point: FrontTree | None = None
         self.param.watch(lambda *_: self._bump(), ["exclude", "require"])
@@ -93,7 +97,7 @@ class RashomonSession(param.Parameterized):
                 control=control,
             )
 
-        self.point = entry
+        self.point, self._bounds, self._found = entry, (splits, depth), 0
         self.job = app_job(work, time_limit, label=f"alternatives ({splits} splits)", session=(id(self), "rashomon"))
         self.running = True
         self.status = f"finding the {k} best trees with at most {splits} splits, depth <= {depth} ..."
@@ -114,18 +118,32 @@ class RashomonSession(param.Parameterized):
         return self.running
 
     def _on_progress(self, info: dict) -> None:
-        if "trees" in info and info.get("phase") == "rashomon":
-            self.fraction = min(1.0, int(info["trees"]) / max(int(self.k), 1))
-            self.status = f"{info['trees']} of at most {self.k} trees so far (errors up to {info.get('errors')})"
+        if info.get("phase") == "rashomon" and "errors" in info:  # a batch of the set's trees, in order
+            self._found = int(info["trees"])
+            self.fraction = min(1.0, self._found / max(int(self.k), 1))
+            self.status = f"{self._found} of at most {self.k} trees so far (errors up to {info['errors']})"
+        elif info.get("phase") == "rashomon":  # the search's own counters between two batches
+            found = f"{self._found} of at most {self.k} trees so far; " if self._found else ""
+            self.status = f"{found}searching: {int(info.get('streams', 0)):,} subproblems opened"
         elif info.get("phase") == "compiling":  # a cold cache: the kernels compile before the clock starts
             self.status, self.fraction = describe(info)
 
     def _on_done(self, front: Front) -> None:
         self.front, self.fraction = front, None
         info = front.stats.get("rashomon", {})
-        how = "all within the bounds" if info.get("complete") else f"the {len(front)} best"
+        splits, depth = self._bounds
         stop = "" if front.status == "done" else f" ({front.status}: the first trees of the order)"
-        self.status = f"{how}: {len(front)} trees{stop}"
+        if not len(front):
+            self.status = f"no tree found{stop}"
+            return
+        how = "every tree" if info.get("complete") else f"the {len(front)} best trees"
+        errors = sorted({t.info["errors"] for t in front.trees})
+        span = f"{errors[0]} to {errors[-1]}" if len(errors) > 1 else f"{errors[0]}"
+        base = self.point.metrics["train_errors"] if self.point is not None else errors[0]
+        self.status = (
+            f"{len(front)} trees: {how} with at most {plural(splits, 'split')}, depth ≤ {depth}, "
+            f"{span} training errors (the selected tree: {base}){stop}"
+        )
 
     def _failed(self, message: str) -> None:
         self.fraction = None
@@ -155,6 +173,30 @@ class RashomonSession(param.Parameterized):
             for t in self.trees()
         ]
         return pd.DataFrame(rows, columns=["rank", "errors", "gap", "splits", "features"])
+
+    def filter_text(self) -> str:
+        """How many trees of the set the exclude / require filters keep, and what none kept means."""
+        if self.front is None or not (self.exclude or self.require):
+            return ""
+        n, kept = len(self.front), len(self.trees())
+        what = " and ".join(
+            part
+            for part in (
+                f"test none of {', '.join(self.exclude)}" if self.exclude else "",
+                f"test all of {', '.join(self.require)}" if self.require else "",
+            )
+            if part
+        )
+        if kept:
+            best = self.trees()[0]
+            gap = best.info["errors"] - self.front.trees[0].info["errors"]
+            cost = "as many training errors as #0" if gap == 0 else f"{plural(gap, 'training error')} more than #0"
+            return f"{kept} of the {n} trees {what}; the best of them, #{best.id}, has {cost}."
+        last = self.front.trees[-1].info["errors"]
+        return (
+            f"None of the {n} trees {what}: such a tree has at least {last} training errors "
+            "(raise Alternatives (k) and find them again to see it)."
+        )
 
     def same_as_point(self) -> set[int]:
         """Ranks of the set's trees identical to the selected tree (the same test at every node)."""
@@ -205,6 +247,12 @@ class RashomonSession(param.Parameterized):
 
 SHARE_COLORS = ("#4c78a8", "#f58518")  # any node, the root: the app's categorical pair
 TABLE_HEIGHT = 260  # px: about 8 rows in view, the rest scrolled inside the card
+# the columns' names read as a list, from the left; the numbers stay right-aligned
+TABLE_CSS = """
+table { font-size: 0.9em; }
+th:last-child, td:last-child { text-align: left !important; padding-left: 24px; }
+thead th { position: sticky; top: 0; background: var(--panel-background-color, white); }
+"""
 
 
 class RashomonView(pn.viewable.Viewer):
@@ -232,8 +280,10 @@ class RashomonView(pn.viewable.Viewer):
         self.progress = pn.indicators.Progress(value=-1, max=100, visible=False, bar_color="primary", **_SW)
         self.exclude = pn.widgets.MultiChoice(label="Exclude columns", options=[], **_SW)
         self.require = pn.widgets.MultiChoice(label="Require columns", options=[], **_SW)
-        self.status = pn.pane.Str(session.status, **_SW)
-        self.table = pn.pane.DataFrame(_shown(session.table()), index=False, max_rows=10_000, **_SW)
+        self.status = pn.pane.HTML("", css_classes=["rashomon-status"], styles={"font-size": "0.95em"}, **_SW)
+        self.table = pn.pane.DataFrame(
+            _shown(session.table()), index=False, max_rows=10_000, stylesheets=[TABLE_CSS], **_SW
+        )
         self.source = ColumnDataSource({"feature": [], "share": [], "root": [], "label": []})
         fig = figure(height=120, y_range=[], x_range=(0, 1.3), toolbar_location=None, title=_SHARES_TITLE, **_SW)
         share = fig.hbar(y="feature", right="share", height=0.7, source=self.source, color=SHARE_COLORS[0])
@@ -248,9 +298,18 @@ class RashomonView(pn.viewable.Viewer):
             text_font_size="11px",
         )
         fig.xaxis.axis_label = "share of the listed trees"
+        fig.xaxis.axis_label_text_font_size = "12px"
+        fig.title.text_font_size = "13px"
         fig.xaxis.formatter = NumeralTickFormatter(format="0%")
         fig.xaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])  # the range goes on for the labels
-        legend = Legend(items=[("any node", [share]), ("at the root", [root])], orientation="horizontal")
+        legend = Legend(
+            items=[("tested at any node", [share]), ("at the root", [root])],
+            orientation="horizontal",
+            border_line_color=None,
+            label_text_font_size="12px",
+            margin=0,
+            padding=2,
+        )
         fig.add_layout(legend, "above")
         fig.ygrid.grid_line_color = None
         self.fig = fig
@@ -259,7 +318,15 @@ class RashomonView(pn.viewable.Viewer):
             label="Open in tree view", width=150, disabled=True, margin=(24, 10, 5, 10)
         )
         self.compare_note = pn.pane.Markdown("", **_SW)
+        self.filter_note = pn.pane.HTML("", css_classes=["rashomon-filter"], visible=False, **_SW)
         self.compare = CompareDiagram(run=bokeh)
+        self._set_parts = (
+            pn.Row(self.exclude, self.require, **_SW),
+            self.filter_note,
+            pn.Column(self.table, height=TABLE_HEIGHT, scroll=True, **_SW),
+            pn.pane.Bokeh(self.fig, **_SW),
+            pn.Row(self.pick, self.open_button, **_SW),
+        )
         self.k_input.param.watch(lambda e: setattr(session, "k", int(e.new)), "value")
         self.cancel_button.on_click(lambda *_: session.cancel())
         self.exclude.param.watch(lambda e: setattr(session, "exclude", list(e.new)), "value")
@@ -267,6 +334,7 @@ class RashomonView(pn.viewable.Viewer):
         self.open_button.on_click(lambda *_: self.open(self.pick.value))
         self.pick.param.watch(lambda *_: self._show_pick(), "value")
         session.param.watch(lambda *_: self.refresh(), ["version", "status", "running", "fraction"])
+        self.refresh()
 
     def start(self, run, entry, time_limit: float | None = DEFAULT_TIME_LIMIT):
         """Compute the set for ``entry`` of ``run`` and poll it until done."""
@@ -287,7 +355,8 @@ class RashomonView(pn.viewable.Viewer):
 
     def refresh(self) -> None:
         s = self.session
-        self.status.object = s.status
+        self.status.object = html.escape(s.status)
+        self.filter_note.object = html.escape(s.filter_text())
         self.cancel_button.disabled = not s.running
         self.progress.visible = s.running
         self.progress.value = -1 if s.fraction is None else int(round(100 * s.fraction))  # -1: activity only
@@ -299,7 +368,7 @@ class RashomonView(pn.viewable.Viewer):
         shares = s.shares()
         names = [r["feature"] for r in shares][::-1]
         self.fig.y_range.factors = names
-        self.fig.height = 90 + 26 * max(len(names), 1)  # every column's bar readable, however many
+        self.fig.height = 110 + 32 * max(len(names), 1)  # every column's bar readable, however many
         self.source.data = {
             "feature": names,
             "share": [r["share"] for r in shares][::-1],
@@ -314,6 +383,8 @@ class RashomonView(pn.viewable.Viewer):
             keep = next((r for r in options.values() if r not in same), next(iter(options.values())))
         self.pick.value = keep
         self.open_button.disabled = s.front is None or self.on_open is None or keep is None
+        for part in self._set_parts:  # nothing to show before a set: no empty table, chart or select
+            part.visible = s.front is not None and (part is not self.filter_note or bool(self.filter_note.object))
         self._show_pick()
 
     def _show_pick(self) -> None:
@@ -334,18 +405,22 @@ class RashomonView(pn.viewable.Viewer):
             f"{plural(entry.info['errors'], 'error')})"
         )
         self.compare_note.object = s.difference_text(entry)
+        da, db = self.compare.differences  # the diagram's note in the card's words (ranks are not tree ids)
+        self.compare.note.object = (
+            f"<span style='font-size:0.85em'><span style='color:{DIFF_COLOR};font-weight:bold'>▢ outlined</span>: "
+            f"a split or leaf the other tree does not have at the same place ({len(da)} in the selected tree, "
+            f"{len(db)} in alternative #{entry.id})</span>"
+        )
 
     def __panel__(self):
         return pn.Column(
             pn.Row(self.k_input, self.cancel_button),
             self.progress,
             self.status,
-            pn.Row(self.exclude, self.require, **_SW),
-            pn.Column(self.table, height=TABLE_HEIGHT, scroll=True, **_SW),
-            self.fig,
-            pn.Row(self.pick, self.open_button, **_SW),
+            *self._set_parts,
             self.compare_note,
             self.compare,
+            css_classes=["enter-no-run"],  # Enter in k sets k: it does not run the sidebar's solver
             **_SW,
         )
 
