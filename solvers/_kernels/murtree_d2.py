@@ -132,7 +132,7 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r):
 
 
 @njit(nogil=True, cache=True)
-def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act):
+def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pairs):
     """Class counts of every test (``S[f, c]``) and of every pair of active tests (``P[c, a, b]``, ``a < b``
     by position in ``act``) on the rows ``inst[:m]``; returns the number of active tests.
 
@@ -141,6 +141,10 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act):
     ``f``) so that the inner loops run over tests, contiguous; one block of words per class.  Arrays are
     indexed in 2-D rather than through row views: a view in an inner loop costs an atomic reference count.
     Shared by MurTree's depth-2 solver and the Rashomon enumeration (:mod:`.rashomon`).
+
+    ``pairs == 0`` stops after the single counts (a depth-1 dataset needs no pair).  The pair counts cost
+    ``C * n_act^2 / 2`` word operations (seconds with thousands of tests), so the stop flag is read once per
+    active test; a stop returns -1 and leaves ``P`` unusable.
     """
     F = XR.shape[1]
     C = ccount.shape[0]
@@ -175,25 +179,31 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act):
         if tot >= min_leaf and m - tot >= min_leaf:
             act[n_act] = f
             n_act += 1
+    if pairs == 0:
+        return n_act
     for w in range(W):
         for a in range(n_act):
             bitsA[w, a] = bits[w, act[a]]
-    P[:, :n_act, :n_act] = 0
-    w = 0
+    w0 = 0
     for c in range(C):
-        for _ in range((ccount[c] + 63) >> 6):
-            for a in range(n_act):
+        w1 = w0 + ((ccount[c] + 63) >> 6)
+        for a in range(n_act):
+            if flag[0] != 0:
+                return np.int64(-1)
+            for b in range(a + 1, n_act):
+                P[c, a, b] = 0
+            for w in range(w0, w1):
                 x = bitsA[w, a]
                 if x == 0:
                     continue
                 for b in range(a + 1, n_act):
                     P[c, a, b] += popcount64(x & bitsA[w, b])
-            w += 1
+        w0 = w1
     return n_act
 
 
 @njit(nogil=True, cache=True)
-def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
+def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs):
     """Optimal errors and roots for budgets 1, 2 and 3 on the dataset ``inst[:m]``.
 
     Parameters
@@ -207,26 +217,34 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp):
     bits, bitsA, S, P, act, tmp : workspaces
         ``(W, F)`` uint64 twice (``W >= N/64 + C``), ``(F, C)`` int64, ``(C, F, F)`` int32, ``(F,)``
         int64 and ``(4, C)`` int64.
+    flag : int64 (1,)
+        The Control's stop flag, read while the pairs are counted.
+    pairs : int64
+        0 for a depth-1 dataset: only budget 1 is solved (rows 2 and 3 copy it), without pair counts.
 
     Returns
     -------
     res : int64 (3, 3)
         Row ``b - 1`` holds ``(errors, root feature or -1, left budget)`` of the best tree with at most
-        ``b`` splits.
+        ``b`` splits; errors -1 when the stop flag ended the pair counts.
     """
     C = ccount.shape[0]
-    n_act = pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act)
+    n_act = pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pairs)
     leaf = _err(ccount, C)
     res = np.empty((3, 3), dtype=np.int64)
     for b in range(3):
-        res[b, 0] = leaf
+        res[b, 0] = leaf if n_act >= 0 else -1
         res[b, 1] = -1
         res[b, 2] = 0
+    if n_act < 0:
+        return res
     cnt_l = np.empty(C, dtype=np.int64)
     cnt_r = np.empty(C, dtype=np.int64)
     bl = np.full(n_act, _BIG, dtype=np.int64)
     br = np.full(n_act, _BIG, dtype=np.int64)
-    if C == 2:
+    if pairs == 0:
+        pass  # a depth-1 dataset: no child can split (bl, br stay _BIG)
+    elif C == 2:
         _children2(S, P, act, n_act, ccount, min_leaf, bl, br)
     else:
         _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br)
@@ -300,10 +318,15 @@ def depth2_store(
     arch_h,
     arch_lb,
     slot,
+    flag,
+    pairs,
 ):
-    """Run :func:`depth2` and store its three optima in the cache and the similarity archive."""
-    res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp)
-    for b in range(3):
+    """Run :func:`depth2` and store its optima in the cache and the similarity archive (budget 1 alone when
+    ``pairs == 0``; nothing when the stop flag ended it)."""
+    res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs)
+    if res[0, 0] < 0:
+        return res
+    for b in range(1 if pairs == 0 else 3):
         d = 1 if b == 0 else 2
         cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], _ONE, res[b, 1], res[b, 2])
         archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, b + 1, res[b, 0])

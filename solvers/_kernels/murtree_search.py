@@ -243,7 +243,11 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
             arch_h,
             arch_lb,
             row,
+            flag,
+            d - 1,  # a depth-1 dataset needs no pair counts
         )
+        if res[0, 0] < 0:  # stopped while counting pairs: nothing stored
+            return -1
         counters[1] = meta[0]
         return res[n - 1, 0]
     # general case (d >= 3): search over root tests and budget splits.  Kept in this function: numba
@@ -402,7 +406,8 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
         s = cache_find(keys, h1, h2, d, n)
         if s < 0 or vals[s, 1] == 0:
             # not cached: the children of a depth-2 tree are solved on demand, by the depth-2 solver
-            # even after a stop (it is bounded and needs no flag); deeper ones by an unbounded search
+            # even after a stop (it is bounded and needs no flag; a depth-1 one counts no pair); deeper
+            # ones by an unbounded search
             if d <= 2:
                 depth2_store(
                     XR,
@@ -427,6 +432,8 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
                     arch_h,
                     arch_lb,
                     row,
+                    np.zeros(1, dtype=flag.dtype),
+                    d - 1,
                 )
             else:
                 solve(ws, lvl, row, m, h1, h2, d, n, INF)

@@ -297,7 +297,10 @@ def _d2_children(ws, k):
     if coff < 0:
         return False
     inst = ws.rows[off : off + m]
-    n_act = pack_pairs(ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act)
+    # no stop flag: the enumeration's stops are read between datasets, and a -1 here would read as a full pool
+    n_act = pack_pairs(
+        ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act, np.zeros(1, np.int64), np.int64(1)
+    )
     S = ws.S
     P = ws.P
     act = ws.act
