@@ -9,7 +9,8 @@ import numpy as np
 import treeexplorer as tx
 from treeexplorer.api import prepare
 from treeexplorer.data import frame_from_arrays
-from treeexplorer.rashomon import rashomon_prepared
+from treeexplorer.rashomon import rashomon_prepared, tree_columns
+from treeexplorer.ui import rashomonview
 from treeexplorer.ui.comparediagram import tree_differences
 from treeexplorer.ui.controller import Run, RunSettings
 from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
@@ -94,3 +95,45 @@ def test_the_explorer_finds_the_alternatives_of_the_selected_tree_and_opens_one_
         assert e._alternatives_panel() is not None
     finally:
         e.close()
+
+
+def test_a_set_of_100000_trees_is_shown_and_cancelled_in_bounded_time():
+    # the card refreshes on every status change: it reads a big set once, lists its start, and a cancel lands
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 2, size=(200, 8)).astype(float)
+    y = rng.integers(0, 2, size=200)  # noise: the front reaches trees of 7 splits, with many rivals
+    prep = prepare(frame_from_arrays(X, y), "y")
+    settings = RunSettings("murtree", {"max_depth": 3}, discretizer="none")
+    front = tx.api.run_prepared(prep, "murtree", {"max_depth": 3}, discretizer="none")
+    run = Run(1, "#1", "#000", front, settings)
+    point = max(front.trees, key=lambda t: t.metrics["splits"])
+    session = RashomonSession(lambda: prep, k=100_000)
+    view = RashomonView(session)
+    job = view.start(run, point, time_limit=None)
+    assert job.wait(600)
+    t0 = time.monotonic()
+    _wait(session)  # the set's last word applied: status, table, shares, the alternative drawn
+    view.refresh()
+    took = time.monotonic() - t0
+    assert len(session.front) == 100_000 and session.status.startswith("100000 trees: ")
+    assert took < 15, f"{took:.1f} s to show a set of 100,000 trees"  # minutes before it read the set once
+    assert len(view.table.object) == rashomonview.SHOWN_ROWS and "the first 500 of the 100,000" in view.status.object
+    assert list(view.table.object["#"]) == list(range(rashomonview.SHOWN_ROWS))
+    assert len(view.pick.options) == rashomonview.SHOWN_ROWS
+    # a filter re-lists from the whole set, not from the rows shown
+    top = session.shares()[0]["feature"]
+    session.exclude = [top]
+    j = [c.name for c in session.front.schema.columns].index(top)
+    assert session.trees() == [t for t in session.front.trees if j not in tree_columns(t.tree)]
+    session.exclude = []
+    # Cancel always wins: started again, cancelled as soon as it searches, it ends within seconds
+    assert view.start(run, point, time_limit=None) is not None
+    while session.poll() and "trees so far" not in session.status:
+        time.sleep(0.02)
+    t0 = time.monotonic()
+    session.cancel()
+    _wait(session)
+    view.refresh()
+    took = time.monotonic() - t0
+    assert took < 5, f"the cancel took {took:.1f} s to land"
+    assert "cancelled" in session.status

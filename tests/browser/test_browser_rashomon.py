@@ -52,11 +52,17 @@ def server(tmp_path_factory):
 
 def rows(page) -> list[dict]:
     """The card's table, one dict per row (its header's words as keys)."""
-    table = page.locator("table:has(th:text-is('columns tested'))").first
-    head = [h.strip() for h in table.locator("thead th").all_inner_texts()]
-    return [
-        dict(zip(head, (c.strip() for c in r.locator("td").all_inner_texts()))) for r in table.locator("tbody tr").all()
-    ]
+    deadline = time.time() + 15
+    while True:  # a re-filter redraws the table: a read in the middle of it is read again
+        table = page.locator("table:has(th:text-is('columns tested'))").first
+        head = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+        out = [
+            dict(zip(head, (c.strip() for c in r.locator("td").all_inner_texts())))
+            for r in table.locator("tbody tr").all()
+        ]
+        if all("columns tested" in r for r in out) or time.time() > deadline:
+            return out
+        time.sleep(0.2)
 
 
 def status(page) -> str:

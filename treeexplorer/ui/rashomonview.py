@@ -35,6 +35,7 @@ from treeexplorer.ui.warm import prefer
 __all__ = ["RashomonSession", "RashomonView"]
 
 DEFAULT_K = 100
+SHOWN_ROWS = 500  # rows the card's table and select hold: a set of 100,000 trees is listed from its start
 
 
 class RashomonSession(param.Parameterized):
@@ -62,6 +63,7 @@ class RashomonSession(param.Parameterized):
         self._found = 0  # its trees so far
         self.front: Front | None = None
         self.point: FrontTree | None = None
+        self._memo: dict = {}  # what the view reads of the set, per filter: computed once, not per refresh
         self.param.watch(lambda *_: self._bump(), ["exclude", "require"])
 
     def _bump(self):
@@ -98,6 +100,7 @@ class RashomonSession(param.Parameterized):
             )
 
         self.point, self._bounds, self._found = entry, (splits, depth), 0
+        self._memo = {}
         self.job = app_job(work, time_limit, label=f"alternatives ({splits} splits)", session=(id(self), "rashomon"))
         self.running = True
         self.status = f"finding the {k} best trees with at most {splits} splits, depth <= {depth} ..."
@@ -129,7 +132,7 @@ class RashomonSession(param.Parameterized):
             self.status, self.fraction = describe(info)
 
     def _on_done(self, front: Front) -> None:
-        self.front, self.fraction = front, None
+        self.front, self.fraction, self._memo = front, None, {}
         info = front.stats.get("rashomon", {})
         splits, depth = self._bounds
         stop = "" if front.status == "done" else f" ({front.status}: the first trees of the order)"
@@ -150,17 +153,31 @@ class RashomonSession(param.Parameterized):
         self.status = f"alternatives not computed: {message}"
 
     # -- what the view shows -------------------------------------------------------------------------
+    def _cached(self, key, make):
+        """``make()`` once per set and filter (the card refreshes on every status change; a set may hold
+        100,000 trees)."""
+        key = (key, tuple(self.exclude), tuple(self.require))
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
     def columns(self) -> list[str]:
         """Names of the columns some tree of the set tests (for the exclude / require choices)."""
-        return [s["feature"] for s in feature_shares(self.front)] if self.front else []
+        if not self.front:
+            return []
+        return self._cached("columns", lambda: [s["feature"] for s in feature_shares(self.front)])
 
     def trees(self) -> list[FrontTree]:
         if self.front is None:
             return []
-        return filter_set(self.front, self.exclude, self.require)
+        return self._cached("trees", lambda: filter_set(self.front, self.exclude, self.require))
 
-    def table(self) -> pd.DataFrame:
-        """One row per listed tree: rank, errors, gap to the selected tree, splits, columns."""
+    def table(self, limit: int | None = None) -> pd.DataFrame:
+        """One row per listed tree (the first ``limit`` of them): rank, errors, gap to the selected tree, splits,
+        columns."""
+        return self._cached(("table", limit), lambda: self._table(limit))
+
+    def _table(self, limit: int | None) -> pd.DataFrame:
         base = self.point.metrics["train_errors"] if self.point is not None else 0
         rows = [
             {
@@ -170,7 +187,7 @@ class RashomonSession(param.Parameterized):
                 "splits": t.metrics["splits"],
                 "features": ", ".join(self.front.schema.columns[j].name for j in tree_columns(t.tree)),
             }
-            for t in self.trees()
+            for t in self.trees()[:limit]
         ]
         return pd.DataFrame(rows, columns=["rank", "errors", "gap", "splits", "features"])
 
@@ -202,7 +219,21 @@ class RashomonSession(param.Parameterized):
         """Ranks of the set's trees identical to the selected tree (the same test at every node)."""
         if self.front is None or self.point is None:
             return set()
-        return {t.id for t in self.front.trees if tree_differences(t.tree, self.point.tree) == (set(), set())}
+        point = self.point
+
+        def same():  # only a tree with the point's errors and splits can be it: the rest are not compared
+            errors, splits = point.metrics["train_errors"], point.metrics["splits"]
+            return {
+                t.id
+                for t in self.front.trees
+                if t.info["errors"] == errors
+                and t.metrics["splits"] == splits
+                and tree_differences(t.tree, point.tree) == (set(), set())
+            }
+
+        if "same" not in self._memo:  # the memo is emptied with a new point or set
+            self._memo["same"] = same()
+        return self._memo["same"]
 
     def difference_text(self, entry: FrontTree) -> str:
         """What the alternative ``entry`` changes against the selected tree: errors and columns tested."""
@@ -227,6 +258,9 @@ class RashomonSession(param.Parameterized):
 
     def shares(self) -> list[dict]:
         """Share of the listed trees testing each column, and at the root."""
+        return self._cached("shares", self._shares)
+
+    def _shares(self) -> list[dict]:
         trees = self.trees()
         if not trees:
             return []
@@ -355,7 +389,9 @@ class RashomonView(pn.viewable.Viewer):
 
     def refresh(self) -> None:
         s = self.session
-        self.status.object = html.escape(s.status)
+        listed = len(s.trees())
+        more = f" The table lists the first {SHOWN_ROWS:,} of the {listed:,} trees." if listed > SHOWN_ROWS else ""
+        self.status.object = html.escape(s.status + more)
         self.filter_note.object = html.escape(s.filter_text())
         self.cancel_button.disabled = not s.running
         self.progress.visible = s.running
@@ -363,7 +399,7 @@ class RashomonView(pn.viewable.Viewer):
         cols = s.columns()
         self.exclude.options = cols
         self.require.options = cols
-        table = s.table()
+        table = s.table(SHOWN_ROWS)
         self.table.object = _shown(table, s.same_as_point())
         shares = s.shares()
         names = [r["feature"] for r in shares][::-1]
@@ -375,7 +411,7 @@ class RashomonView(pn.viewable.Viewer):
             "root": [r["root_share"] for r in shares][::-1],
             "label": [f"{r['share']:.0%} ({r['root_share']:.0%} root)" for r in shares][::-1],
         }
-        options = {_pick_label(row): int(row["rank"]) for _, row in table.iterrows()}
+        options = {_pick_label(row): int(row["rank"]) for row in table.to_dict("records")}
         keep = self.pick.value if self.pick.value in options.values() else None
         self.pick.options = options
         if keep is None and options:  # the best listed tree that is not the selected one, else the first
