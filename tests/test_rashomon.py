@@ -366,3 +366,24 @@ def test_cli_rashomon_json_and_csv(tmp_path, capsys):
         assert set(filter(None, r["features"].split(";"))) == used
     assert main([*args, "-k", "0"]) == 2
     assert "k must" in capsys.readouterr().err
+
+
+def test_a_stop_while_assembling_keeps_the_best_trees_of_the_order(tmp_path):
+    # a Front samples a stopped assembly spread over its sizes; a Rashomon set keeps a prefix of its order
+    import treeexplorer as tx
+    from treeexplorer.assemble import _RANKED_KEEP
+
+    path, X, y = _table(tmp_path, n=8_000, seed=5)  # rows for several chunks of the count (a stop between)
+    whole = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000)
+    assert len(whole.trees) > _RANKED_KEEP  # every canonical tree of depth <= 3 over the 6 tests: a few hundred
+
+    def cancel_when_assembling(report):
+        if report["phase"] == "assembling":
+            control.cancel()
+
+    control = Control(progress=cancel_when_assembling)
+    cut = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000, control=control)
+    assert cut.status == "cancelled" and len(cut.trees) == _RANKED_KEEP
+    assert [key_tx(t.tree) for t in cut.trees] == [key_tx(t.tree) for t in whole.trees[:_RANKED_KEEP]]
+    assert [t.metrics["train_errors"] for t in cut.trees] == [t.info["errors"] for t in cut.trees]
+    assert any("the first of the order" in n for n in cut.notices)

@@ -82,13 +82,13 @@ def spread(n: int, k: int) -> list[int]:
 
 
 def count_trees_stoppable(
-    trees, X, y, n_classes: int, progress=None, n_jobs: int = 2, stop=None, keep: int = 8
+    trees, X, y, n_classes: int, progress=None, n_jobs: int = 2, stop=None, keep: int = 8, prefix: bool = False
 ) -> tuple[list, np.ndarray, list[int]]:
     """:func:`count_trees` polling ``stop()`` between chunks of rows.
 
-    Once ``stop()`` answers True, only ``keep`` trees spread over the list (:func:`spread`) are counted on
-    the rows left, which costs about ``keep / len(trees)`` of the rest of the pass.  Returns the counts and
-    tests of the trees counted on every row and their indices in ``trees``.
+    Once ``stop()`` answers True, only ``keep`` trees spread over the list (:func:`spread`; ``prefix``: the
+    first ``keep``) are counted on the rows left, which costs about ``keep / len(trees)`` of the rest of the
+    pass.  Returns the counts and tests of the trees counted on every row and their indices in ``trees``.
     """
     trees = list(trees)
     if not trees:
@@ -112,7 +112,7 @@ def count_trees_stoppable(
         pending, running = list(starts), []
         while pending or running:
             if rows is None and stop is not None and pending and len(trees) > keep and stop():
-                kept = spread(len(trees), keep)
+                kept = list(range(keep)) if prefix else spread(len(trees), keep)
                 rows = np.concatenate([np.arange(bases[i], bases[i + 1]) for i in kept])
                 total, tests = total[rows], tests[kept]
                 packed, bases = _pack([trees[i] for i in kept])

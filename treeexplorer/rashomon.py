@@ -65,6 +65,7 @@ def _spec() -> SolverSpec:
         run=_run_raw,
         title="Rashomon set (MurTree)",
         description="The k best distinct trees of MurTree's search space, in order of training errors.",
+        ranked=True,
         params=(
             depth,
             base.param("max_nodes"),

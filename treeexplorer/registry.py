@@ -229,6 +229,9 @@ class SolverSpec:
         :class:`treeexplorer.schema.Condition`), ``encoded=`` (the encoded training table) and ``schema=``,
         e.g. to find or complete the one-hot groups of a categorical column.  A solver that adds columns
         returns the extended list as ``RawFront.features``.
+    ranked : bool
+        Whether ``run``'s solutions come in rank order (a Rashomon set): a stop while assembling then keeps a
+        prefix of that order, not a sample spread over the front.
     """
 
     name: str
@@ -240,6 +243,7 @@ class SolverSpec:
     default_discretizer: str = "none"
     wants_features: bool = False
     progress_words: Callable[[dict, dict], tuple[str, float | None]] | None = None
+    ranked: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:
