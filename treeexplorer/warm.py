@@ -26,7 +26,7 @@ __all__ = ["COMPILE_ESTIMATE_S", "WARM_NAMES", "compile_notice", "ensure_warm", 
 # `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
 # what the CLI and the app state.  murtree: 32.3 CPU s cold, 1.6 s warm (67.8 s while its warm-up also compiled
 # the Rashomon enumeration's kernels, which now warm on their own: "rashomon" below).
-COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 35, "branches": 35, "sat": 5, "contree": 40}
+COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 35, "branches": 35, "sat": 5, "contree": 70}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
