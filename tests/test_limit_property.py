@@ -180,7 +180,7 @@ def test_contree_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit():
 def test_murtree_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit():
     """The long property test's MurTree miss: 204 rows x 50 columns give ``exact`` 9,950 tests, and the depth-2
     solver's pair counts (3 classes x 9,950^2) took 2-3.5 s of CPU between two looks at the stop flag (6-10 s
-    for a 2 s limit); the flag is now read once per test of the pair loop."""
+    for a 2 s limit); the flag is now read once per word of rows in the pair loop."""
     df = random_table(20953, 204, 50, 3, False, 1)
     wall, front = check_run("murtree", "exact", df, LIMIT)
     assert not isinstance(front, str), front

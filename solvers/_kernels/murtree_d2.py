@@ -144,7 +144,8 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pair
 
     ``pairs == 0`` stops after the single counts (a depth-1 dataset needs no pair).  The pair counts cost
     ``C * n_act^2 / 2`` word operations (seconds with thousands of tests), so the stop flag is read once per
-    active test; a stop returns -1 and leaves ``P`` unusable.
+    64-row word of the count (and per row of the table while zeroing it); a stop returns -1 and leaves ``P``
+    unusable.
     """
     F = XR.shape[1]
     C = ccount.shape[0]
@@ -184,21 +185,23 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pair
     for w in range(W):
         for a in range(n_act):
             bitsA[w, a] = bits[w, act[a]]
-    w0 = 0
+    w = 0
     for c in range(C):
-        w1 = w0 + ((ccount[c] + 63) >> 6)
         for a in range(n_act):
             if flag[0] != 0:
                 return np.int64(-1)
             for b in range(a + 1, n_act):
                 P[c, a, b] = 0
-            for w in range(w0, w1):
+        for _ in range((ccount[c] + 63) >> 6):
+            if flag[0] != 0:
+                return np.int64(-1)
+            for a in range(n_act):
                 x = bitsA[w, a]
                 if x == 0:
                     continue
                 for b in range(a + 1, n_act):
                     P[c, a, b] += popcount64(x & bitsA[w, b])
-        w0 = w1
+            w += 1
     return n_act
 
 
