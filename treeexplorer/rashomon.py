@@ -242,7 +242,7 @@ def _in_order(front: Front, solver: str, k: int, epsilon) -> Front:
         "trees": len(trees),
         "stopped_by": front.stats.pop("stopped_by", None),
     }
-    front.objective = "misclassifications (Rashomon set: the best trees in order)"
+    front.objective = "misclassifications; Rashomon set, the best trees in order"
     return front
 
 
