@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from treeexplorer.cli_common import CompileNotice, add_run_arguments, run_options
+from treeexplorer.cli_common import CompileNotice, add_run_arguments, check_out, run_options
 
 __all__ = ["main", "build_parser", "CompileNotice"]
 
@@ -159,18 +159,6 @@ def _typed_params(solver: str, given: dict) -> dict:
     return {k: spec.param(k).validate(v, text=True) if k in names else v for k, v in given.items()}
 
 
-def _check_out(out, flag: str) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
-    if out is None:
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"{flag} {out}: is a directory; give a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"{flag} {out}: the directory {str(parent)!r} does not exist; create it first")
-
-
 def _fmt(v, digits=4) -> str:
     if v is None:
         return "-"
@@ -247,7 +235,7 @@ def _cmd_solve(a) -> int:
     if a.no_front:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
-    _check_out(a.out, "--out")
+    check_out(a.out, "--out")
     # a first run compiles for up to a minute once the inputs are checked: solve's warm-up reports it, said here
     notice = CompileNotice()
     try:
@@ -299,7 +287,7 @@ def _cmd_export(a) -> int:
     if a.output is None and canonical_format(a.format) not in TEXT_FORMATS:
         raise ValueError(f"--format {a.format} is binary: give -o FILE (or '-o -' to write it to standard output)")
     if not to_stdout:
-        _check_out(a.output, "--output")
+        check_out(a.output, "--output")
     front = Front.from_json(a.front)
     entry = None if whole else front[a.tree]
     data = export_bytes(a.format, front, entry)
@@ -318,7 +306,7 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.discretize import fit_discretizer
     from treeexplorer.export import plural
 
-    _check_out(a.out, "--out")
+    check_out(a.out, "--out")
     ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-__all__ = ["CompileNotice", "add_run_arguments", "run_options"]
+__all__ = ["CompileNotice", "add_run_arguments", "check_out", "run_options"]
 
 
 def add_run_arguments(
@@ -128,3 +129,15 @@ class CompileNotice:
         end = f"\r{compile_notice(self._solver)}: " if self.tty else ""
         print(f"{end}compiled in {self._seconds:.0f} s (cached for later runs)", file=self.stream, flush=True)
         self._solver = None
+
+
+def check_out(out, flag: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"{flag} {out}: is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{flag} {out}: the directory {str(parent)!r} does not exist; create it first")

@@ -57,13 +57,12 @@ def set_csv(front) -> str:
 
 
 def run_rashomon(a) -> int:
-    from treeexplorer.cli_common import CompileNotice, run_options
+    from treeexplorer.cli_common import CompileNotice, check_out, run_options
     from treeexplorer.export import plural
     from treeexplorer.rashomon import feature_shares, rashomon, set_table
 
-    for path, flag in ((a.out, "--out"), (a.csv, "--csv")):
-        if path and not Path(path).resolve().parent.is_dir():
-            raise ValueError(f"{flag}: no such folder for {path}")
+    check_out(a.out, "--out")
+    check_out(a.csv, "--csv")
     # a first set compiles the enumeration's kernels once the inputs are checked (outside the time limit): said
     notice = CompileNotice()
     try:
