@@ -124,6 +124,25 @@ def test_solver_tables_are_estimated():
         solve(df, "label", solver="murtree", discretizer="none", memory_limit=1)
 
 
+def test_contrees_expected_peak_stays_under_its_bound_and_counts_what_grows():
+    from treeexplorer.solvers.contree import expected_peak, memory_estimate
+
+    n, p = 15_216, 10  # magic
+    for depth in (2, 3, 4):
+        for threads in (1, 2):
+            peak = expected_peak(n, p, depth, 2, threads)
+            # the solver's own bound counts every level in full for every thread, and the sort on top
+            assert peak <= threads * memory_estimate(n, p, depth, 2) + 36 * n * p
+            assert peak >= 12 * n * p * threads  # every thread's level 0 at least
+        assert expected_peak(n, p, depth, 2, 2) > expected_peak(n, p, depth, 2, 1)
+        assert expected_peak(n, p, depth + 1, 2, 2) > expected_peak(n, p, depth, 2, 2)
+    # a narrow, tall table: the column sort's temporaries (one block) set the peak
+    assert expected_peak(2_000_000, 1, 2, 2, 1) >= 36 * 2_000_000
+    nbytes, what, lower = solver_bytes("contree", n, p, 2, {"max_depth": 3, "n_jobs": 2})
+    assert nbytes == expected_peak(n, p, 3, 2, 2)
+    assert "ConTree" in what and "max_depth" in lower
+
+
 def test_id_like_columns_are_left_out_unless_asked():
     n = 300
     rng = np.random.default_rng(3)

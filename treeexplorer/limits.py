@@ -190,13 +190,13 @@ def solver_bytes(name: str, n: int, n_tests: int, n_classes: int, params: dict) 
             "the number of tests (n_bins, discretizer)",
         )
     if name == "contree":
-        from treeexplorer.solvers.contree import memory_estimate
+        from treeexplorer.solvers.contree import expected_peak
 
-        # each thread's sorted row lists per level (solvers.contree.memory_estimate), the stable sort building
-        # the first ones (orders, sorted values, ranks: 24 bytes a cell) and the transposed matrix at the end
+        # each thread's sorted row lists per level as far as a run touches them, or the sort building the first
+        # ones when that is larger (solvers.contree.expected_peak)
         depth = int(params.get("max_depth") or 3)
         threads = 1 if depth < 2 else max(1, min(_threads(params), int(f)))
-        nbytes = threads * memory_estimate(int(n), int(f), depth, int(c)) + 32.0 * n * f
+        nbytes = float(expected_peak(int(n), int(f), depth, int(c), threads))
         return (
             nbytes,
             f"ConTree's sorted row lists ({int(n):,} rows x {n_tests:,} columns, depth {depth}, {threads} threads)",
