@@ -80,3 +80,31 @@ def test_a_big_set_is_counted_in_groups_and_equals_the_per_tree_slow_path():
     for i in kept:
         assert np.array_equal(counts[bases[i] : bases[i + 1]], trees[i].counts)
         assert tests[i] == round(front.trees[i].metrics["avg_tests"] * len(prep.y_train))
+
+
+def test_a_ranked_set_uses_the_engine_counts_only_when_a_sample_agrees():
+    from treeexplorer.assemble import _engine_counts_hold, fill_metrics
+    from treeexplorer.data import frame_from_arrays
+    from treeexplorer.evaluate import forest_shape, spread
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(120, 5)).astype(float)
+    y = (X[:, 1].astype(int) | (rng.random(120) < 0.3)).astype(int)
+    data = frame_from_arrays(X, y)
+    front = tx.rashomon(data, "y", max_depth=2, k=400, discretizer="none", test_size=0.25, seed=0)
+    prep = prepare(data, "y", test_size=0.25, seed=0)
+    trees = [t.tree for t in front.trees]
+    assert _engine_counts_hold(trees, forest_shape(trees), prep, 2)
+    # one tree of the sample with a count moved between two leaves: the engine's counts are not used
+    bad = list(trees)
+    i = spread(len(bad), 64)[5]
+    counts = bad[i].counts.copy()
+    leaf = bad[i].leaves[0]
+    counts[leaf] = counts[leaf][::-1]
+    bad[i] = bad[i].with_counts(counts=counts)
+    assert not _engine_counts_hold(bad, forest_shape(bad), prep, 2)
+    # and the metrics then come from counting: the same numbers as the set's
+    entries = [type(t)(t.id, b, t.optimal, {}, dict(t.info)) for t, b in zip(front.trees, bad)]
+    filled = fill_metrics(entries, prep, None, ranked=True)
+    assert [e.metrics for e in filled] == [t.metrics for t in front.trees]
+    assert np.array_equal(filled[i].tree.counts, front.trees[i].tree.counts)

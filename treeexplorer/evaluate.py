@@ -20,6 +20,7 @@ __all__ = [
     "count_trees",
     "count_trees_stoppable",
     "count_forest_stoppable",
+    "pack_forest",
     "forest_metrics",
     "spread",
     "metrics_from_counts",
@@ -30,7 +31,7 @@ _CHUNK_WORK = 1 << 19  # rows x trees of one chunk when the count is stoppable (
 _GROUP_NODES = 1 << 14  # nodes of the trees counted together over a chunk of rows (their arrays fit in cache)
 
 
-def _pack(trees) -> tuple:
+def pack_forest(trees) -> tuple:
     """Concatenate the trees' node arrays (global child indices) for :func:`count_forest`.
 
     Whole arrays at a time: a set of 100,000 trees is packed in a few concatenations, not a loop per tree.
@@ -62,6 +63,25 @@ def _pack(trees) -> tuple:
         children.astype(np.int64),
         cat("child_values"),
     ), bases
+
+
+def _slice(packed: tuple, bases: np.ndarray, a: int, b: int) -> tuple:
+    """The packed arrays of trees ``a..b-1`` alone (child indices from 0), cut out of all the trees' pack."""
+    roots, column, op, value, tc, fc, offsets, children, child_values = packed
+    n0, n1 = int(bases[a]), int(bases[b])
+    c0, c1 = int(offsets[n0]), int(offsets[n1])
+    tc, fc = tc[n0:n1], fc[n0:n1]
+    return (
+        roots[a:b] - n0,
+        column[n0:n1],
+        op[n0:n1],
+        value[n0:n1],
+        np.where(tc >= 0, tc - n0, -1),
+        np.where(fc >= 0, fc - n0, -1),
+        offsets[n0 : n1 + 1] - c0,
+        children[c0:c1] - n0,
+        child_values[c0:c1],
+    )
 
 
 def _groups(trees, bases) -> list[tuple[int, int]]:
@@ -125,9 +145,19 @@ def count_trees_stoppable(
 
 
 def count_forest_stoppable(
-    trees, X, y, n_classes: int, progress=None, n_jobs: int = 2, stop=None, keep: int = 8, prefix: bool = False
+    trees,
+    X,
+    y,
+    n_classes: int,
+    progress=None,
+    n_jobs: int = 2,
+    stop=None,
+    keep: int = 8,
+    prefix: bool = False,
+    packed: tuple | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """:func:`count_trees_stoppable` with the counts of all the trees in one array.
+    """:func:`count_trees_stoppable` with the counts of all the trees in one array (``packed``: the trees'
+    :func:`pack_forest`, when the caller has it).
 
     Returns ``(counts, bases, tests, kept)``: the class counts of every node of the kept trees, tree after tree
     (tree ``t``'s nodes are ``counts[bases[t]:bases[t + 1]]``), their tests and their indices in ``trees``.
@@ -138,9 +168,9 @@ def count_forest_stoppable(
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     n = X.shape[0]
-    bases = np.concatenate([[0], np.cumsum([t.n_nodes for t in trees])]).astype(np.int64)
+    packed, bases = pack_forest(trees) if packed is None else packed
     groups = _groups(trees, bases)
-    packs = [_pack(trees[a:b])[0] for a, b in groups]
+    packs = [_slice(packed, bases, a, b) for a, b in groups] if len(groups) > 1 else [packed]
     biggest = max(b - a for a, b in groups)
     # chunks of about the same work whatever the number of trees, so that ``stop`` is heard within ~0.1 s
     step = int(min(_CHUNK_ROWS, max(_CHUNK_ROWS // 64, _CHUNK_WORK // biggest))) if stop is not None else _CHUNK_ROWS
@@ -179,7 +209,7 @@ def count_forest_stoppable(
     # ``keep / len(trees)`` of a whole pass
     kept = list(range(keep)) if prefix else spread(len(trees), keep)
     sub = [trees[i] for i in kept]
-    packed, sub_bases = _pack(sub)
+    packed, sub_bases = pack_forest(sub)
     total = np.zeros((int(sub_bases[-1]), n_classes), dtype=np.int64)
     tests = np.zeros(len(sub), dtype=np.int64)
     for r in range(0, n, _CHUNK_ROWS):
@@ -203,14 +233,14 @@ def metrics_from_counts(tree, counts: np.ndarray, tests: int, n_rows: int) -> di
     return {"errors": errors, "accuracy": 1.0 - errors / n_rows, "avg_tests": float(tests) / n_rows}
 
 
-def forest_shape(trees) -> dict:
+def forest_shape(trees, packed: tuple | None = None) -> dict:
     """Splits, leaves and depth of every tree, and the depth of every node, read off the packed node arrays
     (:meth:`Tree.n_splits`, :attr:`Tree.n_leaves`, :attr:`Tree.depth` for all trees at once).
 
     Returns a dict of arrays: ``splits``, ``leaves``, ``depth`` (one per tree), ``node_depth`` (one per node,
     tree after tree, -1 for a node no path reaches) and ``bases`` (tree ``t``'s nodes start at ``bases[t]``).
     """
-    packed, bases = _pack(trees)
+    packed, bases = pack_forest(trees) if packed is None else packed
     roots, column, op, _, true_child, false_child, offsets, children, _ = packed
     depth = np.full(len(column), -1, dtype=np.int64)
     frontier, d = roots, 0
@@ -236,6 +266,7 @@ def forest_shape(trees) -> dict:
         "depth": np.maximum.reduceat(depth, bases[:-1]) if n else np.zeros(0, dtype=np.int64),
         "node_depth": depth,
         "bases": bases,
+        "column": column,
     }
 
 
@@ -250,7 +281,7 @@ def forest_metrics(trees, counts: np.ndarray, tests: np.ndarray, n_rows: int, sh
         return {"errors": np.zeros(n, dtype=np.int64), "accuracy": [None] * n, "avg_tests": [None] * n}
     shape = forest_shape(trees) if shape is None else shape
     bases = shape["bases"]
-    leaf = (shape["node_depth"] >= 0) & (np.concatenate([t.column for t in trees]) < 0)
+    leaf = (shape["node_depth"] >= 0) & (shape["column"] < 0)
     prediction = np.concatenate([t.prediction for t in trees])
     nodes = np.flatnonzero(leaf)
     wrong = counts[nodes].sum(axis=1) - counts[nodes, prediction[nodes]]  # rows of a leaf not of its class

@@ -120,6 +120,12 @@ class Tree:
         return self.child_offsets, self.children, self.child_values
 
     def _same_structure(self, counts) -> Tree:
+        if type(self) is Tree:  # the arrays are already checked: a copy with other counts (a big set has 10^5)
+            counts = np.ascontiguousarray(counts, dtype=np.int64).reshape(self.n_nodes, -1)
+            tree = object.__new__(Tree)
+            tree.__dict__.update(self.__dict__)  # the structure's caches (_reachable, _depths) stay true
+            tree.counts = counts
+            return tree
         return Tree(
             self.column,
             self.op,
