@@ -10,6 +10,7 @@ import re
 import pytest
 from browser_helpers import CHROMIUM, PLOT_INTO_VIEW_JS, POINTS_JS, served_app, settled, shot
 from test_browser_rashomon import CARD, STATUS_DONE, click_point, find, wait_status
+from test_browser_surface import tooltip
 
 pytestmark = [
     pytest.mark.browser,
@@ -61,6 +62,8 @@ def test_the_set_drawn_on_the_plot_and_a_click_opens_its_tree(server, new_page, 
 
 def check_cloud(page, tag: str) -> None:
     expect = pytest.importorskip("playwright.sync_api").expect
+    errors = []  # the hover and the click run in the page: a script error there fails the test
+    page.on("pageerror", lambda e: errors.append(str(e)))
     click_point(page, 3)
     page.get_by_text(CARD).first.click()
     find(page, 300)
@@ -82,15 +85,23 @@ def check_cloud(page, tag: str) -> None:
     page.evaluate(PLOT_INTO_VIEW_JS)
     shot(page, f"rashomon-cloud-{tag}", full_page=False)
     # a place away from every run's point: its tooltip names the set's tree, a click opens that tree of the set
-    points = settled(page, POINTS_JS)
-    far = [p for p in cloud if all((p["x"] - q["x"]) ** 2 + (p["y"] - q["y"]) ** 2 > 20**2 for q in points)]
-    assert far, "every place of the cloud is under a run's point"
-    target = max(far, key=lambda p: p["count"])
-    page.mouse.move(5, 5)
-    page.mouse.move(target["x"], target["y"])
     tip = page.locator(TIP).first
-    expect(tip).to_be_visible(timeout=10_000)
-    text = tip.inner_text()
+    for attempt in range(3):  # positions read again right before the hover: the page may have moved
+        page.evaluate(PLOT_INTO_VIEW_JS)
+        points = settled(page, POINTS_JS)
+        cloud = settled(page, CLOUD_JS.replace("rank: d.rank[i]", "run: 0, tree: d.rank[i], rank: d.rank[i]"))
+        far = [p for p in cloud if all((p["x"] - q["x"]) ** 2 + (p["y"] - q["y"]) ** 2 > 20**2 for q in points)]
+        assert far, "every place of the cloud is under a run's point"
+        target = max(far, key=lambda p: p["count"])
+        page.mouse.move(5, 5)
+        page.mouse.move(target["x"], target["y"])
+        try:
+            expect(tip).to_be_visible(timeout=8_000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise AssertionError(f"no tooltip over the cloud; page errors: {errors}") from None
+    text = tooltip(page)
     assert "of the Rashomon set" in text and f"click: open alternative #{target['rank']}" in text, text
     assert "train errors" in text and "columns tested" in text
     shot(page, f"rashomon-cloud-hover-{tag}", full_page=False)
@@ -104,3 +115,4 @@ def check_cloud(page, tag: str) -> None:
     card.get_by_role("button", name="Hide from the plot").click()
     page.wait_for_function(f"() => ({CLOUD_JS})().length == 0", timeout=30_000)
     expect(legend).to_have_count(0)
+    assert not errors, errors

@@ -31,7 +31,9 @@ def _level(v):
     return round(float(v), 9) if isinstance(v, float) else int(v)
 
 
-def cloud_places(trees, x: str, names: list[str], held_out: bool = False, base_errors: int | None = None) -> list[dict]:
+def cloud_places(
+    trees, x: str, names: list[str], held_out: bool = False, base_errors: int | None = None, columns=None
+) -> list[dict]:
     """The places of the cloud: ``trees`` grouped by complexity ``x`` and training (or held-out) errors.
 
     Parameters
@@ -46,6 +48,9 @@ def cloud_places(trees, x: str, names: list[str], held_out: bool = False, base_e
         Group by held-out errors (the held-out layer); trees without held-out rows are left out.
     base_errors : int, optional
         The selected tree's training errors (the hover says each place's gap to it).
+    columns : dict, optional
+        ``{tree id: tuple of the columns it tests}`` (:func:`tree_columns`), filled as it is read: a caller
+        drawing the same set again passes the same dict.
 
     Returns
     -------
@@ -54,6 +59,13 @@ def cloud_places(trees, x: str, names: list[str], held_out: bool = False, base_e
         (of the same rows), ``train_errors``, ``count``, ``rank`` (the best tree there), ``splits`` (text: one
         number or a range), ``title`` and ``tip`` (the hover's lines, ``label\\tvalue`` each).
     """
+    columns = {} if columns is None else columns
+
+    def cols(t) -> tuple:
+        if t.id not in columns:
+            columns[t.id] = tuple(tree_columns(t.tree))
+        return columns[t.id]
+
     places: dict = {}
     for t in trees:
         m = t.metrics
@@ -67,7 +79,7 @@ def cloud_places(trees, x: str, names: list[str], held_out: bool = False, base_e
         best = group[0]
         m = best.metrics
         splits = sorted({int(t.metrics["splits"]) for t in group})
-        sets = Counter(tuple(tree_columns(t.tree)) for t in group)
+        sets = Counter(cols(t) for t in group)
         n = len(group)
         title = f"{plural(n, 'tree')} of the Rashomon set" + (" · held-out ✕" if held_out else "")
         lines = [("trees here", f"{n:,}")]
@@ -80,7 +92,7 @@ def cloud_places(trees, x: str, names: list[str], held_out: bool = False, base_e
         gap = "" if base_errors is None or len(train) > 1 else f" ({train[0] - base_errors:+d} vs the selected tree)"
         span = str(train[0]) if len(train) == 1 else f"{train[0]}–{train[-1]}"
         lines += [("train errors", span + gap), ("train acc", f"{m['train_accuracy']:.4f}")]
-        lines.append(("best here", f"#{best.id}: " + (", ".join(names[j] for j in tree_columns(best.tree)) or "—")))
+        lines.append(("best here", f"#{best.id}: " + (", ".join(names[j] for j in cols(best)) or "—")))
         common = [f"{', '.join(names[j] for j in cols) or '—'} ({c})" for cols, c in sets.most_common(CLOUD_TIP_SETS)]
         more = len(sets) - CLOUD_TIP_SETS
         lines.append(("columns tested", "; ".join(common) + (f"; {more} more sets" if more > 0 else "")))

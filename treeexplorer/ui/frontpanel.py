@@ -113,14 +113,11 @@ class FrontPanel(SessionViewer):
 
     @safe
     def show_cloud(self) -> None:
-        """Draw the controller's Rashomon set cloud (or take it away) in its run's colour."""
-        c = self.ctx.controller
-        cloud = c.cloud
-        run = c.run_by_id(cloud.run_id) if cloud is not None else None
-        color = run.color if run is not None else "#888888"
+        """Draw the controller's Rashomon set cloud (or take it away)."""
+        cloud = self.ctx.controller.cloud
 
         def draw():
-            self.pareto.set_cloud(cloud, color)
+            self.pareto.set_cloud(cloud)
             self.frame_note.object = self._frame_note()
             self.run_list.show_layers()
 

@@ -124,7 +124,7 @@ if (tip._hit_key !== key) {
   box.appendChild(title);
   if (kind == "cloud") {
     title.textContent = d.title[i];
-    for (const row of d.tip[i].split("\n")) { const [k, v] = row.split("\t"); line(k, v); }
+    for (const row of d.tip[i].split("\\n")) { const [k, v] = row.split("\\t"); line(k, v); }
   } else if (kind == "cv") {
     title.textContent = d.run[i] + " · cross-validation";
     line(d.measure[i], d.level[i]);

@@ -70,6 +70,7 @@ COLUMNS = [
 # the Rashomon set's cloud: one faint marker per place, a radius per point for the hit rule
 CLOUD_COLUMNS = ["x", "y", "size", "radius", "color", "rank", "stamp", "count", "title", "tip", "run"]
 CLOUD_ALPHA = (0.16, 0.5)  # fill, line: clearly behind the runs' points
+CLOUD_COLOR = "#7f7f7f"  # mid grey, no run's colour: secondary on the light and the dark theme
 
 Y_LABELS = {"accuracy": "Accuracy", "excess": "Training errors above the best shown tree"}
 POINT_SIZE = 13  # train points' marker size (screen pixels)
@@ -110,7 +111,8 @@ class ParetoFigure:
         self.cloud_pick = ColumnDataSource({"stamp": [], "rank": [], "at": []})
         self.on_cloud: Callable[[int, int], None] | None = None  # on_cloud(rank, stamp) on a click on the cloud
         self._cloud = None  # the controller's SetCloud drawn, and its colour
-        self._cloud_color = "#888888"
+        self._cloud_color = CLOUD_COLOR
+        self._cloud_cols: tuple = (None, {})  # (the set, {tree id: its columns}) for the hovers
         self.cloud_label = ""  # the run list's entry for the cloud ("" when none is drawn)
         fig = figure(
             height=height,
@@ -387,9 +389,9 @@ class ParetoFigure:
         self._changed()
 
     # -- the Rashomon set's cloud ----------------------------------------------------------------------
-    def set_cloud(self, cloud, color: str = "#888888") -> None:
+    def set_cloud(self, cloud, color: str = CLOUD_COLOR) -> None:
         """Draw the set ``cloud`` (a :class:`~treeexplorer.ui.controller.SetCloud`, or None to take it away) in
-        ``color`` (its run's), faintly, under the runs' points; the plot is redrawn (the frame takes it in)."""
+        ``color``, faintly, under the runs' points; the plot is redrawn (the frame takes it in)."""
         new = cloud is not None and (self._cloud is None or cloud.stamp != self._cloud.stamp)
         self._cloud, self._cloud_color = cloud, color
         if new:  # a new cloud is shown even if the run list's box hid the last one
@@ -422,18 +424,21 @@ class ParetoFigure:
             except KeyError:
                 base = None
         names = self._cloud_names()
-        train = cloud_places(cloud.trees, x, names, base_errors=base)
+        if self._cloud_cols[0] is not cloud.front:  # the columns each tree tests, read once per set
+            self._cloud_cols = (cloud.front, {})
+        cols = self._cloud_cols[1]
+        train = cloud_places(cloud.trees, x, names, base_errors=base, columns=cols)
         if excess:  # errors above the best run's tree of at most the same complexity (the runs' own reference)
             ys = _above_runs([p["x"] for p in train], [p["errors"] for p in train], df, x)
         else:
             ys = clip_below([p["accuracy"] for p in train], window)[0]
         self.cloud.data = self._cloud_data(train, ys, cloud, self._cloud_color)
-        held = cloud_places(cloud.trees, x, names, held_out=True, base_errors=base) if show_test and not excess else []
+        held = cloud_places(cloud.trees, x, names, True, base, cols) if show_test and not excess else []
         held_ys = clip_below([p["accuracy"] for p in held], window)[0]
         self.cloud_tests.data = self._cloud_data(held, held_ys, cloud, self._cloud_color)
         n = len(cloud.trees)
         self.cloud_label = (
-            f"{cloud.label}: {n:,} trees of the Rashomon set of run #{cloud.run_id} (faint circles"
+            f"{cloud.label}: {n:,} trees of the Rashomon set of run #{cloud.run_id} (faint grey circles"
             + (", held-out faint ✕" if held else "")
             + "; the bigger, the more trees at that place; click one to open its best tree)"
         )
