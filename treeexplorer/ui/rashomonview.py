@@ -29,6 +29,7 @@ from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.progress import describe
+from treeexplorer.ui.treeview import locked
 from treeexplorer.ui.viewkit import POLL_MS, Poller
 from treeexplorer.ui.warm import prefer
 
@@ -314,6 +315,7 @@ class RashomonView(pn.viewable.Viewer):
         super().__init__(**params)
         self.session = session
         self.on_open = on_open
+        self._locked = locked(bokeh)
         prefer("rashomon")  # the card is open: its kernels are the next the background warm-up loads
         # the session's periodic callbacks run one at a time (ViewContext.periodic); Panel's own by default
         self._poller = Poller(session.poll, POLL_MS, periodic)
@@ -416,14 +418,19 @@ class RashomonView(pn.viewable.Viewer):
         self.table.object = _shown(table, s.same_as_point())
         shares = s.shares()
         names = [r["feature"] for r in shares][::-1]
-        self.fig.y_range.factors = names
-        self.fig.height = 110 + 32 * max(len(names), 1)  # every column's bar readable, however many
-        self.source.data = {
+        data = {
             "feature": names,
             "share": [r["share"] for r in shares][::-1],
             "root": [r["root_share"] for r in shares][::-1],
             "label": [f"{r['share']:.0%} ({r['root_share']:.0%} root)" for r in shares][::-1],
         }
+
+        def bars():  # raw Bokeh models: changed under the session's document lock (a click's callback has none)
+            self.fig.y_range.factors = names
+            self.fig.height = 110 + 32 * max(len(names), 1)  # every column's bar readable, however many
+            self.source.data = data
+
+        self._locked(bars)
         options = {_pick_label(row): int(row["rank"]) for row in table.to_dict("records")}
         keep = self.pick.value if self.pick.value in options.values() else None
         self.pick.options = options
