@@ -399,8 +399,10 @@ class Tree:
     def structure_key(self) -> tuple:
         """Hashable description of the reachable tests and leaf classes: equal keys mean the same tree."""
         key = []
-        for k in self.reachable():
-            if self.is_multi(k):
+        # plain lists: a set of 100,000 trees is keyed node by node, and numpy's scalars cost 10x as much
+        col, op, val, pred = self.column.tolist(), self.op.tolist(), self.value.tolist(), self.prediction.tolist()
+        for k in self.reachable().tolist():
+            if col[k] >= 0 and op[k] == OP_MULTI:
                 kids = self.child_list(k)
                 lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
                 key.append(
@@ -411,10 +413,10 @@ class Tree:
                         kids.index(int(self.false_child[k])),
                     )
                 )
-            elif self.column[k] >= 0:
-                key.append((int(self.column[k]), int(self.op[k]), float(self.value[k])))
+            elif col[k] >= 0:
+                key.append((col[k], op[k], val[k]))
             else:
-                key.append((-1, int(self.prediction[k])))
+                key.append((-1, pred[k]))
         return tuple(key)
 
     # -- serialisation ---------------------------------------------------------------------------------
