@@ -373,8 +373,11 @@ def test_a_stop_while_assembling_keeps_the_best_trees_of_the_order(tmp_path):
     import treeexplorer as tx
     from treeexplorer.assemble import _RANKED_KEEP
 
-    path, X, y = _table(tmp_path, n=8_000, seed=5)  # rows for several chunks of the count (a stop between)
-    whole = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000)
+    # rows for several chunks of the held-out count (a stop between); the training rows are not counted again
+    # (the engine's counts, checked on a sample: treeexplorer.assemble._engine_counts_hold)
+    path, X, y = _table(tmp_path, n=8_000, seed=5)
+    held = {"test_size": 0.4, "seed": 0}
+    whole = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000, **held)
     assert len(whole.trees) > _RANKED_KEEP  # every canonical tree of depth <= 3 over the 6 tests: a few hundred
 
     def cancel_when_assembling(report):
@@ -382,7 +385,7 @@ def test_a_stop_while_assembling_keeps_the_best_trees_of_the_order(tmp_path):
             control.cancel()
 
     control = Control(progress=cancel_when_assembling)
-    cut = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000, control=control)
+    cut = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=2_000, control=control, **held)
     assert cut.status == "cancelled" and len(cut.trees) == _RANKED_KEEP
     assert [key_tx(t.tree) for t in cut.trees] == [key_tx(t.tree) for t in whole.trees[:_RANKED_KEEP]]
     assert [t.metrics["train_errors"] for t in cut.trees] == [t.info["errors"] for t in cut.trees]

@@ -137,3 +137,114 @@ def test_a_set_of_100000_trees_is_shown_and_cancelled_in_bounded_time():
     took = time.monotonic() - t0
     assert took < 5, f"the cancel took {took:.1f} s to land"
     assert "cancelled" in session.status
+
+
+def _places(trees, x, key):
+    """The cloud's places computed here: ``{(x, errors): (count, first rank)}``."""
+    out = {}
+    for t in trees:
+        if t.metrics[key] is None:
+            continue
+        k = (t.metrics[x], t.metrics[key])
+        count, rank = out.get(k, (0, t.id))
+        out[k] = (count + 1, min(rank, t.id))
+    return out
+
+
+def _drawn(source) -> dict:
+    d = source.data
+    return {(x, round(y, 9)): (c, r) for x, y, c, r in zip(d["x"], d["y"], d["count"], d["rank"])}
+
+
+def test_the_cloud_draws_the_listed_trees_for_their_run_and_a_click_opens_only_a_tree_of_the_set():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(dataset="tic-tac-toe", solver="murtree", run_default=False)
+    try:
+        c, pareto = e.controller, e.front.pareto
+        run = c.run_sync(RunSettings("murtree", {"max_depth": 3}))
+        point = next(t for t in run.front.trees if t.metrics["splits"] == 3)
+        c.select(run.id, point.id)
+        s, view = e.alternatives.session, e.alternatives
+        s.k = 200
+        assert view.cloud_w.disabled and e.find_alternatives() is not None
+        _wait(s)
+        view.refresh()
+        assert len(s.front) == 200 and c.cloud is None and not pareto.cloud.data["x"]
+        view.cloud_w.value = True  # "Show on the plot"
+        cloud = c.cloud
+        assert cloud is not None and cloud.run_id == run.id and cloud.trees == tuple(s.trees())
+        assert view.cloud_w.label == "Hide from the plot"
+        n_train = c.prepared().y_train.shape[0]
+        # one marker per place (splits, training errors), its size growing with the trees there, the best one named
+        places = _places(s.front.trees, "splits", "train_errors")
+        want = {(k, round(1 - err / n_train, 9)): v for (k, err), v in places.items()}
+        assert _drawn(pareto.cloud) == want and sum(pareto.cloud.data["count"]) == 200
+        assert len(want) < 200  # many trees share a place
+        sizes = dict(zip(pareto.cloud.data["count"], pareto.cloud.data["size"]))
+        assert sizes[max(sizes)] > sizes[min(sizes)]
+        assert set(pareto.cloud.data["stamp"]) == {cloud.stamp}
+        # the held-out layer: the same trees by held-out errors
+        assert sum(pareto.cloud_tests.data["count"]) == 200
+        held = _places(s.front.trees, "splits", "test_errors")
+        assert sorted(zip(pareto.cloud_tests.data["x"], pareto.cloud_tests.data["rank"])) == sorted(
+            (k, r) for (k, _), (_, r) in held.items()
+        )
+        # hover text: the count, errors, splits and columns of the place's best tree
+        i = pareto.cloud.data["rank"].index(0)
+        tip = pareto.cloud.data["tip"][i]
+        best = s.front.trees[0]
+        names = [col.name for col in s.front.schema.columns]
+        assert f"train errors\t{best.info['errors']}" in tip and f"splits\t{best.metrics['splits']}" in tip
+        assert "best here\t#0: " + ", ".join(names[j] for j in tree_columns(best.tree)) in tip
+        assert "click: open alternative #0" in tip
+        # the legend: an entry in the run list saying what it is
+        assert "200 trees of the Rashomon set of run #1" in pareto.cloud_label
+        assert any(b.label == pareto.cloud_label for b in e.front.run_list.layers_box.objects)
+        # the plot's axes: leaves = splits + 1; errors above the best run tree (no held-out layer there)
+        e.front.x_w.value = "leaves"
+        assert {x - 1 for x in pareto.cloud.data["x"]} == {k for k, _ in want}
+        e.front.y_w.value = "excess"
+        assert not pareto.cloud_tests.data["x"] and min(pareto.cloud.data["y"]) == 0
+        e.front.x_w.value, e.front.y_w.value = "splits", "accuracy"
+        # the filters apply to the cloud (a column some trees do without)
+        top = next(r["feature"] for r in s.shares() if r["share"] < 1)
+        s.exclude = [top]
+        kept = s.trees()
+        assert c.cloud.trees == tuple(kept) and sum(pareto.cloud.data["count"]) == len(kept) < 200
+        gone = next(t for t in s.front.trees if t not in kept)
+        # a click opens the set's tree: the set joins the plot as a run once, the cloud stays (it is the set's)
+        n_runs = len(c.runs)
+        rank = pareto.cloud.data["rank"][-1]
+        pareto._on_cloud_pick("data", {}, {"stamp": [c.cloud.stamp], "rank": [rank], "at": [1]})
+        sel = e.selected
+        assert sel.front is s.front and sel.entry.id == rank and len(c.runs) == n_runs + 1
+        assert c.cloud is not None
+        other = pareto.cloud.data["rank"][0]
+        pareto._on_cloud_pick("data", {}, {"stamp": [c.cloud.stamp], "rank": [other], "at": [2]})
+        assert e.selected.entry.id == other and len(c.runs) == n_runs + 1  # the same run, not a new one
+        # never another tree: a stale click, or a tree the filters left out of the cloud, opens nothing
+        assert c.open_cloud_tree(rank, stamp=c.cloud.stamp - 1) is None
+        assert c.open_cloud_tree(gone.id, stamp=c.cloud.stamp) is None
+        assert e.selected.entry.id == other
+        # the selection moves to another run: the cloud goes and the toggle is off
+        c.select(run.id, point.id)
+        assert c.cloud is not None  # the set's own run
+        run2 = c.run_sync(RunSettings("cart", {"max_depth": 3}))
+        assert c.selected[0] == run2.id and c.cloud is None
+        assert not view.cloud_w.value and not pareto.cloud.data["x"] and not pareto.cloud_label
+        # shown for the set's run only: with another run selected the toggle says what to do
+        view.cloud_w.value = True
+        assert c.cloud is None and not view.cloud_w.value and f"run #{run.id}" in s.status
+        # toggled off, and found again: it goes
+        c.select(run.id, point.id)
+        view.cloud_w.value = True
+        assert c.cloud is not None
+        view.cloud_w.value = False
+        assert c.cloud is None and not pareto.cloud.data["x"]
+        view.cloud_w.value = True
+        assert e.find_alternatives() is not None
+        assert c.cloud is None and not view.cloud_w.value
+        _wait(s)
+    finally:
+        e.close()

@@ -8,9 +8,11 @@ not proven.
 
 from __future__ import annotations
 
+import numpy as np
+
 from treeexplorer.claims import make_search_space
-from treeexplorer.evaluate import count_trees_stoppable, metrics_from_counts
-from treeexplorer.front import Front, FrontTree, metrics_dict
+from treeexplorer.evaluate import count_forest_stoppable, forest_metrics, forest_shape, pack_forest, spread
+from treeexplorer.front import Front, FrontTree
 from treeexplorer.prepared import Prepared, prepared_data_key
 from treeexplorer.solvers import Control
 from treeexplorer.tree import Tree, shorten_thresholds
@@ -20,6 +22,7 @@ __all__ = ["assemble", "fill_metrics"]
 _ASSEMBLY_POLL = 16  # solutions turned into trees between two looks at the control
 # trees of a ranked set counted to the end after a stop: its best ones, at ~1/400 of the rest of a 100,000-tree pass
 _RANKED_KEEP = 256
+_ENGINE_SAMPLE = 64  # trees of a big ranked set counted to check the engine's own counts (the rest are not)
 
 
 def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, control=None) -> Front:
@@ -96,9 +99,10 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
 def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked: bool = False) -> list:
     """Counts and metrics of every tree, all trees in one pass over the train rows and one over the test rows.
 
-    Stopped by a cancel or the time limit meanwhile, only a few trees spread over the front (``ranked``: the
-    first :data:`_RANKED_KEEP` of the order) are counted on the rows left
-    (:func:`~treeexplorer.evaluate.count_trees_stoppable`); returns the entries kept."""
+    Whole arrays at a time (:func:`~treeexplorer.evaluate.forest_metrics`): a set of 100,000 trees costs the
+    passes, not a Python loop of numpy calls per tree.  Stopped by a cancel or the time limit meanwhile, only a
+    few trees spread over the front (``ranked``: the first :data:`_RANKED_KEEP` of the order) are counted on
+    every row (:func:`~treeexplorer.evaluate.count_forest_stoppable`); returns the entries kept."""
     n_classes = prep.schema.n_classes
     trees = [e.tree for e in entries]
 
@@ -109,24 +113,78 @@ def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked:
 
     stop = _assembly_stop(control)
     keep = {"keep": _RANKED_KEEP, "prefix": True} if ranked else {}
-    tr_counts, tr_tests, kept = count_trees_stoppable(
-        trees, prep.X_train, prep.y_train, n_classes, progress("train"), stop=stop, **keep
-    )
-    entries = [entries[i] for i in kept]
-    trees = [e.tree for e in entries]
+    packed = pack_forest(trees)  # once for every pass and the shapes
+    shape = forest_shape(trees, packed)
+    if ranked and len(trees) > _ENGINE_SAMPLE and _engine_counts_hold(trees, shape, prep, n_classes):
+        # the Rashomon engine counted every node of its trees on the training rows (its order is by those
+        # errors); checked on a sample, its counts save the pass over the training rows
+        tr_counts, tr_bases, kept = np.concatenate([t.counts for t in trees]), shape["bases"], list(range(len(trees)))
+        tr_tests = _tests_from_counts(tr_counts, shape, len(trees))
+    else:
+        tr_counts, tr_bases, tr_tests, kept = count_forest_stoppable(
+            trees, prep.X_train, prep.y_train, n_classes, progress("train"), stop=stop, packed=packed, **keep
+        )
+    if len(kept) < len(entries):
+        entries = [entries[i] for i in kept]
+        trees = [e.tree for e in entries]
+        packed = pack_forest(trees)
+        shape = forest_shape(trees, packed)
     has_test = prep.y_test is not None and len(prep.y_test) > 0
     if has_test:
-        te_counts, te_tests, kept = count_trees_stoppable(
-            trees, prep.X_test, prep.y_test, n_classes, progress("test"), stop=stop, **keep
+        te_counts, _, te_tests, kept = count_forest_stoppable(
+            trees, prep.X_test, prep.y_test, n_classes, progress("test"), stop=stop, packed=packed, **keep
         )
-        entries = [entries[i] for i in kept]
-        tr_counts, tr_tests = [tr_counts[i] for i in kept], tr_tests[kept]
+        if len(kept) < len(entries):  # stopped on the test rows: the kept trees' train counts picked out
+            nodes = np.concatenate([np.arange(tr_bases[i], tr_bases[i + 1]) for i in kept])
+            tr_counts, tr_tests = tr_counts[nodes], tr_tests[kept]
+            entries = [entries[i] for i in kept]
+            trees = [e.tree for e in entries]
+            packed = pack_forest(trees)
+            shape = forest_shape(trees, packed)
+    bases = shape["bases"]
+    tr = forest_metrics(trees, tr_counts, tr_tests, len(prep.y_train), shape)
+    te = forest_metrics(trees, te_counts, te_tests, len(prep.y_test), shape) if has_test else None
+    splits, leaves, depth = (shape[k].tolist() for k in ("splits", "leaves", "depth"))
+    tr_err = tr["errors"].tolist()
+    te_err = te["errors"].tolist() if has_test else None
     for i, e in enumerate(entries):
-        e.tree = e.tree.with_counts(counts=tr_counts[i])
-        tr = metrics_from_counts(e.tree, tr_counts[i], tr_tests[i], len(prep.y_train))
-        te = metrics_from_counts(e.tree, te_counts[i], te_tests[i], len(prep.y_test)) if has_test else None
-        e.metrics = metrics_dict(e.tree, tr, te)
+        e.tree = e.tree.with_counts(counts=tr_counts[bases[i] : bases[i + 1]])
+        e.metrics = {  # metrics_dict's keys and values, from the arrays
+            "splits": splits[i],
+            "leaves": leaves[i],
+            "depth": depth[i],
+            "avg_tests": tr["avg_tests"][i],
+            "train_accuracy": tr["accuracy"][i],
+            "train_errors": tr_err[i],
+            "test_accuracy": te["accuracy"][i] if has_test else None,
+            "test_errors": te_err[i] if has_test else None,
+            "test_avg_tests": te["avg_tests"][i] if has_test else None,
+        }
     return entries
+
+
+def _engine_counts_hold(trees, shape, prep: Prepared, n_classes: int) -> bool:
+    """Whether the trees' own node counts (the solver's) are their counts on the training rows: every root holds
+    the training rows' classes, and :data:`_ENGINE_SAMPLE` trees spread over the list, counted, agree at every
+    node."""
+    if any(t.counts.shape != (t.n_nodes, n_classes) for t in trees):
+        return False
+    roots = np.stack([t.counts[0] for t in trees])
+    if not (roots == np.bincount(prep.y_train, minlength=n_classes)).all():
+        return False
+    sample = spread(len(trees), _ENGINE_SAMPLE)
+    counts, bases, _, _ = count_forest_stoppable([trees[i] for i in sample], prep.X_train, prep.y_train, n_classes)
+    return all(np.array_equal(counts[bases[j] : bases[j + 1]], trees[i].counts) for j, i in enumerate(sample))
+
+
+def _tests_from_counts(counts: np.ndarray, shape: dict, n_trees: int) -> np.ndarray:
+    """Each tree's tests over the rows its counts are of: the rows of each leaf times the leaf's depth."""
+    depth = shape["node_depth"]
+    leaves = np.flatnonzero((depth >= 0) & (shape["column"] < 0))
+    tree_of = np.repeat(np.arange(n_trees), np.diff(shape["bases"]))[leaves]
+    tests = np.zeros(n_trees, dtype=np.int64)
+    np.add.at(tests, tree_of, counts[leaves].sum(axis=1) * depth[leaves])
+    return tests
 
 
 def _assembly_stop(control: Control | None):

@@ -13,27 +13,45 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from treeexplorer.schema import OP_MULTI
 from treeexplorer.solvers._kernels.predict import count_forest
 
-__all__ = ["count_trees", "count_trees_stoppable", "spread", "metrics_from_counts"]
+__all__ = [
+    "count_trees",
+    "count_trees_stoppable",
+    "count_forest_stoppable",
+    "pack_forest",
+    "forest_metrics",
+    "spread",
+    "metrics_from_counts",
+]
 
 _CHUNK_ROWS = 1 << 16
 _CHUNK_WORK = 1 << 19  # rows x trees of one chunk when the count is stoppable (~0.05 s on a free core)
+_GROUP_NODES = 1 << 14  # nodes of the trees counted together over a chunk of rows (their arrays fit in cache)
 
 
-def _pack(trees) -> tuple:
-    """Concatenate the trees' node arrays (global child indices) for :func:`count_forest`."""
-    bases = np.cumsum([0] + [t.n_nodes for t in trees])
-    cbases = np.cumsum([0] + [len(t.children) for t in trees])
+def pack_forest(trees) -> tuple:
+    """Concatenate the trees' node arrays (global child indices) for :func:`count_forest`.
+
+    Whole arrays at a time: a set of 100,000 trees is packed in a few concatenations, not a loop per tree.
+    """
+    sizes = np.fromiter((t.n_nodes for t in trees), dtype=np.int64, count=len(trees))
+    n_kids = np.fromiter((len(t.children) for t in trees), dtype=np.int64, count=len(trees))
+    bases = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    cbases = np.concatenate([[0], np.cumsum(n_kids)]).astype(np.int64)
+    node_base = np.repeat(bases[:-1], sizes)
 
     def cat(name):
         return np.concatenate([getattr(t, name) for t in trees])
 
     def shifted(name):  # child indices made global; -1 (no child) stays -1
-        return np.concatenate([np.where(getattr(t, name) >= 0, getattr(t, name) + b, -1) for t, b in zip(trees, bases)])
+        a = cat(name)
+        return np.where(a >= 0, a + node_base, -1)
 
-    offsets = np.concatenate([t.child_offsets[:-1] + cb for t, cb in zip(trees, cbases)] + [cbases[-1:]])
-    children = np.concatenate([t.children + b for t, b in zip(trees, bases)])
+    offsets = np.concatenate([np.concatenate([t.child_offsets[:-1] for t in trees]) + np.repeat(cbases[:-1], sizes)])
+    offsets = np.concatenate([offsets, cbases[-1:]])
+    children = cat("children") + np.repeat(bases[:-1], n_kids)
     return (
         bases[:-1].astype(np.int64),
         cat("column"),
@@ -45,6 +63,37 @@ def _pack(trees) -> tuple:
         children.astype(np.int64),
         cat("child_values"),
     ), bases
+
+
+def _slice(packed: tuple, bases: np.ndarray, a: int, b: int) -> tuple:
+    """The packed arrays of trees ``a..b-1`` alone (child indices from 0), cut out of all the trees' pack."""
+    roots, column, op, value, tc, fc, offsets, children, child_values = packed
+    n0, n1 = int(bases[a]), int(bases[b])
+    c0, c1 = int(offsets[n0]), int(offsets[n1])
+    tc, fc = tc[n0:n1], fc[n0:n1]
+    return (
+        roots[a:b] - n0,
+        column[n0:n1],
+        op[n0:n1],
+        value[n0:n1],
+        np.where(tc >= 0, tc - n0, -1),
+        np.where(fc >= 0, fc - n0, -1),
+        offsets[n0 : n1 + 1] - c0,
+        children[c0:c1] - n0,
+        child_values[c0:c1],
+    )
+
+
+def _groups(trees, bases) -> list[tuple[int, int]]:
+    """Consecutive runs of trees of about :data:`_GROUP_NODES` nodes: each is counted over the rows on its own,
+    so that its nodes stay in the processor's cache while the rows stream past (a set of 100,000 trees in one
+    pass read every tree's nodes from memory for every row)."""
+    cuts = [0]
+    while cuts[-1] < len(trees):
+        a = cuts[-1]
+        b = int(np.searchsorted(bases, bases[a] + _GROUP_NODES, side="right")) - 1
+        cuts.append(min(len(trees), max(b, a + 1)))
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 def count_trees(trees, X, y, n_classes: int, progress=None, n_jobs: int = 2) -> tuple[list, np.ndarray]:
@@ -90,45 +139,84 @@ def count_trees_stoppable(
     first ``keep``) are counted on the rows left, which costs about ``keep / len(trees)`` of the rest of the
     pass.  Returns the counts and tests of the trees counted on every row and their indices in ``trees``.
     """
+    total, bases, tests, kept = count_forest_stoppable(trees, X, y, n_classes, progress, n_jobs, stop, keep, prefix)
+    counts = [total[int(b) : int(e)] for b, e in zip(bases[:-1], bases[1:])]
+    return counts, tests, kept
+
+
+def count_forest_stoppable(
+    trees,
+    X,
+    y,
+    n_classes: int,
+    progress=None,
+    n_jobs: int = 2,
+    stop=None,
+    keep: int = 8,
+    prefix: bool = False,
+    packed: tuple | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """:func:`count_trees_stoppable` with the counts of all the trees in one array (``packed``: the trees'
+    :func:`pack_forest`, when the caller has it).
+
+    Returns ``(counts, bases, tests, kept)``: the class counts of every node of the kept trees, tree after tree
+    (tree ``t``'s nodes are ``counts[bases[t]:bases[t + 1]]``), their tests and their indices in ``trees``.
+    """
     trees = list(trees)
     if not trees:
-        return [], np.zeros(0, dtype=np.int64), []
+        return np.zeros((0, n_classes), dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), []
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.int64)
     n = X.shape[0]
-    kept = list(range(len(trees)))
-    packed, bases = _pack(trees)
+    packed, bases = pack_forest(trees) if packed is None else packed
+    groups = _groups(trees, bases)
+    packs = [_slice(packed, bases, a, b) for a, b in groups] if len(groups) > 1 else [packed]
+    biggest = max(b - a for a, b in groups)
+    # chunks of about the same work whatever the number of trees, so that ``stop`` is heard within ~0.1 s
+    step = int(min(_CHUNK_ROWS, max(_CHUNK_ROWS // 64, _CHUNK_WORK // biggest))) if stop is not None else _CHUNK_ROWS
+    units = [(r, g) for r in range(0, n, step) for g in range(len(groups))] if n else []
     total = np.zeros((int(bases[-1]), n_classes), dtype=np.int64)
     tests = np.zeros(len(trees), dtype=np.int64)
-    # chunks of about the same work whatever the number of trees, so that ``stop`` is heard within ~0.1 s
-    step = int(min(_CHUNK_ROWS, max(_CHUNK_ROWS // 64, _CHUNK_WORK // len(trees)))) if stop is not None else _CHUNK_ROWS
-    starts = list(range(0, n, step)) or [0]
+    done = 0
 
-    def work(a, packed):
-        return count_forest(*packed, X[a : a + step], y[a : a + step], n_classes)
+    def work(r, g):
+        return count_forest(*packs[g], X[r : r + step], y[r : r + step], n_classes)
 
-    rows = None  # after a stop: the nodes of the kept trees in a full count
-    with ThreadPoolExecutor(max(1, min(n_jobs, len(starts)))) as pool:
-        pending, running = list(starts), []
+    stopped = False
+    with ThreadPoolExecutor(max(1, min(n_jobs, len(units) or 1))) as pool:
+        pending, running = list(units), []
         while pending or running:
-            if rows is None and stop is not None and pending and len(trees) > keep and stop():
-                kept = list(range(keep)) if prefix else spread(len(trees), keep)
-                rows = np.concatenate([np.arange(bases[i], bases[i + 1]) for i in kept])
-                total, tests = total[rows], tests[kept]
-                packed, bases = _pack([trees[i] for i in kept])
+            if not stopped and stop is not None and pending and len(trees) > keep and stop():
+                stopped, pending = True, []
             while pending and len(running) < max(1, n_jobs):
-                a = pending.pop(0)
-                running.append((a, rows is None, pool.submit(work, a, packed)))
-            a, full, fut = running.pop(0)
+                r, g = pending.pop(0)
+                running.append((r, g, pool.submit(work, r, g)))
+            if not running:  # stopped before anything ran
+                break
+            r, g, fut = running.pop(0)
             c, t = fut.result()
-            if full and rows is not None:  # a chunk counted with every tree, before the stop
-                c, t = c[rows], t[kept]
-            total += c
-            tests += t
-            if progress is not None:
-                progress(min(n, a + step), n)
-    counts = [total[int(b) : int(e)] for b, e in zip(bases[:-1], bases[1:])]
-    return counts, tests, kept
+            if stopped:
+                continue  # the kept trees are counted again below
+            a, b = groups[g]
+            total[bases[a] : bases[b]] += c
+            tests[a:b] += t
+            done += 1
+            if progress is not None:  # in rows: the share of the pass done (every tree over every row)
+                progress(n * done // len(units), n)
+    if not stopped:
+        return total, bases, tests, list(range(len(trees)))
+    # stopped: a few trees (spread over the list, or its first ones) are counted on every row, costing about
+    # ``keep / len(trees)`` of a whole pass
+    kept = list(range(keep)) if prefix else spread(len(trees), keep)
+    sub = [trees[i] for i in kept]
+    packed, sub_bases = pack_forest(sub)
+    total = np.zeros((int(sub_bases[-1]), n_classes), dtype=np.int64)
+    tests = np.zeros(len(sub), dtype=np.int64)
+    for r in range(0, n, _CHUNK_ROWS):
+        c, t = count_forest(*packed, X[r : r + _CHUNK_ROWS], y[r : r + _CHUNK_ROWS], n_classes)
+        total += c
+        tests += t
+    return total, sub_bases, tests, kept
 
 
 def metrics_from_counts(tree, counts: np.ndarray, tests: int, n_rows: int) -> dict:
@@ -143,3 +231,65 @@ def metrics_from_counts(tree, counts: np.ndarray, tests: int, n_rows: int) -> di
     c = counts[leaves]
     errors = int(c.sum() - c[np.arange(len(leaves)), tree.prediction[leaves]].sum())
     return {"errors": errors, "accuracy": 1.0 - errors / n_rows, "avg_tests": float(tests) / n_rows}
+
+
+def forest_shape(trees, packed: tuple | None = None) -> dict:
+    """Splits, leaves and depth of every tree, and the depth of every node, read off the packed node arrays
+    (:meth:`Tree.n_splits`, :attr:`Tree.n_leaves`, :attr:`Tree.depth` for all trees at once).
+
+    Returns a dict of arrays: ``splits``, ``leaves``, ``depth`` (one per tree), ``node_depth`` (one per node,
+    tree after tree, -1 for a node no path reaches) and ``bases`` (tree ``t``'s nodes start at ``bases[t]``).
+    """
+    packed, bases = pack_forest(trees) if packed is None else packed
+    roots, column, op, _, true_child, false_child, offsets, children, _ = packed
+    depth = np.full(len(column), -1, dtype=np.int64)
+    frontier, d = roots, 0
+    while frontier.size:
+        depth[frontier] = d
+        inner = frontier[column[frontier] >= 0]
+        multi = inner[op[inner] == OP_MULTI]
+        binary = inner[op[inner] != OP_MULTI]
+        kids = [true_child[binary], false_child[binary]]
+        if multi.size:  # every branch of a multiway node (its CSR range of children)
+            lens = offsets[multi + 1] - offsets[multi]
+            first = np.repeat(offsets[multi] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+            kids.append(children[first + np.arange(int(lens.sum()))])
+        frontier = np.concatenate(kids)
+        frontier = frontier[frontier >= 0]
+        d += 1
+    tree_of = np.repeat(np.arange(len(trees)), np.diff(bases))
+    reached = depth >= 0
+    n = len(trees)
+    return {
+        "splits": np.bincount(tree_of[reached & (column >= 0)], minlength=n),
+        "leaves": np.bincount(tree_of[reached & (column < 0)], minlength=n),
+        "depth": np.maximum.reduceat(depth, bases[:-1]) if n else np.zeros(0, dtype=np.int64),
+        "node_depth": depth,
+        "bases": bases,
+        "column": column,
+    }
+
+
+def forest_metrics(trees, counts: np.ndarray, tests: np.ndarray, n_rows: int, shape: dict | None = None) -> dict:
+    """:func:`metrics_from_counts` of every tree at once: ``errors``, ``accuracy`` and ``avg_tests`` arrays.
+
+    ``counts`` are the class counts of every node, tree after tree (:func:`count_forest_stoppable`), ``tests``
+    each tree's total tests; ``shape`` is :func:`forest_shape` of ``trees`` (computed when not given).
+    """
+    n = len(trees)
+    if n_rows == 0:
+        return {"errors": np.zeros(n, dtype=np.int64), "accuracy": [None] * n, "avg_tests": [None] * n}
+    shape = forest_shape(trees) if shape is None else shape
+    bases = shape["bases"]
+    leaf = (shape["node_depth"] >= 0) & (shape["column"] < 0)
+    prediction = np.concatenate([t.prediction for t in trees])
+    nodes = np.flatnonzero(leaf)
+    wrong = counts[nodes].sum(axis=1) - counts[nodes, prediction[nodes]]  # rows of a leaf not of its class
+    tree_of = np.repeat(np.arange(n), np.diff(bases))[nodes]
+    errors = np.zeros(n, dtype=np.int64)
+    np.add.at(errors, tree_of, wrong)
+    return {
+        "errors": errors,
+        "accuracy": (1.0 - errors / n_rows).tolist(),
+        "avg_tests": (np.asarray(tests, dtype=np.float64) / n_rows).tolist(),
+    }

@@ -120,6 +120,12 @@ class Tree:
         return self.child_offsets, self.children, self.child_values
 
     def _same_structure(self, counts) -> Tree:
+        if type(self) is Tree:  # the arrays are already checked: a copy with other counts (a big set has 10^5)
+            counts = np.ascontiguousarray(counts, dtype=np.int64).reshape(self.n_nodes, -1)
+            tree = object.__new__(Tree)
+            tree.__dict__.update(self.__dict__)  # the structure's caches (_reachable, _depths) stay true
+            tree.counts = counts
+            return tree
         return Tree(
             self.column,
             self.op,
@@ -149,9 +155,12 @@ class Tree:
         t_child = np.full(n, -1, dtype=np.int64)
         f_child = np.full(n, -1, dtype=np.int64)
         offsets, kids, codes = [0], [], []
+        # plain lists: a Rashomon set turns 100,000 raw trees into Trees, and numpy's scalars cost 10x as much
+        feature, threshold, left, right = (a.tolist() for a in (raw.feature, raw.threshold, raw.left, raw.right))
+        multi = np.asarray(raw.multi_offsets).tolist() if raw.multi_offsets is not None else None
         for k in range(n):
-            j = raw.feature[k]
-            if raw.is_multi(k):
+            j = feature[k]
+            if multi is not None and multi[k + 1] > multi[k]:
                 # A multiway node over one one-hot group: branch r is "column = code of test r".
                 rng = range(raw.multi_offsets[k], raw.multi_offsets[k + 1])
                 conds = [features[raw.multi_tests[r]] for r in rng]
@@ -170,13 +179,13 @@ class Tree:
                 continue
             feat = features[j]
             if isinstance(feat, Condition):
-                if not 0.0 <= raw.threshold[k] < 1.0:
-                    raise ValueError(f"binary test {j} split at {raw.threshold[k]}, expected 0.5")
+                if not 0.0 <= threshold[k] < 1.0:
+                    raise ValueError(f"binary test {j} split at {threshold[k]}, expected 0.5")
                 column[k], op[k], value[k] = feat.column, feat.op, feat.value
-                t_child[k], f_child[k] = raw.right[k], raw.left[k]
+                t_child[k], f_child[k] = right[k], left[k]
             else:
-                column[k], op[k], value[k] = int(feat), OP_LE, raw.threshold[k]
-                t_child[k], f_child[k] = raw.left[k], raw.right[k]
+                column[k], op[k], value[k] = int(feat), OP_LE, threshold[k]
+                t_child[k], f_child[k] = left[k], right[k]
         return cls(column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes)
 
     def with_counts(self, X: np.ndarray | None = None, y: np.ndarray | None = None, *, counts=None) -> Tree:
@@ -393,8 +402,10 @@ class Tree:
     def structure_key(self) -> tuple:
         """Hashable description of the reachable tests and leaf classes: equal keys mean the same tree."""
         key = []
-        for k in self.reachable():
-            if self.is_multi(k):
+        # plain lists: a set of 100,000 trees is keyed node by node, and numpy's scalars cost 10x as much
+        col, op, val, pred = self.column.tolist(), self.op.tolist(), self.value.tolist(), self.prediction.tolist()
+        for k in self.reachable().tolist():
+            if col[k] >= 0 and op[k] == OP_MULTI:
                 kids = self.child_list(k)
                 lo, hi = self.child_offsets[k], self.child_offsets[k + 1]
                 key.append(
@@ -405,10 +416,10 @@ class Tree:
                         kids.index(int(self.false_child[k])),
                     )
                 )
-            elif self.column[k] >= 0:
-                key.append((int(self.column[k]), int(self.op[k]), float(self.value[k])))
+            elif col[k] >= 0:
+                key.append((col[k], op[k], val[k]))
             else:
-                key.append((-1, int(self.prediction[k])))
+                key.append((-1, pred[k]))
         return tuple(key)
 
     # -- serialisation ---------------------------------------------------------------------------------

@@ -143,7 +143,9 @@ def check_card(page):
     assert used <= {"island", "bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "sex", "year"}
 
     # the share bars: one bar per column some listed tree tests, the share of the 60 trees testing it
-    bars = page.evaluate(SHARES_JS)
+    deadline = time.time() + 15  # the bars change on the session's next tick (under its document lock)
+    while set((bars := page.evaluate(SHARES_JS))["feature"]) != used and time.time() < deadline:
+        time.sleep(0.2)
     assert set(bars["feature"]) == used
     for f, share in zip(bars["feature"], bars["share"]):
         assert share == pytest.approx(sum(f in r["columns tested"].split(", ") for r in listed) / 60)
@@ -166,6 +168,9 @@ def check_card(page):
     assert filtered and all(top not in r["columns tested"].split(", ") for r in filtered)
     assert len(filtered) < 60 and status(page) == before
     assert _text(page, ".rashomon-filter").startswith(f"{len(filtered)} of the 60 trees test none of {top}")
+    deadline = time.time() + 15
+    while top in page.evaluate(SHARES_JS)["feature"] and time.time() < deadline:
+        time.sleep(0.2)
     assert top not in page.evaluate(SHARES_JS)["feature"]
 
     # open the shown alternative in the tree view: the set joins the plot as a run, its tree selected

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from browser_helpers import CHROMIUM
 
-from treeexplorer.ui.hittest import HIT_RULE_JS
+from treeexplorer.ui.hittest import HIT_RULE_JS, HOVER_JS, TAP_JS
 
 pytestmark = [
     pytest.mark.browser,
@@ -88,3 +88,20 @@ def test_a_larger_radius_reaches_further(page):
     assert hit(page, [train, star], 3, 0)["layer"] == 1  # 3 px from the star, 11 px from #1 (beyond 8.5 px)
     assert hit(page, [train, star], 11, 0)["layer"] == 0  # within both radii: #1 (3 px) is nearer (11 px)
     assert hit(page, [layer([0], [0], ["#1"])], 11, 0) is None  # the same 11 px from a train point: too far
+
+
+def test_a_layer_of_markers_of_several_sizes_has_a_radius_per_point(page):
+    # the Rashomon set's cloud: a place of many trees is a bigger marker, hit farther from its centre
+    cloud = layer([0, 40], [0, 0], ["set", "set"], radius=[20, 5])
+    assert hit(page, [cloud], 15, 0)["index"] == 0
+    assert hit(page, [cloud], 33, 0) is None  # 7 px from the small one
+    # drawn under the runs' points: on a tie the run's point (a later layer) wins
+    train = layer([0], [0], ["#1 murtree"])
+    assert hit(page, [cloud, train], 0, 0)["layer"] == 1
+    assert hit(page, [cloud, train], 14, 0)["layer"] == 0  # beyond the point's radius, inside the big marker
+
+
+def test_the_hover_and_click_scripts_parse(page):
+    # the scripts are Python strings: an escape turned into a raw newline inside a JS string broke them once
+    for code in (HOVER_JS, TAP_JS):
+        assert page.evaluate("code => typeof new Function('cb_obj', code)", code) == "function"

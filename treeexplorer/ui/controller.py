@@ -39,6 +39,7 @@ __all__ = [
     "Controller",
     "Run",
     "RunSettings",
+    "SetCloud",
     "MAX_UPLOAD_BYTES",
     "MAX_UPLOAD_ROWS",
     "discretizer_names",
@@ -182,6 +183,21 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class SetCloud:
+    """A Rashomon set's trees drawn faintly on the plot, for the run whose selected tree the set is behind.
+
+    A click on the cloud opens a tree of ``front`` (the set), never a tree of another run; the cloud goes when
+    the selection moves to a run that is neither ``run_id`` nor the set itself opened as a run.
+    """
+
+    run_id: int  # the run the set was computed for
+    front: Front  # the set (its trees in order, ``id`` = rank)
+    trees: tuple  # the trees drawn: the set's trees the exclude / require filters keep
+    label: str  # what the run list calls the set opened as a run ("alternatives to tree 4")
+    stamp: int = 0  # changes with every new cloud: a click the browser made on an older one is ignored
+
+
+@dataclass(frozen=True)
 class TableLoad:
     """One way of loading a table (:meth:`Controller._load`'s arguments), kept while a load waits for the user
     (a many-classes target to confirm, missing values to drop) so that it can be tried again."""
@@ -271,6 +287,7 @@ class Controller(param.Parameterized):
     error = param.String(default="")
     notice = param.String(default="")
     data_version = param.Integer(default=0, doc="Bumped whenever the table or its split changes")
+    cloud = param.Parameter(default=None, doc="The Rashomon set drawn on the plot (a SetCloud), or None")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -798,6 +815,70 @@ class Controller(param.Parameterized):
             return run.front[self.compare]
         except KeyError:
             return None
+
+    # -- the Rashomon set's cloud on the plot --------------------------------------------------------
+    _cloud_stamp = 0
+
+    def show_cloud(self, run_id: int, front: Front, trees, label: str) -> SetCloud | None:
+        """Draw ``trees`` of the set ``front`` on the plot for run ``run_id`` (None: that run is not the
+        selected one, or gone)."""
+        here = self.selected is not None and self.run_by_id(run_id) is not None
+        if not here or self.selected[0] not in self._set_runs(run_id, front):
+            self.cloud = None
+            return None
+        Controller._cloud_stamp += 1
+        self.cloud = SetCloud(run_id, front, tuple(trees), label, Controller._cloud_stamp)
+        return self.cloud
+
+    def hide_cloud(self) -> None:
+        self.cloud = None
+
+    def _set_runs(self, run_id: int, front: Front) -> set[int]:
+        """The runs a set's cloud belongs to: the one it was computed for and the set opened as a run."""
+        return {run_id} | {r.id for r in self.runs if r.front is front}
+
+    def set_run(self, front: Front, label: str) -> Run | None:
+        """The set ``front`` as a run of the current data: the one already opened, else added."""
+        run = next((r for r in self.runs if r.front is front), None)
+        if run is None:
+            added = self.add_fronts([front], labels=[label])  # selects its best tree: the caller selects next
+            run = added[0] if added else None
+        return run
+
+    def open_set_tree(self, front: Front, rank: int, label: str) -> tuple[int, int] | None:
+        """Select tree ``rank`` of the set ``front`` in the tree view: the set joins the plot as a run (once).
+
+        Only a tree of ``front`` is ever opened (the cloud's click rule): ``None`` when it has no such tree.
+        """
+        entry = next((t for t in front.trees if t.id == int(rank)), None)
+        if entry is None:
+            return None
+        run = self.set_run(front, label)
+        if run is None:
+            return None
+        self.select(run.id, entry.id)
+        return run.id, entry.id
+
+    def open_cloud_tree(self, rank: int, stamp: int | None = None) -> tuple[int, int] | None:
+        """A click on the cloud: open tree ``rank`` of the set it draws (None when the click was made on a
+        cloud since replaced, ``stamp``, or there is no cloud)."""
+        cloud = self.cloud
+        if cloud is None or (stamp is not None and int(stamp) != cloud.stamp):
+            return None
+        if not any(t.id == int(rank) for t in cloud.trees):
+            return None
+        return self.open_set_tree(cloud.front, rank, cloud.label)
+
+    @param.depends("selected", "runs", watch=True)
+    def _cloud_follows_selection(self) -> None:
+        # the cloud is the selected run's: it goes when the selection moves to another run (or its run goes)
+        cloud = self.cloud
+        if cloud is None:
+            return
+        if self.selected is None or self.run_by_id(cloud.run_id) is None:
+            self.cloud = None
+        elif self.selected[0] not in self._set_runs(cloud.run_id, cloud.front):
+            self.cloud = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def close(self) -> None:

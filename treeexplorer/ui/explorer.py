@@ -29,7 +29,7 @@ from treeexplorer.ui.jobs import app_words
 from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.notebook import notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
-from treeexplorer.ui.rashomonview import RashomonSession, RashomonView
+from treeexplorer.ui.rashomonview import CloudLink, RashomonSession, RashomonView, set_label
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.viewkit import POLL_MS, Poller, ViewContext, batched, safe
@@ -331,6 +331,7 @@ class Explorer(pn.viewable.Viewer):
             self._alternatives = RashomonView(
                 session, on_open=self._open_alternative, periodic=self.ctx.periodic, bokeh=self.ctx.bokeh
             )
+            self._cloud_link = CloudLink(self._alternatives, self.controller)  # "Show on the plot"
         return self._alternatives
 
     def _alternatives_panel(self):
@@ -348,12 +349,8 @@ class Explorer(pn.viewable.Viewer):
         return self.alternatives.start(run, entry, time_limit)
 
     def _open_alternative(self, front, entry) -> None:
-        # the set becomes a run (its trees drawn on the plot as a cloud), the chosen tree selected in the tree view
-        point = self.alternatives.session.point
-        label = f"alternatives to tree {point.id}" if point is not None else "alternatives"
-        added = self.controller.add_fronts([front], labels=[label])
-        if added:
-            self.controller.select(added[0].id, entry.id)
+        # the set becomes a run (once: opening another of its trees reuses it), the chosen tree selected
+        self.controller.open_set_tree(front, entry.id, set_label(self.alternatives.session.point))
 
     @property
     def sweep_view(self) -> SweepView:

@@ -46,6 +46,8 @@ class FrontPanel(SessionViewer):
         self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.pareto = ParetoFigure(on_select=self._on_point, on_change=ctx.push)
+        self.pareto.on_cloud = self._on_cloud_point
+        c.param.watch(lambda e: self.show_cloud(), "cloud")
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
         ctx.bokeh_panes.append(self.plot_pane)
         self.data_caption = pn.pane.Markdown("", styles={"font-size": "0.9em", "opacity": "0.9"}, margin=(0, 10))
@@ -104,6 +106,22 @@ class FrontPanel(SessionViewer):
     @safe
     def _on_point(self, run_id: int, tree_id: int) -> None:
         self.ctx.controller.select(run_id, tree_id)
+
+    @safe
+    def _on_cloud_point(self, rank: int, stamp: int) -> None:
+        self.ctx.controller.open_cloud_tree(rank, stamp)  # a tree of the set only; a stale click does nothing
+
+    @safe
+    def show_cloud(self) -> None:
+        """Draw the controller's Rashomon set cloud (or take it away)."""
+        cloud = self.ctx.controller.cloud
+
+        def draw():
+            self.pareto.set_cloud(cloud)
+            self.frame_note.object = self._frame_note()
+            self.run_list.show_layers()
+
+        self.ctx.bokeh(draw)
 
     def show_data(self) -> None:
         """The caption naming the table the runs are on."""

@@ -19,19 +19,19 @@ from __future__ import annotations
 __all__ = ["HIT_RULE_JS", "HOVER_JS", "TAP_JS", "layers_js"]
 
 # hitTest(layers, px, py, kx, ky): layers in draw order (bottom first), each {x, y, run, radius, visible,
-# hidden}: point coordinates (data units), run labels, the hit radius (px), whether the layer is shown, and run
-# labels to skip.  (px, py) is the pointer in data units; kx, ky the pixels per data unit.  Returns null or
-# {layer, index, distance, also}.
+# hidden}: point coordinates (data units), run labels, the hit radius (px; a number, or one per point for
+# markers of several sizes), whether the layer is shown, and run labels to skip.  (px, py) is the pointer in
+# data units; kx, ky the pixels per data unit.  Returns null or {layer, index, distance, also}.
 HIT_RULE_JS = """function hitTest(layers, px, py, kx, ky) {
   let best = null, bestQ = Infinity;
   for (let l = 0; l < layers.length; l++) {
     const L = layers[l];
     if (!L.visible) continue;
-    const hidden = L.hidden || [], r2 = L.radius * L.radius;
+    const hidden = L.hidden || [], each = typeof L.radius != "number", r2 = L.radius * L.radius;
     for (let i = 0; i < L.x.length; i++) {
       if (hidden.includes(L.run[i]) || L.x[i] == null || L.y[i] == null) continue;
       const dx = (L.x[i] - px) * kx, dy = (L.y[i] - py) * ky, q = dx * dx + dy * dy;
-      if (!(q <= r2)) continue;  // also skips NaN positions (no held-out rows)
+      if (!(q <= (each ? L.radius[i] * L.radius[i] : r2))) continue;  // also skips NaN positions (no held-out rows)
       if (q <= bestQ) { bestQ = q; best = {layer: l, index: i}; }  // "<=": on a tie the later (topmost) wins
     }
   }
@@ -47,8 +47,9 @@ HIT_RULE_JS = """function hitTest(layers, px, py, kx, ky) {
   return best;
 }"""
 
-# The layers of a ParetoFigure in draw order, from the CustomJS args: held-out crosses, train points, the CV
-# mean points and the CV marks (1-SE star, best-mean ring).  A layer is hit only while its renderer is shown.
+# The layers of a ParetoFigure in draw order, from the CustomJS args: the Rashomon set's cloud (held-out, then
+# train; markers sized by their count, so a radius per point), held-out crosses, train points, the CV mean points
+# and the CV marks (1-SE star, best-mean ring).  A layer is hit only while its renderer is shown.
 _LAYERS_JS = """
 const kinds = [], layers = [];
 const add = (kind, source, renderer, radius) => {
@@ -59,6 +60,10 @@ const add = (kind, source, renderer, radius) => {
   kinds.push([kind, source]);
   layers.push({x: x, y: y, run: d.run || [], radius: radius, visible: !renderer || renderer.visible, hidden: []});
 };
+if (typeof cloud != "undefined" && cloud) {
+  add("cloud", cloud_tests, cloud_tests_r, cloud_tests.data.radius);
+  add("cloud", cloud, cloud_r, cloud.data.radius);
+}
 add("test", tests, tests_r, radius_test);
 add("train", points, points_r, radius);
 add("cv", means, means_r, radius_test);
@@ -80,6 +85,7 @@ const rowOf = (hit) => {
   if (hit === null) return -1;
   const [kind, source] = kinds[hit.layer], d = source.data, p = points.data;
   if (kind == "train") return hit.index;
+  if (kind == "cloud") return -1;  // a tree of the Rashomon set, not of a run's front
   for (let i = 0; i < p.tree.length; i++) {
     const same = kind == "test" ? p.run[i] === d.run[hit.index] : p.run_id[i] === d.run_id[hit.index];
     if (same && p.tree[i] === d.tree[hit.index]) return i;
@@ -116,7 +122,10 @@ if (tip._hit_key !== key) {
   const title = document.createElement("div");
   title.style.fontWeight = "bold";
   box.appendChild(title);
-  if (kind == "cv") {
+  if (kind == "cloud") {
+    title.textContent = d.title[i];
+    for (const row of d.tip[i].split("\\n")) { const [k, v] = row.split("\\t"); line(k, v); }
+  } else if (kind == "cv") {
     title.textContent = d.run[i] + " · cross-validation";
     line(d.measure[i], d.level[i]);
     line("CV held-out acc", num(d.cv_mean[i], 4) + " ± " + num(d.cv_std[i], 4) + " (1 sd)");
@@ -142,7 +151,7 @@ if (tip._hit_key !== key) {
   if (hit.also.length) line("also in", hit.also.join(", "));
   tip.content = box;
 }
-tip.show({x: sx + radius, y: sy});
+tip.show({x: sx + (kind == "cloud" ? d.radius[i] : radius), y: sy});
 """
 )
 
@@ -152,8 +161,15 @@ TAP_JS = layers_js(
     _ROW_JS
     + """
 const row = rowOf(hit);
-if (row < 0) return;
-points.selected.indices = [row];
+if (hit !== null && kinds[hit.layer][0] == "cloud") {
+  // the set's tree, named by the cloud it was drawn in: the server opens it only if that cloud is still shown
+  const d = kinds[hit.layer][1].data;
+  cloud_pick.data = {stamp: [d.stamp[hit.index]], rank: [d.rank[hit.index]], at: [Date.now()]};
+} else if (row < 0) {
+  return;
+} else {
+  points.selected.indices = [row];
+}
 if (!cls) return;
 const find = (root) => {
   const el = root.querySelector('.' + cls);

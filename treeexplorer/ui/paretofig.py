@@ -9,6 +9,8 @@ for the tree the tooltip names: both use one hit rule (:mod:`treeexplorer.ui.hit
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Callable
 
@@ -20,11 +22,30 @@ from treeexplorer.metrics import COMPLEXITY_MEASURES
 from treeexplorer.render.bokehview import lean
 from treeexplorer.render.layout import run_marker
 from treeexplorer.ui.axes import EDGE_MARKER, accuracy_window, clip_below, errors_above_best
+from treeexplorer.ui.cloudlayer import cloud_places, cloud_size
 from treeexplorer.ui.cvfig import CVLayer, cv_frame
 from treeexplorer.ui.hittest import HOVER_JS, TAP_JS
 from treeexplorer.ui.views import X_MEASURES, _staircase, points_frame
 
 __all__ = ["ParetoFigure"]
+
+
+def _above_runs(levels: list, errors: list[int], df, x: str) -> list[int]:
+    """Errors above the fewest of any run's tree in ``df`` with at most each level of ``x`` (the excess axis'
+    reference for the runs' points); below every run's tree, above the fewest of the cloud's own there."""
+
+    def fewest(pairs):  # (levels ascending, the fewest errors up to each)
+        pairs = sorted(pairs)
+        return [k for k, _ in pairs], list(itertools.accumulate((b for _, b in pairs), min))
+
+    runs = fewest(zip(df[x].tolist(), df.train_errors.tolist()) if len(df) else [])
+    own = fewest(zip(levels, errors))
+    out = []
+    for level, e in zip(levels, errors):
+        keys, best = runs if runs[0] and runs[0][0] <= level else own
+        out.append(int(e - best[bisect.bisect_right(keys, level) - 1]))
+    return out
+
 
 COLUMNS = [
     "x",
@@ -45,6 +66,11 @@ COLUMNS = [
     "gap",
 ]
 
+
+# the Rashomon set's cloud: one faint marker per place, a radius per point for the hit rule
+CLOUD_COLUMNS = ["x", "y", "size", "radius", "color", "rank", "stamp", "count", "title", "tip", "run"]
+CLOUD_ALPHA = (0.16, 0.5)  # fill, line: clearly behind the runs' points
+CLOUD_COLOR = "#7f7f7f"  # mid grey, no run's colour: secondary on the light and the dark theme
 
 Y_LABELS = {"accuracy": "Accuracy", "excess": "Training errors above the best shown tree"}
 POINT_SIZE = 13  # train points' marker size (screen pixels)
@@ -78,6 +104,16 @@ class ParetoFigure:
         self.points = ColumnDataSource({c: [] for c in COLUMNS})
         # run_id only on the train points: it marks the tappable series (the browser tests rely on it)
         self.tests = ColumnDataSource({c: [] for c in COLUMNS if c != "run_id"})
+        # the Rashomon set's cloud (SetCloud: its trees grouped by place; drawn under the runs' points) and what a
+        # click on it sends back: the cloud's stamp and the rank of the tree to open
+        self.cloud = ColumnDataSource({c: [] for c in CLOUD_COLUMNS})
+        self.cloud_tests = ColumnDataSource({c: [] for c in CLOUD_COLUMNS})
+        self.cloud_pick = ColumnDataSource({"stamp": [], "rank": [], "at": []})
+        self.on_cloud: Callable[[int, int], None] | None = None  # on_cloud(rank, stamp) on a click on the cloud
+        self._cloud = None  # the controller's SetCloud drawn, and its colour
+        self._cloud_color = CLOUD_COLOR
+        self._cloud_cols: tuple = (None, {})  # (the set, {tree id: its columns}) for the hovers
+        self.cloud_label = ""  # the run list's entry for the cloud ("" when none is drawn)
         fig = figure(
             height=height,
             sizing_mode="stretch_width",
@@ -92,6 +128,21 @@ class ParetoFigure:
         self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
         fig.toolbar.logo = None  # room for the tools
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
+        fill, line = CLOUD_ALPHA
+        self._cloud_tests = fig.scatter(
+            "x", "y", source=self.cloud_tests, marker="x", size="size", line_width=1.5, line_alpha=line, color="color"
+        )
+        self._cloud_train = fig.scatter(
+            "x",
+            "y",
+            source=self.cloud,
+            marker="circle",
+            size="size",
+            line_width=1,
+            fill_alpha=fill,
+            line_alpha=line,
+            color="color",
+        )
         self._tests = fig.scatter(
             "x", "y", source=self.tests, marker="x", size=10, line_width=2, color="color", alpha=0.75
         )
@@ -131,6 +182,11 @@ class ParetoFigure:
             # not receive the data set in the same update (the band stayed empty in the browser).
             "cv_band": self.cv.band,
             "cv_lines": self.cv.lines,
+            "cloud": self.cloud,
+            "cloud_r": self._cloud_train,
+            "cloud_tests": self.cloud_tests,
+            "cloud_tests_r": self._cloud_tests,
+            "cloud_pick": self.cloud_pick,
             "radius": POINT_SIZE / 2 + 2,
             "radius_test": 7,
             "radius_mark": 12,
@@ -155,6 +211,8 @@ class ParetoFigure:
             level="underlay",
         )
         lean(self._tests)
+        lean(self._cloud_tests)
+        lean(self._cloud_train)
         lean(self._train, selectable=True)  # its unselected points fade when one is picked
         lean(self.reference)
         self._reference: dict | None = None
@@ -173,6 +231,7 @@ class ParetoFigure:
         self.below: list = []  # (run label, tree id, accuracy) of the trees drawn on the frame's bottom edge
         self._selected: tuple | None = None
         self.points.selected.on_change("indices", self._on_indices)
+        self.cloud_pick.on_change("data", self._on_cloud_pick)
 
     def set_visible(self, key, visible: bool) -> None:
         """Show or hide an entry of the run list: a run (its id), a CV layer (``("cv", k)``) or ``"exact"``.
@@ -182,6 +241,8 @@ class ParetoFigure:
         """
         if key == "exact":
             self.reference.visible = visible
+        elif key == "cloud":
+            self._cloud_train.visible = self._cloud_tests.visible = visible
         elif isinstance(key, tuple):
             for r in self.cv.renderers(key[1]):
                 r.visible = visible
@@ -193,6 +254,8 @@ class ParetoFigure:
         """Whether the run list's entry ``key`` is shown (see :meth:`set_visible`)."""
         if key == "exact":
             return bool(self.reference.visible)
+        if key == "cloud":
+            return bool(self._cloud_train.visible)
         if isinstance(key, tuple):
             return all(r.visible for r in self.cv.renderers(key[1]))
         line = self._lines.get(key)
@@ -262,6 +325,7 @@ class ParetoFigure:
             extra = cvf[cvf.level >= 1].cv_mean.tolist() if x != "leaves" else cvf[cvf.level >= 2].cv_mean.tolist()
             ref = reference if reference is not None and x in ("splits", "leaves") else None
             extra += [a for k, a in zip(ref["splits"], ref["accuracy"]) if k >= 1] if ref else []
+            extra += self._cloud_accuracies(show_test)
             window = accuracy_window(df if show_test else df.drop(columns="test_accuracy"), extra)
         self.window = window
         if len(df):
@@ -319,9 +383,87 @@ class ParetoFigure:
                 js.args = {**js.args, "means_r": self.cv._means, "marks_r": self.cv._marks}
         items += [{"key": ("cv", k), "label": label} for k, (label, _) in enumerate(cv)]
         self._draw_reference(None if excess else reference, x)
+        self._draw_cloud(x, show_test, excess, window, df)
         self.entries = items
         self._set_axes(x, window, excess)
         self._changed()
+
+    # -- the Rashomon set's cloud ----------------------------------------------------------------------
+    def set_cloud(self, cloud, color: str = CLOUD_COLOR) -> None:
+        """Draw the set ``cloud`` (a :class:`~treeexplorer.ui.controller.SetCloud`, or None to take it away) in
+        ``color``, faintly, under the runs' points; the plot is redrawn (the frame takes it in)."""
+        new = cloud is not None and (self._cloud is None or cloud.stamp != self._cloud.stamp)
+        self._cloud, self._cloud_color = cloud, color
+        if new:  # a new cloud is shown even if the run list's box hid the last one
+            self._cloud_train.visible = self._cloud_tests.visible = True
+        runs, x, show_test, _, dominated = self._args
+        self.update(runs, x, show_test, self._selected, dominated, self._reference, self._gaps)
+
+    def _cloud_names(self) -> list[str]:
+        return [c.name for c in self._cloud.front.schema.columns]
+
+    def _cloud_accuracies(self, show_test: bool) -> list[float]:
+        """The cloud's accuracies at one split or more (the accuracy frame takes them in, as the CV means)."""
+        if self._cloud is None:
+            return []
+        keys = ("train_accuracy", "test_accuracy") if show_test else ("train_accuracy",)
+        values = {t.metrics[k] for t in self._cloud.trees if t.metrics["splits"] >= 1 for k in keys}
+        return [v for v in values if v is not None]
+
+    def _draw_cloud(self, x: str, show_test: bool, excess: bool, window, df) -> None:
+        cloud = self._cloud
+        empty = {c: [] for c in CLOUD_COLUMNS}
+        if cloud is None or not cloud.trees:
+            self.cloud.data, self.cloud_tests.data, self.cloud_label = empty, dict(empty), ""
+            return
+        run = next((r for r in self._args[0] if r.id == cloud.run_id), None)
+        base = None
+        if run is not None and self._selected is not None and self._selected[0] == run.id:
+            try:
+                base = run.front[self._selected[1]].metrics["train_errors"]
+            except KeyError:
+                base = None
+        names = self._cloud_names()
+        if self._cloud_cols[0] is not cloud.front:  # the columns each tree tests, read once per set
+            self._cloud_cols = (cloud.front, {})
+        cols = self._cloud_cols[1]
+        train = cloud_places(cloud.trees, x, names, base_errors=base, columns=cols)
+        if excess:  # errors above the best run's tree of at most the same complexity (the runs' own reference)
+            ys = _above_runs([p["x"] for p in train], [p["errors"] for p in train], df, x)
+        else:
+            ys = clip_below([p["accuracy"] for p in train], window)[0]
+        self.cloud.data = self._cloud_data(train, ys, cloud, self._cloud_color)
+        held = cloud_places(cloud.trees, x, names, True, base, cols) if show_test and not excess else []
+        held_ys = clip_below([p["accuracy"] for p in held], window)[0]
+        self.cloud_tests.data = self._cloud_data(held, held_ys, cloud, self._cloud_color)
+        n = len(cloud.trees)
+        self.cloud_label = (
+            f"{cloud.label}: {n:,} trees of the Rashomon set of run #{cloud.run_id} (faint grey circles"
+            + (", held-out faint ✕" if held else "")
+            + "; the bigger, the more trees at that place; click one to open its best tree)"
+        )
+
+    @staticmethod
+    def _cloud_data(places: list[dict], ys: list, cloud, color: str) -> dict:
+        sizes = [cloud_size(p["count"]) for p in places]
+        return {
+            "x": [p["x"] for p in places],
+            "y": list(ys),
+            "size": sizes,
+            "radius": [max(s / 2 + 1, 5.0) for s in sizes],
+            "color": [color] * len(places),
+            "rank": [p["rank"] for p in places],
+            "stamp": [cloud.stamp] * len(places),
+            "count": [p["count"] for p in places],
+            "title": [p["title"] for p in places],
+            "tip": [p["tip"] for p in places],
+            "run": [cloud.label] * len(places),
+        }
+
+    def _on_cloud_pick(self, attr, old, new) -> None:
+        if self.on_cloud is None or not new.get("rank"):
+            return
+        self.on_cloud(int(new["rank"][0]), int(new["stamp"][0]))
 
     def _set_axes(self, x: str, window: tuple | None, excess: bool) -> None:
         """Axis labels, the accuracy frame (``None``: automatic) and whole-number ticks on count axes."""

@@ -29,10 +29,11 @@ from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
 from treeexplorer.ui.progress import describe
+from treeexplorer.ui.treeview import locked
 from treeexplorer.ui.viewkit import POLL_MS, Poller
 from treeexplorer.ui.warm import prefer
 
-__all__ = ["RashomonSession", "RashomonView"]
+__all__ = ["RashomonSession", "RashomonView", "CloudLink", "set_label"]
 
 DEFAULT_K = 100
 SHOWN_ROWS = 500  # rows the card's table and select hold: a set of 100,000 trees is listed from its start
@@ -63,6 +64,7 @@ class RashomonSession(param.Parameterized):
         self._found = 0  # its trees so far
         self.front: Front | None = None
         self.point: FrontTree | None = None
+        self.run_id: int | None = None  # the run of the point the set is behind
         self._memo: dict = {}  # what the view reads of the set, per filter: computed once, not per refresh
         self.param.watch(lambda *_: self._bump(), ["exclude", "require"])
 
@@ -99,7 +101,7 @@ class RashomonSession(param.Parameterized):
                 control=control,
             )
 
-        self.point, self._bounds, self._found = entry, (splits, depth), 0
+        self.point, self.run_id, self._bounds, self._found = entry, run.id, (splits, depth), 0
         self._memo = {}
         self.job = app_job(work, time_limit, label=f"alternatives ({splits} splits)", session=(id(self), "rashomon"))
         self.running = True
@@ -160,6 +162,10 @@ class RashomonSession(param.Parameterized):
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
+
+    def label(self) -> str:
+        """The set's name as a run of the plot (:func:`set_label`)."""
+        return set_label(self.point)
 
     def columns(self) -> list[str]:
         """Names of the columns some tree of the set tests (for the exclude / require choices)."""
@@ -279,6 +285,11 @@ class RashomonSession(param.Parameterized):
         return feature_shares(sub)
 
 
+def set_label(point: FrontTree | None) -> str:
+    """What the run list calls a set opened as a run: ``alternatives to tree 4``."""
+    return f"alternatives to tree {point.id}" if point is not None else "alternatives"
+
+
 SHARE_COLORS = ("#4c78a8", "#f58518")  # any node, the root: the app's categorical pair
 TABLE_HEIGHT = 260  # px: about 8 rows in view, the rest scrolled inside the card
 # the columns' names read as a list, from the left; the numbers stay right-aligned
@@ -304,6 +315,7 @@ class RashomonView(pn.viewable.Viewer):
         super().__init__(**params)
         self.session = session
         self.on_open = on_open
+        self._locked = locked(bokeh)
         prefer("rashomon")  # the card is open: its kernels are the next the background warm-up loads
         # the session's periodic callbacks run one at a time (ViewContext.periodic); Panel's own by default
         self._poller = Poller(session.poll, POLL_MS, periodic)
@@ -352,11 +364,14 @@ class RashomonView(pn.viewable.Viewer):
             label="Open in tree view", width=150, disabled=True, margin=(24, 10, 5, 10)
         )
         self.compare_note = pn.pane.Markdown("", **_SW)
+        # the set's trees on the Pareto plot (a CloudLink connects it to the session's controller)
+        self.cloud_w = pn.widgets.Toggle(label=CLOUD_SHOW, value=False, width=190, disabled=True, margin=(5, 10))
         self.filter_note = pn.pane.HTML("", css_classes=["rashomon-filter"], visible=False, **_SW)
         self.compare = CompareDiagram(run=bokeh)
         self._set_parts = (
             pn.Row(self.exclude, self.require, **_SW),
             self.filter_note,
+            pn.Row(self.cloud_w, pn.widgets.TooltipIcon(value=_CLOUD_HELP, margin=(12, 0, 0, 0))),
             pn.Column(self.table, height=TABLE_HEIGHT, scroll=True, **_SW),
             pn.pane.Bokeh(self.fig, **_SW),
             pn.Row(self.pick, self.open_button, **_SW),
@@ -403,14 +418,19 @@ class RashomonView(pn.viewable.Viewer):
         self.table.object = _shown(table, s.same_as_point())
         shares = s.shares()
         names = [r["feature"] for r in shares][::-1]
-        self.fig.y_range.factors = names
-        self.fig.height = 110 + 32 * max(len(names), 1)  # every column's bar readable, however many
-        self.source.data = {
+        data = {
             "feature": names,
             "share": [r["share"] for r in shares][::-1],
             "root": [r["root_share"] for r in shares][::-1],
             "label": [f"{r['share']:.0%} ({r['root_share']:.0%} root)" for r in shares][::-1],
         }
+
+        def bars():  # raw Bokeh models: changed under the session's document lock (a click's callback has none)
+            self.fig.y_range.factors = names
+            self.fig.height = 110 + 32 * max(len(names), 1)  # every column's bar readable, however many
+            self.source.data = data
+
+        self._locked(bars)
         options = {_pick_label(row): int(row["rank"]) for row in table.to_dict("records")}
         keep = self.pick.value if self.pick.value in options.values() else None
         self.pick.options = options
@@ -419,6 +439,7 @@ class RashomonView(pn.viewable.Viewer):
             keep = next((r for r in options.values() if r not in same), next(iter(options.values())))
         self.pick.value = keep
         self.open_button.disabled = s.front is None or self.on_open is None or keep is None
+        self.cloud_w.disabled = not s.trees()
         for part in self._set_parts:  # nothing to show before a set: no empty table, chart or select
             part.visible = s.front is not None and (part is not self.filter_note or bool(self.filter_note.object))
         self._show_pick()
@@ -461,7 +482,84 @@ class RashomonView(pn.viewable.Viewer):
         )
 
 
+CLOUD_SHOW, CLOUD_HIDE = "Show on the plot", "Hide from the plot"
+
+
+class CloudLink:
+    """The card's "Show on the plot" toggle and the controller's cloud (:meth:`Controller.show_cloud`), kept
+    in step both ways.
+
+    On: the listed trees (the filters apply) are drawn for the run of the set's point; a filter change redraws
+    them.  Off when toggled off, when the set is found again, when it has no tree left, and when the
+    controller takes the cloud away (the selection moved to another run).
+
+    Parameters
+    ----------
+    view : RashomonView
+    controller : Controller
+    """
+
+    def __init__(self, view: RashomonView, controller):
+        self.view, self.session, self.controller = view, view.session, controller
+        self._quiet = False
+        view.cloud_w.param.watch(lambda e: self._toggled(e.new), "value")
+        self.session.param.watch(lambda e: self._set_changed(e), ["version", "running"])
+        controller.param.watch(lambda e: self._cloud_changed(e.new), "cloud")
+
+    def _set(self, on: bool) -> None:
+        self._quiet = True
+        try:
+            self.view.cloud_w.param.update(value=on, label=CLOUD_HIDE if on else CLOUD_SHOW)
+        finally:
+            self._quiet = False
+
+    def _toggled(self, on: bool) -> None:
+        if self._quiet:
+            return
+        self.view.cloud_w.label = CLOUD_HIDE if on else CLOUD_SHOW
+        if on:
+            self.show()
+        else:
+            self.controller.hide_cloud()
+
+    def show(self) -> bool:
+        """Draw the listed trees on the plot; False (and the toggle off, the status saying why) when not."""
+        s = self.session
+        trees = s.trees()
+        cloud = None
+        if s.front is not None and trees and s.run_id is not None:
+            cloud = self.controller.show_cloud(s.run_id, s.front, trees, s.label())
+        if cloud is None:
+            self._set(False)
+            if s.front is not None and trees:
+                s.status = f"select a tree of run #{s.run_id} (or of the set) to draw its set on the plot"
+            return False
+        self._set(True)
+        return True
+
+    def _set_changed(self, event) -> None:
+        if not self.view.cloud_w.value:
+            return
+        if event.name == "running" and event.new:  # found again: the old set's cloud goes
+            self._set(False)
+            self.controller.hide_cloud()
+        elif event.name == "version":
+            if self.session.trees():
+                self.show()  # the filters changed: the cloud shows the trees they keep
+            else:
+                self._set(False)
+                self.controller.hide_cloud()
+
+    def _cloud_changed(self, cloud) -> None:
+        if cloud is None and self.view.cloud_w.value:
+            self._set(False)
+
+
 _SW = {"sizing_mode": "stretch_width"}
+_CLOUD_HELP = (
+    "Draw the listed trees on the Pareto plot, faintly, at their complexity and accuracy: one circle per place, "
+    "bigger where more trees share it. A click on one opens its best tree in the tree view."
+)
 _K_HELP = "Most trees listed: the best ones with at most the selected tree's splits, in order of training errors."
 _SHARES_TITLE = "Columns the listed trees test (share of the trees; at their root)"
 

@@ -88,6 +88,8 @@ class RunList(pn.viewable.Viewer):
         layers = [(e["key"], e["label"]) for e in self.pareto.entries if isinstance(e["key"], tuple)]
         if self.pareto.exact_label:
             layers.append(("exact", f"{self.pareto.exact_label} (dashed grey line)"))
+        if self.pareto.cloud_label:
+            layers.append(("cloud", self.pareto.cloud_label))
         objects = []
         for key, label in layers:
             if key not in self._layers:
@@ -96,6 +98,8 @@ class RunList(pn.viewable.Viewer):
                 self._layers[key] = box
             box = self._layers[key]
             box.label = label
+            if key == "cloud":  # a new cloud is shown even when the last one was hidden here
+                box.value = self.pareto.is_visible("cloud")
             objects.append(box)
         self.layers_box.objects = objects
 
