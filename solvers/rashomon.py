@@ -1,31 +1,41 @@
 """Rashomon sets over MurTree's search space: the distinct canonical trees, best first, anytime.
 
 Every tree of depth <= ``D`` with at most ``K`` splits over the 0/1 tests, in order of training errors
-(ties: fewer splits first), as a best-first enumeration over the DP's subproblems (SORTD, Arslan et al.,
-NeurIPS 2025): each subproblem (rows reaching a node, depth left, exact number of splits) keeps a lazily
-extended sorted stream of its trees (see :mod:`solvers._kernels.rashomon`), started from MurTree's optimum
-and bounds of that subproblem (the root is solved by MurTree first, at depth >= 3: its time is the first
-tree's).  Trees are *canonical*: every
-leaf holds a training row, no test repeats on a path, no internal node has only leaves of one class, and
+(ties: fewer splits first), or of BRANCHES' objective ``errors / n + lambda * splits``
+(``objective="branches"``; ties: fewer splits first, then the errors order), as a best-first enumeration over
+the DP's subproblems (SORTD, Arslan et al., NeurIPS 2025): each subproblem (rows reaching a node, depth left,
+exact number of splits) keeps a lazily extended sorted stream of its trees (see
+:mod:`solvers._kernels.rashomon`), started from MurTree's optimum and bounds of that subproblem (the root is
+solved by MurTree first, at depth >= 3: its time is the first tree's).  Trees are *canonical*: every leaf holds
+a training row, no test repeats on a path, no internal node has only leaves of one class, and
 leaves predict their majority class (lowest class on ties); two trees differ in shape or in a test.
 
 The run stops after ``k`` trees, or at the first tree beyond ``max_errors``; a time limit or cancel returns
 the trees so far, which are exactly the first trees of the full order.
+
+The penalised objective is exact in integers: every stream has one number of splits, so it is sorted by the
+objective too, and the root merges its streams by ``q * errors + p * n * splits`` with ``lambda = p / q``
+(:func:`_weights`; ``lambda`` as typed, e.g. 0.01 = 1/100, is recovered exactly from its float's decimal).  Equal
+objectives are equal keys: no float tie decides the order.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.rashomon import DS_COLS, FR_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
+from .branches import _check_lambda
 from .murtree import _CACHE_BITS, _solve_budget
 from .murtree import COUNTERS as MURTREE_COUNTERS
 from .murtree import _workspace as _murtree_workspace
 
-__all__ = ["rashomon", "COUNTERS", "estimate_bytes"]
+__all__ = ["rashomon", "COUNTERS", "OBJECTIVES", "estimate_bytes"]
 
 COUNTERS = ("trees", "streams", "datasets")
+OBJECTIVES = ("errors", "branches")  # what orders the set: training errors, or errors / n + lambda * splits
 _MAX_DEPTH = 10
 _INF = 1 << 60
 _POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candidates", "lists")
@@ -130,9 +140,13 @@ def rashomon(
     max_gap: int | None = None,
     min_leaf_support: int = 1,
     max_bytes: int | None = None,
+    objective: str = "errors",
+    sparsity: float | None = None,
+    max_objective_gap: float | None = None,
     control: Control | None = None,
 ) -> RawFront:
-    """The ``k`` best distinct canonical trees on 0/1 tests, in order of training errors, then splits.
+    """The ``k`` best distinct canonical trees on 0/1 tests, in order of training errors (or BRANCHES'
+    penalised objective), then splits.
 
     Parameters
     ----------
@@ -149,14 +163,23 @@ def rashomon(
     k : int
         Most trees returned (>= 1).
     max_errors : int or None
-        Only trees with at most this many training errors.
+        Only trees with at most this many training errors (``objective="errors"`` only).
     max_gap : int or None
-        Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``).
+        Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``;
+        ``objective="errors"`` only).
     min_leaf_support : int
         Minimum number of training rows in every leaf.
     max_bytes : int or None
         Most bytes the pools may take: a run that would grow them beyond stops with the trees found so far
         (``stats["stopped_by"] = "memory"``).
+    objective : {"errors", "branches"}
+        What orders the trees: training errors (default), or ``errors / n + sparsity * splits`` (BRANCHES'
+        objective, ``1 - (accuracy - lambda * splits)``), ties to fewer splits.
+    sparsity : float, optional
+        ``lambda`` of ``objective="branches"``, the cost of a split in accuracy, in [0, 1] (required there).
+    max_objective_gap : float, optional
+        With ``objective="branches"``: only trees whose objective is at most the first tree's plus this (the
+        Rashomon bound ``epsilon``), compared exactly.
     control : Control, optional
         Time limit / cancel / progress (counters: trees, streams, datasets; and a report per batch of trees
         with ``trees`` and ``errors``).  A stopped run keeps the trees found: the first of the full order.
@@ -164,8 +187,10 @@ def rashomon(
     Returns
     -------
     RawFront
-        ``objective="misclassifications"``; ``solutions`` in order, each ``info``: ``rank`` (0-based),
-        ``errors``, ``splits``; ``optimal`` is True for the trees with the optimum's errors.  ``status``
+        ``objective="misclassifications"`` (or ``"error rate + lambda * splits"``); ``solutions`` in order, each
+        ``info``: ``rank`` (0-based), ``errors``, ``splits`` (and ``objective``, the float nearest the tree's
+        exact objective, with ``objective="branches"``); ``optimal`` is True for the trees with the optimum's
+        errors (objective).  ``status``
         says why a run stopped early; ``stats``: ``complete`` (True when no further tree exists within the
         bounds), ``memory_bytes`` (the pools), ``restarts`` (pool growths).
     """
@@ -188,17 +213,56 @@ def rashomon(
         raise ValueError(f"max_gap must be a non-negative integer, got {max_gap!r}")
     if int(min_leaf_support) != min_leaf_support or min_leaf_support < 1:
         raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    lam = None
+    if objective == "branches":
+        if sparsity is None:
+            raise ValueError("objective='branches' needs sparsity (lambda, the cost of a split in accuracy, e.g. 0.01)")
+        lam = _check_lambda(sparsity)
+        if max_errors is not None or max_gap is not None:
+            raise ValueError("max_errors and max_gap bound errors; with objective='branches' use max_objective_gap")
+    elif sparsity is not None or max_objective_gap is not None:
+        raise ValueError("sparsity and max_objective_gap go with objective='branches'")
+    if max_objective_gap is not None:
+        gap_ok = not isinstance(max_objective_gap, bool) and isinstance(max_objective_gap, (int, float))
+        if not (gap_ok and np.isfinite(max_objective_gap) and max_objective_gap >= 0):
+            raise ValueError(f"max_objective_gap must be a number >= 0, got {max_objective_gap!r}")
+    n = X.shape[0]
+    wq, wp = _weights(lam, n, K)
+    weights = (wq, wp, lam is not None)
+    gap_key = None
+    if max_gap is not None:
+        gap_key = int(max_gap)
+    elif max_objective_gap is not None:
+        gap_key = min(int(Fraction(max_objective_gap) * wq * n), _INF)  # objective <= best + gap in keys, exactly
     own = control is None
     if own:
         control = Control().start()
     try:
-        return _run(X, y, n_classes, depth, K, int(k), max_errors, max_gap, int(min_leaf_support), max_bytes, control)
+        return _run(
+            X, y, n_classes, depth, K, int(k), max_errors, gap_key, weights, int(min_leaf_support), max_bytes, control
+        )
     finally:
         if own:
             control.stop()
 
 
-def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes, control):
+def _weights(lam, n, K):
+    """Integer weights ``(q, p)`` of the root's key ``q * errors + p * splits``: ``(1, 0)`` for errors; for
+    ``errors / n + lam * splits`` the key is the objective times ``q * n``, with ``lam * n = p / q``: ``lam`` is
+    the decimal the float prints as (``0.01`` is 1/100, not the binary float's 0.01000000000000000021), or the
+    nearest fraction to it whose keys fit in 58 bits when that decimal is longer (``1/3``: 1/3)."""
+    if lam is None:
+        return 1, 0
+    most = max(1, (1 << 58) // ((n + 1) * (K + 1)))  # keys <= q * n * (K + 1) (lam <= 1)
+    frac = Fraction(repr(float(lam)))
+    if frac.denominator > most:
+        frac = frac.limit_denominator(most)
+    return frac.denominator, frac.numerator * n
+
+
+def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, max_bytes, control):
     n, f = X.shape
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset (bitsets)
     XR = np.ascontiguousarray(X[order])
@@ -206,7 +270,8 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
     ys = np.ascontiguousarray(y[order], dtype=np.int64)
     cnt = np.bincount(ys, minlength=n_classes).astype(np.int64)
     sizes = _pool_sizes(n, f, depth, k)
-    max_err = _INF if max_errors is None else int(max_errors)
+    wq, wp, penalised = weights
+    max_key = _INF if max_errors is None else int(max_errors)  # (max_errors goes with the errors objective)
     nodes = 2 * K + 1
     trees: list[RawSolution] = []
     restarts = 0
@@ -223,7 +288,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
         while ws is not None and not control.stopped:
             stop = min(k, max(done, len(trees)) + batch)
             out = _out(stop - len(trees), nodes, n_classes)
-            t = enumerate_trees(ws, done, stop, len(trees), max_err, *out)
+            t = enumerate_trees(ws, done, stop, len(trees), max_key, wq, wp, *out)
             if t < 0:
                 sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
                 if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
@@ -233,9 +298,9 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
                 ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
                 done = 0
                 continue
-            _collect(out, t - len(trees), trees)
+            _collect(out, t - len(trees), trees, wq, wp, wq * n if penalised else 0)
             if trees and max_gap is not None:  # the first tree is the optimum: the bound is now known
-                max_err = min(max_err, trees[0].info["errors"] + int(max_gap))
+                max_key = min(max_key, _key(trees[0], wq, wp) + int(max_gap))
             done = t
             complete = bool(ws.status[2])
             if trees and control.progress is not None:
@@ -246,9 +311,9 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
     finally:
         control.unwatch()
     if trees:
-        best = trees[0].info["errors"]
+        best = _key(trees[0], wq, wp)
         for sol in trees:
-            sol.optimal = sol.info["errors"] == best
+            sol.optimal = _key(sol, wq, wp) == best
     stats = {
         "complete": complete,
         "memory_bytes": _bytes(sizes, n_classes),
@@ -258,7 +323,17 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, min_leaf, max_bytes,
         "max_nodes": K,
         "k": k,
     }
-    return RawFront(trees, "misclassifications", control.status(), stats)
+    if penalised:
+        lam = Fraction(wp, wq * n)
+        stats["lambda"] = [lam.numerator, lam.denominator]  # lambda as ranked, exactly
+    return RawFront(trees, OBJECTIVE_BRANCHES if penalised else "misclassifications", control.status(), stats)
+
+
+OBJECTIVE_BRANCHES = "error rate + lambda * splits"
+
+
+def _key(sol, wq, wp):
+    return wq * sol.info["errors"] + wp * sol.info["splits"]
 
 
 def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
@@ -297,7 +372,7 @@ def _out(m, nodes, n_classes):
     )
 
 
-def _collect(out, m, trees):
+def _collect(out, m, trees, wq=1, wp=0, scale=0):
     feat, left, right, value, err, splits = out
     if m <= 0:
         return
@@ -314,5 +389,8 @@ def _collect(out, m, trees):
         tree.feature, tree.threshold, tree.left, tree.right = feat[r, :nn], halves[nn], left[r, :nn], right[r, :nn]
         tree.value, tree.prediction = value[r, :nn], pred[r, :nn]
         tree.multi_offsets = tree.multi_children = tree.multi_tests = None
-        trees.append(RawSolution(tree, False, {"rank": rank, "errors": e, "splits": s}))
+        info = {"rank": rank, "errors": e, "splits": s}
+        if scale:  # the float nearest the exact objective (key / (q * n)): equal objectives, equal floats
+            info["objective"] = float(Fraction(wq * e + wp * s, scale))
+        trees.append(RawSolution(tree, False, info))
         rank += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -270,6 +271,129 @@ def test_bad_input_messages():
         rashomon(np.full((4, 2), 2), y)
 
 
+# ------------------------------------------------------------------- BRANCHES' objective: errors / n + λ·splits
+# decimals as typed (the ranking recovers them exactly) and dyadic fractions
+LAMBDAS = st.sampled_from([0.0, 0.001, 0.01, 0.02, 0.05, 0.1, 0.3, 0.015625, 0.25, 1.0])
+
+
+def _objective(e, s, n, lam):
+    """The exact objective of the λ the user typed (``repr`` of the float: 0.01 is 1/100)."""
+    return Fraction(e, n) + Fraction(repr(lam)) * s
+
+
+def _check_branches_against_brute(X, y, C, depth, K, k, lam, gap=None):
+    n = len(y)
+    everything = [(_objective(e, s, n, lam), s, e, kk) for e, s, kk in brute(X, y, C, depth) if s <= K]
+    everything.sort(key=lambda t: (t[0], t[1]))  # ties: fewer splits first
+    if gap is not None:
+        everything = [t for t in everything if t[0] <= everything[0][0] + Fraction(gap)]
+    kw = {} if gap is None else {"max_objective_gap": gap}
+    res = rashomon(X, y, C, max_depth=depth, max_nodes=K, k=k, objective="branches", sparsity=lam, **kw)
+    sols = res.solutions
+    assert res.status == "done" and res.objective == "error rate + lambda * splits"
+    assert Fraction(*res.stats["lambda"]) == Fraction(repr(lam))  # ranked by the λ typed, exactly
+    assert len(sols) == min(k, len(everything))
+    # the k smallest objectives of the brute force, in order (equal objective and splits: equal errors)
+    got = [(_objective(s.info["errors"], s.info["splits"], n, lam), s.info["splits"], s.info["errors"]) for s in sols]
+    assert got == [t[:3] for t in everything[: len(sols)]]
+    values = [s.info["objective"] for s in sols]
+    assert values == sorted(values)  # non-decreasing as reported
+    keys = [key(s.tree) for s in sols]
+    assert len(set(keys)) == len(keys)
+    brute_keys = {t[3]: t[:3] for t in everything}
+    best = everything[0][0] if everything else None
+    for s, kk, (obj, splits, errors) in zip(sols, keys, got):
+        assert brute_keys[kk] == (obj, splits, errors)  # a canonical tree with that cost
+        assert int((predict_raw(s.tree, X) != y).sum()) == errors and s.tree.n_splits == splits
+        assert s.info["objective"] == float(obj)  # the float nearest the tree's exact objective ...
+        assert abs(s.info["objective"] - (errors / n + lam * splits)) <= 1e-12  # ... its value in floats
+        assert s.optimal == (obj == best)
+    return res, everything
+
+
+@SETTINGS
+@given(data=datasets(), depth=st.integers(0, 2), k=st.integers(1, 60), lam=LAMBDAS)
+def test_branches_objective_k_best_match_brute_force_depth_2(data, depth, k, lam):
+    X, y, C = data
+    _check_branches_against_brute(X, y, C, depth, (1 << depth) - 1, k, lam)
+
+
+@SETTINGS
+@given(data=datasets(max_features=4, max_rows=16), K=st.integers(0, 7), k=st.integers(1, 400), lam=LAMBDAS)
+def test_branches_objective_k_best_match_brute_force_depth_3_every_budget(data, K, k, lam):
+    X, y, C = data
+    _check_branches_against_brute(X, y, C, 3, K, k, lam)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=datasets(max_features=5, max_rows=30),
+    depth=st.integers(2, 3),
+    gap=st.sampled_from([0, 0.01, 0.05, 0.1, 0.3]),
+    k=st.integers(1, 10**4),
+    lam=LAMBDAS,
+)
+def test_branches_objective_epsilon_against_brute_force(data, depth, gap, k, lam):
+    """``max_objective_gap``: exactly the trees whose objective is within the optimum's plus the gap, in order."""
+    X, y, C = data
+    res, within = _check_branches_against_brute(X, y, C, depth, (1 << depth) - 1, k, lam, gap)
+    assert res.stats["complete"] == (k > len(within))
+
+
+@SETTINGS
+@given(data=datasets(max_features=8, max_rows=40), depth=st.integers(1, 4), lam=LAMBDAS)
+def test_branches_objective_first_tree_is_the_best_of_murtrees_front(data, depth, lam):
+    """The first tree's objective is ``min over s`` of MurTree's optimum errors at ``s`` splits over n, plus λ·s."""
+    X, y, C = data
+    n = len(y)
+    front = murtree(X, y, C, max_depth=depth).solutions
+    best = min(_objective(s.info["errors"], s.info["splits"], n, lam) for s in front)
+    first = rashomon(X, y, C, max_depth=depth, k=1, objective="branches", sparsity=lam).solutions[0]
+    assert _objective(first.info["errors"], first.info["splits"], n, lam) == best and first.optimal
+
+
+def test_branches_objective_stopped_run_is_a_prefix_and_errors_objective_unchanged():
+    X, y = _data()
+    kw = {"objective": "branches", "sparsity": 0.004}
+    full = rashomon(X, y, max_depth=3, k=3000, **kw)
+    keys = [key(s.tree) for s in full.solutions]
+    assert [s.info["objective"] for s in full.solutions] == sorted(s.info["objective"] for s in full.solutions)
+    # the penalised order is not the errors order (else this checks nothing new)
+    errs = rashomon(X, y, max_depth=3, k=3000)
+    assert keys != [key(s.tree) for s in errs.solutions] and "objective" not in errs.solutions[0].info
+
+    def progress(info):
+        if "errors" in info and info["trees"] >= 100:
+            ctl.cancel()
+
+    ctl = Control(progress=progress, poll_interval=10)
+    part = rashomon(X, y, max_depth=3, k=3000, control=ctl, **kw)
+    assert part.status == "cancelled" and 100 <= len(part.solutions) < 3000
+    assert [key(s.tree) for s in part.solutions] == keys[: len(part.solutions)]
+    full4 = [key(s.tree) for s in rashomon(X, y, max_depth=4, k=2000, **kw).solutions]
+    for limit in (0.001, 0.05, 0.3):
+        ctl = Control(time_limit=limit)
+        with ctl:
+            part = rashomon(X, y, max_depth=4, k=2000, control=ctl, **kw)
+        assert part.status in ("time_limit", "done")
+        assert [key(s.tree) for s in part.solutions] == full4[: len(part.solutions)]
+
+
+def test_branches_objective_bad_input_messages():
+    X = np.zeros((4, 2), dtype=np.uint8)
+    y = np.array([0, 1, 0, 1])
+    for kw, word in (
+        ({"objective": "gini"}, "objective must be one of errors, branches"),
+        ({"objective": "branches"}, "needs sparsity"),
+        ({"objective": "branches", "sparsity": 2}, "sparsity must be in"),
+        ({"objective": "branches", "sparsity": 0.1, "max_gap": 1}, "max_objective_gap"),
+        ({"sparsity": 0.1}, "go with objective='branches'"),
+        ({"objective": "branches", "sparsity": 0.1, "max_objective_gap": -1}, "max_objective_gap must"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            rashomon(X, y, **kw)
+
+
 # --------------------------------------------------------------------------------------- API, analysis, CLI
 def _table(tmp_path, n=120, seed=11):
     rng = np.random.default_rng(seed)
@@ -390,3 +514,67 @@ def test_a_stop_while_assembling_keeps_the_best_trees_of_the_order(tmp_path):
     assert [key_tx(t.tree) for t in cut.trees] == [key_tx(t.tree) for t in whole.trees[:_RANKED_KEEP]]
     assert [t.metrics["train_errors"] for t in cut.trees] == [t.info["errors"] for t in cut.trees]
     assert any("the first of the order" in n for n in cut.notices)
+
+
+def test_api_and_cli_branches_objective(tmp_path, capsys):
+    import csv
+
+    import treeexplorer as tx
+    from treeexplorer.cli import main
+    from treeexplorer.front import Front
+    from treeexplorer.rashomon import best_without, filter_set, set_table
+
+    path, X, y = _table(tmp_path)
+    n, lam = len(y), 0.02
+    front = tx.rashomon(str(path), "label", discretizer="none", max_depth=3, k=40, objective="branches", sparsity=lam)
+    raw = rashomon(X, y, max_depth=3, k=40, objective="branches", sparsity=lam)
+    assert [key_tx(t.tree) for t in front.trees] == [key(s.tree) for s in raw.solutions]
+    values = [t.info["objective"] for t in front.trees]
+    assert values == [s.info["objective"] for s in raw.solutions] == sorted(values)
+    exact = [_objective(t.info["errors"], t.info["splits"], n, lam) for t in front.trees]
+    assert [t.info["gap"] for t in front.trees] == [float(v - exact[0]) for v in exact]
+    assert [t.optimal for t in front.trees] == [v == exact[0] for v in exact]
+    assert front.objective == "error rate + 0.02 x splits; Rashomon set, the best trees in order"
+    info = front.stats["rashomon"]
+    assert (info["objective"], info["sparsity"], info["optimum"]) == ("branches", lam, values[0])
+    back = Front.from_dict(json.loads(front.to_json()))
+    assert [t.info["objective"] for t in back.trees] == values
+    assert [r["objective"] for r in set_table(front)] == values
+    # the best tree without a column costs its gap in the objective (or is past the set's last objective)
+    for name in (c.name for c in front.schema.columns):
+        wo = best_without(front, name)
+        keep = filter_set(front, exclude=[name])
+        if keep:
+            assert wo["tree"] is keep[0] and wo["cost"] == keep[0].info["gap"]
+        else:
+            assert wo["tree"] is None and wo["at_least"] == values[-1]
+    # epsilon is in the objective: exactly the trees within the optimum's objective + epsilon
+    eps = 0.03
+    within = tx.rashomon(
+        str(path), "label", discretizer="none", max_depth=2, k=10**5, objective="branches", sparsity=lam, epsilon=eps
+    )
+    every = rashomon(X, y, max_depth=2, k=10**5, objective="branches", sparsity=lam).solutions
+    best = _objective(every[0].info["errors"], every[0].info["splits"], n, lam)
+    bound = best + Fraction(eps)
+    assert len(within.trees) == sum(_objective(s.info["errors"], s.info["splits"], n, lam) <= bound for s in every)
+    assert within.stats["rashomon"]["complete"]
+    for kw, word in (
+        ({"objective": "branches"}, "needs sparsity"),
+        ({"sparsity": 0.01}, "goes with objective='branches'"),
+        ({"objective": "gini", "sparsity": 0.01}, "objective must be"),
+        ({"objective": "branches", "sparsity": 1.5}, "sparsity"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            tx.rashomon(str(path), "label", **kw)
+    # CLI: --objective branches --sparsity, the objective per tree in the CSV
+    table = tmp_path / "set.csv"
+    args = ["rashomon", str(path), "--target", "label", "--discretizer", "none", "--max-depth", "3", "-k", "40"]
+    assert main([*args, "--objective", "branches", "--sparsity", "0.02", "--csv", str(table)]) == 0
+    assert "ranked by error rate + 0.02 x splits" in capsys.readouterr().out
+    rows = list(csv.DictReader(table.open()))
+    assert [float(r["objective"]) for r in rows] == values
+    assert [(int(r["errors"]), int(r["splits"])) for r in rows] == [
+        (s.info["errors"], s.info["splits"]) for s in raw.solutions
+    ]
+    assert main([*args, "--objective", "branches"]) == 2
+    assert "needs sparsity" in capsys.readouterr().err

@@ -9,19 +9,22 @@ from pathlib import Path
 __all__ = ["add_rashomon_parser", "run_rashomon"]
 
 CSV_COLUMNS = ("rank", "errors", "gap", "splits", "depth", "train_accuracy", "test_accuracy", "features")
+# a set ranked by --objective branches adds its objective after the errors
 
 
 def add_rashomon_parser(sub):
     """Add the ``rashomon`` subcommand to the CLI's subparsers (the data, discretizer and limit flags are
     ``solve``'s: :func:`treeexplorer.cli_common.add_run_arguments`)."""
     from treeexplorer.cli_common import add_run_arguments
+    from treeexplorer.solvers.rashomon import OBJECTIVES
 
     r = sub.add_parser(
         "rashomon",
         help="the k best distinct trees (Rashomon set), in order of training errors",
         description="Enumerate the distinct trees of depth <= --max-depth with at most --splits splits over the "
-        "discretizer's tests, best first (training errors, then fewer splits): the k best, or all within "
-        "--epsilon of the optimum (capped by -k). Prints the set and the share of trees using each column.",
+        "discretizer's tests, best first (training errors, then fewer splits; or with --objective branches "
+        "error rate + --sparsity x splits): the k best, or all within --epsilon of the optimum (capped by -k). "
+        "Prints the set and the share of trees using each column.",
     )
     add_run_arguments(
         r,
@@ -34,11 +37,22 @@ def add_rashomon_parser(sub):
                 "dest": "splits",
                 "help": "most splits of a tree (default 2^depth - 1)",
             },
+            "sparsity": {"help": "λ of --objective branches: the accuracy a split must gain (e.g. 0.01)"},
         },
         time_limit_help="seconds; returns the first trees of the order found so far",
     )
     r.add_argument("-k", type=int, default=100, help="most trees (default 100)")
-    r.add_argument("--epsilon", type=float, help="only trees within optimum + epsilon x rows errors")
+    r.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default="errors",
+        help="what orders the set: training errors (default), or branches: error rate + --sparsity x splits",
+    )
+    r.add_argument(
+        "--epsilon",
+        type=float,
+        help="only trees within optimum + epsilon x rows errors (--objective branches: within optimum + epsilon)",
+    )
     r.add_argument("--out", help="write the set as front JSON")
     r.add_argument("--csv", help="write the set as CSV: one row per tree (rank, errors, splits, features, ...)")
     r.add_argument("--show", type=int, default=20, help="trees listed (default 20; the files hold all)")
@@ -49,10 +63,14 @@ def set_csv(front) -> str:
     """The set as CSV text, header first (see :func:`treeexplorer.rashomon.set_table`)."""
     from treeexplorer.rashomon import set_table
 
+    rows = set_table(front)
+    columns = list(CSV_COLUMNS)
+    if rows and "objective" in rows[0]:
+        columns.insert(columns.index("errors") + 1, "objective")
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()
-    w.writerows(set_table(front))
+    w.writerows(rows)
     return buf.getvalue()
 
 
@@ -74,6 +92,8 @@ def run_rashomon(a) -> int:
             splits=a.splits,
             k=a.k,
             epsilon=a.epsilon,
+            objective=a.objective,
+            sparsity=a.sparsity,
             **run_options(a),
             progress=notice,
         )
@@ -84,15 +104,26 @@ def run_rashomon(a) -> int:
     more = "all trees within the bounds" if info["complete"] else f"the {plural(len(front), 'best tree')}"
     if info.get("stopped_by") == "memory":
         more += " (memory limit: the first trees of the order; lower -k, --max-depth or the tests)"
+    penalised = info.get("objective") == "branches"
+    optimum = f"ranked by {front.objective.split(';')[0]}; optimum objective {info['optimum']:.6g}"
     print(
         f"{front.dataset}: {front.n_train} train rows; {more}, depth <= {front.params.get('max_depth')}, "
-        f"splits <= {front.params.get('max_nodes')}, over the {front.discretizer} tests; optimum "
-        f"{info['optimum']} errors; {front.runtime_s:.3f} s{status.get(front.status, '')}"
+        f"splits <= {front.params.get('max_nodes')}, over the {front.discretizer} tests; "
+        f"{optimum if penalised else 'optimum ' + str(info['optimum']) + ' errors'}; "
+        f"{front.runtime_s:.3f} s{status.get(front.status, '')}"
     )
     rows = set_table(front)
-    print(f"{'rank':>5} {'errors':>6} {'gap':>4} {'splits':>6}  features")
+    if penalised:
+        print(f"{'rank':>5} {'errors':>6} {'objective':>10} {'gap':>10} {'splits':>6}  features")
+    else:
+        print(f"{'rank':>5} {'errors':>6} {'gap':>4} {'splits':>6}  features")
     for r in rows[: max(a.show, 0)]:
-        print(f"{r['rank']:>5} {r['errors']:>6} {r['gap']:>4} {r['splits']:>6}  {r['features'].replace(';', ', ')}")
+        features = r["features"].replace(";", ", ")
+        if penalised:
+            value = f"{r['objective']:>10.6f} {r['gap']:>10.6f}"
+            print(f"{r['rank']:>5} {r['errors']:>6} {value} {r['splits']:>6}  {features}")
+        else:
+            print(f"{r['rank']:>5} {r['errors']:>6} {r['gap']:>4} {r['splits']:>6}  {features}")
     if len(rows) > a.show:
         print(f"... {len(rows) - a.show} more")
     print("columns used (share of trees / at the root):")

@@ -2,7 +2,8 @@
 
 :func:`rashomon` enumerates the distinct canonical trees of MurTree's search space (depth <= ``max_depth``,
 at most ``splits`` splits, over the discretizer's 0/1 tests) best first: by training errors, fewer splits
-first on ties (:mod:`treeexplorer.solvers.rashomon`).  The result is a :class:`~treeexplorer.front.Front`
+first on ties, or by BRANCHES' objective ``errors / n + sparsity * splits`` with ``objective="branches"``
+(:mod:`treeexplorer.solvers.rashomon`).  The result is a :class:`~treeexplorer.front.Front`
 (every view, export and the JSON work) whose trees are in that order (``id`` = rank).  A stopped run keeps the
 first trees of the order, each exact.
 
@@ -22,6 +23,7 @@ from treeexplorer.front import Front, FrontTree
 from treeexplorer.limits import check_memory_limit
 from treeexplorer.registry import Param, SolverSpec, get_solver
 from treeexplorer.solvers import Control
+from treeexplorer.solvers.rashomon import OBJECTIVES
 from treeexplorer.solvers.rashomon import rashomon as _raw_rashomon
 
 __all__ = [
@@ -40,7 +42,20 @@ SOLVERS = ("murtree",)  # the DP the set is enumerated over
 
 
 def _run_raw(
-    X, y, n_classes, control, *, max_depth=3, max_nodes=None, k=100, max_gap=None, min_leaf_support=1, max_bytes=None
+    X,
+    y,
+    n_classes,
+    control,
+    *,
+    max_depth=3,
+    max_nodes=None,
+    k=100,
+    max_gap=None,
+    min_leaf_support=1,
+    max_bytes=None,
+    objective="errors",
+    sparsity=None,
+    max_objective_gap=None,
 ):
     return _raw_rashomon(
         X,
@@ -52,6 +67,9 @@ def _run_raw(
         max_gap=max_gap,
         min_leaf_support=min_leaf_support,
         max_bytes=max_bytes,
+        objective=objective,
+        sparsity=sparsity,
+        max_objective_gap=max_objective_gap,
         control=control,
     )
 
@@ -73,6 +91,21 @@ def _spec() -> SolverSpec:
             Param("max_gap", "int", None, "Only trees with at most this many errors above the best.", bounds=(0, None)),
             base.param("min_leaf_support"),
             Param("max_bytes", "int", None, "Most bytes of the enumeration's pools.", bounds=(1, None)),
+            Param(
+                "objective",
+                "str",
+                "errors",
+                "What orders the set: training errors, or BRANCHES' error rate + sparsity x splits.",
+                choices=OBJECTIVES,
+            ),
+            replace(get_solver("branches").param("sparsity"), default=None),  # λ of objective="branches"
+            Param(
+                "max_objective_gap",
+                "float",
+                None,
+                "With objective=branches: only trees within this much of the best objective.",
+                bounds=(0.0, None),
+            ),
         ),
     )
 
@@ -86,6 +119,8 @@ def rashomon(
     splits: int | None = None,
     k: int = 100,
     epsilon: float | None = None,
+    objective: str = "errors",
+    sparsity: float | None = None,
     min_leaf_support: int = 1,
     discretizer: str | None = None,
     n_bins: int | None = None,
@@ -117,7 +152,13 @@ def rashomon(
     k : int
         Most trees in the set.
     epsilon : float, optional
-        Only trees with at most ``optimum + epsilon * n_train`` training errors (capped by ``k``).
+        Only trees with at most ``optimum + epsilon * n_train`` training errors (capped by ``k``); with
+        ``objective="branches"``, only trees whose objective is at most the optimum's plus ``epsilon``.
+    objective : {"errors", "branches"}
+        What orders the set: training errors (ties: fewer splits), or BRANCHES' objective
+        ``errors / n_train + sparsity * splits`` (ties: fewer splits, then the errors order).
+    sparsity : float, optional
+        λ of ``objective="branches"``: the accuracy a split must gain to be worth it, in [0, 1] (required there).
     min_leaf_support : int
         Fewest training rows in a leaf.
     discretizer, n_bins, test_size, test, seed, time_limit, memory_limit, progress, control, drop_missing,
@@ -129,8 +170,10 @@ def rashomon(
     -------
     Front
         Trees in order (``id`` = rank): ``info`` holds ``rank``, ``errors``, ``splits`` and ``gap`` (errors above
-        the first tree); ``optimal`` marks the trees with the optimum's errors.  ``stats["rashomon"]`` holds
-        ``k``, ``epsilon``, ``optimum``, ``complete`` (True when no further tree is within the bounds).
+        the first tree; with ``objective="branches"`` also ``objective`` and ``gap`` is in the objective);
+        ``optimal`` marks the trees with the optimum's value.  ``stats["rashomon"]`` holds ``k``, ``epsilon``,
+        ``objective``, ``sparsity``, ``optimum`` (errors or objective of the first tree), ``complete`` (True when no
+        further tree is within the bounds).
     """
     if solver not in SOLVERS:
         raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")
@@ -154,6 +197,7 @@ def rashomon(
     )
     spec = _spec()
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
+    params.update(_objective_params(objective, sparsity))
     spec.resolve(params)  # range checks before loading anything
     memory_limit = check_memory_limit(memory_limit)
     prep, control = load_and_start(
@@ -177,6 +221,8 @@ def rashomon(
         splits=splits,
         k=k,
         epsilon=epsilon,
+        objective=objective,
+        sparsity=sparsity,
         min_leaf_support=min_leaf_support,
         discretizer=discretizer,
         n_bins=n_bins,
@@ -184,6 +230,18 @@ def rashomon(
         discretizer_params=discretizer_params,
         memory_limit=memory_limit,
     )
+
+
+def _objective_params(objective, sparsity) -> dict:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if objective == "errors":
+        if sparsity is not None:
+            raise ValueError("sparsity (the cost of a split) goes with objective='branches'")
+        return {}
+    if sparsity is None:
+        raise ValueError("objective='branches' needs sparsity (the accuracy a split must gain, e.g. 0.01)")
+    return {"objective": objective, "sparsity": sparsity}
 
 
 def rashomon_prepared(
@@ -194,6 +252,8 @@ def rashomon_prepared(
     splits: int | None = None,
     k: int = 100,
     epsilon: float | None = None,
+    objective: str = "errors",
+    sparsity: float | None = None,
     min_leaf_support: int = 1,
     discretizer: str | None = None,
     n_bins: int | None = None,
@@ -207,7 +267,10 @@ def rashomon_prepared(
     spec = _spec()
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     params["max_bytes"] = check_memory_limit(memory_limit) * 2**20  # the pools stop growing there (trees so far)
-    if epsilon is not None:
+    params.update(_objective_params(objective, sparsity))
+    if epsilon is not None and objective == "branches":
+        params["max_objective_gap"] = epsilon  # objective <= optimum + epsilon, compared exactly
+    elif epsilon is not None:
         params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
     control = control or Control()
     front = run_prepared(
@@ -220,15 +283,25 @@ def rashomon_prepared(
         discretizer_params=discretizer_params,
         memory_limit=memory_limit,
     )
-    return _in_order(front, solver, k, epsilon)
+    return _in_order(front, solver, k, epsilon, sparsity if objective == "branches" else None)
 
 
-def _in_order(front: Front, solver: str, k: int, epsilon) -> Front:
+def _in_order(front: Front, solver: str, k: int, epsilon, sparsity=None) -> Front:
     trees = sorted(front.trees, key=lambda t: t.info["rank"])
-    best = trees[0].info["errors"] if trees else None
-    for i, t in enumerate(trees):
-        t.id = i
-        t.info["gap"] = t.info["errors"] - best
+    lam = front.stats.pop("lambda", None)  # λ as ranked (a fraction) with objective="branches"
+    if lam is None:
+        best = trees[0].info["errors"] if trees else None
+        for i, t in enumerate(trees):
+            t.id = i
+            t.info["gap"] = t.info["errors"] - best
+    else:
+        lam = Fraction(*lam)
+        n = front.n_train
+        exact = [Fraction(t.info["errors"], n) + lam * t.info["splits"] for t in trees]
+        best = trees[0].info["objective"] if trees else None
+        for i, (t, v) in enumerate(zip(trees, exact)):
+            t.id = i
+            t.info["gap"] = float(v - exact[0])  # the nearest float of the exact difference
     front.trees = trees
     front.solver = solver  # reruns and views treat it as the DP's front; the set's own facts are in stats
     params = front.params
@@ -236,13 +309,16 @@ def _in_order(front: Front, solver: str, k: int, epsilon) -> Front:
     front.stats["rashomon"] = {
         "k": k,
         "epsilon": epsilon,
+        "objective": "errors" if lam is None else "branches",
+        "sparsity": sparsity,
         "max_gap": params.get("max_gap"),
         "optimum": best,
         "complete": bool(front.stats.pop("complete", False)),
         "trees": len(trees),
         "stopped_by": front.stats.pop("stopped_by", None),
     }
-    front.objective = "misclassifications; Rashomon set, the best trees in order"
+    ranked = "misclassifications" if lam is None else f"error rate + {sparsity:g} x splits"
+    front.objective = f"{ranked}; Rashomon set, the best trees in order"
     return front
 
 
@@ -329,8 +405,10 @@ def _first(front: Front, keep) -> dict:
     opt = _optimum(front)
     for t in front.trees:  # in order: the first match is the best tree overall meeting the condition
         if keep(t):
-            return {"tree": t, "errors": t.info["errors"], "cost": t.info["errors"] - opt}
-    last = front.trees[-1].info["errors"] if front.trees else None
+            # a set ranked by objective="branches": the cost is in that objective (the tree's gap)
+            cost = t.info["gap"] if "objective" in t.info else t.info["errors"] - opt
+            return {"tree": t, "errors": t.info["errors"], "cost": cost}
+    last = front.trees[-1].info.get("objective", front.trees[-1].info["errors"]) if front.trees else None
     return {"tree": None, "errors": None, "cost": None, "at_least": last}
 
 
@@ -342,7 +420,8 @@ def best_without(front: Front, feature) -> dict:
     dict
         ``tree`` (a :class:`FrontTree` of the set, or None when every tree of the set uses it: then the best
         such tree has at least ``at_least`` errors, a larger ``k`` finds it), ``errors``, ``cost`` (errors above
-        the optimum).
+        the optimum; for a set ranked by ``objective="branches"``, ``cost`` and ``at_least`` are in that
+        objective).
     """
     j = _column(front, feature)
     return _first(front, lambda t: j not in tree_columns(t.tree))
@@ -367,12 +446,14 @@ def filter_set(front: Front, exclude=(), require=()) -> list[FrontTree]:
 
 
 def set_table(front: Front) -> list[dict]:
-    """One row per tree of the set: ``rank``, ``errors``, ``gap``, ``splits``, ``depth``, ``train_accuracy``,
-    ``test_accuracy`` and ``features`` (the column names it tests, ``;``-separated)."""
+    """One row per tree of the set: ``rank``, ``errors``, (``objective`` when a set is ranked by
+    ``objective="branches"``,) ``gap``, ``splits``, ``depth``, ``train_accuracy``, ``test_accuracy`` and
+    ``features`` (the column names it tests, ``;``-separated)."""
     return [
         {
             "rank": t.id,
             "errors": t.info["errors"],
+            **({"objective": t.info["objective"]} if "objective" in t.info else {}),
             "gap": t.info["gap"],
             "splits": t.metrics["splits"],
             "depth": t.metrics["depth"],

@@ -903,14 +903,18 @@ def _write(ws, st0, i0, feat, left, right, value):
 
 
 @njit(nogil=True, cache=True)
-def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out_right, out_value, out_err, out_s):
-    """Trees ``done..stop-1`` of the root's order (errors, then splits); those from ``write_from`` are written
-    to the ``out_*`` arrays at row ``t - write_from``.
+def enumerate_trees(
+    ws, done, stop, write_from, max_key, wq, wp, out_feat, out_left, out_right, out_value, out_err, out_s
+):
+    """Trees ``done..stop-1`` of the root's order (the key ``wq * errors + wp * splits``, then splits); those from
+    ``write_from`` are written to the ``out_*`` arrays at row ``t - write_from``.
 
-    The root's streams are merged by what is known of their next tree: the least ``(errors, splits)`` is
-    taken when exact, else that stream is worked on only up to the next stream's bound.  Returns the number
-    of trees in order so far, or -1 when a pool is full (``status``).  ``status[2]`` is set when no tree is
-    left within ``max_err`` errors.  A stop (``flag``) returns the count so far.
+    The key is the objective in integers: ``wq = 1, wp = 0`` orders by errors; ``errors / n + lambda * splits``
+    with ``lambda * n = wp / wq`` is the key over ``wq * n``.  Each root stream has one number of splits, so
+    its trees come out in non-decreasing key too, and merging the streams by key is exact.  The least key is
+    taken when exact, else that stream is worked on only up to the errors that keep its key within the next
+    stream's bound.  Returns the number of trees in order so far, or -1 when a pool is full (``status``).
+    ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
     """
     root = ws.root
     K = root.shape[0] - 1
@@ -923,20 +927,26 @@ def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out
             return t
         best = INF
         bs = -1
-        nxt = INF  # the least bound among the other streams
+        nxt = INF  # the least key bound among the other streams
         for s in range(K + 1):
-            v = heads[s] >> 1
+            e = heads[s] >> 1
+            if e >= INF:
+                continue
+            v = e * wq + wp * s
             if v < best:
                 nxt = best
                 best = v
                 bs = s
             elif v < nxt:
                 nxt = v
-        if bs < 0 or best > max_err:
+        if bs < 0 or best > max_key:
             ws.status[2] = 1
             return t
         if heads[bs] & 1:
-            e = _get(ws, root[bs, 0], root[bs, 1], min(nxt, max_err))
+            ub = min(nxt, max_key)  # as errors of stream bs: its key stays within ub
+            if ub < INF:
+                ub = (ub - wp * bs) // wq
+            e = _get(ws, root[bs, 0], root[bs, 1], ub)
             if e < 0:
                 return t if ws.status[0] == 0 else -1
             heads[bs] = e
@@ -944,7 +954,7 @@ def enumerate_trees(ws, done, stop, write_from, max_err, out_feat, out_left, out
         if t >= write_from:
             r = t - write_from
             nn = _write(ws, root[bs, 0], root[bs, 1], out_feat[r], out_left[r], out_right[r], out_value[r])
-            out_err[r] = best
+            out_err[r] = heads[bs] >> 1
             out_s[r] = bs
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
