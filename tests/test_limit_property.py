@@ -184,3 +184,25 @@ def test_murtree_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit():
     df = random_table(20953, 204, 50, 3, False, 1)
     wall, front = check_run("murtree", "exact", df, LIMIT)
     assert not isinstance(front, str), front
+
+
+@pytest.mark.parametrize("max_depth", [2, 3])
+def test_rashomon_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit(max_depth):
+    """The same table for ``tx.rashomon``: at depth 2 the enumeration counts the root's 9,950^2 pairs of tests
+    itself (no MurTree phase first), which ran 12 s for a 2 s limit while it passed MurTree's pair counts a
+    stop flag that was never set; the flag is now the run's, read per word of rows.  At depth 3 MurTree's bounds
+    come first.  A stopped run keeps the trees found so far, each exact."""
+    from treeexplorer import rashomon
+
+    prime("murtree")
+    ensure_warm("rashomon")
+    df = random_table(20953, 204, 50, 3, False, 1)
+    clock = LimitClock(LIMIT)
+    front = rashomon(df, "label", discretizer="exact", max_depth=max_depth, k=1000, time_limit=LIMIT)
+    clock.stop()
+    assert clock.kept, f"rashomon/exact depth {max_depth}: {clock}"
+    assert front.status in ("done", "time_limit") and front.runtime_s <= clock.wall + 1e-6
+    assert front.stats["rashomon"]["complete"] is False or front.status == "done"
+    for t in front.trees:
+        assert t.metrics["train_errors"] == t.info["errors"]
+    assert [t.id for t in front.trees] == list(range(len(front.trees)))

@@ -30,7 +30,8 @@ bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of e
 
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
-deterministic, so the trees come out the same).  A stopped run (``flag``) leaves the state unusable.
+deterministic, so the trees come out the same).  A stopped run (``flag``, read between trees, between heap
+pops and in the depth-2 pair counts) leaves the state unusable.
 """
 
 from collections import namedtuple
@@ -297,10 +298,11 @@ def _d2_children(ws, k):
     if coff < 0:
         return False
     inst = ws.rows[off : off + m]
-    # no stop flag: the enumeration's stops are read between datasets, and a -1 here would read as a full pool
-    n_act = pack_pairs(
-        ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act, np.zeros(1, np.int64), np.int64(1)
-    )
+    # the stop flag is read per word of rows (thousands of tests: seconds of pair counts); a stopped count
+    # returns False with no pool full (status[0] = 0), which the callers pass up as a stop: the state is dropped
+    n_act = pack_pairs(ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act, ws.flag, np.int64(1))
+    if n_act < 0:
+        return False
     S = ws.S
     P = ws.P
     act = ws.act
