@@ -12,6 +12,11 @@ loaded first, on 60 rows); ``cold s`` is the first run of the set, the same proc
 0.2.4, optional, if installed) is a peer with its own objective (errors / n + 0.01 x leaves, all trees within
 1 % of it, unordered): its time and count are shown for scale, not as the same figure.
 
+``--objective branches`` adds a second table, same run: the 1,000 best depth-3 trees ranked by BRANCHES'
+objective (``errors / n + λ x splits``, ``--sparsity``, default 0.01) against the same 1,000 ranked by errors
+(best warm CPU seconds of each, the ratio), on tic-tac-toe, anneal and german-credit (``--sets`` to change),
+with the check that the first tree's objective is the best of MurTree's error-vs-splits front.
+
 Data: ``DIR/murtree-dl`` with ``--data DIR`` (else ``$TREEEXPLORER_DATASETS``, else ``benchmarks/data``): label
 first, 0/1 features.  Missing sets are skipped with a line.
 
@@ -19,6 +24,7 @@ Usage::
 
     python benchmarks/bench_rashomon.py --data ../shared/datasets                  # quick: tic-tac-toe, depth 3
     python benchmarks/bench_rashomon.py --data ../shared/datasets --full --time-limit 20
+    python benchmarks/bench_rashomon.py --data ../shared/datasets --objective branches --sparsity 0.01
 
 ``quick()`` and ``full()`` return the rows ``(benchmark, figure, target, pass/short)`` for a run-all script.
 """
@@ -51,6 +57,7 @@ FULL_SETS = [
     "yeast",
 ]
 TARGET_RATIO = 5.0
+OBJECTIVE_SETS = ["tic-tac-toe", "anneal", "german-credit"]
 
 sys.path.insert(0, str(HERE))
 from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
@@ -158,6 +165,68 @@ def measure(path: Path, depth: int, repeat: int = 3, time_limit: float = 20.0, c
     return row
 
 
+def measure_objective(path: Path, depth: int, lam: float, repeat: int = 3, time_limit: float = 20.0):
+    """The 1,000 best trees ranked by errors and by ``errors / n + lam * splits``, warm, same process."""
+    from fractions import Fraction
+
+    from treeexplorer.solvers import Control
+    from treeexplorer.solvers.murtree import murtree
+    from treeexplorer.solvers.rashomon import rashomon
+
+    X, y = load(path)
+    n = len(y)
+    kw = {"objective": "branches", "sparsity": lam}
+    rashomon(X[:60], y[:60], max_depth=depth, k=10, **kw)
+
+    def limited(**extra):
+        ctl = Control(time_limit=time_limit)
+        with ctl:
+            return rashomon(X, y, max_depth=depth, k=1000, control=ctl, **extra)
+
+    t_err, w_err, err = _timed(limited, repeat)
+    t_obj, w_obj, obj = _timed(lambda: limited(**kw), repeat)
+    lam_f = Fraction(repr(lam))
+    front_best = min(
+        Fraction(s.info["errors"], n) + lam_f * s.info["splits"] for s in murtree(X, y, max_depth=depth).solutions
+    )
+    first = obj.solutions[0].info if obj.solutions else None
+    return {
+        "set": path.stem,
+        "n": n,
+        "tests": X.shape[1],
+        "depth": depth,
+        "lambda": lam,
+        "errors_s": t_err,
+        "errors_trees": len(err.solutions),
+        "branches_s": t_obj,
+        "branches_wall": w_obj,
+        "errors_wall": w_err,
+        "branches_trees": len(obj.solutions),
+        "ratio": t_obj / t_err,
+        "first_objective": first["objective"] if first else None,
+        "first_splits": first["splits"] if first else None,
+        "same_optimum": first is not None and Fraction(first["errors"], n) + lam_f * first["splits"] == front_best,
+        "last_objective": obj.solutions[-1].info["objective"] if obj.solutions else None,
+    }
+
+
+def objective_table(rows) -> str:
+    head = (
+        "| set | n | tests | D | λ | errors: 1000 s | branches: 1000 s | ratio | errors wall | branches wall "
+        "| first objective (splits) | = best of MurTree's front | 1000th objective |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        short = "" if r["branches_trees"] == 1000 and r["errors_trees"] == 1000 else " (stopped)"
+        lines.append(
+            f"| {r['set']} | {r['n']} | {r['tests']} | {r['depth']} | {r['lambda']:g} | {r['errors_s']:.4f} | "
+            f"{r['branches_s']:.4f}{short} | {r['ratio']:.2f} | {r['errors_wall']:.4f} | {r['branches_wall']:.4f} | "
+            f"{r['first_objective']:.5f} ({r['first_splits']}) | {'yes' if r['same_optimum'] else 'NO'} | "
+            f"{r['last_objective']:.5f} |"
+        )
+    return "\n".join(lines)
+
+
 def table(rows) -> str:
     head = (
         "| set | n | tests | D | optimum | opt s | 1000 s | ratio | opt wall | 1000 wall | eps 1% trees | eps s | MB "
@@ -233,7 +302,29 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=20.0, help="seconds per rashomon run (and TreeFARMS)")
     ap.add_argument("--no-peers", action="store_true", help="leave TreeFARMS out")
+    ap.add_argument(
+        "--objective",
+        choices=("errors", "branches"),
+        default="errors",
+        help="branches: the 1,000 best at depth 3 ranked by errors / n + sparsity x splits against errors",
+    )
+    ap.add_argument("--sparsity", type=float, default=0.01, help="λ of --objective branches (default 0.01)")
     a = ap.parse_args(argv)
+    if a.objective == "branches":
+        root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
+        if root is None:
+            return
+        rows = []
+        print(objective_table([]))
+        for name in a.sets or OBJECTIVE_SETS:
+            path = root / f"{name}.txt"
+            if not path.is_file():
+                print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
+                continue
+            for depth in a.depth or [3]:
+                rows.append(measure_objective(path, depth, a.sparsity, a.repeat, a.time_limit))
+                print(objective_table(rows[-1:]).splitlines()[-1], flush=True)
+        return
     sets = a.sets or (FULL_SETS if a.full else ["tic-tac-toe"])
     depths = a.depth or ([3, 4] if a.full else [3])
     summary = Summary(a.summary)

@@ -179,7 +179,7 @@ def rashomon(
         ``lambda`` of ``objective="branches"``, the cost of a split in accuracy, in [0, 1] (required there).
     max_objective_gap : float, optional
         With ``objective="branches"``: only trees whose objective is at most the first tree's plus this (the
-        Rashomon bound ``epsilon``), compared exactly.
+        Rashomon bound ``epsilon``), compared exactly (the decimal the float prints as, as ``sparsity``).
     control : Control, optional
         Time limit / cancel / progress (counters: trees, streams, datasets; and a report per batch of trees
         with ``trees`` and ``errors``).  A stopped run keeps the trees found: the first of the full order.
@@ -235,7 +235,8 @@ def rashomon(
     if max_gap is not None:
         gap_key = int(max_gap)
     elif max_objective_gap is not None:
-        gap_key = min(int(Fraction(max_objective_gap) * wq * n), _INF)  # objective <= best + gap in keys, exactly
+        # objective <= best + gap in keys, exactly, with the gap's decimal as lambda's (0.03 is 3/100)
+        gap_key = min(int(Fraction(repr(float(max_objective_gap))) * wq * n), _INF)
     own = control is None
     if own:
         control = Control().start()
@@ -310,7 +311,11 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
             batch = min(2 * batch, 1024)
     finally:
         control.unwatch()
-    if trees:
+    if trees and not penalised:
+        best = trees[0].info["errors"]
+        for sol in trees:
+            sol.optimal = sol.info["errors"] == best
+    elif trees:
         best = _key(trees[0], wq, wp)
         for sol in trees:
             sol.optimal = _key(sol, wq, wp) == best

@@ -286,7 +286,7 @@ def _check_branches_against_brute(X, y, C, depth, K, k, lam, gap=None):
     everything = [(_objective(e, s, n, lam), s, e, kk) for e, s, kk in brute(X, y, C, depth) if s <= K]
     everything.sort(key=lambda t: (t[0], t[1]))  # ties: fewer splits first
     if gap is not None:
-        everything = [t for t in everything if t[0] <= everything[0][0] + Fraction(gap)]
+        everything = [t for t in everything if t[0] <= everything[0][0] + Fraction(repr(gap))]
     kw = {} if gap is None else {"max_objective_gap": gap}
     res = rashomon(X, y, C, max_depth=depth, max_nodes=K, k=k, objective="branches", sparsity=lam, **kw)
     sols = res.solutions
@@ -555,7 +555,7 @@ def test_api_and_cli_branches_objective(tmp_path, capsys):
     )
     every = rashomon(X, y, max_depth=2, k=10**5, objective="branches", sparsity=lam).solutions
     best = _objective(every[0].info["errors"], every[0].info["splits"], n, lam)
-    bound = best + Fraction(eps)
+    bound = best + Fraction(repr(eps))
     assert len(within.trees) == sum(_objective(s.info["errors"], s.info["splits"], n, lam) <= bound for s in every)
     assert within.stats["rashomon"]["complete"]
     for kw, word in (

@@ -923,6 +923,7 @@ def enumerate_trees(
     heads = np.empty(K + 1, dtype=np.int64)  # _sbound of each root stream's next tree
     for s in range(K + 1):
         heads[s] = _sbound(ws, root[s, 0], root[s, 1])
+    weighted = wq != 1 or wp != 0
     t = done
     while t < stop:
         if ws.flag[0] != 0:
@@ -931,10 +932,9 @@ def enumerate_trees(
         bs = -1
         nxt = INF  # the least key bound among the other streams
         for s in range(K + 1):
-            e = heads[s] >> 1
-            if e >= INF:
-                continue
-            v = e * wq + wp * s
+            v = heads[s] >> 1  # errors (INF: no tree)
+            if weighted and v < INF:
+                v = v * wq + wp * s
             if v < best:
                 nxt = best
                 best = v
@@ -946,7 +946,7 @@ def enumerate_trees(
             return t
         if heads[bs] & 1:
             ub = min(nxt, max_key)  # as errors of stream bs: its key stays within ub
-            if ub < INF:
+            if weighted and ub < INF:
                 ub = (ub - wp * bs) // wq
             e = _get(ws, root[bs, 0], root[bs, 1], ub)
             if e < 0:
