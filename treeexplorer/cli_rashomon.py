@@ -106,9 +106,12 @@ def run_rashomon(a) -> int:
         more += " (memory limit: the first trees of the order; lower -k, --max-depth or the tests)"
     penalised = info.get("objective") == "branches"
     optimum = f"ranked by {front.objective.split(';')[0]}; optimum objective {info['optimum']:.6g}"
+    depth = front.params.get("max_depth")
+    splits = front.params.get("max_nodes")
+    splits = (2 ** int(depth) - 1) if splits is None and depth is not None else splits  # the default: any
     print(
-        f"{front.dataset}: {front.n_train} train rows; {more}, depth <= {front.params.get('max_depth')}, "
-        f"splits <= {front.params.get('max_nodes')}, over the {front.discretizer} tests; "
+        f"{front.dataset}: {front.n_train} train rows; {more}, depth <= {depth}, "
+        f"splits <= {splits}, over the {front.discretizer} tests; "
         f"{optimum if penalised else 'optimum ' + str(info['optimum']) + ' errors'}; "
         f"{front.runtime_s:.3f} s{status.get(front.status, '')}"
     )
