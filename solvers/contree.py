@@ -14,9 +14,13 @@ Objectives
   what ConTree itself returns).
 * ``sparsity=λ``: the tree minimising ``errors / n + λ · splits``, picked exactly from the front.
 
-Anytime: the first split tried at every node is the greedy (Gini) one, so a run stopped by the time
-limit or a cancel returns at least a CART-like tree of that depth, and the proven lower bound of every
-budget (``stats["lower_bound"]``, ``info["lower_bound"]``): the gap of a stopped run is known.
+Anytime: at depth >= 4 the exact search is preceded by limited-discrepancy passes (after Kiossou, Schaus and
+Nijssen's anytime ConTree, 2026): the nodes of depth >= 3 try only their features' Gini splits, a few at a time,
+and the depth-two nodes are solved exactly, so within a fraction of a second there is a tree balanced over the
+whole depth, which the exact search then has to beat (its cost is the search's starting cut-off).  The exact
+search tries the greedy (Gini) split first at every node.  A run stopped by the time limit or a cancel returns the
+best tree of either phase, and the proven lower bound of every budget (``stats["lower_bounds"]``,
+``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.
 """
 
 from __future__ import annotations

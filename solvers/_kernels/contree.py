@@ -36,6 +36,9 @@ half), so a stopped node bounds every feature; a deep root (``prm[13]``) seeds o
 splits, pausing the feature it is searching, so a run that is never stopped does not pay for the seeds.  A child
 stopped mid-search keeps the larger of its own bound and the one its interval's anchors prove, so one stopped
 child does not drop its split's bound to the sibling's.
+A limited-discrepancy pass (``prm[14]`` >= 0, the wrapper's incumbent before the exact search) restricts the
+nodes of depth >= 3 to their features' Gini splits within a discrepancy budget; it never caches those nodes and
+its bounds are not proofs.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
