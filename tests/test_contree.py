@@ -575,3 +575,34 @@ def test_stopped_run_with_lds_returns_a_valid_tree_and_claims_nothing_unproven(d
         if best is not None:
             assert raw.stats["upper_bound"] <= best
         assert raw.stats["proven"] is False or raw.stats["upper_bound"] == ref[-1]
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_run_stopped_after_the_lds_passes_returns_their_tree_unproven(monkeypatch, front):
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    exact = contree(X, y, max_depth=4, front=front, n_threads=1)
+    assert exact.stats["proven"]
+    opt = exact.stats["upper_bounds"]
+    seen = {}
+    orig = ct._lds
+
+    def lds_then_stop(ws, *a, **kw):
+        inc = orig(ws, *a, **kw)
+        seen.update(inc)
+        ws[10][0] = 2  # the time limit strikes as the exact search starts
+        return inc
+
+    monkeypatch.setattr(ct, "_lds", lds_then_stop)
+    ctl = Control()
+    with ctl:
+        raw = contree(X, y, max_depth=4, front=front, n_threads=1, control=ctl)
+    assert raw.status == "time_limit" and not raw.stats["proven"]
+    full = len(opt) - 1
+    assert raw.stats["upper_bound"] == seen[full][0] > opt[full]  # the passes' tree, not yet the optimum
+    for sol in raw.solutions:
+        b = sol.info["budget"]
+        assert sol.info["errors"] == true_errors(sol.tree, X, y) >= opt[b]
+        assert sol.info["lower_bound"] <= opt[b] and sol.tree.n_splits <= (b if front else 15)
+        assert sol.optimal == (sol.info["errors"] == sol.info["lower_bound"] == opt[b])
