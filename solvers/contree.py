@@ -443,9 +443,9 @@ def _lds(ws, X, XT, y, depth, kb, n_classes, control, max_bytes, fixed):
     costing ``r`` of the discrepancy ``δ`` shared along every path, and solves the depth-two nodes exactly (cached, so
     the exact search that follows reuses them).  Pass 0 is a greedy tree with optimal depth-two subtrees; passes go
     on until ``δ`` covers every combination of candidates, a perfect tree is found or their share of the time is
-    spent (``_LDS_SHARE``).  Only a finished pass's
-    trees are kept (a stopped pass cannot be rebuilt).  The exact search then prunes with these costs, so a run
-    stopped early returns a tree balanced over the whole depth instead of the depth-first search's first branch.
+    spent (``_LDS_SHARE``).  Only a finished pass's trees are kept (a stopped pass cannot be rebuilt).  The exact
+    search then prunes with these costs, so a run stopped early returns a tree balanced over the whole depth
+    instead of the depth-first search's first branch.
     """
     n, p = X.shape
     kd = kb - 1
