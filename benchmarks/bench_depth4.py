@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_depth4.py [--data DIR] [--quick] [--sets bank wilt ...] [--limit 60]
+        [--sections contree anytime murtree] [--no-front] [--anytime-sets raisin segment ...]
 
 Sections (every time warm: the kernels are compiled or loaded before the first measurement; ours and the
 peer alternate set by set on the same arrays, so both see the same machine load):
@@ -14,7 +15,8 @@ peer alternate set by set on the same arrays, so both see the same machine load)
   (target: median <= 3x), and with ``--budgets`` against the sum of solving each budget alone
   (``max_nodes=b``).
 * ``anytime``: our single-tree run stopped after 10 s (and 60 s unless ``--quick``): upper bound, proven lower
-  bound, gap ``(upper - lower) / upper``; pycontree's errors after the same 10 s.
+  bound, gap ``(upper - lower) / upper``; pycontree's errors after the same 10 s (``--anytime-sets``: other sets
+  than the first section's).  Limits are wall seconds; the CPU seconds each run got are beside them.
 * ``murtree``: ``murtree(front=False, fewest_splits=False)`` against pystreed's ``STreeDClassifier`` with the
   same depth and node limit on the DL8.5 sets (binary 0/1 features), depth 4 (target: median <= 0.8) and
   depth 5 (target: median <= 1.0 on the sets pystreed finishes within ``--limit`` * 2 s).
@@ -163,8 +165,8 @@ def _peers():
     return ConTree, STreeDClassifier
 
 
-def bench_contree(root: Path, sets, limit: float, budgets: bool, log=print) -> list[dict]:
-    """Depth-4 single tree and whole front, ours against pycontree, alternating set by set."""
+def bench_contree(root: Path, sets, limit: float, budgets: bool, log=print, front: bool = True) -> list[dict]:
+    """Depth-4 single tree and (unless ``front`` is False) whole front, ours against pycontree, set by set."""
     ConTree, _ = _peers()
     out = []
     for name in sets:
@@ -180,15 +182,16 @@ def bench_contree(root: Path, sets, limit: float, budgets: bool, log=print) -> l
         t, mb, raw = _measure(_ours_single, X, y, 4, limit)
         r.update(ours=t, ours_cpu=_LAST_CPU[0], ours_mb=mb, ours_err=raw.stats["upper_bound"])
         r["ours_proven"] = raw.status == "done"
-        t, mb, fr = _measure(_ours_single, X, y, 4, limit, front=True)
-        r.update(
-            front=t,
-            front_cpu=_LAST_CPU[0],
-            front_mb=mb,
-            front_proven=fr.status == "done",
-            front_err=fr.stats["upper_bound"],
-        )
-        if budgets and r["front_proven"]:
+        if front:
+            t, mb, fr = _measure(_ours_single, X, y, 4, limit, front=True)
+            r.update(
+                front=t,
+                front_cpu=_LAST_CPU[0],
+                front_mb=mb,
+                front_proven=fr.status == "done",
+                front_err=fr.stats["upper_bound"],
+            )
+        if budgets and r.get("front_proven"):
             total = 0.0
             for b in range(1, 16):
                 _, _, rb = _measure(_ours_single, X, y, 4, limit, front=True, max_nodes=b)
@@ -200,7 +203,8 @@ def bench_contree(root: Path, sets, limit: float, budgets: bool, log=print) -> l
         out.append(r)
         log(
             f"{name}: py {r.get('py', float('nan')):.2f}s err {r.get('py_err')} | ours {r['ours']:.2f}s "
-            f"err {r['ours_err']} ({'proven' if r['ours_proven'] else 'stopped'}) | front {r['front']:.2f}s"
+            f"err {r['ours_err']} ({'proven' if r['ours_proven'] else 'stopped'})"
+            + (f" | front {r['front']:.2f}s" if "front" in r else "")
             + (f" | budgets alone {r['budgets_sum']:.2f}s" if "budgets_sum" in r else ""),
             flush=True,
         )
@@ -219,11 +223,12 @@ def bench_anytime(root: Path, sets, limits, log=print) -> list[dict]:
         r = {"set": name}
         if ConTree is not None:
             t, _, m = _measure(_fit_py, ConTree, X, y, limits[0])
-            r.update(py_err=_errors(m, X, y), py_s=t)
+            r.update(py_err=_errors(m, X, y), py_s=t, py_cpu=_LAST_CPU[0])
         for lim in limits:
             t, mb, raw = _measure(_ours_single, X, y, 4, lim)
             ub, lb = raw.stats["upper_bound"], raw.stats["lower_bound"]
-            r[lim] = {"ub": ub, "lb": lb, "gap": (ub - lb) / ub if ub else 0.0, "s": t, "mb": mb, "status": raw.status}
+            gap = (ub - lb) / ub if ub else 0.0
+            r[lim] = {"ub": ub, "lb": lb, "gap": gap, "s": t, "cpu": _LAST_CPU[0], "mb": mb, "status": raw.status}
         out.append(r)
         log(
             f"{name}: "
@@ -287,7 +292,7 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
                 "pass" if med <= 1.0 and eq else "short",
             )
         )
-    fr = [r for r in ct if "py" in r and r["front_proven"]]
+    fr = [r for r in ct if "py" in r and r.get("front_proven")]
     if fr:
         med = _median([r["front_cpu"] / r["py_cpu"] for r in fr])
         rows.append(
@@ -331,15 +336,27 @@ def summarize(ct, at, mt) -> list[tuple[str, str, str, str]]:
 SECTIONS = ("contree", "anytime", "murtree")
 
 
-def _run(data, quick_mode: bool, sets=None, dl_sets=None, limit=60.0, budgets=False, log=print, sections=SECTIONS):
+def _run(
+    data,
+    quick_mode: bool,
+    sets=None,
+    dl_sets=None,
+    limit=60.0,
+    budgets=False,
+    log=print,
+    sections=SECTIONS,
+    anytime_sets=None,
+    front=True,
+):
     root = data_root(data)
     if root is None:
         return [], [], [], []
     _warm()
     qb = sets or (QB_QUICK if quick_mode else QB_SETS)
     dl = dl_sets or (DL_QUICK if quick_mode else DL_SETS)
-    ct = bench_contree(root, qb, limit, budgets, log) if "contree" in sections else []
-    at = bench_anytime(root, qb, [10.0] if quick_mode else [10.0, 60.0], log) if "anytime" in sections else []
+    ct = bench_contree(root, qb, limit, budgets, log, front) if "contree" in sections else []
+    lims = [10.0] if quick_mode else [10.0, 60.0]
+    at = bench_anytime(root, anytime_sets or qb, lims, log) if "anytime" in sections else []
     mt = bench_murtree(root, dl, [4] if quick_mode else [4, 5], limit, log) if "murtree" in sections else []
     return ct, at, mt, summarize(ct, at, mt)
 
@@ -374,16 +391,17 @@ def _tables(ct, at, mt) -> str:
         out.append(
             f"| {r['set']} | {r['n']} | {r['p']} | {cw(r, 'py', r.get('py_proven', True))} | "
             f"{f(r.get('py_err'), 'd')} | {cw(r, 'ours', r['ours_proven'])} | {r['ours_err']} | "
-            f"{ratio(r, 'ours', 'py')} | {cw(r, 'front', r['front_proven'])} | {ratio(r, 'front', 'py')} | "
-            f"{r['ours_mb']:.0f} | {f(r.get('py_mb'), '.0f')} |"
+            f"{ratio(r, 'ours', 'py')} | {cw(r, 'front', r.get('front_proven', True))} | "
+            f"{ratio(r, 'front', 'py') if 'front' in r else ''} | {r['ours_mb']:.0f} | {f(r.get('py_mb'), '.0f')} |"
         )
     if at:
         lims = [k for k in at[0] if isinstance(k, float)]
-        head = " | ".join(f"ours {x:g} s: ub / lb / gap" for x in lims)
-        out += ["", f"| set | pycontree errors at {lims[0]:g} s | {head} |", "|" + "---|" * (2 + len(lims))]
+        head = " | ".join(f"ours {x:g} s: ub / lb / gap (CPU s)" for x in lims)
+        out += ["", f"| set | pycontree errors at {lims[0]:g} s (CPU s) | {head} |", "|" + "---|" * (2 + len(lims))]
         for r in at:
-            cells = " | ".join(f"{r[x]['ub']} / {r[x]['lb']} / {r[x]['gap']:.2f}" for x in lims)
-            out.append(f"| {r['set']} | {f(r.get('py_err'), 'd')} | {cells} |")
+            cells = " | ".join(f"{r[x]['ub']} / {r[x]['lb']} / {r[x]['gap']:.2f} ({r[x]['cpu']:.1f})" for x in lims)
+            py = f"{r['py_err']} ({r['py_cpu']:.1f})" if "py_err" in r else ""
+            out.append(f"| {r['set']} | {py} | {cells} |")
     if mt:
         out += ["", "| set | D | pystreed s | errors | ours s | errors | ours/py | MB ours | MB py |"]
         out.append("|" + "---|" * 9)
@@ -404,6 +422,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dl-sets", nargs="+", default=None, help="DL8.5 sets")
     ap.add_argument("--limit", type=float, default=None, help="time limit per solve (default 60, quick 20)")
     ap.add_argument("--budgets", action="store_true", help="also solve each front budget alone (slow)")
+    ap.add_argument("--no-front", action="store_true", help="contree section: the single tree only, not the front")
+    ap.add_argument("--anytime-sets", nargs="+", default=None, help="Quant-BnB sets of the anytime section")
     ap.add_argument(
         "--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="which sections to run (default all)"
     )
@@ -413,7 +433,17 @@ def main(argv=None) -> int:
     if data_root(args.data, summary) is None:
         return 0
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min), {os.cpu_count()} CPUs", flush=True)
-    ct, at, mt, rows = _run(args.data, args.quick, args.sets, args.dl_sets, limit, args.budgets, sections=args.sections)
+    ct, at, mt, rows = _run(
+        args.data,
+        args.quick,
+        args.sets,
+        args.dl_sets,
+        limit,
+        args.budgets,
+        sections=args.sections,
+        anytime_sets=args.anytime_sets,
+        front=not args.no_front,
+    )
     print()
     print(_tables(ct, at, mt))
     print()

@@ -14,13 +14,18 @@ Objectives
   what ConTree itself returns).
 * ``sparsity=λ``: the tree minimising ``errors / n + λ · splits``, picked exactly from the front.
 
-Anytime: the first split tried at every node is the greedy (Gini) one, so a run stopped by the time
-limit or a cancel returns at least a CART-like tree of that depth, and the proven lower bound of every
-budget (``stats["lower_bound"]``, ``info["lower_bound"]``): the gap of a stopped run is known.
+Anytime: at depth >= 4 the exact search is preceded by limited-discrepancy passes (after Kiossou, Schaus and
+Nijssen's anytime ConTree, 2026): the nodes of depth >= 3 try only their features' Gini splits, a few at a time,
+and the depth-two nodes are solved exactly, so within a fraction of a second there is a tree balanced over the
+whole depth, which the exact search then has to beat (its cost is the search's starting cut-off).  The exact
+search tries the greedy (Gini) split first at every node.  A run stopped by the time limit or a cancel returns the
+best tree of either phase, and the proven lower bound of every budget (``stats["lower_bounds"]``,
+``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.
 """
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
@@ -76,6 +81,12 @@ _STOP_AFTER_SPLITS = 0
 # sibling's weak anchor bound, so its neighbours are pruned less: on wilt at depth 4, 0 evaluated 6x more splits.
 # One tree only: the whole front (a bound per budget) solved 4.6x more subproblems with it on bank at depth 4.
 _SIBLING_H = 1
+# Limited-discrepancy passes before the exact search at depth >= ``_LDS_DEPTH`` (``_lds``), for at most
+# ``_LDS_SHARE`` of the time limit (``_LDS_SECONDS`` without one) and at most the discrepancy that covers every
+# combination of its candidates.
+_LDS_DEPTH = 4
+_LDS_SHARE = 0.2
+_LDS_SECONDS = 5.0
 # Cells sorted between two polls of the control while the sorted row lists are built (~0.1 s a block)
 _PREP_CELLS = 1 << 21
 # Workspace fields holding a sorted row list per level (S, SR, SY)
@@ -182,10 +193,11 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _ROOT_SEEDS,
                 _SIBLING_H if single else 0,
                 _SEED_AFTER_SPLITS if depth >= _SEED_LAZY_DEPTH else 0,
+                -1,  # a limited-discrepancy pass's discrepancy (set by ``_lds``)
             ],
             dtype=np.int64,
         ),
-        np.zeros((levels, 13, kb), dtype=np.int64),
+        np.zeros((levels, 14, kb), dtype=np.int64),
         np.zeros((levels, 3, kb), dtype=np.int64),
         np.zeros((levels, STACK, 4 + 4 * kb), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
@@ -360,6 +372,14 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     control.watch("contree", COUNTERS)
     control.counters[4] = n - leaf_counts.max()
     restarts = 0
+    XT = np.ascontiguousarray(X.T)
+    kd = kb - 1
+    inc = _lds(ws0, X, XT, y, depth, kb, n_classes, control, max_bytes / threads, fixed) if depth >= _LDS_DEPTH else {}
+    inc_err = np.full(kb, 1 << 40, dtype=np.int64)
+    for b, (err, _) in inc.items():
+        inc_err[b] = err
+    if inc:
+        control.counters[4] = min(int(control.counters[4]), int(inc_err[kd]))
 
     def one(t, cut):
         codes[t] = solve(tuple(wss[t]), 0, n, depth, cut, ubs[t], lbs[t], False, -1)
@@ -369,7 +389,7 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
             for ws in wss:
                 ws[9][1] = 0
             claim[0] = 0
-            cut = np.full(kb, 1 << 40, dtype=np.int64)  # the threads' best costs so far, shared
+            cut = inc_err.copy()  # the threads' best costs so far (from the incumbent on), shared
             if threads == 1:
                 one(0, cut)
             else:  # the kernel releases the GIL (nogil): the threads run in parallel
@@ -391,17 +411,21 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     ub = ubs.min(axis=0)
     lb = lbs.min(axis=0)
     exact = all(codes)
-    XT = np.ascontiguousarray(X.T)
-    kd = kb - 1
-    budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or ub[b] < ub[b - 1]]
+    # the search pruned with the incumbent's costs as cut-offs: where it found nothing better, the incumbent's tree
+    # is the best known, proven when the search's lower bound reaches it
+    best = np.minimum(ub, inc_err)
+    budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or best[b] < best[b - 1]]
     found = []
     for b in budgets:
-        # the tree comes from the (first) thread that found the best cost: its workspace holds the choices
-        owner = wss[int(np.argmin(ubs[:, b]))]
-        tree = _tree(owner, XT, X, depth, b, n_classes)
-        leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
-        err = int(np.count_nonzero(tree.prediction[leaves] != y))
-        proven = bool(lb[b] == ub[b] == err)
+        err, tree = inc.get(b, (1 << 40, None))
+        if ub[b] < err:
+            # the tree comes from the (first) thread that found the best cost: its workspace holds the choices.  A
+            # stopped run rebuilds only what its cache holds, so the tree can be worse than the cost recorded.
+            owner = wss[int(np.argmin(ubs[:, b]))]
+            t2, e2 = _tree_err(owner, XT, X, y, depth, b, n_classes)
+            if e2 < err:
+                err, tree = e2, t2
+        proven = bool(lb[b] >= err)
         found.append((err, tree.n_splits, tree, proven, b))
     # a stopped run can rebuild a tree slightly better than its bound said: keep the front strictly decreasing
     found.sort(key=lambda t: (t[1], t[0]))
@@ -434,6 +458,64 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     if any(ws[12][2] == 0 for ws in wss):
         stats["cache_limited"] = True
     return RawFront(sols, "misclassifications", control.status(), stats)
+
+
+def _lds(ws, X, XT, y, depth, kb, n_classes, control, max_bytes, fixed):
+    """Incumbents by limited-discrepancy passes (Kiossou, Schaus, Nijssen 2026): ``{budget: (errors, tree)}``.
+
+    Pass ``δ`` searches only the Gini split of each feature at the nodes of depth >= 3, the ``r``-th in Gini order
+    costing ``r`` of the discrepancy ``δ`` shared along every path, and solves the depth-two nodes exactly (cached, so
+    the exact search that follows reuses them).  Pass 0 is a greedy tree with optimal depth-two subtrees; passes go
+    on until ``δ`` covers every combination of candidates, a perfect tree is found or their share of the time is
+    spent (``_LDS_SHARE``).  Only a finished pass's trees are kept (a stopped pass cannot be rebuilt).  The exact
+    search then prunes with these costs, so a run stopped early returns a tree balanced over the whole depth
+    instead of the depth-first search's first branch.
+    """
+    n, p = X.shape
+    kd = kb - 1
+    prm, meta, vec = ws[12], ws[9], ws[13]
+    inc = {}
+    cut = np.full(kb, 1 << 40, dtype=np.int64)  # a pass rebuilds its tree by re-solving: same cut-offs as the pass
+    ub = np.zeros(kb, dtype=np.int64)
+    lb = np.zeros(kb, dtype=np.int64)
+    delta = 0
+    dmax = (p - 1) * (depth - 2)  # every path takes the last candidate at each of its depth-2 restricted nodes
+    limit = control.time_limit
+    budget = _LDS_SHARE * limit if limit is not None else _LDS_SECONDS
+    t0 = time.perf_counter()
+    try:
+        while delta <= dmax and not control.stopped and (delta == 0 or time.perf_counter() - t0 < budget):
+            prm[14] = delta
+            vec[0, 13, 0] = delta
+            meta[1] = 0
+            solve(tuple(ws), 0, n, depth, cut, ub, lb, False, -1)
+            if meta[1] != 0:  # cache table full: grow it and run the pass again
+                meta[1] = 0
+                if _grow(ws, max_bytes, fixed):
+                    continue
+            if control.stopped:
+                break
+            for b in range(1, kd + 1):
+                if ub[b] < inc.get(b, (1 << 40,))[0] and (b == 1 or ub[b] < ub[b - 1]):
+                    tree, err = _tree_err(ws, XT, X, y, depth, b, n_classes)
+                    if err < inc.get(b, (1 << 40,))[0] and not control.stopped:
+                        inc[b] = (err, tree)
+            if inc.get(kd, (1,))[0] == 0:
+                break  # a perfect tree
+            delta += 1
+    finally:
+        prm[14] = -1
+    # a tree with fewer splits also fits every larger budget
+    for b in range(2, kd + 1):
+        if b - 1 in inc and (b not in inc or inc[b - 1][0] <= inc[b][0]):
+            inc[b] = inc[b - 1]
+    return inc
+
+
+def _tree_err(ws, XT, X, y, depth, b, n_classes):
+    tree = _tree(ws, XT, X, depth, b, n_classes)
+    leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
+    return tree, int(np.count_nonzero(tree.prediction[leaves] != y))
 
 
 def _tree(ws, XT, X, depth, b, n_classes):

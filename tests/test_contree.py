@@ -488,3 +488,121 @@ def test_stopped_run_rebuilds_from_the_cache_within_the_limit(front):
     for sol in raw.solutions:
         assert sol.info["errors"] == true_errors(sol.tree, X, y)
     assert not raw.stats["proven"]
+
+
+# ----------------------------------------------------------------------------- limited-discrepancy incumbent
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=9, max_features=3), threads=st.sampled_from([1, 2]))
+def test_lds_incumbent_leaves_the_exact_front_unchanged(data, threads):
+    # the limited-discrepancy passes (here from depth 3 on, so the root is restricted) only seed the incumbent
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    ref = oracle(X, y, c, 3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ct, "_LDS_DEPTH", 3)
+        check_front(contree(X, y, c, max_depth=3, n_threads=threads), X, y, ref, 3)
+        single = contree(X, y, c, max_depth=3, front=False, n_threads=threads).solutions[0]
+    assert single.optimal and single.info["errors"] == ref[-1] == true_errors(single.tree, X, y)
+
+
+@pytest.mark.parametrize("front", [True, False])
+def test_lds_incumbent_leaves_depth_4_results_unchanged(monkeypatch, front):
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _hard_set(100, seed=11)
+    monkeypatch.setattr(ct, "_LDS_DEPTH", 99)
+    plain = contree(X, y, max_depth=4, front=front, n_threads=1)
+    monkeypatch.setattr(ct, "_LDS_DEPTH", 4)
+    for threads in (1, 2):
+        raw = contree(X, y, max_depth=4, front=front, n_threads=threads)
+        assert raw.stats["proven"] and raw.stats["upper_bounds"] == plain.stats["upper_bounds"]
+        assert raw.stats["lower_bounds"] == plain.stats["lower_bounds"]
+        for sol in raw.solutions:
+            assert sol.optimal and sol.info["errors"] == true_errors(sol.tree, X, y)
+            assert sol.info["splits"] == sol.tree.n_splits and tree_depth(sol.tree) <= 4
+            if front:
+                assert sol.tree.n_splits <= sol.info["budget"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=datasets(max_rows=10, max_features=3),
+    front=st.booleans(),
+    stop=st.integers(1, 120),
+    after_lds=st.booleans(),
+)
+def test_stopped_run_with_lds_returns_a_valid_tree_and_claims_nothing_unproven(data, front, stop, after_lds):
+    # stopped inside a limited-discrepancy pass, inside the exact search, or right after the passes (the incumbent
+    # alone): every tree is valid, no better than the optimum, within its budget, and optimal only when it is
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    ref = oracle(X, y, c, 3)
+    seen = {}
+    orig = ct._lds
+
+    def lds_then_stop(ws, *a, **kw):
+        inc = orig(ws, *a, **kw)
+        seen.update(inc)
+        ws[10][0] = 2  # the time limit strikes as the exact search starts
+        return inc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ct, "_LDS_DEPTH", 3)
+        if after_lds:
+            mp.setattr(ct, "_lds", lds_then_stop)
+        else:
+            mp.setattr(ct, "_STOP_AFTER_SPLITS", stop)
+        ctl = Control()
+        with ctl:
+            raw = contree(X, y, c, max_depth=3, front=front, n_threads=1, control=ctl)
+    lbs = raw.stats["lower_bounds"]
+    assert all(lo <= o for lo, o in zip(lbs, ref[: len(lbs)] if front else [ref[0], ref[-1]]))
+    for sol in raw.solutions:
+        b = sol.info["budget"]
+        opt = ref[min(b, ref.size - 1)] if front else ref[-1]
+        assert sol.info["errors"] == true_errors(sol.tree, X, y) >= opt
+        assert sol.info["splits"] == sol.tree.n_splits and tree_depth(sol.tree) <= 3
+        if front:
+            assert sol.tree.n_splits <= b
+        assert sol.info["lower_bound"] <= opt
+        if sol.optimal:
+            assert sol.info["errors"] == opt
+    if after_lds and raw.status != "done":
+        # the incumbent's tree is returned (or a better one), never marked optimal above the optimum
+        best = min(e for e, _ in seen.values()) if seen else None
+        if best is not None:
+            assert raw.stats["upper_bound"] <= best
+        assert raw.stats["proven"] is False or raw.stats["upper_bound"] == ref[-1]
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_run_stopped_after_the_lds_passes_returns_their_tree_unproven(monkeypatch, front):
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    exact = contree(X, y, max_depth=4, front=front, n_threads=1)
+    assert exact.stats["proven"]
+    opt = exact.stats["upper_bounds"]
+    seen = {}
+    orig = ct._lds
+
+    def lds_then_stop(ws, *a, **kw):
+        inc = orig(ws, *a, **kw)
+        seen.update(inc)
+        ws[10][0] = 2  # the time limit strikes as the exact search starts
+        return inc
+
+    monkeypatch.setattr(ct, "_lds", lds_then_stop)
+    ctl = Control()
+    with ctl:
+        raw = contree(X, y, max_depth=4, front=front, n_threads=1, control=ctl)
+    assert raw.status == "time_limit" and not raw.stats["proven"]
+    full = len(opt) - 1
+    assert raw.stats["upper_bound"] == seen[full][0] > opt[full]  # the passes' tree, not yet the optimum
+    for sol in raw.solutions:
+        b = sol.info["budget"]
+        assert sol.info["errors"] == true_errors(sol.tree, X, y) >= opt[b]
+        assert sol.info["lower_bound"] <= opt[b] and sol.tree.n_splits <= (b if front else 15)
+        assert sol.optimal == (sol.info["errors"] == sol.info["lower_bound"] == opt[b])

@@ -36,6 +36,9 @@ half), so a stopped node bounds every feature; a deep root (``prm[13]``) seeds o
 splits, pausing the feature it is searching, so a run that is never stopped does not pay for the seeds.  A child
 stopped mid-search keeps the larger of its own bound and the one its interval's anchors prove, so one stopped
 child does not drop its split's bound to the sibling's.
+A limited-discrepancy pass (``prm[14]`` >= 0, the wrapper's incumbent before the exact search) restricts the
+nodes of depth >= 3 to their features' Gini splits within a discrepancy budget; it never caches those nodes and
+its bounds are not proofs.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
@@ -726,16 +729,24 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     # early (a stopped node's lower bound is the least bound of the seeds' halves, not 0) and the incumbent is
     # the best of the features' greedy splits before any interval is refined.
     npass = 2 if prm[8] == 1 or (prm[8] == 2 and lvl == 0) else 1
+    # ``prm[14]`` >= 0: a limited-discrepancy pass (an incumbent, not a proof).  A node of depth >= 3 tries only its
+    # features' Gini splits, in Gini order, the ``r``-th costing ``r`` of its discrepancy ``VEC[lvl, 13, 0]`` (what
+    # is left goes to both children); depth-two nodes are solved exactly (and cached).  Its results are never
+    # cached and its bounds are not proofs: the wrapper only keeps its trees as the exact search's incumbent.
+    restricted = prm[14] >= 0 and d >= 3
+    disc = VEC[lvl, 13, 0] if restricted else 0
+    if restricted:
+        npass = 2
     # ``prm[13]`` > 0: the root seeds lazily.  Its interval searches start at once (each feature from its Gini
     # split), and only once the run has evaluated ``prm[13]`` splits (a run long enough that a time limit may stop
     # it) the feature being searched is paused (its open intervals kept in ``PAUSE``), every feature not yet
     # searched is seeded, and the search resumes.  A short run pays nothing for seeds it never needs.
-    lazy = npass == 2 and lvl == 0 and prm[13] > 0
+    lazy = npass == 2 and lvl == 0 and prm[13] > 0 and not restricted
     # ``prm[9]`` > 1: this root is one of several threads over the same rows (own workspaces).  Each seeds the
     # features it has not searched, and they claim the features' interval searches one at a time from ``CLAIM[0]``
     # (a race can hand one feature to both: duplicate work, never a feature skipped) and share their best costs
     # through ``cut``.
-    shared = lvl == 0 and prm[9] > 1
+    shared = lvl == 0 and prm[9] > 1 and not restricted
     # ``SEEDN[lvl, f]``: 0 not started, > 0 seeded (that many open intervals in ``SEED``), -1 searched or being
     # searched (its splits are in PR/EX, its open intervals on the stack), -2 paused (open intervals in ``PAUSE``)
     for g in range(p):
@@ -750,7 +761,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     while True:
         resume = False
         if phase == 0:
-            if nxt0 >= p:
+            if nxt0 >= p or (restricted and nxt0 > disc):
+                if restricted:
+                    break
                 phase = 1
                 continue
             fi = nxt0
@@ -818,7 +831,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                     first_j = j
         SEEDN[lvl, f] = -1
         n_eval = 0
-        nseed = prm[11] if lvl == 0 and prm[11] > 1 else 1
+        nseed = prm[11] if lvl == 0 and prm[11] > 1 and not restricted else 1
         paused = False
         while sp > 0:
             if (flag[0] != 0 and not force) or meta[1] != 0:
@@ -879,6 +892,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             for c in range(C):
                 cntR[c] = cnt[c] - cntL[c]
             ex_split = True
+            if restricted:
+                VEC[lvl + 1, 13, 0] = disc - fi  # both children's discrepancy
             if d == 2:
                 leafL = _leaf(cntL)
                 leafR = _leaf(cntR)
@@ -1013,6 +1028,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                                 bv = v
                                 best_bl = bl
                     chb[b] = best_bl | (b << 8)  # left budget and the budget it was chosen for
+                    if restricted:
+                        chb[b] |= (disc - fi) << 16  # and the children's discrepancy, to rebuild the tree
             for b in range(1, kk):
                 if UB[b - 1] < UB[b]:
                     UB[b] = UB[b - 1]
@@ -1073,6 +1090,13 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             if _open_bounds(SEED, SEEDN, PAUSE, pn, SR, SY, lvl, m, p, cnt, tmpc, pos, stu, kk, kc, b0, single, EX):
                 rem_lb_floor = 0
             break
+    if restricted:
+        # an incumbent only: its bounds prove nothing (0, the leaf at budget 0), and it is never cached
+        for b in range(kk):
+            out_ub[b] = UB[b]
+            out_lb[b] = 0
+        out_lb[0] = leaf
+        return 0
     bounded = False
     if stopped or not exact:
         exact = False
@@ -1207,11 +1231,14 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
         t = lo_v
     feat[node] = f
     thr[node] = t
+    # a limited-discrepancy pass's choice also says what discrepancy its children had (``solve``, ``prm[14]``)
+    VEC = ws[13]
+    VEC[lvl + 1, 13, 0] = bl >> 16
     if single:
         bl = 1
         br = 1
     else:
-        br = (bl >> 8) - 1 - (bl & 255)
+        br = ((bl >> 8) & 255) - 1 - (bl & 255)
         bl = bl & 255
     mL = _partition(S, SR, SY, lvl, m, p, mark, 1)
     left[node] = build(ws, XT, lvl + 1, mL, d - 1, bl, feat, thr, left, right, value, nxt)
