@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 
-from treeexplorer.registry import SOLVER_NAMES
+from treeexplorer.registry import SOLVER_NAMES, available_solvers
 from treeexplorer.solvers import Cancelled
 from treeexplorer.warm import COMPILE_ESTIMATE_S, WARM_NAMES, ensure_warm, is_warm, needs_compile
 
@@ -59,9 +59,7 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
 
 def _names() -> list[str]:
     """What the app warms, in order: the solvers of the Solver select, then the other kernels (``rashomon``)."""
-    from treeexplorer.ui.controller import list_solvers
-
-    return [*(n for n in list_solvers() if n in SOLVER_NAMES), *(n for n in WARM_NAMES if n not in SOLVER_NAMES)]
+    return [*(n for n in available_solvers() if n in SOLVER_NAMES), *(n for n in WARM_NAMES if n not in SOLVER_NAMES)]
 
 
 def prefer(solver: str | None) -> None:
