@@ -87,8 +87,14 @@ def test_a_cold_start_serves_the_page_at_once_and_the_front_when_compiled(cold_a
     shot(first, "first_page_compiling", full_page=False)
     print(f"first page in {opened_s:.1f} s, the second in {fetched_s:.1f} s (kernels still compiling)")
 
-    # the first front arrives when the kernels are in; the cancelled page's Run joins the same compile
+    # Run joins the same compile; so does the tab reloaded meanwhile (the theme switch reloads): its run again
     third.get_by_role("button", name="Run", exact=True).click()
+    third.wait_for_selector("text=Run stopped", state="detached", timeout=10_000)
+    third.reload(timeout=120_000)
+    # (compiling still, or, if the kernels came in meanwhile, the front drawn at once)
+    third.locator(f"text={COMPILING}").or_(third.locator("text=/Last run #1 cart/")).wait_for(timeout=120_000)
+
+    # the first front arrives when the kernels are in
     first.wait_for_selector("text=/Last run #1 cart/", timeout=300_000)
     assert _compiled(cache)
     assert not first.locator(f"text={COMPILING}").count()

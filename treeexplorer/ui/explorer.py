@@ -208,7 +208,10 @@ class Explorer(pn.viewable.Viewer):
             self._apply_settings(given)
             if self._load_input(given):
                 self._on_data()
-        if previous is None and self.run_default and self.solver_w.options:
+        # a tab reloaded before its first front arrived (the theme switch reloads; that run was cancelled with
+        # the old page) starts it again
+        again = previous is not None and not c.all_runs and c.dataset is not None and not c.error
+        if (previous is None or again) and self.run_default and self.solver_w.options:
             self.first_run()
         self._on_runs()
         broken = broken_solvers()
