@@ -179,8 +179,9 @@ def serve(
 
 
 def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:
-    """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session compiling a solver's kernels on a
-    new machine), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never ignored."""
+    """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session being built, slowly while kernels
+    compile in the background), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never
+    ignored."""
     import os
     import signal
     import threading
