@@ -22,7 +22,8 @@ def _is_file(data: str | None) -> bool:
 
 
 def open_explorer(data: str | None = "iris", target: str | None = None, solver: str | None = None):
-    """An :class:`~treeexplorer.ui.Explorer` opened on ``data`` with a first front drawn.
+    """An :class:`~treeexplorer.ui.Explorer` opened on ``data`` with a first front drawn (or, in a served page
+    whose solver must compile first, being solved: :meth:`~treeexplorer.ui.Explorer.first_run`).
 
     Parameters
     ----------
@@ -49,7 +50,7 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
     if target is not None and not explorer.controller.error:
         explorer.controller.set_target(target)
     if not explorer.controller.error:
-        explorer.run_now(wait=True)
+        explorer.first_run()
     return explorer
 
 
@@ -144,8 +145,8 @@ def serve(
     # on a new machine, compile) in a background thread, so the address is printed and served at once instead of
     # after a first session has been built in the foreground.
     first = solver or "cart"
-    if needs_compile(first):  # the first page is built with its first front: say why it takes a while
-        print(f"{compile_notice(first)}; the first page opens when it is done", file=out, flush=True)
+    if needs_compile(first):  # the page opens at once; its first front waits for the compile: say why
+        print(f"{compile_notice(first)}; the page opens now, its first front when it is done", file=out, flush=True)
     warm_up_in_background(first=first)
     local = address in ("localhost", "127.0.0.1")
     server = pn.serve(
@@ -178,8 +179,9 @@ def serve(
 
 
 def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:
-    """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session compiling a solver's kernels on a
-    new machine), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never ignored."""
+    """Ctrl-C (or SIGTERM) stops the server; if the loop is busy (a session being built, slowly while kernels
+    compile in the background), the process exits anyway after ``grace`` seconds: a user's Ctrl-C is never
+    ignored."""
     import os
     import signal
     import threading

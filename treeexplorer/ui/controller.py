@@ -34,6 +34,7 @@ from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, UPLOAD_SUFFIXES
 from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import app_job, readable_error
+from treeexplorer.ui.warm import kernels_first
 
 __all__ = [
     "Controller",
@@ -630,6 +631,7 @@ class Controller(param.Parameterized):
 
         if settings.cv is not None:  # k folds on the training rows, then the refit: the run's front
             work = cv_work(prep, request, dict(settings.params), folds=settings.cv, seed=self.seed)
+        work = kernels_first(request.spec.name, work)  # Cancel also ends a wait for a compile (a cold cache)
 
         self.error = ""
         meta = RunJob(settings, self.data_key(), self.data_label())

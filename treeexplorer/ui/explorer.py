@@ -27,12 +27,13 @@ from treeexplorer.ui.frontpanel import FrontPanel
 from treeexplorer.ui.inputs import ExplorerInput, read_input
 from treeexplorer.ui.jobs import app_words
 from treeexplorer.ui.lazy import lazy_card
-from treeexplorer.ui.notebook import notebook_bundle, prepare_view
+from treeexplorer.ui.notebook import in_kernel, notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.rashomonview import CloudLink, RashomonSession, RashomonView, set_label
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.viewkit import POLL_MS, Poller, ViewContext, batched, safe
+from treeexplorer.warm import compile_notice
 
 __all__ = ["Explorer", "Selection"]
 
@@ -207,12 +208,11 @@ class Explorer(pn.viewable.Viewer):
             self._apply_settings(given)
             if self._load_input(given):
                 self._on_data()
-        if previous is None and self.run_default and self.solver_w.options:
-            # Blocking: a served page is built with its first front.  Sessions opening together therefore
-            # queue on the server's event loop (issue 18's load figures); a background first run would need
-            # the browser's document_ready before its results could be applied (Panel defers callbacks).
-            self.run_now(wait=True)
-            warm.first_front_shown()  # the background warm-up of the other solvers may go on
+        # a tab reloaded before its first front arrived (the theme switch reloads; that run was cancelled with
+        # the old page) starts it again
+        again = previous is not None and not c.all_runs and c.dataset is not None and not c.error
+        if (previous is None or again) and self.run_default and self.solver_w.options:
+            self.first_run()
         self._on_runs()
         broken = broken_solvers()
         if broken:
@@ -466,6 +466,28 @@ class Explorer(pn.viewable.Viewer):
             self._start_polling()
         return job
 
+    def first_run(self):
+        """The run a new explorer opens with (the sidebar's settings); returns the run, or the job of one started
+        in the background.
+
+        Its front is solved before the page is sent (a served page opens with its front drawn), except when its
+        solver's kernels must compile first (a new machine: 15 to 75 s): a served page then opens at once with
+        the run in progress in the run bar (Cancel stops it), and its front is drawn when done.  Elsewhere (a
+        notebook, a script) the call waits for the front; in a notebook it says why first.
+        """
+        solver = self.solver_w.value
+        if self.ctx.doc is None or not warm.must_compile(solver):
+            if self.ctx.doc is None and in_kernel() and warm.must_compile(solver):
+                print(f"{compile_notice(solver)}; the explorer shows when it is done", flush=True)
+            run = self.run_now(wait=True)
+            warm.first_front_shown()  # the background warm-up of the other solvers may go on
+            return run
+        # Blocking here would hold the server's one event loop for the whole compile: no page for anyone.
+        job = self.run_now()
+        if job is not None:
+            self.controller.progress = warm.compiling_report(solver)  # the first page's words, before any report
+        return job
+
     def _rerun_more_tests(self) -> None:
         c = self.controller
         if c.selected is not None and c.rerun_with_more_tests(c.selected[0]) is not None:
@@ -476,11 +498,18 @@ class Explorer(pn.viewable.Viewer):
         self.controller.cancel()
 
     def _start_polling(self) -> None:
-        self._poller.start()
+        if self.ctx.doc is not None and not pn.state.loaded:
+            # a served page not yet shown (its first run): Panel runs periodic callbacks once it has loaded
+            pn.state.onload(self._poller.start)
+        else:
+            self._poller.start()
 
     def _apply_job_events(self) -> bool:
         with batched(self.ctx.doc):
-            return self.controller.poll()
+            running = self.controller.poll()
+        if not running:
+            warm.first_front_shown()  # a first run in the background has ended: the warm-up may go on
+        return running
 
     def poll(self) -> bool:
         """Apply finished work and progress (UI thread); stops the periodic callback when the job ends."""

@@ -5,16 +5,31 @@ The solvers are warmed one at a time in a background thread, the first page's so
 picks in the Solver select (:func:`prefer`) moves to the head of the queue, so its compile overlaps the user's
 other choices instead of starting at Run.  The Rashomon enumeration's kernels (the Alternatives card) come last,
 or next when the card is opened.
+
+A run waits for its solver's kernels through :func:`kernels_first`: the compile (which numba cannot stop) goes
+on in a thread of its own, or is the background warm-up's when that one is at it, so it is never done twice
+and a Cancel during it ends the run at once.
 """
 
 from __future__ import annotations
 
 import threading
 
-from treeexplorer.registry import SOLVER_NAMES
-from treeexplorer.warm import WARM_NAMES, ensure_warm, is_warm
+from treeexplorer.registry import SOLVER_NAMES, available_solvers
+from treeexplorer.solvers import Cancelled
+from treeexplorer.warm import COMPILE_ESTIMATE_S, WARM_NAMES, ensure_warm, is_warm, needs_compile
 
-__all__ = ["first_front_shown", "prefer", "warm_up", "warm_up_once", "warm_up_in_background"]
+__all__ = [
+    "compiling_report",
+    "first_front_shown",
+    "kernels_first",
+    "load_kernels",
+    "must_compile",
+    "prefer",
+    "warm_up",
+    "warm_up_once",
+    "warm_up_in_background",
+]
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -44,9 +59,7 @@ def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
 
 def _names() -> list[str]:
     """What the app warms, in order: the solvers of the Solver select, then the other kernels (``rashomon``)."""
-    from treeexplorer.ui.controller import list_solvers
-
-    return [*(n for n in list_solvers() if n in SOLVER_NAMES), *(n for n in WARM_NAMES if n not in SOLVER_NAMES)]
+    return [*(n for n in available_solvers() if n in SOLVER_NAMES), *(n for n in WARM_NAMES if n not in SOLVER_NAMES)]
 
 
 def prefer(solver: str | None) -> None:
@@ -104,3 +117,60 @@ def warm_up_in_background(first: str | None = None) -> threading.Thread:
             _thread = threading.Thread(target=warm_up_once, args=(first,), name="treeexplorer-warm-up", daemon=True)
             _thread.start()
         return _thread
+
+
+def must_compile(solver: str | None) -> bool:
+    """Whether a run of ``solver`` would first compile its kernels (a cold numba cache, and no warm-up of it has
+    finished in this process): such a run is one to start in the background rather than to wait for."""
+    return bool(solver) and not is_warm(solver) and needs_compile(solver)
+
+
+def compiling_report(solver: str) -> dict:
+    """The progress report a compile of ``solver`` starts with (what :func:`treeexplorer.warm.ensure_warm`
+    reports once a second): the run bar's words before the job's first report arrives."""
+    return {
+        "phase": "compiling",
+        "solver": solver,
+        "cold": True,
+        "seconds": 0.0,
+        "estimate_s": COMPILE_ESTIMATE_S.get(solver, 30),
+    }
+
+
+def load_kernels(solver: str, control) -> None:
+    """Load (or compile) ``solver``'s kernels for a run, on the run's thread, in a wait ``control`` can cancel.
+
+    The loading itself runs in a thread of its own (:func:`ensure_warm`, which waits for the background warm-up
+    when that one is compiling the same kernels: never twice) and reports ``"compiling"`` to ``control``.  A
+    cancelled run stops waiting (:class:`Cancelled`) while the compile goes on, for the next run.
+    """
+    if is_warm(solver):
+        return
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            ensure_warm(solver, control)
+        except Exception as exc:  # noqa: BLE001 - the run reports it
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=load, name=f"treeexplorer-load-{solver}", daemon=True).start()
+    while not done.wait(0.1):
+        if control.cancelled:
+            raise Cancelled(f"cancelled while the {solver} kernels compiled (they go on compiling, for the next run)")
+    if failure:
+        raise failure[0]
+
+
+def kernels_first(solver: str, work):
+    """``work(control)`` preceded by :func:`load_kernels` of ``solver``: a run's job whose Cancel also ends a
+    wait for a compile."""
+
+    def run(control):
+        load_kernels(solver, control)
+        return work(control)
+
+    return run

@@ -1,0 +1,113 @@
+"""The first page on a new machine: ``treeexplorer app`` on an empty numba cache serves its page at once, the run
+bar saying that the cart kernels compile, and draws the first front when they are done; Cancel leaves the wait at
+once.  Once the kernels are in, a new page is sent with its front already drawn (README command 1's promise).
+
+One server process with a fresh cache for the whole file: the cart compile (the cheapest, ~15-40 s) is its cost.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from browser_helpers import ARTIFACTS, CHROMIUM, free_port, shot
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
+
+COMPILING = "compiling the cart kernels (first run only"
+
+
+@pytest.fixture(scope="module")
+def cold_app(tmp_path_factory):
+    """``treeexplorer app`` on a free port with an empty numba cache; yields (url, cache folder, log path)."""
+    tmp = tmp_path_factory.mktemp("cold-app")
+    cache = tmp / "numba-cache"
+    port = free_port()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONUNBUFFERED": "1"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    log_path = ARTIFACTS / "first-page-cold.log"
+    # --max-jobs 4: the test's three visitors each have a first run waiting for the one compile
+    cmd = [sys.executable, "-m", "treeexplorer", "app", "--port", str(port), "--address", "127.0.0.1"]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([*cmd, "--no-show", "--max-jobs", "4"], env=env, cwd=tmp, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 120
+            while "serving" not in log_path.read_text(errors="replace"):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("treeexplorer app did not start:\n" + log_path.read_text(errors="replace"))
+                time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/", cache, log_path
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _compiled(cache) -> bool:
+    """The cart warm-up has finished (it leaves a stamp beside the kernels it cached)."""
+    return any(cache.rglob("treeexplorer-warm-cart-*.stamp"))
+
+
+def test_a_cold_start_serves_the_page_at_once_and_the_front_when_compiled(cold_app, new_page):
+    url, cache, log_path = cold_app
+    assert COMPILING in log_path.read_text() and "the page opens now" in log_path.read_text()
+
+    # the first visitor: the page (no front yet) while the kernels compile, the run bar saying so
+    t0 = time.monotonic()
+    first = new_page(url, width=1280, height=900, wait_for=f"text={COMPILING}")
+    opened_s = time.monotonic() - t0
+    assert not _compiled(cache), "the page waited for the compile"
+    expect(first.get_by_role("button", name="Cancel")).to_be_enabled(timeout=5_000)
+
+    # a second visitor meanwhile: its page is sent too (the server's loop is not held by the compile)
+    t0 = time.monotonic()
+    with urllib.request.urlopen(url, timeout=60) as resp:
+        html = resp.read().decode("utf-8", "replace")
+    fetched_s = time.monotonic() - t0
+    assert resp.status == 200 and "treeexplorer" in html  # (a served page's content comes over its websocket)
+    assert not _compiled(cache), "the second page waited for the compile"
+
+    # a third one cancels its first run: it stops at once (the compile goes on, for the next run)
+    third = new_page(url, width=1280, height=900, wait_for=f"text={COMPILING}")
+    third.get_by_role("button", name="Cancel").click()
+    third.wait_for_selector("text=Run stopped: cancelled while the cart kernels compiled", timeout=10_000)
+    expect(third.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=5_000)
+    assert not _compiled(cache), "Cancel waited for the compile"
+    shot(first, "first_page_compiling", full_page=False)
+    print(f"first page in {opened_s:.1f} s, the second in {fetched_s:.1f} s (kernels still compiling)")
+
+    # Run joins the same compile; so does the tab reloaded meanwhile (the theme switch reloads): its run again
+    third.get_by_role("button", name="Run", exact=True).click()
+    third.wait_for_selector("text=Run stopped", state="detached", timeout=10_000)
+    third.reload(timeout=120_000)
+    # (compiling still, or, if the kernels came in meanwhile, the front drawn at once)
+    third.locator(f"text={COMPILING}").or_(third.locator("text=/Last run #1 cart/")).wait_for(timeout=120_000)
+
+    # the first front arrives when the kernels are in
+    first.wait_for_selector("text=/Last run #1 cart/", timeout=300_000)
+    assert _compiled(cache)
+    assert not first.locator(f"text={COMPILING}").count()
+    third.wait_for_selector("text=/Last run #1 cart/", timeout=60_000)
+    shot(first, "first_page_front_after_compile", full_page=False)
+
+    # kernels in: a new page is sent with its first front already drawn, nothing running
+    warm = new_page(url, width=1280, height=900)
+    assert warm.locator("text=/Last run #1 cart/").count() == 1  # in the page as first drawn: no run to wait for
+    assert not warm.locator(f"text={COMPILING}").count()
+    expect(warm.get_by_role("button", name="Run", exact=True)).to_be_enabled()
+    # no traceback through the app's code (the reloaded tab leaves Tornado's and Bokeh's words about its closed
+    # websocket in the log)
+    log = log_path.read_text(errors="replace")
+    ours = [ln for ln in log.splitlines() if ln.lstrip().startswith("File ") and "/treeexplorer/" in ln]
+    assert not ours, log[-3000:]
