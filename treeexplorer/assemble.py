@@ -103,6 +103,8 @@ def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked:
     passes, not a Python loop of numpy calls per tree.  Stopped by a cancel or the time limit meanwhile, only a
     few trees spread over the front (``ranked``: the first :data:`_RANKED_KEEP` of the order) are counted on
     every row (:func:`~treeexplorer.evaluate.count_forest_stoppable`); returns the entries kept."""
+    if not entries:  # a run stopped before its first tree (a Rashomon set at its time limit)
+        return []
     n_classes = prep.schema.n_classes
     trees = [e.tree for e in entries]
 
