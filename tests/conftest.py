@@ -61,15 +61,18 @@ def _warm_groups(workers: int) -> list[list[str]]:
 
 
 def pytest_sessionstart(session):
-    """Under xdist, the controller compiles the cold kernels once before the workers start, one process per
-    core with a share of the solvers.  Otherwise every worker would compile each solver it meets on its own
-    (numba's cache is per process until written), paying the same minute twice on two cores; the tests that
-    check a cold start use a fresh, empty cache of their own and are unaffected."""
+    """A whole-suite run under xdist (``python -m pytest``, no paths given): the controller compiles the cold
+    kernels once before the workers start, one process per core with a share of the solvers.  Otherwise every
+    worker would compile each solver it meets on its own (numba's cache is per process until written), paying
+    the same minute twice on two cores; the tests that check a cold start use a fresh, empty cache of their own
+    and are unaffected."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
-        return  # an xdist worker, or a run in one process (-n 0, -p no:xdist): kernels compile on first use
+        return  # an xdist worker, or a run in one process (-n 0): kernels compile on first use
     if os.environ.get("NUMBA_DISABLE_JIT") or config.option.collectonly:
         return
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return  # a chosen file or test: compile only what it uses, on first use
     workers = config.option.numprocesses
     if not isinstance(workers, int):  # "auto" / "logical", before xdist resolves it
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
