@@ -38,6 +38,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def worker_file(name: str) -> str:
+    """``name`` with the xdist worker's id before its suffix (``panel-serve-gw1.log``): two workers' servers
+    never write into one log."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{worker}{dot}{suffix}" if dot else f"{name}-{worker}"
+
+
 def is_local(url: str) -> bool:
     parsed = urlparse(url)
     return parsed.scheme in LOCAL_SCHEMES or (parsed.hostname or "") in LOCAL_HOSTS
@@ -75,7 +85,7 @@ def served_app(extra_args=(), env_extra=None, log_name="panel-serve.log"):
         *extra_args,
     ]
     ARTIFACTS.mkdir(exist_ok=True)
-    log_path = ARTIFACTS / log_name
+    log_path = ARTIFACTS / worker_file(log_name)
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     try:

@@ -125,20 +125,29 @@ def card(page) -> str:
     return page.locator("p:has-text(', tree ')").first.text_content() or ""
 
 
+# The train points' screen positions, after scrolling the plot into the window if it left it: one round trip.
+VIEW_POINTS_JS = f"() => {{ ({PLOT_INTO_VIEW_JS})(); return ({POINTS_JS})(); }}"
+
+
 def scan(page, runs: set) -> int:
     """Hover around every point; where the tooltip names a tree, click and check that the card shows it.
 
-    Returns how many spots named a tree.  Positions are read again after each click (a click may scroll).
+    Returns how many spots named a tree.  Positions are read again before each spot; when the point moved
+    since the last read (a click may scroll, late data rescales the plot) they are read until they settle.
     """
     page.evaluate(PLOT_INTO_VIEW_JS)
     pts = settled(page)
     assert {p["run"] for p in pts} == runs
     named = 0
     offsets = [(0, 0), (5, 0), (-5, 0), (0, 5), (0, -5)]
+    where = lambda p: (p["run"], p["tree"], round(p["x"]), round(p["y"]))  # noqa: E731
     for k in range(len(pts)):
         for dx, dy in offsets:
-            page.evaluate(PLOT_INTO_VIEW_JS)
-            p = settled(page, timeout=3)[k]
+            now = page.evaluate(VIEW_POINTS_JS)
+            if [where(p) for p in now] != [where(p) for p in pts]:  # moving: wait until two reads agree
+                now = settled(page, VIEW_POINTS_JS, timeout=3)
+            pts = now
+            p = pts[k]
             x, y = p["x"] + dx, p["y"] + dy
             page.mouse.move(x, y)
             page.wait_for_timeout(60)
