@@ -251,6 +251,18 @@ def _grow(ws, max_bytes, fixed):
     return True
 
 
+def warm_growth():
+    """Compile the cache's rehash, which only a run that fills its table reaches (see ``murtree.warm_growth``)."""
+    cache_rehash(
+        np.zeros((1, 3), dtype=np.uint64),
+        np.zeros((1, 5, 2), dtype=np.int32),
+        np.zeros(1, dtype=np.uint8),
+        np.zeros((4, 3), dtype=np.uint64),
+        np.zeros((4, 5, 2), dtype=np.int32),
+        np.zeros(4, dtype=np.uint8),
+    )
+
+
 def contree(
     X,
     y,

@@ -130,6 +130,13 @@ def _grow(ws):
     ws.status[0] = 0
 
 
+def warm_growth():
+    """Compile the cache's rehash, which only a run that fills its table reaches: a warm-up's toy run never
+    does, and numba would otherwise compile it inside the first long run's time limit."""
+    empty = (np.zeros((1, 3), dtype=np.uint64), np.zeros((1, 4), dtype=np.int64))
+    cache_rehash(*empty, np.zeros((4, 3), dtype=np.uint64), np.zeros((4, 4), dtype=np.int64))
+
+
 def _solve_root(arrays, m, h1, h2, d, n, ub):
     """Solve the root dataset (row 0) for depth ``d`` and budget ``n`` if its optimum is <= ``ub``.
 

@@ -81,7 +81,7 @@ def check_cloud(page, tag: str) -> None:
     assert len(cloud) < 300 and max(p["size"] for p in cloud) > min(p["size"] for p in cloud)
     # the legend: the run list's entry says what the faint markers are
     legend = page.get_by_text(re.compile(r"300 trees of the Rashomon set of run #1"))
-    expect(legend.first).to_be_visible()
+    expect(legend.first).to_be_visible(timeout=30_000)
     page.evaluate(PLOT_INTO_VIEW_JS)
     shot(page, f"rashomon-cloud-{tag}", full_page=False)
     # a place away from every run's point: its tooltip names the set's tree, a click opens that tree of the set
@@ -114,5 +114,5 @@ def check_cloud(page, tag: str) -> None:
     assert page.evaluate(CLOUD_JS)
     card.get_by_role("button", name="Hide from the plot").click()
     page.wait_for_function(f"() => ({CLOUD_JS})().length == 0", timeout=30_000)
-    expect(legend).to_have_count(0)
+    expect(legend).to_have_count(0, timeout=30_000)
     assert not errors, errors
