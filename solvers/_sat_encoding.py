@@ -28,6 +28,7 @@ This module imports python-sat, the one non-numpy dependency allowed in ``solver
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -35,7 +36,15 @@ import numpy as np
 from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.solvers import Solver
 
-__all__ = ["PerfectTreeEncoding", "SatRunner", "INTERRUPTIBLE", "Interrupted", "StoreFull", "clause_bytes"]
+__all__ = [
+    "PerfectTreeEncoding",
+    "SatRunner",
+    "INTERRUPTIBLE",
+    "Interrupted",
+    "StoreFull",
+    "clause_bytes",
+    "resident_bytes",
+]
 
 # Bytes the SAT solver holds per clause of ``L`` literals: measured ~61 + 4.4 L on glucose4 (2M clauses of 3-9
 # literals); one and a half times that leaves room for the learnt clauses and one example's Python lists.
@@ -51,6 +60,21 @@ def clause_bytes(n_clauses: float, n_literals: float) -> float:
 INTERRUPTIBLE = frozenset({"glucose4", "glucose42", "minisat22", "maplechrono"})
 
 
+try:
+    _PAGE = os.sysconf("SC_PAGE_SIZE")
+except (ValueError, OSError, AttributeError):
+    _PAGE = 4096
+
+
+def resident_bytes() -> int | None:
+    """This process's resident set in bytes (Linux ``/proc/self/statm``); ``None`` where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class Interrupted(Exception):
     """The run's flag (time limit or cancel) was set while clauses were being built."""
 
@@ -64,9 +88,14 @@ class SatRunner:
 
     Back-ends without interrupt support (CaDiCaL) hold the GIL while solving; for them the flag is only
     honoured between two calls, which in the incremental loop are usually short.
+
+    ``max_resident`` (bytes of this process's resident set, see :func:`resident_bytes`): the solver's learnt
+    clauses grow while it solves, beyond the clauses added (which :class:`PerfectTreeEncoding` budgets), so the
+    watcher also interrupts a call once the resident set passes it, and :meth:`solve` raises
+    :class:`StoreFull`.  It counts the whole process: another run in the same process counts too.
     """
 
-    def __init__(self, name: str, flag: np.ndarray):
+    def __init__(self, name: str, flag: np.ndarray, max_resident: int | None = None):
         self.name = name
         self.flag = flag
         self.solver = Solver(name=name)
@@ -74,6 +103,8 @@ class SatRunner:
         self.calls = 0
         self.solve_time = 0.0
         self._busy = False
+        self.max_resident = max_resident
+        self.over = False  # the resident set passed max_resident during a call
         self._stop = threading.Event()
         self._watcher = None
         if self.interruptible:
@@ -82,14 +113,22 @@ class SatRunner:
 
     def _watch(self) -> None:
         while not self._stop.wait(0.02):
-            if self.flag[0] != 0 and self._busy:
+            if not self._busy:
+                continue
+            if self.flag[0] != 0:
+                self.solver.interrupt()
+            elif self.max_resident is not None and (resident_bytes() or 0) > self.max_resident:
+                self.over = True
                 self.solver.interrupt()
 
     def add(self, clauses) -> None:
         self.solver.append_formula(clauses)
 
     def solve(self, assumptions=()) -> bool | None:
-        """``True``/``False`` as the SAT answer, ``None`` when stopped by the flag before an answer."""
+        """``True``/``False`` as the SAT answer, ``None`` when stopped by the flag before an answer; raises
+        :class:`StoreFull` when stopped by ``max_resident``."""
+        if self.over:
+            raise StoreFull
         if self.flag[0] != 0:
             return None
         self.calls += 1
@@ -105,6 +144,8 @@ class SatRunner:
         finally:
             self._busy = False
             self.solve_time += time.perf_counter() - t0
+        if res is None and self.over:
+            raise StoreFull
         return res
 
     def model(self) -> np.ndarray:
@@ -228,6 +269,9 @@ class PerfectTreeEncoding:
             clause_bytes(self.n_clauses + self.example_clauses, self.n_literals + self.example_literals)
             > self.max_bytes
         ):
+            raise StoreFull
+        cap = self.runner.max_resident
+        if cap is not None and (resident_bytes() or 0) > cap:  # learnt clauses took what the model left
             raise StoreFull
         k = self.k
         d = self._new((k,))  # D[e, level]

@@ -19,7 +19,7 @@ from functools import partial
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._sat_encoding import Interrupted, PerfectTreeEncoding, SatRunner, StoreFull
+from ._sat_encoding import Interrupted, PerfectTreeEncoding, SatRunner, StoreFull, resident_bytes
 
 __all__ = [
     "sat_tree",
@@ -354,6 +354,11 @@ class _Search:
         self.Xs, self.yu, self.n_classes = Xs, yu, n_classes
         self.sat_solver, self.control, self.count_leaves = sat_solver, control, count_leaves
         self.max_bytes = max_bytes
+        # The resident set the search may grow by: half the budget.  The clause model leaves out the learnt
+        # clauses (a 54 MB budget, 600 x 200: 41 MB more in one 8 s call), and the solver's garbage collection
+        # copies its clause arena, doubling it for a moment: stopped at half, the run's peak stays in the budget.
+        start = resident_bytes() if max_bytes is not None else None
+        self.max_resident = None if start is None else int(start + max_bytes / 2)
         self.full = None  # (depth, examples) when the clause database reached its budget
         self.subset: list[int] = []  # distinct rows encoded so far (kept from one depth to the next)
         self.in_subset = np.zeros(len(yu), dtype=bool)
@@ -365,7 +370,7 @@ class _Search:
     def open(self, k: int):
         """A solver with the encoding of depth ``k`` and the examples so far; ``(None, None)`` when the run is
         stopped while the clauses are built."""
-        runner = SatRunner(self.sat_solver, self.control.flag)
+        runner = SatRunner(self.sat_solver, self.control.flag, self.max_resident)
         try:
             enc = PerfectTreeEncoding(
                 k, self.Xs.shape[1] - 1, self.n_classes, runner, self.count_leaves, self.max_bytes
