@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -177,10 +178,16 @@ def status(key):
 gc.collect()
 open("/proc/self/clear_refs", "w").write("5")  # the peak (VmHWM) counts from here
 base = status("VmRSS")
+cpu = time.process_time()
 try:
     f = solve(df, "label", solver=solver, time_limit=60, **kw)
     out = {"peak": status("VmHWM") - base, "est": f.stats.get("memory_estimate_mb"), "status": f.status,
-           "store": f.stats.get("memory_store_mb"), "full": any("memory budget" in n for n in f.notices)}
+           "store": f.stats.get("memory_store_mb"), "full": any("memory budget" in n for n in f.notices),
+           "cpu": time.process_time() - cpu, "wall": f.runtime_s}
+    if solver == "branches":  # how far the search got: the store holds about a branch per iteration
+        out["progress"] = f"{f.stats.get('iterations', 0):,} iterations"
+    elif solver == "sat" and "examples_encoded" in f.stats:  # ... the clauses of each example at that depth
+        out["progress"] = f"depth {f.stats.get('min_depth_lower_bound')}, {f.stats['examples_encoded']} examples"
 except ValueError as exc:
     out = {"error": str(exc)[:160]}
 out["shape"] = list(df.shape)
@@ -192,14 +199,22 @@ def estimates(folder: Path, root: Path, only: set) -> None:
     """The memory estimate the API records before each run against the run's measured peak (VmHWM).
 
     For BRANCHES and SAT the estimate includes the cap of their growing store (``memory_mb``, lowered to what
-    the memory limit leaves): a bound that holds, which a search ending early stays far below."""
-    print("\nmemory estimate before the run vs measured peak (resident set growth during solve(), 60 s limit)")
-    print("| solver | table | rows x cols | estimate MB | of which store cap | peak MB | peak / estimate | status |")
-    print("|---|---|---|---:|---:|---:|---:|---|")
+    the memory limit leaves): a bound that holds, which a search ending early stays far below.  Their fixed part
+    (estimate minus cap), the CPU time the run got and how far the search went show what the peak follows: the
+    store grows with the search's progress, which the CPU time given to the run (the machine's load) decides."""
+    print(
+        "\nmemory estimate before the run vs measured peak (resident set growth during solve(), 60 s limit); "
+        f"load average {os.getloadavg()[0]:.1f} at the start"
+    )
+    print(
+        "| solver | table | rows x cols | estimate MB | of which store cap | fixed MB | peak MB | peak / estimate "
+        "| peak / fixed | CPU s / wall s | search progress | status |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for key in ESTIMATE_TABLES:
         path = root / key if key.endswith(".json") else table_path(folder, key)
         if not path.exists():
-            print(f"| - | {key} | skipped: not under {root} | | | | |")
+            print(f"| - | {key} | skipped: not under {root} | | | | | | | | |")
             continue
         for label, (solver, kw) in ESTIMATE_SOLVERS.items():
             if only and solver not in only:
@@ -218,14 +233,17 @@ def estimates(folder: Path, root: Path, only: set) -> None:
             name = Path(key).stem
             if "error" in r:
                 shape = "x".join(map(str, r.get("shape", [])))
-                print(f"| {label} | {name} | {shape} | - | - | - | - | {r['error']} |")
+                print(f"| {label} | {name} | {shape} | - | - | - | - | - | - | - | - | {r['error']} |")
                 continue
             ratio = r["peak"] / r["est"] if r["est"] else float("nan")
             store = "-" if r.get("store") is None else f"{r['store']:.0f}"
+            # the part of the estimate that does not grow with the search (all of it for the other solvers)
+            fixed = r["est"] - (r.get("store") or 0.0)
             status = r["status"] + (", store full" if r.get("full") else "")
             print(
                 f"| {label} | {name} | {r['shape'][0]:,} x {r['shape'][1] - 1} | {r['est']:.1f} | {store} "
-                f"| {r['peak']:.1f} | {ratio:.2f} | {status} |",
+                f"| {fixed:.1f} | {r['peak']:.1f} | {ratio:.2f} | {r['peak'] / fixed:.2f} "
+                f"| {r['cpu']:.1f} / {r['wall']:.1f} | {r.get('progress', '-')} | {status} |",
                 flush=True,
             )
 
