@@ -470,7 +470,9 @@ def sat_tree(
     memory_mb : float or None
         Budget of the clause database in MB (about 100 bytes a clause, see
         :func:`solvers._sat_encoding.clause_bytes`); an example that would take it past the budget stops
-        the search like a time limit (best trees so far, not proven) with a notice.  ``None``: no budget.
+        the search like a time limit (best trees so far, not proven) with a notice.  So does the process's
+        resident set growing by half the budget since the search began (Linux; the SAT solver's learnt
+        clauses and copies of its clause arena are outside the clause model).  ``None``: no budget.
 
     Returns
     -------
