@@ -534,7 +534,7 @@ def test_a_run_whose_store_fills_stays_under_the_memory_limit(solver, df, params
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # VmHWM counts from here
     base = _vm("VmRSS")
-    front = solve(data, "label", solver=solver, memory_limit=limit, time_limit=60, **params)
+    front = solve(data, "label", solver=solver, memory_limit=limit, time_limit=20, **params)
     peak = _vm("VmHWM") - base
     assert peak <= limit * 2**20, f"{solver}: peak {peak / 2**20:.1f} MB over the limit of {limit} MB"
     assert front.stats["memory_store_mb"] < front.stats["memory_estimate_mb"] <= limit
