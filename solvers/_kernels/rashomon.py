@@ -31,7 +31,7 @@ bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of e
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
 deterministic, so the trees come out the same).  A stopped run (``flag``, read between trees, between heap
-pops and in the depth-2 pair counts) leaves the state unusable.
+pops, in the depth-2 pair counts and per test of their children) leaves the state unusable.
 """
 
 from collections import namedtuple
@@ -319,7 +319,12 @@ def _d2_children(ws, k):
     meta = ws.meta
     for a in range(n_act):
         pos[act[a]] = a
+    flag = ws.flag
     for a in range(n_act):
+        # with thousands of tests this loop is seconds (2 x n_act children, each a sort of n_act keys): the
+        # stop flag is read per test, and a stop returns False with no pool full, as a stopped pair count
+        if flag[0] != 0:
+            return False
         g = act[a]
         for c in range(C):
             cl[c] = cnt[c] - S[g, c]
