@@ -38,6 +38,8 @@ COUNTERS = ("trees", "streams", "datasets")
 OBJECTIVES = ("errors", "branches")  # what orders the set: training errors, or errors / n + lambda * splits
 _MAX_DEPTH = 10
 _INF = 1 << 60
+_MAX_BATCH = 1024  # most trees written per kernel call (batches double up to it: progress reports)
+_CHUNK = 8192  # most trees written before they become solutions (the write buffer's rows)
 _POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candidates", "lists")
 
 
@@ -279,17 +281,24 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
     complete = False
     stopped_by = None
     bounds = _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control)
+    # the kernel writes the trees to ``out`` (row ``t - base`` for tree ``t``); they become solutions in chunks
+    out = _out(min(k, _CHUNK), nodes, n_classes)
+    base = 0  # trees before ``base`` are solutions already
+    have = 0  # trees written
+    best = None  # the first tree's key
     control.watch("rashomon", COUNTERS)
     try:
         ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
         if control.stopped:
             ws = None
-        done = 0  # trees in order so far (after a restart, regenerated up to len(trees) without writing)
+        done = 0  # trees in order so far (after a restart, regenerated up to ``have`` without writing)
         batch = 1
         while ws is not None and not control.stopped:
-            stop = min(k, max(done, len(trees)) + batch)
-            out = _out(stop - len(trees), nodes, n_classes)
-            t = enumerate_trees(ws, done, stop, len(trees), max_key, wq, wp, *out)
+            stop = min(k, max(done, have) + batch)
+            if stop - base > out[0].shape[0]:
+                _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0)
+                base = have
+            t = enumerate_trees(ws, done, stop, have, max_key, wq, wp, *(a[have - base :] for a in out))
             if t < 0:
                 sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
                 if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
@@ -299,26 +308,22 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
                 ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
                 done = 0
                 continue
-            _collect(out, t - len(trees), trees, wq, wp, wq * n if penalised else 0)
-            if trees and max_gap is not None:  # the first tree is the optimum: the bound is now known
-                max_key = min(max_key, _key(trees[0], wq, wp) + int(max_gap))
+            have = max(have, t)
+            if have and best is None:  # the first tree is the optimum: the bound is now known
+                best = wq * int(out[4][0]) + wp * int(out[5][0])
+                if max_gap is not None:
+                    max_key = min(max_key, best + int(max_gap))
             done = t
             complete = bool(ws.status[2])
-            if trees and control.progress is not None:
-                control.report("rashomon", trees=len(trees), errors=trees[-1].info["errors"])
+            if have and control.progress is not None:
+                last = int(out[4][have - base - 1]) if have > base else trees[-1].info["errors"]
+                control.report("rashomon", trees=have, errors=last)
             if complete or t >= k:
                 break
-            batch = min(2 * batch, 1024)
+            batch = min(2 * batch, _MAX_BATCH)
     finally:
         control.unwatch()
-    if trees and not penalised:
-        best = trees[0].info["errors"]
-        for sol in trees:
-            sol.optimal = sol.info["errors"] == best
-    elif trees:
-        best = _key(trees[0], wq, wp)
-        for sol in trees:
-            sol.optimal = _key(sol, wq, wp) == best
+    _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0)
     stats = {
         "complete": complete,
         "memory_bytes": _bytes(sizes, n_classes),
@@ -335,10 +340,6 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
 
 
 OBJECTIVE_BRANCHES = "error rate + lambda * splits"
-
-
-def _key(sol, wq, wp):
-    return wq * sol.info["errors"] + wp * sol.info["splits"]
 
 
 def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
@@ -366,36 +367,46 @@ def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bound
 
 
 def _out(m, nodes, n_classes):
-    m = max(m, 0)
+    """Rows for a batch of ``m`` trees: (feature, left, right, value, errors, splits); the kernel writes every
+    node of a tree and ``feature = -2`` past its last."""
     return (
-        np.full((m, nodes), -2, dtype=np.int64),
-        np.full((m, nodes), -1, dtype=np.int64),
-        np.full((m, nodes), -1, dtype=np.int64),
-        np.zeros((m, nodes, n_classes), dtype=np.int64),
-        np.zeros(m, dtype=np.int64),
-        np.zeros(m, dtype=np.int64),
+        np.empty((m, nodes), dtype=np.int64),
+        np.empty((m, nodes), dtype=np.int64),
+        np.empty((m, nodes), dtype=np.int64),
+        np.empty((m, nodes, n_classes), dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.empty(m, dtype=np.int64),
     )
 
 
-def _collect(out, m, trees, wq=1, wp=0, scale=0):
+def _collect(out, m, trees, best, wq=1, wp=0, scale=0):
+    """Append the first ``m`` trees of ``out`` as solutions (``optimal`` when their key is ``best``, the first
+    tree's).  Trees of one node count are copied out at once (``out`` is reused) and split into per-tree row
+    views: no per-node work in Python, and each tree's arrays are contiguous int64 of the right shapes, so
+    RawTree's checks and copies are skipped."""
     feat, left, right, value, err, splits = out
     if m <= 0:
         return
-    nns = (feat[:m] != -2).sum(axis=1).tolist()
-    pred = value[:m].argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
-    half = np.full(feat.shape[1], 0.5)
-    halves = [half[:nn] for nn in range(feat.shape[1] + 1)]
-    rank = len(trees)
+    nns = (feat[:m] != -2).sum(axis=1)
+    made = [None] * m
     new = RawTree.__new__
-    for r, nn, e, s in zip(range(m), nns, err[:m].tolist(), splits[:m].tolist()):
-        # a RawTree from arrays the kernel wrote (contiguous int64 rows of the right shapes): its checks and
-        # copies skipped
-        tree = new(RawTree)
-        tree.feature, tree.threshold, tree.left, tree.right = feat[r, :nn], halves[nn], left[r, :nn], right[r, :nn]
-        tree.value, tree.prediction = value[r, :nn], pred[r, :nn]
-        tree.multi_offsets = tree.multi_children = tree.multi_tests = None
+    for nn in np.unique(nns).tolist():
+        idx = np.flatnonzero(nns == nn)
+        val = value[idx, :nn]
+        pred = val.argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+        half = np.full(nn, 0.5)
+        rows = zip(idx.tolist(), feat[idx, :nn], left[idx, :nn], right[idx, :nn], val, pred)
+        for r, f, lo, hi, v, p in rows:
+            tree = new(RawTree)
+            tree.feature, tree.threshold, tree.left, tree.right, tree.value, tree.prediction = f, half, lo, hi, v, p
+            tree.multi_offsets = tree.multi_children = tree.multi_tests = None
+            made[r] = tree
+    opt = (wq * err[:m] + wp * splits[:m] == best).tolist()
+    rank = len(trees)
+    add = trees.append
+    for tree, e, s, o in zip(made, err[:m].tolist(), splits[:m].tolist(), opt):
         info = {"rank": rank, "errors": e, "splits": s}
         if scale:  # the float nearest the exact objective (key / (q * n)): equal objectives, equal floats
             info["objective"] = float(Fraction(wq * e + wp * s, scale))
-        trees.append(RawSolution(tree, False, info))
+        add(RawSolution(tree, o, info))
         rank += 1

@@ -248,3 +248,43 @@ def test_the_cloud_draws_the_listed_trees_for_their_run_and_a_click_opens_only_a
         _wait(s)
     finally:
         e.close()
+
+
+def test_in_a_notebook_a_click_on_the_cloud_opens_the_sets_tree_through_the_same_path():
+    """``tx.Explorer`` in Jupyter: the front end sends a click as a patch of the document over the comm (Panel's
+    ``_on_msg`` applies it); the cloud's pick source changes as in the served app, and the controller opens that
+    tree of the set, or nothing for a click on an older cloud."""
+    import panel as pn
+    from bokeh.document import Document
+    from pyviz_comms import Comm
+
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(dataset="tic-tac-toe", solver="murtree", run_default=False)
+    try:
+        c, pareto = e.controller, e.front.pareto
+        run = c.run_sync(RunSettings("murtree", {"max_depth": 3}))
+        c.select(run.id, next(t for t in run.front.trees if t.metrics["splits"] == 3).id)
+        s, view = e.alternatives.session, e.alternatives
+        s.k = 50
+        assert e.find_alternatives() is not None
+        _wait(s)
+        view.refresh()
+        view.cloud_w.value = True
+        doc = Document()  # what a notebook display builds: the explorer's root in a document tied to a comm
+        doc.add_root(pn.panel(e).get_root(doc, Comm()))
+        assert pareto.cloud_pick.document is doc
+
+        def click(rank, stamp):  # the front end's message, as Panel's notebook handler applies it
+            entries = [["stamp", [stamp]], ["rank", [rank]], ["at", [1]]]
+            event = {"kind": "ModelChanged", "model": {"id": pareto.cloud_pick.id}, "attr": "data"}
+            doc.apply_json_patch({"events": [{**event, "new": {"type": "map", "entries": entries}}]}, setter="js")
+
+        rank = pareto.cloud.data["rank"][-1]
+        click(rank, c.cloud.stamp)
+        assert e.selected.front is s.front and e.selected.entry.id == rank
+        other = pareto.cloud.data["rank"][0]
+        click(other, c.cloud.stamp - 1)  # a click made on an older cloud opens nothing
+        assert e.selected.entry.id == rank
+    finally:
+        e.close()

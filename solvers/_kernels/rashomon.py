@@ -31,7 +31,7 @@ bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of e
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
 deterministic, so the trees come out the same).  A stopped run (``flag``, read between trees, between heap
-pops and in the depth-2 pair counts) leaves the state unusable.
+pops, in the depth-2 pair counts and per test of their children) leaves the state unusable.
 """
 
 from collections import namedtuple
@@ -312,9 +312,19 @@ def _d2_children(ws, k):
     t0 = np.empty(C, dtype=np.int64)
     t1 = np.empty(C, dtype=np.int64)
     pos = ws.sort_key[F:]  # test -> its index among the active tests
+    lst = ws.lst  # read once: a read of ``ws.x`` in a loop costs an atomic reference count
+    lcnt = ws.lcnt
+    ds_i = ws.ds_i
+    ipool = ws.ipool
+    meta = ws.meta
     for a in range(n_act):
         pos[act[a]] = a
+    flag = ws.flag
     for a in range(n_act):
+        # with thousands of tests this loop is seconds (2 x n_act children, each a sort of n_act keys): the
+        # stop flag is read per test, and a stop returns False with no pool full, as a stopped pair count
+        if flag[0] != 0:
+            return False
         g = act[a]
         for c in range(C):
             cl[c] = cnt[c] - S[g, c]
@@ -322,7 +332,7 @@ def _d2_children(ws, k):
             ch = _new_ds(ws, 1, k, g, side, cl if side == 0 else S[g])
             if ch < 0:
                 return False
-            ws.ipool[coff + 2 * g + side] = ch
+            ipool[coff + 2 * g + side] = ch
             n = 0
             for b in range(n_act):
                 if b == a:
@@ -360,25 +370,25 @@ def _d2_children(ws, k):
                 if c0 != c1 and t0.sum() >= min_leaf and t1.sum() >= min_leaf:
                     key[n] = (e0 + e1) * F + h
                     n += 1
-            lo_ = ws.meta[P_LIST]
-            if lo_ + n > ws.lst.shape[0]:
+            lo_ = meta[P_LIST]
+            if lo_ + n > lst.shape[0]:
                 _full(ws, P_LIST)
                 return False
             srt = np.sort(key[:n])
             for t in range(n):
                 h = srt[t] % F
-                ws.lst[lo_ + t, 0] = srt[t] // F
-                ws.lst[lo_ + t, 1] = h
+                lst[lo_ + t, 0] = srt[t] // F
+                lst[lo_ + t, 1] = h
                 b = pos[h]
                 lo = min(a, b)
                 hi = max(a, b)
                 for c in range(C):
                     p = np.int64(P[c, lo, hi])
-                    ws.lcnt[lo_ + t, c] = S[h, c] - p if side == 0 else p
-            ws.meta[P_LIST] = lo_ + n
-            ws.ds_i[ch, FIRST_ERR] = ws.lst[lo_, 0] if n > 0 else INF
-            ws.ds_i[ch, LIST_AT] = lo_
-            ws.ds_i[ch, LIST_N] = n
+                    lcnt[lo_ + t, c] = S[h, c] - p if side == 0 else p
+            meta[P_LIST] = lo_ + n
+            ds_i[ch, FIRST_ERR] = lst[lo_, 0] if n > 0 else INF
+            ds_i[ch, LIST_AT] = lo_
+            ds_i[ch, LIST_N] = n
     return True
 
 
@@ -566,13 +576,12 @@ def _push(ws, st, key, c, a, b):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _pop(ws, st, out):
-    h = ws.heap
-    off = ws.st_i[st, HEAP_OFF]
-    n = ws.st_i[st, HEAP_LEN] - 1
+def _pop(h, st_i, st, out):
+    off = st_i[st, HEAP_OFF]
+    n = st_i[st, HEAP_LEN] - 1
     for q in range(4):
         out[q] = h[off, q]
-    ws.st_i[st, HEAP_LEN] = n
+    st_i[st, HEAP_LEN] = n
     if n == 0:
         return
     last0 = h[off + n, 0]
@@ -732,6 +741,10 @@ def _get(ws, st0, i0, ub0):
         return v if v < 0 else 2 * v
     fr = ws.frames
     cand = ws.cand
+    heap = ws.heap  # fields read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    sol = ws.sol
+    flag = ws.flag
+    status = ws.status
     top = ws.frames[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
     d = 0
     fr[0, FR_ST] = st0
@@ -749,11 +762,11 @@ def _get(ws, st0, i0, ub0):
             i = fr[d, FR_I]
             done = True
             if st_i[st, SOL_LEN] > i:
-                ret = 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
+                ret = 2 * sol[st_i[st, SOL_OFF] + i, 0]
             elif st_i[st, HEAP_LEN] == 0:
                 ret = 2 * INF
-            elif (ws.heap[st_i[st, HEAP_OFF], 0] >> 1) > fr[d, FR_UB]:
-                ret = ws.heap[st_i[st, HEAP_OFF], 0] | 1
+            elif (heap[st_i[st, HEAP_OFF], 0] >> 1) > fr[d, FR_UB]:
+                ret = heap[st_i[st, HEAP_OFF], 0] | 1
             else:
                 done = False
             if done:
@@ -761,9 +774,9 @@ def _get(ws, st0, i0, ub0):
                     return ret
                 d -= 1
                 continue
-            if ws.flag[0] != 0 or ws.status[0] != 0:
+            if flag[0] != 0 or status[0] != 0:
                 return -1
-            _pop(ws, st, top)
+            _pop(heap, st_i, st, top)
             key = top[0]
             c = top[1]
             a = top[2]
@@ -775,10 +788,10 @@ def _get(ws, st0, i0, ub0):
                     return -1
                 n = st_i[st, SOL_LEN]
                 q = st_i[st, SOL_OFF] + n
-                ws.sol[q, 0] = key >> 1
-                ws.sol[q, 1] = c
-                ws.sol[q, 2] = a
-                ws.sol[q, 3] = b
+                sol[q, 0] = key >> 1
+                sol[q, 1] = c
+                sol[q, 2] = a
+                sol[q, 3] = b
                 st_i[st, SOL_LEN] = n + 1
                 if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
                     return -1
@@ -845,7 +858,13 @@ def _write(ws, st0, i0, feat, left, right, value):
     A stack of (stream, index, parent node, side) in ``ws.frames`` instead of recursion.
     """
     fr = ws.frames
-    C = ws.ds_cnt.shape[1]
+    st_i = ws.st_i  # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    ds_cnt = ws.ds_cnt
+    lst = ws.lst
+    lcnt = ws.lcnt
+    sol = ws.sol
+    cand = ws.cand
+    C = ds_cnt.shape[1]
     sp = 1
     fr[0, 0] = st0
     fr[0, 1] = i0
@@ -864,22 +883,22 @@ def _write(ws, st0, i0, feat, left, right, value):
                 left[par] = me
             else:
                 right[par] = me
-        k = ws.st_i[st, SDS]
+        k = st_i[st, SDS]
         for c in range(C):
-            value[me, c] = ws.ds_cnt[k, c]
+            value[me, c] = ds_cnt[k, c]
         feat[me] = -1
         left[me] = -1
         right[me] = -1
-        kind = ws.st_i[st, KIND]
+        kind = st_i[st, KIND]
         if kind == LEAF:
             continue
         if kind == LIST:
-            lo = ws.st_i[st, LIST_OFF]
-            feat[me] = ws.lst[lo + i, 1]
+            lo = st_i[st, LIST_OFF]
+            feat[me] = lst[lo + i, 1]
             for c in range(C):
-                value[nxt + 1, c] = ws.lcnt[lo + i, c]
+                value[nxt + 1, c] = lcnt[lo + i, c]
             for c in range(C):
-                value[nxt, c] = ws.ds_cnt[k, c] - value[nxt + 1, c]
+                value[nxt, c] = ds_cnt[k, c] - value[nxt + 1, c]
             left[me] = nxt
             right[me] = nxt + 1
             for q in range(nxt, nxt + 2):
@@ -888,16 +907,16 @@ def _write(ws, st0, i0, feat, left, right, value):
                 right[q] = -1
             nxt += 2
             continue
-        row = ws.st_i[st, SOL_OFF] + i
-        c = ws.sol[row, 1]
-        feat[me] = ws.cand[c, 0]
+        row = st_i[st, SOL_OFF] + i
+        c = sol[row, 1]
+        feat[me] = cand[c, 0]
         # right first: the left subtree is popped (and numbered) first
-        fr[sp, 0] = ws.cand[c, 3]
-        fr[sp, 1] = ws.sol[row, 3]
+        fr[sp, 0] = cand[c, 3]
+        fr[sp, 1] = sol[row, 3]
         fr[sp, 2] = me
         fr[sp, 3] = 1
-        fr[sp + 1, 0] = ws.cand[c, 2]
-        fr[sp + 1, 1] = ws.sol[row, 2]
+        fr[sp + 1, 0] = cand[c, 2]
+        fr[sp + 1, 1] = sol[row, 2]
         fr[sp + 1, 2] = me
         fr[sp + 1, 3] = 0
         sp += 2
