@@ -280,6 +280,10 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     for fi in range(F):
         if best <= lb:
             break
+        # read per test: with thousands of tests, a node whose candidates are all pruned by bounds never calls
+        # ``solve`` (where the flag is read), and its splits alone ran seconds past a time limit
+        if flag[0] != 0:
+            return _stopped(status, lvl, best, best_f, best_nl)
         f = order[fi]
         ml, mr, hl1, hl2, hr1, hr2 = _split(XT, y, z1, z2, bufs, cnts, row, m, f, rl, rr)
         if ml < min_leaf or mr < min_leaf:
