@@ -14,10 +14,11 @@ Objectives
   what ConTree itself returns).
 * ``sparsity=λ``: the tree minimising ``errors / n + λ · splits``, picked exactly from the front.
 
-Anytime: at depth >= 4 the exact search is preceded by limited-discrepancy passes (after Kiossou, Schaus and
-Nijssen's anytime ConTree, 2026): the nodes of depth >= 3 try only their features' Gini splits, a few at a time,
-and the depth-two nodes are solved exactly, so within a fraction of a second there is a tree balanced over the
-whole depth, which the exact search then has to beat (its cost is the search's starting cut-off).  The exact
+Anytime: at depth >= 4 a single-tree search that has not finished within a short effort (``_EXACT_FIRST_*``) is
+paused for limited-discrepancy passes (after Kiossou, Schaus and Nijssen's anytime ConTree, 2026; the whole front
+runs them first): the nodes of depth >= 3 try only their features' Gini splits, a few at a time, and the depth-two
+nodes are solved exactly, so within a fraction of a second there is a tree balanced over the whole depth, which the
+exact search then has to beat (its cost is the search's starting cut-off when it resumes).  The exact
 search tries the greedy (Gini) split first at every node.  A run stopped by the time limit or a cancel returns the
 best tree of either phase, and the proven lower bound of every budget (``stats["lower_bounds"]``,
 ``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.
@@ -25,6 +26,7 @@ best tree of either phase, and the proven lower bound of every budget (``stats["
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
@@ -73,6 +75,10 @@ _ROOT_SEEDS = 2
 # (bank, occupancy, segment, bidding).  ``_SEED_AFTER_SPLITS`` 0: always seed first.
 _SEED_AFTER_SPLITS = 100000
 _SEED_LAZY_DEPTH = 4
+# With a time limit the lazy root also seeds once ``_SEED_SHARE`` of it has passed (wall clock), whatever the number
+# of splits: at depth 4 a root split solves two depth-3 children, so 100,000 splits could take most of a 10 s limit
+# on a loaded machine and a stopped run then had no bound on the features not started (lower bound 0).
+_SEED_SHARE = 0.25
 # Tests only: raise the time-limit flag once this many splits have been evaluated (0: never), so a stopped run's
 # bounds are reproducible.
 _STOP_AFTER_SPLITS = 0
@@ -87,6 +93,15 @@ _SIBLING_H = 1
 _LDS_DEPTH = 4
 _LDS_SHARE = 0.2
 _LDS_SECONDS = 5.0
+# The passes start only if the exact search has not finished within ``_EXACT_FIRST_SHARE`` of the time limit, at
+# most ``_EXACT_FIRST_SECONDS`` (CPU seconds of this process; that cap without a limit): the search is then paused
+# (unwound as for a full cache table, its solved subproblems kept in the cache), the passes run and the search
+# starts again with their cost as its cut-off.  A short run pays nothing for passes it does not need (bank at
+# depth 4: the passes were a third of its time, their tree 5 errors where the optimum is a perfect tree).
+# ``_EXACT_FIRST_SPLITS`` > 0 (tests): pause after that many splits instead, reproducibly.
+_EXACT_FIRST_SHARE = 0.05
+_EXACT_FIRST_SECONDS = 2.0
+_EXACT_FIRST_SPLITS = 0
 # Cells sorted between two polls of the control while the sorted row lists are built (~0.1 s a block)
 _PREP_CELLS = 1 << 21
 # Workspace fields holding a sorted row list per level (S, SR, SY)
@@ -194,6 +209,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _SIBLING_H if single else 0,
                 _SEED_AFTER_SPLITS if depth >= _SEED_LAZY_DEPTH else 0,
                 -1,  # a limited-discrepancy pass's discrepancy (set by ``_lds``)
+                0,  # pause the exact search after this many splits (tests; set by ``_run``)
             ],
             dtype=np.int64,
         ),
@@ -386,16 +402,37 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     restarts = 0
     XT = np.ascontiguousarray(X.T)
     kd = kb - 1
-    inc = _lds(ws0, X, XT, y, depth, kb, n_classes, control, max_bytes / threads, fixed) if depth >= _LDS_DEPTH else {}
+    inc = {}
     inc_err = np.full(kb, 1 << 40, dtype=np.int64)
-    for b, (err, _) in inc.items():
-        inc_err[b] = err
-    if inc:
-        control.counters[4] = min(int(control.counters[4]), int(inc_err[kd]))
 
     def one(t, cut):
         codes[t] = solve(tuple(wss[t]), 0, n, depth, cut, ubs[t], lbs[t], False, -1)
 
+    def passes():
+        inc.update(_lds(ws0, X, XT, y, depth, kb, n_classes, control, max_bytes / threads, fixed))
+        for b, (err, _) in inc.items():
+            inc_err[b] = err
+        if inc:
+            control.counters[4] = min(int(control.counters[4]), int(inc_err[kd]))
+
+    # at depth >= _LDS_DEPTH, one tree: the exact search first, the limited-discrepancy passes only if it is paused
+    # unfinished.  The whole front runs them first: their incumbent per budget prunes the search of every budget
+    # (bank at depth 4: 405,404 splits against 483,472 paused after 2 s and 494,691 without passes).
+    pause = None
+    if depth >= _LDS_DEPTH:
+        if single:
+            pause = _Pause(wss, control)
+        else:
+            passes()
+    seeder = None
+    if depth >= _SEED_LAZY_DEPTH and control.time_limit is not None and _SEED_AFTER_SPLITS > 0:
+        wait = _SEED_SHARE * control.time_limit - control.elapsed
+        if wait <= 0:
+            _seed_now(wss)
+        else:
+            seeder = threading.Timer(wait, _seed_now, (wss,))
+            seeder.daemon = True
+            seeder.start()
     try:
         while True:
             for ws in wss:
@@ -410,13 +447,36 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
                     one(0, cut)
                     for fut in futs:
                         fut.result()
-            full = [ws for ws in wss if ws[9][1] != 0]
+            paused = False
+            if pause is not None:
+                paused = pause.end() and not all(codes)  # a pause after the search finished changed nothing
+            full = [ws for ws in wss if ws[9][1] == 1]
+            for ws in wss:
+                ws[9][1] = 0
+            if pause is not None and not paused and full:
+                pause.resume()  # a full cache table restarts the search: the effort goes on
+            else:
+                pause = None
+            if paused:
+                if control.stopped:
+                    break
+                for ws in full:
+                    _grow(ws, max_bytes / threads, fixed)
+                passes()
+                continue
             if not full:
                 break
             restarts += 1
             for ws in full:
                 _grow(ws, max_bytes / threads, fixed)
     finally:
+        if seeder is not None:
+            seeder.cancel()
+        if pause is not None:
+            pause.end()
+            for ws in wss:
+                if ws[9][1] == 2:
+                    ws[9][1] = 0
         control.unwatch()
     for ws in wss:
         ws[12][9] = 1  # rebuilding a tree re-solves alone (normally from the cache)
@@ -470,6 +530,55 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     if any(ws[12][2] == 0 for ws in wss):
         stats["cache_limited"] = True
     return RawFront(sols, "misclassifications", control.status(), stats)
+
+
+def _seed_now(wss):
+    for ws in wss:
+        ws[9][2] = 1  # the lazy root seeds its features at its next split (read by the kernel, never reset)
+
+
+class _Pause:
+    """Pauses the exact search (``meta[1] = 2`` in every workspace) once this process has spent its exact-first
+    effort (``_EXACT_FIRST_*``), from a watcher thread polling the CPU clock; the kernel releases the GIL."""
+
+    def __init__(self, wss, control):
+        self.wss = wss
+        limit = control.time_limit
+        self.budget = _EXACT_FIRST_SECONDS if limit is None else min(_EXACT_FIRST_SHARE * limit, _EXACT_FIRST_SECONDS)
+        self.done = threading.Event()
+        self.thread = None
+        self.start = time.process_time()
+        self._arm()
+
+    def _watch(self):
+        while not self.done.wait(0.005):
+            if time.process_time() - self.start >= self.budget:
+                for ws in self.wss:
+                    if ws[9][1] == 0:
+                        ws[9][1] = 2
+                return
+
+    def _arm(self):
+        for ws in self.wss:
+            ws[12][15] = _EXACT_FIRST_SPLITS
+        if _EXACT_FIRST_SPLITS <= 0:
+            self.done.clear()
+            self.thread = threading.Thread(target=self._watch, daemon=True)
+            self.thread.start()
+
+    def end(self) -> bool:
+        """Stop watching; whether the search was paused (the flag is left for the caller to clear)."""
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        for ws in self.wss:
+            ws[12][15] = 0
+        return any(ws[9][1] == 2 for ws in self.wss)
+
+    def resume(self):
+        """Watch again (a restarted search), the effort counted from the first start."""
+        self._arm()
 
 
 def _lds(ws, X, XT, y, depth, kb, n_classes, control, max_bytes, fixed):

@@ -501,6 +501,7 @@ def test_lds_incumbent_leaves_the_exact_front_unchanged(data, threads):
     ref = oracle(X, y, c, 3)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ct, "_LDS_DEPTH", 3)
+        mp.setattr(ct, "_EXACT_FIRST_SPLITS", 1)  # the passes run (else a small run finishes before them)
         check_front(contree(X, y, c, max_depth=3, n_threads=threads), X, y, ref, 3)
         single = contree(X, y, c, max_depth=3, front=False, n_threads=threads).solutions[0]
     assert single.optimal and single.info["errors"] == ref[-1] == true_errors(single.tree, X, y)
@@ -514,6 +515,7 @@ def test_lds_incumbent_leaves_depth_4_results_unchanged(monkeypatch, front):
     monkeypatch.setattr(ct, "_LDS_DEPTH", 99)
     plain = contree(X, y, max_depth=4, front=front, n_threads=1)
     monkeypatch.setattr(ct, "_LDS_DEPTH", 4)
+    monkeypatch.setattr(ct, "_EXACT_FIRST_SPLITS", 1)
     for threads in (1, 2):
         raw = contree(X, y, max_depth=4, front=front, n_threads=threads)
         assert raw.stats["proven"] and raw.stats["upper_bounds"] == plain.stats["upper_bounds"]
@@ -550,6 +552,7 @@ def test_stopped_run_with_lds_returns_a_valid_tree_and_claims_nothing_unproven(d
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ct, "_LDS_DEPTH", 3)
+        mp.setattr(ct, "_EXACT_FIRST_SPLITS", 1)
         if after_lds:
             mp.setattr(ct, "_lds", lds_then_stop)
         else:
@@ -595,6 +598,7 @@ def test_run_stopped_after_the_lds_passes_returns_their_tree_unproven(monkeypatc
         return inc
 
     monkeypatch.setattr(ct, "_lds", lds_then_stop)
+    monkeypatch.setattr(ct, "_EXACT_FIRST_SPLITS", 1)
     ctl = Control()
     with ctl:
         raw = contree(X, y, max_depth=4, front=front, n_threads=1, control=ctl)
@@ -606,3 +610,68 @@ def test_run_stopped_after_the_lds_passes_returns_their_tree_unproven(monkeypatc
         assert sol.info["errors"] == true_errors(sol.tree, X, y) >= opt[b]
         assert sol.info["lower_bound"] <= opt[b] and sol.tree.n_splits <= (b if front else 15)
         assert sol.optimal == (sol.info["errors"] == sol.info["lower_bound"] == opt[b])
+
+
+# ------------------------------------------------------------------- exact search first, passes only when paused
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=9, max_features=3), pause=st.integers(1, 200), front=st.booleans())
+def test_exact_search_paused_for_the_passes_keeps_the_optimum(data, pause, front):
+    # the exact search paused after ``pause`` splits (unwound, its cache kept), the passes, then the search again
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    ref = oracle(X, y, c, 3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ct, "_LDS_DEPTH", 3)
+        mp.setattr(ct, "_EXACT_FIRST_SPLITS", pause)
+        raw = contree(X, y, c, max_depth=3, front=front, n_threads=1)
+    if front:
+        check_front(raw, X, y, ref, 3)
+    else:
+        sol = raw.solutions[0]
+        assert sol.optimal and sol.info["errors"] == ref[-1] == true_errors(sol.tree, X, y)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_passes_run_only_when_the_exact_search_is_paused(monkeypatch, threads):
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _hard_set(120, seed=11)
+    calls = []
+    orig = ct._lds
+
+    def lds(*a, **kw):
+        calls.append(1)
+        return orig(*a, **kw)
+
+    monkeypatch.setattr(ct, "_lds", lds)
+    plain = contree(X, y, max_depth=4, front=False, n_threads=threads)  # finishes within its exact-first effort
+    assert plain.stats["proven"] and not calls
+    for seconds in (0.0, 0.002):  # paused by the CPU clock at once or almost: the passes run, the result stays
+        monkeypatch.setattr(ct, "_EXACT_FIRST_SECONDS", seconds)
+        raw = contree(X, y, max_depth=4, front=False, n_threads=threads)
+        assert raw.stats["proven"] and raw.stats["upper_bound"] == plain.stats["upper_bound"]
+        assert raw.solutions[0].info["errors"] == true_errors(raw.solutions[0].tree, X, y)
+    assert calls
+
+
+def test_lazy_root_seeds_at_a_share_of_the_time_limit(monkeypatch):
+    # depth 4, the split count that triggers the lazy seeds out of reach: the time share (at once here) seeds the
+    # root's features, so a run stopped after a fixed number of splits bounds every feature (> 0), below the optimum
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    opt = contree(X, y, max_depth=4, front=False, n_threads=1).stats["upper_bound"]
+    monkeypatch.setattr(ct, "_SEED_AFTER_SPLITS", 10**9)
+    monkeypatch.setattr(ct, "_EXACT_FIRST_SPLITS", 10**9)  # no passes: the stop falls in the exact search
+    monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 3000)
+    lbs = {}
+    for share in (0.0, 1.0):
+        monkeypatch.setattr(ct, "_SEED_SHARE", share)
+        ctl = Control(time_limit=600)
+        with ctl:
+            raw = contree(X, y, max_depth=4, front=False, n_threads=1, control=ctl)
+        assert raw.status == "time_limit"
+        lbs[share] = raw.stats["lower_bound"]
+        assert lbs[share] <= opt <= raw.stats["upper_bound"]
+    assert lbs[0.0] > 0 and lbs[1.0] == 0, lbs

@@ -39,6 +39,8 @@ child does not drop its split's bound to the sibling's.
 A limited-discrepancy pass (``prm[14]`` >= 0, the wrapper's incumbent before the exact search) restricts the
 nodes of depth >= 3 to their features' Gini splits within a discrepancy budget; it never caches those nodes and
 its bounds are not proofs.
+The wrapper pauses the exact search (``meta[1] = 2``, which unwinds it as a full cache table does) to run those
+passes only when the search has not finished within a short effort.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
@@ -841,8 +843,9 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 break
             if phase == 0 and n_eval >= nseed:
                 break
-            if lazy and not triggered and phase == 1 and first_j < 0 and ctr[3] - split0 >= prm[13]:
-                # long enough to be stopped: pause this feature and seed every feature not yet searched
+            if lazy and not triggered and phase == 1 and first_j < 0 and (ctr[3] - split0 >= prm[13] or meta[2] != 0):
+                # long enough to be stopped (that many splits, or ``meta[2]`` set by the wrapper at a share of its
+                # time limit): pause this feature and seed every feature not yet searched
                 triggered = True
                 for q in range(sp):
                     PAUSE[q, :] = stk[q, :]
@@ -882,6 +885,8 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
             ctr[3] += 1
             if prm[10] > 0 and ctr[3] >= prm[10] and flag[0] == 0:
                 flag[0] = 2  # a stop after a fixed number of splits (tests: a stopped run that is reproducible)
+            if prm[15] > 0 and ctr[3] >= prm[15] and meta[1] == 0:
+                meta[1] = 2  # the exact-first phase paused after a fixed number of splits (tests, see the wrapper)
             if lvl == 0:
                 ctr[0] += 1
             # --- evaluate the split (f, k)
