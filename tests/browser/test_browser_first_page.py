@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from browser_helpers import ARTIFACTS, CHROMIUM, free_port, shot
+from browser_helpers import ARTIFACTS, CHROMIUM, free_port, shot, stop_server
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -47,11 +47,7 @@ def cold_app(tmp_path_factory):
                 time.sleep(0.1)
             yield f"http://127.0.0.1:{port}/", cache, log_path
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
 
 
 def _compiled(cache) -> bool:

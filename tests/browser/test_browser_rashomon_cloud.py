@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import CHROMIUM, PLOT_INTO_VIEW_JS, POINTS_JS, served_app, settled, shot
+from browser_helpers import ALL_VIEWS_JS, CHROMIUM, PLOT_INTO_VIEW_JS, POINTS_JS, served_app, settled, shot
 from test_browser_rashomon import CARD, STATUS_DONE, click_point, find, wait_status
 from test_browser_surface import tooltip
 
@@ -20,11 +20,10 @@ pytestmark = [
 TIP = ".bk-Tooltip"
 
 # Screen positions of the cloud's places (the source with "tip" and "stamp" columns), from Bokeh's own scales.
-CLOUD_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = [];
+CLOUD_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  const out = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
     const rect = v.el.getBoundingClientRect();
     for (const [m, rv] of v.renderer_views) {
@@ -37,6 +36,7 @@ CLOUD_JS = """() => {
   }
   return out;
 }"""
+)
 
 
 @pytest.fixture(scope="module")

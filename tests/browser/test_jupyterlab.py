@@ -13,7 +13,18 @@ import time
 import urllib.request
 
 import pytest
-from browser_helpers import ARTIFACTS, AXIS_LABEL_JS, CHROMIUM, POINTS_JS, ROOT, free_port, settled, shot
+from browser_helpers import (
+    ALL_VIEWS_JS,
+    ARTIFACTS,
+    AXIS_LABEL_JS,
+    CHROMIUM,
+    POINTS_JS,
+    ROOT,
+    free_port,
+    settled,
+    shot,
+    stop_server,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -82,11 +93,7 @@ def lab(tmp_path_factory):
         proc.kill()
         pytest.fail("jupyter lab did not answer within 120 s")
     yield base, work
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_server(proc, 15)
     log.close()
 
 
@@ -108,13 +115,7 @@ _FIRST_ROOT = _LAST_ROOT.replace(".at(-1)", ".at(0)")
 assert _ALL_ROOTS in POINTS_JS
 EXPLORER_POINTS_JS = POINTS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
 # ``views``: every Bokeh view of the Explorer's root (``views[0].model.document`` is its document)
-_EXPLORER_VIEWS = (
-    """
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  """
-    + _FIRST_ROOT
-)
+_EXPLORER_VIEWS = ALL_VIEWS_JS.replace(_ALL_ROOTS, _FIRST_ROOT)
 
 HELD_OUT_JS = (
     "() => {"
