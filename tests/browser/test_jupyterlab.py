@@ -258,8 +258,11 @@ def test_quickstart_runs_in_jupyterlab_and_the_explorer_follows_clicks(lab, new_
         raise AssertionError("card did not follow two clicks: " + " | ".join(states))
     title = page.locator("text=/#1 cart.*tree \\d+: 1 split,/").first.text_content()
     tree_id = int(title.split(", tree ")[1].split(":")[0])
-    metrics = explorer.locator("table", has_text="train accuracy").last.text_content()  # the Explorer's own
-    assert f"{tree_id} of " in metrics  # the metrics table shows the same tree as the title
+    # the metrics table (the Explorer's own) shows the same tree as the title: Panel sends each pane's change in a
+    # message of its own, so the title can be on the page a moment before the table follows (read once, the
+    # table still showed the tree selected before the click: "9 of 13")
+    metrics = explorer.locator("table", has_text="train accuracy").last
+    pytest.importorskip("playwright.sync_api").expect(metrics).to_contain_text(f"{tree_id} of ", timeout=30_000)
     # switch the complexity axis to Depth: the axis label and the points' positions change on screen (not Leaves:
     # a binary tree has one leaf more than splits, so an autoscaled axis puts every point at the same place)
     before = {(p["run"], p["tree"]): p["x"] for p in page.evaluate(EXPLORER_POINTS_JS)}
