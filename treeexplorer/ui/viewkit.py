@@ -216,9 +216,9 @@ class ViewContext:
         else:
             run()
 
-    def after_load(self, fn) -> bool:
-        """Put off ``fn`` (a change of a layout's children) until the served page has loaded in the browser, when
-        the page has been built but has not loaded yet; returns True when put off (the caller stops there).
+    def after_load(self, fn, part=None) -> bool:
+        """Put off ``fn`` (a change of the children of layout ``part``) until the served page has loaded in the
+        browser, when ``part`` is on a page sent but not loaded yet; returns True when put off (the caller stops).
 
         Between the browser's fetch of the page's document and its ``document_ready`` message, Panel drops the
         children changes of a layout (they are made in a ``hold`` that ends before the session counts as
@@ -227,8 +227,8 @@ class ViewContext:
         often arrives in that gap: the run list's layer entries (the exact line's, then the cloud's) were missing
         on such pages.  Each ``fn`` runs once, in order, when the page has loaded (Panel's ``onload``).
         """
-        if self.doc is None or self.building or self._loaded:
-            return False  # a notebook, the page still being built (it is sent with the change), or loaded
+        if self.doc is None or self._loaded or (part is not None and not part._models):
+            return False  # a notebook, loaded, or ``part`` not yet rendered (the page is sent with the change)
         # (Panel's ``loaded`` turns True only after its onload callbacks: read inside one, it would put the change
         # off again, for ever)
         with set_curdoc(self.doc):
