@@ -10,15 +10,17 @@ For each solver, with a new empty numba cache folder (``NUMBA_CACHE_DIR``):
   legend entry).  Target: <= 30 s.
 
 The load average (1 min) is printed with each figure: on a shared machine the wall times stretch with it.
-``--kernels`` also lists, per solver, every kernel compiled (numba's ``numba:compile`` events) with its
-signatures and its own compile seconds (callees' time subtracted), largest first; numba's own overloads
-compiled on the way (``np.*``, sorting, typed containers) are one row.
+``--kernels`` also lists, per solver (and for ``rashomon``: the Rashomon set's kernels, which have no CLI or
+app figures), every kernel compiled (numba's ``numba:compile`` events) with its signatures and its own compile
+seconds (callees' time subtracted), largest first; numba's own overloads compiled on
+the way (``np.*``, sorting, typed containers) are one row.
 
 Usage::
 
     python benchmarks/bench_coldstart.py                      # CLI figures, every solver
     python benchmarks/bench_coldstart.py --app --solver cart  # also the app's first front
     python benchmarks/bench_coldstart.py --kernels --solver dpdt
+    python benchmarks/bench_coldstart.py --no-cli --kernels rashomon   # the Alternatives card's kernels
 
 No data needed (the bundled iris table).  The app mode skips with a message when chromium or Playwright is
 missing.
@@ -185,14 +187,26 @@ def kernels(solver: str) -> list[tuple[str, list[str], float]]:
 
 def main(argv=None) -> int:
     from treeexplorer.registry import SOLVER_NAMES
+    from treeexplorer.warm import WARM_NAMES
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--solver", nargs="+", default=list(SOLVER_NAMES), choices=SOLVER_NAMES)
+    ap.add_argument("--solver", nargs="+", default=list(SOLVER_NAMES), choices=WARM_NAMES)
     ap.add_argument("--app", action="store_true", help="also time the app's first front in headless chromium")
     ap.add_argument("--no-cli", action="store_true", help="skip the CLI figures")
-    ap.add_argument("--kernels", action="store_true", help="list the kernels each solver compiles")
+    ap.add_argument(
+        "--kernels",
+        nargs="*",
+        choices=WARM_NAMES,
+        metavar="NAME",
+        help=f"list the kernels each solver compiles (those of --solver, or the names given: {', '.join(WARM_NAMES)})",
+    )
     add_summary_argument(ap)
     args = ap.parse_args(argv)
+    # the Rashomon set's kernels (and any other warmed name that is not a solver) have no CLI solve or app page
+    no_solve = [s for s in args.solver if s not in SOLVER_NAMES]
+    if no_solve and not (args.no_cli and not args.app):
+        print(f"{', '.join(no_solve)}: kernels only (no CLI or app figures)")
+    solvers = [s for s in args.solver if s in SOLVER_NAMES]
     summary = Summary(args.summary)
     do_app = args.app
     if do_app and not CHROMIUM.exists():
@@ -212,7 +226,7 @@ def main(argv=None) -> int:
         )
         print(" notice |")
         print("|---|---|---|---|---|---|---|---|---|")
-        for s in args.solver:
+        for s in solvers:
             r = cli(s)
             dw, dc = r["cold_wall"] - r["warm_wall"], r["cold_cpu"] - r["warm_cpu"]
             print(
@@ -224,7 +238,7 @@ def main(argv=None) -> int:
     if do_app:
         print("\n| solver | app start -> first front s | page answered s | server CPU s by then | target s | load |")
         print("|---|---|---|---|---|---|")
-        for s in args.solver:
+        for s in solvers:
             r = app(s)
             ok = r["first_front"] <= APP_TARGET_S
             print(
@@ -238,8 +252,8 @@ def main(argv=None) -> int:
                 f"<= {APP_TARGET_S:.0f} s",
                 ok,
             )
-    if args.kernels:
-        for s in args.solver:
+    if args.kernels is not None:
+        for s in args.kernels or args.solver:
             rows = kernels(s)
             print(
                 f"\n{s}: {len(rows)} kernels, {sum(len(r[1]) for r in rows)} compiles, "

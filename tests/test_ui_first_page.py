@@ -74,3 +74,26 @@ def test_the_first_run_outside_a_server_waits_for_its_front_and_a_notebook_says_
     explorer = Explorer(dataset="iris", solver="cart", max_depth=2)
     assert len(explorer.controller.runs) == 1 and not explorer.controller.running  # the front, at once
     assert capsys.readouterr().out == f"{tw.compile_notice('cart')}; the explorer shows when it is done\n"
+
+
+def test_the_empty_plot_says_the_first_run_compiles_until_its_front_arrives():
+    from treeexplorer.ui.explorer import Explorer
+
+    e = Explorer(dataset="iris", run_default=False)
+    c, label = e.controller, e.front.pareto.placeholder
+    assert not label.visible
+    # what a first run on a cold cache reports (treeexplorer.ui.warm.compiling_report) while nothing is drawn
+    c.param.update(running=True, progress=ui_warm.compiling_report("cart"))
+    assert label.visible and label.text == "The first run is compiling the cart kernels (once per install)…"
+    c.progress = {"phase": "compiling", "solver": "cart", "cold": True, "seconds": 3.0, "estimate_s": 15}
+    assert label.visible  # the run bar's seconds tick on; the plot's words stay
+    c.progress = {"phase": "solving", "solver": "cart"}
+    assert not label.visible and label.text == ""  # compiled: the front is on its way
+    c.param.update(running=False, progress={})
+    run = e.run_now(wait=True)
+    assert run is not None and not label.visible
+    c.runs = []
+    c.param.update(running=True, progress=ui_warm.compiling_report("cart"))
+    assert label.visible
+    c.runs = [run]  # a front: the plot has something to show
+    assert not label.visible

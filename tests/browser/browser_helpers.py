@@ -102,12 +102,18 @@ def served_app(extra_args=(), env_extra=None, log_name="panel-serve.log"):
             pytest.fail("panel serve did not answer within 90 s")
         yield f"http://127.0.0.1:{port}/explorer", log_path
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
         log.close()
+
+
+def stop_server(proc: subprocess.Popen, wait_s: float = 10) -> None:
+    """End a server the test started: SIGTERM (it shuts down cleanly), SIGKILL when still up after ``wait_s``."""
+    proc.terminate()
+    try:
+        proc.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class Offline:
@@ -137,13 +143,18 @@ def shot(page, name: str, full_page: bool = True) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
-# Every Bokeh view of the page (``views``), and the plot views drawing the Pareto train points with their data
-# (``pointViews``: [view, data] pairs): shared by the scripts below.
-_POINT_VIEWS = """
+# The prelude of the page scripts that read Bokeh's views: every view of the page, in ``views``.
+ALL_VIEWS_JS = """
   const views = [];
   const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
   for (const v of Object.values(Bokeh.index)) walk(v);
-  const pointViews = [];
+"""
+
+# The plot views drawing the Pareto train points with their data (``pointViews``: [view, data] pairs), after
+# ``ALL_VIEWS_JS``: shared by the scripts below.
+_POINT_VIEWS = (
+    ALL_VIEWS_JS
+    + """  const pointViews = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
@@ -151,6 +162,7 @@ _POINT_VIEWS = """
     }
   }
 """
+)
 
 # Screen positions of the Pareto plot's train points, read from Bokeh's own scales.
 POINTS_JS = (

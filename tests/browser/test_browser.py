@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import (
+    ALL_VIEWS_JS,
     ARTIFACTS,
     AXIS_LABEL_JS,
     CHROMIUM,
@@ -374,11 +375,10 @@ def test_complexity_axis_and_held_out_points(app):
     app.wait_for_function(HELD_OUT_EMPTY_JS, timeout=30_000)
 
 
-HELD_OUT_EMPTY_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  let found = false;
+HELD_OUT_EMPTY_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  let found = false;
   for (const v of views.filter(v => v.renderer_views)) {
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
@@ -387,6 +387,7 @@ HELD_OUT_EMPTY_JS = """() => {
   }
   return found;
 }"""
+)
 
 
 def test_cancel_keeps_a_partial_front(app):

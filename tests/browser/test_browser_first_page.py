@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from browser_helpers import ARTIFACTS, CHROMIUM, free_port, shot
+from browser_helpers import ARTIFACTS, CHROMIUM, free_port, shot, stop_server
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -24,6 +24,14 @@ pytestmark = [
 ]
 
 COMPILING = "compiling the cart kernels (first run only"
+PLACEHOLDER = "The first run is compiling the cart kernels (once per install)…"
+# The texts the plot draws on its canvas (Bokeh Labels) and whether each is shown.
+LABELS_JS = """() => {
+  const out = [];
+  for (const d of Bokeh.documents) for (const m of d.all_models)
+    if (m.type === "Label" || m.constructor.name === "Label") out.push({text: m.text, visible: m.visible});
+  return out;
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +55,7 @@ def cold_app(tmp_path_factory):
                 time.sleep(0.1)
             yield f"http://127.0.0.1:{port}/", cache, log_path
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
 
 
 def _compiled(cache) -> bool:
@@ -69,6 +73,8 @@ def test_a_cold_start_serves_the_page_at_once_and_the_front_when_compiled(cold_a
     opened_s = time.monotonic() - t0
     assert not _compiled(cache), "the page waited for the compile"
     expect(first.get_by_role("button", name="Cancel")).to_be_enabled(timeout=5_000)
+    # the empty plot says what it waits for (drawn on its canvas: read from Bokeh's models)
+    first.wait_for_function(f"() => ({LABELS_JS})().some(l => l.visible && l.text === {PLACEHOLDER!r})")
 
     # a second visitor meanwhile: its page is sent too (the server's loop is not held by the compile)
     t0 = time.monotonic()
@@ -98,6 +104,7 @@ def test_a_cold_start_serves_the_page_at_once_and_the_front_when_compiled(cold_a
     first.wait_for_selector("text=/Last run #1 cart/", timeout=300_000)
     assert _compiled(cache)
     assert not first.locator(f"text={COMPILING}").count()
+    first.wait_for_function(f"() => !({LABELS_JS})().some(l => l.visible && l.text)", timeout=10_000)
     third.wait_for_selector("text=/Last run #1 cart/", timeout=60_000)
     shot(first, "first_page_front_after_compile", full_page=False)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import CHROMIUM, served_app, settled, shot
+from browser_helpers import ALL_VIEWS_JS, CHROMIUM, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -17,11 +17,10 @@ pytestmark = [
 ]
 
 # Legend labels and the step lines without tree data (run lines and the reference) of the Pareto plot.
-PLOT_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = {legend: [], lines: []};
+PLOT_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  const out = {legend: [], lines: []};
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
     for (const r of v.model.center || [])
       if (r.items) for (const it of r.items) out.legend.push(typeof it.label === "string" ? it.label : it.label.value);
@@ -34,6 +33,7 @@ PLOT_JS = """() => {
   }
   return out;
 }"""
+)
 
 
 def test_exact_front_reference_line_hover_and_card(new_page):

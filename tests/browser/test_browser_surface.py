@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from browser_helpers import CHROMIUM, PLOT_INTO_VIEW_JS, POINTS_JS, served_app, settled, shot
+from browser_helpers import ALL_VIEWS_JS, CHROMIUM, PLOT_INTO_VIEW_JS, POINTS_JS, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -170,11 +170,10 @@ def scan(page, runs: set) -> int:
 
 
 # The CV marks' screen positions (the source with the 1-SE star and the best-mean ring).
-MARKS_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = [];
+MARKS_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  const out = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
     const rect = v.el.getBoundingClientRect();
     for (const [m] of v.renderer_views) {
@@ -187,13 +186,13 @@ MARKS_JS = """() => {
   }
   return out;
 }"""
+)
 
 # Whether each train point is the top element at its position (nothing covers it), and the plot frame's box.
-COVER_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  for (const v of views.filter(v => v.frame && v.renderer_views)) {
+COVER_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  for (const v of views.filter(v => v.frame && v.renderer_views)) {
     let pts = null;
     for (const [m] of v.renderer_views) {
       const d = m.data_source && m.data_source.data;
@@ -214,6 +213,7 @@ COVER_JS = """() => {
   }
   return null;
 }"""
+)
 
 
 def check_nothing_covers_a_point(page) -> None:

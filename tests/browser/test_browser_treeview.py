@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_helpers import CHROMIUM, POINTS_JS, served_app, settled, shot
+from browser_helpers import ALL_VIEWS_JS, CHROMIUM, POINTS_JS, served_app, settled, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,11 +20,10 @@ pytestmark = [
 
 # The app's tree views (the main one has a TapTool; the Compare diagrams do not), as drawn: text size,
 # ranges, the plot's box on screen, and every node box in data and screen units.
-VIEWS_JS = """() => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const out = [];
+VIEWS_JS = (
+    "() => {"
+    + ALL_VIEWS_JS
+    + """  const out = [];
   for (const v of views.filter(v => v.frame && v.renderer_views)) {
     let boxes = null, bold = null, plain = null;
     for (const [m, rv] of v.renderer_views) {
@@ -53,6 +52,7 @@ VIEWS_JS = """() => {
   }
   return out;
 }"""
+)
 
 
 def same_size(v) -> bool:
@@ -98,12 +98,11 @@ def server():
 
 
 # Scroll the tree view's scrolling ancestor (across shadow roots) by dy pixels.
-SCROLL_JS = """(dy) => {
-  const views = [];
-  const walk = v => { views.push(v); if (v.child_views) for (const c of v.child_views) walk(c); };
-  for (const v of Object.values(Bokeh.index)) walk(v);
-  const view = views.find(v => v.frame && v.model.toolbar && v.model.toolbar.tools.some(t => t.type === "TapTool"
-    || t.constructor.name === "TapTool") && v.renderer_views);
+SCROLL_JS = (
+    "(dy) => {"
+    + ALL_VIEWS_JS
+    + """  const view = views.find(v => v.frame && v.model.toolbar
+    && v.model.toolbar.tools.some(t => t.type === "TapTool" || t.constructor.name === "TapTool") && v.renderer_views);
   let el = view.el;
   while (el) {
     const st = getComputedStyle(el);
@@ -113,6 +112,7 @@ SCROLL_JS = """(dy) => {
   window.scrollBy(0, dy);
   return false;
 }"""
+)
 
 
 def scroll(page, dy):

@@ -184,7 +184,7 @@ class Explorer(pn.viewable.Viewer):
         c.param.watch(self.front.redraw, ["partial"])
         c.param.watch(self._on_selected, ["selected", "compare"])
         c.param.watch(self._on_messages, ["error", "notice", "many_classes"])
-        c.param.watch(lambda e: self.sidebar.run_bar.show(), ["progress", "running"])
+        c.param.watch(self._on_progress, ["progress", "running"])
         c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name", "missing", "drop_missing"])
         self.param.watch(self._on_own_params, ["dataset", "solver", "test_size"])
         c.exact.auto = True  # small data: the exact front follows the first run in the background
@@ -390,9 +390,14 @@ class Explorer(pn.viewable.Viewer):
         self.front.show_data()
 
     @safe
+    def _on_progress(self, *events) -> None:
+        self.sidebar.run_bar.show()
+        self.front.show_placeholder()
+
     def _on_runs(self, *events) -> None:
         self.front.redraw()
         self.front.show_runs()
+        self.front.show_placeholder()
         self.detail.exports.show_runs(self.controller.runs)
         self.sidebar.run_bar.show()
         self._on_selected()

@@ -47,6 +47,7 @@ class FrontPanel(SessionViewer):
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.pareto = ParetoFigure(on_select=self._on_point, on_change=ctx.push)
         self.pareto.on_cloud = self._on_cloud_point
+        self._placeholder = ""  # the text shown in the empty plot (show_placeholder)
         c.param.watch(lambda e: self.show_cloud(), "cloud")
         self.plot_pane = pn.pane.Bokeh(self.pareto.figure, sizing_mode="stretch_width", min_height=380)
         ctx.bokeh_panes.append(self.plot_pane)
@@ -122,6 +123,17 @@ class FrontPanel(SessionViewer):
             self.run_list.show_layers()
 
         self.ctx.bokeh(draw)
+
+    def show_placeholder(self) -> None:
+        """While the first run compiles its solver's kernels (nothing to draw yet), say so in the empty plot."""
+        c = self.ctx.controller
+        p = c.progress or {}
+        text = ""
+        if not c.runs and c.running and p.get("phase") == "compiling" and p.get("cold"):
+            text = f"The first run is compiling the {p.get('solver') or 'solver'} kernels (once per install)…"
+        if text != self._placeholder:
+            self._placeholder = text
+            self.ctx.bokeh(lambda: self.pareto.set_placeholder(text))
 
     def show_data(self) -> None:
         """The caption naming the table the runs are on."""

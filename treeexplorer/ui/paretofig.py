@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from bokeh import events
-from bokeh.models import ColumnDataSource, CustomJS, Range1d, Tooltip
+from bokeh.models import ColumnDataSource, CustomJS, Label, Node, Range1d, Tooltip
 from bokeh.plotting import figure
 
 from treeexplorer.metrics import COMPLEXITY_MEASURES
@@ -217,6 +217,21 @@ class ParetoFigure:
         lean(self.reference)
         self._reference: dict | None = None
         self._gaps: dict | None = None
+        # What the empty frame is waiting for (a first run compiling its kernels), at the frame's centre; hidden
+        # once there is a front (set_placeholder)
+        centre = {"target": "frame", "symbol": "center"}
+        self.placeholder = Label(
+            x=Node(**centre),
+            y=Node(**centre),
+            x_units="screen",
+            y_units="screen",
+            anchor="center",
+            text="",
+            text_font_size="15px",
+            text_color="#777777",  # mid grey: reads on the light and the dark theme
+            visible=False,
+        )
+        fig.add_layout(self.placeholder)
         # No legend inside the plot (it covered points): the run list under it is the legend
         # (treeexplorer.ui.runlist), made from ``entries``.
         self.entries: list[dict] = []
@@ -505,6 +520,11 @@ class ParetoFigure:
                 (gaps or {}).get((r, t)) or "—" for r, t in zip(self.frame.run_id.tolist(), self.frame.tree.tolist())
             ]
             self.points.patch({"gap": [(slice(0, n), col)]})
+        self._changed()
+
+    def set_placeholder(self, text: str) -> None:
+        """Show ``text`` in the middle of the plot's frame (``""``: nothing), e.g. while a first run compiles."""
+        self.placeholder.update(text=text, visible=bool(text))
         self._changed()
 
     def _changed(self) -> None:

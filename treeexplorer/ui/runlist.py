@@ -68,6 +68,8 @@ class RunList(pn.viewable.Viewer):
 
     def show(self) -> None:
         """One row per run of the controller, then the plot's CV layers and exact front line (when drawn)."""
+        if self.ctx.after_load(self.show, self.runs_box):
+            return
         c = self.ctx.controller
         rows = []
         for run in c.runs:
@@ -85,6 +87,8 @@ class RunList(pn.viewable.Viewer):
 
     def show_layers(self) -> None:
         """The sub-items: CV layers (while a CV run is drawn) and the exact front's dashed line (when known)."""
+        if self.ctx.after_load(self.show_layers, self.layers_box):
+            return
         layers = [(e["key"], e["label"]) for e in self.pareto.entries if isinstance(e["key"], tuple)]
         if self.pareto.exact_label:
             layers.append(("exact", f"{self.pareto.exact_label} (dashed grey line)"))

@@ -179,6 +179,8 @@ class ViewContext:
         self.dominated: dict = {}  # (run id, tree id) -> why that tree is dominated by another run's
         self._periodic_lock = threading.Lock()  # one periodic callback of this session at a time (see periodic)
         self.bokeh_panes: list = []  # pushed to a notebook after raw Bokeh changes
+        self._after_load: list = []  # layout changes waiting for the served page to load (after_load)
+        self._loaded = False  # the served page has loaded (set before the waiting changes run: see after_load)
 
     @contextlib.contextmanager
     def setting(self):
@@ -213,6 +215,36 @@ class ViewContext:
                 pn.state.execute(run)
         else:
             run()
+
+    def after_load(self, fn, part=None) -> bool:
+        """Put off ``fn`` (a change of the children of layout ``part``) until the served page has loaded in the
+        browser, when ``part`` is on a page sent but not loaded yet; returns True when put off (the caller stops).
+
+        Between the browser's fetch of the page's document and its ``document_ready`` message, Panel drops the
+        children changes of a layout (they are made in a ``hold`` that ends before the session counts as
+        connected, and Panel takes them to be in the document the browser gets, which it already has): the new
+        widgets never reach the page.  A server's first session is slow to build and to load, and the exact front
+        often arrives in that gap: the run list's layer entries (the exact line's, then the cloud's) were missing
+        on such pages.  Each ``fn`` runs once, in order, when the page has loaded (Panel's ``onload``).
+        """
+        if self.doc is None or self._loaded or (part is not None and not part._models):
+            return False  # a notebook, loaded, or ``part`` not yet rendered (the page is sent with the change)
+        # (Panel's ``loaded`` turns True only after its onload callbacks: read inside one, it would put the change
+        # off again, for ever)
+        with set_curdoc(self.doc):
+            if pn.state.loaded:
+                return False
+            if fn not in self._after_load:
+                self._after_load.append(fn)
+                if len(self._after_load) == 1:
+                    pn.state.onload(self._run_after_load)
+        return True
+
+    def _run_after_load(self) -> None:
+        self._loaded = True
+        waiting, self._after_load = self._after_load, []
+        for fn in waiting:
+            fn()
 
     def push(self) -> None:
         """Send raw Bokeh model changes to a notebook (a no-op when served or not displayed)."""
