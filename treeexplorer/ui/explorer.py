@@ -394,6 +394,7 @@ class Explorer(pn.viewable.Viewer):
         self.sidebar.run_bar.show()
         self.front.show_placeholder()
 
+    @safe
     def _on_runs(self, *events) -> None:
         self.front.redraw()
         self.front.show_runs()
