@@ -453,6 +453,12 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
             claim[0] = 0
             cut = inc_err.copy()  # the threads' best costs so far (from the incumbent on), shared
             if bcall is not None and fb is None and bcall.enter():
+                if pause is not None:  # not paused for the passes yet: they run now, with the bounds
+                    pause.end()
+                    pause = None
+                    for ws in wss:
+                        ws[9][1] = 0
+                    passes()
                 best_err = int(min(inc_err[kd], control.counters[4]))
                 fb = _bounds(ws0, n, depth, kb, control, best_err, max_bytes / threads, fixed)
                 bcall.enter()
