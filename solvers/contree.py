@@ -21,7 +21,10 @@ nodes are solved exactly, so within a fraction of a second there is a tree balan
 exact search then has to beat (its cost is the search's starting cut-off when it resumes).  The exact
 search tries the greedy (Gini) split first at every node.  A run stopped by the time limit or a cancel returns the
 best tree of either phase, and the proven lower bound of every budget (``stats["lower_bounds"]``,
-``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.
+``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.  At depth >= 4 a run with a
+time limit that is still searching at a quarter of it spends a share of the limit on a bound for every root
+feature (``_bounds``): the exact search bounds nothing about the features it has not reached, and at depth 4 it
+reaches few; the larger of the two bounds is reported.
 """
 
 from __future__ import annotations

@@ -40,7 +40,9 @@ A limited-discrepancy pass (``prm[14]`` >= 0, the wrapper's incumbent before the
 nodes of depth >= 3 to their features' Gini splits within a discrepancy budget; it never caches those nodes and
 its bounds are not proofs.
 The wrapper pauses the exact search (``meta[1] = 2``, which unwinds it as a full cache table does) to run those
-passes only when the search has not finished within a short effort.
+passes only when the search has not finished within a short effort, and once more for a bound on every root
+feature (``root_seeds``, ``root_child``, ``root_bound``: a few splits per feature, children solved to a small
+cut-off, the neighbour rule over the other positions), independent of the search's own.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
