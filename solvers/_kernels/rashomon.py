@@ -512,35 +512,46 @@ def _stream(ws, k, s):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _simple_get(ws, st, i):
-    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
-    kind = ws.st_i[st, KIND]
+def _simple_at(st_i, ds_cnt, lst, st, i):
+    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -2 when the LIST is not
+    built yet.  Arrays, not the workspace: each read of a workspace field is an atomic reference count."""
+    kind = st_i[st, KIND]
     if kind == EMPTY:
         return INF
-    k = ws.st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ws.ds_cnt, k)
+            e, _, _ = _leaf_row(ds_cnt, st_i[st, SDS])
             return e
         return INF
-    if ws.st_i[st, LIST_OFF] < 0:
-        if not _build_list(ws, st):
-            return -1
-    if i < ws.st_i[st, LIST_LEN]:
-        return ws.lst[ws.st_i[st, LIST_OFF] + i, 0]
+    lo = st_i[st, LIST_OFF]
+    if lo < 0:
+        return -2
+    if i < st_i[st, LIST_LEN]:
+        return lst[lo + i, 0]
     return INF
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
+def _simple_get(ws, st, i):
+    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
+    v = _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+    if v != -2:
+        return v
+    if not _build_list(ws, st):
+        return -1
+    return _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _grow_region(r, meta, status, st, pool, col_off, col_len, col_cap, arr, need):
     """Make room for ``need`` rows in a stream's region of ``arr`` (moved to the pool's end, doubled)."""
-    r = ws.st_i
     if r[st, col_len] + need <= r[st, col_cap]:
         return True
     cap = max(2 * r[st, col_cap], r[st, col_len] + need, 8)
-    top = ws.meta[pool]
+    top = meta[pool]
     if top + cap > arr.shape[0]:
-        _full(ws, pool)
+        status[0] = 1
+        status[1] = pool
         return False
     old = r[st, col_off]
     for t in range(r[st, col_len]):
@@ -548,17 +559,16 @@ def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
             arr[top + t, q] = arr[old + t, q]
     r[st, col_off] = top
     r[st, col_cap] = cap
-    ws.meta[pool] = top + cap
+    meta[pool] = top + cap
     return True
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _push(ws, st, key, c, a, b):
-    if not _grow_region(ws, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, ws.heap, 1):
+def _push(h, st_i, meta, status, st, key, c, a, b):
+    if not _grow_region(st_i, meta, status, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, h, 1):
         return False
-    h = ws.heap
-    off = ws.st_i[st, HEAP_OFF]
-    n = ws.st_i[st, HEAP_LEN]
+    off = st_i[st, HEAP_OFF]
+    n = st_i[st, HEAP_LEN]
     pos = n
     while pos > 0:
         par = (pos - 1) >> 1
@@ -571,7 +581,7 @@ def _push(ws, st, key, c, a, b):
     h[off + pos, 1] = c
     h[off + pos, 2] = a
     h[off + pos, 3] = b
-    ws.st_i[st, HEAP_LEN] = n + 1
+    st_i[st, HEAP_LEN] = n + 1
     return True
 
 
@@ -607,52 +617,51 @@ def _pop(h, st_i, st, out):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _table_lb(ws, k, s):
-    return ws.ipool[ws.ds_i[k, STREAM_OFF] + (np.int64(1) << ws.ds_i[k, DD]) + s]
+def _table_lb(ipool, ds_i, k, s):
+    return ipool[ds_i[k, STREAM_OFF] + (np.int64(1) << ds_i[k, DD]) + s]
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sbound(ws, st, i):
+def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, st, i):
     """What is known of the ``i``-th tree of stream ``st`` without work: ``2 * errors`` when exact (``INF``:
     none), ``2 * bound + 1`` for a lower bound."""
-    st_i = ws.st_i
     kind = st_i[st, KIND]
     if kind == EMPTY:
         return 2 * INF
     k = st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ws.ds_cnt, k)
+            e, _, _ = _leaf_row(ds_cnt, k)
             return 2 * e
         return 2 * INF
     if kind == LIST:
         lo = st_i[st, LIST_OFF]
         if lo >= 0:
-            return 2 * ws.lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
-        return 2 * _table_lb(ws, k, 1) + 1
+            return 2 * lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
+        return 2 * _table_lb(ipool, ds_i, k, 1) + 1
     if i < st_i[st, SOL_LEN]:
-        return 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
+        return 2 * sol[st_i[st, SOL_OFF] + i, 0]
     if st_i[st, INIT] == 0:
-        return 2 * _table_lb(ws, k, st_i[st, SS]) + 1
+        return 2 * _table_lb(ipool, ds_i, k, st_i[st, SS]) + 1
     if st_i[st, HEAP_LEN] == 0:
         return 2 * INF
-    return ws.heap[st_i[st, HEAP_OFF], 0] | 1
+    return heap[st_i[st, HEAP_OFF], 0] | 1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _dbound(ws, k, s):
+def _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, k, s):
     """:func:`_sbound` of the first tree of dataset ``k`` with ``s`` splits, its stream not necessarily made."""
-    sid = ws.ipool[ws.ds_i[k, STREAM_OFF] + s]
+    sid = ipool[ds_i[k, STREAM_OFF] + s]
     if sid >= 0:
-        return _sbound(ws, sid, 0)
-    err, _, m = _leaf_row(ws.ds_cnt, k)
+        return _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, sid, 0)
+    err, _, m = _leaf_row(ds_cnt, k)
     if s == 0:
         return 2 * err
-    if err == 0 or m < 2 * ws.prm[0]:
+    if err == 0 or m < 2 * min_leaf:
         return 2 * INF
-    if s == 1 and ws.ds_i[k, ROWS_OFF] < 0:
-        return 2 * ws.ds_i[k, FIRST_ERR]
-    return 2 * _table_lb(ws, k, s) + 1
+    if s == 1 and ds_i[k, ROWS_OFF] < 0:
+        return 2 * ds_i[k, FIRST_ERR]
+    return 2 * _table_lb(ipool, ds_i, k, s) + 1
 
 
 @njit(nogil=True, cache=True)
@@ -669,35 +678,48 @@ def _node_init(ws, st):
                 return False
         elif not _children(ws, k):
             return False
-    coff = ws.ds_i[k, CHILD_OFF]
+    # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    st_i = ws.st_i
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    sol = ws.sol
+    heap = ws.heap
+    cand = ws.cand
+    meta = ws.meta
+    status = ws.status
+    min_leaf = ws.prm[0]
+    coff = ds_i[k, CHILD_OFF]
     cap = (np.int64(1) << (dd - 1)) - 1
     lo = max(0, s - 1 - cap)
     hi = min(cap, s - 1)
     for g in range(F):
-        L = ws.ipool[coff + 2 * g]
+        L = ipool[coff + 2 * g]
         if L < 0:
             continue
-        R = ws.ipool[coff + 2 * g + 1]
+        R = ipool[coff + 2 * g + 1]
         for sl in range(lo, hi + 1):
             sr = s - 1 - sl
-            el = _dbound(ws, L, sl)
+            el = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, L, sl)
             if el >= 2 * INF:
                 continue
-            er = _dbound(ws, R, sr)
+            er = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, R, sr)
             if er >= 2 * INF:
                 continue
-            c = ws.meta[P_CAND]
-            if c >= ws.cand.shape[0]:
-                _full(ws, P_CAND)
+            c = meta[P_CAND]
+            if c >= cand.shape[0]:
+                status[0] = 1
+                status[1] = P_CAND
                 return False
-            ws.cand[c, 0] = g
-            ws.cand[c, 1] = sl
-            ws.cand[c, 2] = -1  # streams created when the candidate is first popped
-            ws.cand[c, 3] = -1
-            ws.meta[P_CAND] = c + 1
-            if not _push(ws, st, 2 * ((el >> 1) + (er >> 1)) + ((el | er) & 1), c, 0, 0):
+            cand[c, 0] = g
+            cand[c, 1] = sl
+            cand[c, 2] = -1  # streams created when the candidate is first popped
+            cand[c, 3] = -1
+            meta[P_CAND] = c + 1
+            if not _push(heap, st_i, meta, status, st, 2 * ((el >> 1) + (er >> 1)) + ((el | er) & 1), c, 0, 0):
                 return False
-    ws.st_i[st, INIT] = 1
+    st_i[st, INIT] = 1
     return True
 
 
@@ -745,7 +767,12 @@ def _get(ws, st0, i0, ub0):
     sol = ws.sol
     flag = ws.flag
     status = ws.status
-    top = ws.frames[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    meta = ws.meta
+    top = fr[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
     d = 0
     fr[0, FR_ST] = st0
     fr[0, FR_I] = i0
@@ -781,10 +808,10 @@ def _get(ws, st0, i0, ub0):
             c = top[1]
             a = top[2]
             b = top[3]
-            if not _open(ws, st, c):
+            if (cand[c, 2] < 0 or cand[c, 3] < 0) and not _open(ws, st, c):
                 return -1
             if key & 1 == 0:  # exact: the stream's next tree
-                if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
+                if not _grow_region(st_i, meta, status, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, sol, 1):
                     return -1
                 n = st_i[st, SOL_LEN]
                 q = st_i[st, SOL_OFF] + n
@@ -793,12 +820,12 @@ def _get(ws, st0, i0, ub0):
                 sol[q, 2] = a
                 sol[q, 3] = b
                 st_i[st, SOL_LEN] = n + 1
-                if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
+                if b == 0 and not _push(heap, st_i, meta, status, st, key | 1, c, a + 1, b):
                     return -1
-                if not _push(ws, st, key | 1, c, a, b + 1):
+                if not _push(heap, st_i, meta, status, st, key | 1, c, a, b + 1):
                     return -1
                 continue
-            er = _sbound(ws, cand[c, 3], b)
+            er = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cand[c, 3], b)
             if er >= 2 * INF:
                 continue  # the right child has no ``b``-th tree
             fr[d, FR_C] = c
@@ -814,7 +841,9 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - (er >> 1)
                 continue
-            v = _simple_get(ws, ls, a)
+            v = _simple_at(st_i, ds_cnt, lst, ls, a)
+            if v == -2:
+                v = _simple_get(ws, ls, a)
             if v < 0:
                 return -1
             ret = 2 * v
@@ -825,7 +854,9 @@ def _get(ws, st0, i0, ub0):
             if el >= INF:
                 continue
             if ret & 1:
-                if not _push(ws, st, 2 * (el + fr[d, FR_EL]) + 1, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+                if not _push(
+                    heap, st_i, meta, status, st, 2 * (el + fr[d, FR_EL]) + 1, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]
+                ):
                     return -1
                 continue
             fr[d, FR_EL] = el
@@ -839,7 +870,9 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - el
                 continue
-            v = _simple_get(ws, rs, b)
+            v = _simple_at(st_i, ds_cnt, lst, rs, b)
+            if v == -2:
+                v = _simple_get(ws, rs, b)
             if v < 0:
                 return -1
             ret = 2 * v
@@ -847,7 +880,8 @@ def _get(ws, st0, i0, ub0):
         fr[d, FR_PH] = 0
         if (ret >> 1) >= INF:
             continue
-        if not _push(ws, st, 2 * (fr[d, FR_EL] + (ret >> 1)) + (ret & 1), fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+        key = 2 * (fr[d, FR_EL] + (ret >> 1)) + (ret & 1)
+        if not _push(heap, st_i, meta, status, st, key, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
             return -1
 
 
@@ -938,14 +972,23 @@ def enumerate_trees(
     ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
     """
     root = ws.root
+    st_i = ws.st_i  # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    sol = ws.sol
+    heap = ws.heap
+    flag = ws.flag
+    counters = ws.counters
     K = root.shape[0] - 1
     heads = np.empty(K + 1, dtype=np.int64)  # _sbound of each root stream's next tree
     for s in range(K + 1):
-        heads[s] = _sbound(ws, root[s, 0], root[s, 1])
+        heads[s] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[s, 0], root[s, 1])
     weighted = wq != 1 or wp != 0
     t = done
     while t < stop:
-        if ws.flag[0] != 0:
+        if flag[0] != 0:
             return t
         best = INF
         bs = -1
@@ -980,9 +1023,9 @@ def enumerate_trees(
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
         root[bs, 1] += 1
-        heads[bs] = _sbound(ws, root[bs, 0], root[bs, 1])
+        heads[bs] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[bs, 0], root[bs, 1])
         t += 1
-        ws.counters[0] = t
+        counters[0] = t
     return t
 
 
