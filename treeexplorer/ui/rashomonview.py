@@ -382,7 +382,10 @@ class RashomonView(pn.viewable.Viewer):
         self.require.param.watch(lambda e: setattr(session, "require", list(e.new)), "value")
         self.open_button.on_click(lambda *_: self.open(self.pick.value))
         self.pick.param.watch(lambda *_: self._show_pick(), "value")
-        session.param.watch(lambda *_: self.refresh(), ["version", "status", "running", "fraction"])
+        # a running set's progress only rewrites its status line: the table, bars and comparison follow the set
+        # (a fast search queues many reports, and redrawing a 100,000-tree card for each delayed a cancel)
+        session.param.watch(lambda *_: self._refresh_status(), ["status", "running", "fraction"])
+        session.param.watch(lambda *_: self.refresh(), ["version"])
         self.refresh()
 
     def start(self, run, entry, time_limit: float | None = DEFAULT_TIME_LIMIT):
@@ -402,15 +405,19 @@ class RashomonView(pn.viewable.Viewer):
         if entry is not None:
             self.on_open(s.front, entry)
 
-    def refresh(self) -> None:
+    def _refresh_status(self) -> None:
         s = self.session
         listed = len(s.trees())
         more = f" The table lists the first {SHOWN_ROWS:,} of the {listed:,} trees." if listed > SHOWN_ROWS else ""
         self.status.object = html.escape(s.status + more)
-        self.filter_note.object = html.escape(s.filter_text())
         self.cancel_button.disabled = not s.running
         self.progress.visible = s.running
         self.progress.value = -1 if s.fraction is None else int(round(100 * s.fraction))  # -1: activity only
+
+    def refresh(self) -> None:
+        s = self.session
+        self._refresh_status()
+        self.filter_note.object = html.escape(s.filter_text())
         cols = s.columns()
         self.exclude.options = cols
         self.require.options = cols
