@@ -532,8 +532,8 @@ def _cuts(UE, O, kc, kd, single, b0, h, out):
             b = bc + bo + 1
             if b > kd:
                 break
-            if b < b0:
-                continue
+            if b < b0 or UE[b] <= 0:
+                continue  # nothing below 0 to find for budget b: no cut-off (not even ``h``) from it
             w = UE[b] + h - O[bo]
             if w > v:
                 v = w
@@ -923,7 +923,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         capR = -BIG
                         for b in range(b0, kd + 1):
                             bo = b - 2
-                            if bo > kc:
+                            if bo > kc or UE[b] <= 0:
                                 continue
                             v = UE[b] + h - Rlb[bo]
                             if v > capL:
