@@ -739,6 +739,27 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     disc = VEC[lvl, 13, 0] if restricted else 0
     if restricted:
         npass = 2
+    # ``prm[16]`` (front): budget 2 (a split and one stump) has depth two, so at a node of depth >= 3 it is the optimum
+    # of budget 2 of the depth-two node over the same rows, solved exactly (and cached) before the search; budget 2
+    # then no longer keeps this node's splits from being pruned (``b0 = 3``).  Its rows go to the next level (free:
+    # the children are not partitioned yet), ``Lub``/``Llb``/``cutL`` are free until the first split.
+    if not single and prm[16] != 0 and d >= 3 and kd >= 2 and not restricted and UE[2] > 0:
+        for i in range(m):
+            mark[rows0[i]] = 1
+        _partition(S, SR, SY, lvl, m, p, mark, 1)
+        for b in range(kk):
+            cutL[b] = 0
+        cutL[2] = BIG
+        solve(ws, lvl + 1, m, d - d + 2, cutL, Lub, Llb, force, no_b)  # a run-time 2 (see ``no_b``)
+        if Llb[2] == Lub[2]:
+            b0 = 3
+            if Lub[2] < UB[2]:
+                UB[2] = Lub[2]
+                chf[2] = CH[lvl + 1, 0, 2]
+                chr_[2] = CH[lvl + 1, 1, 2]
+                chb[2] = CH[lvl + 1, 2, 2]
+            if UB[2] < UE[2]:
+                UE[2] = UB[2]
     # ``prm[13]`` > 0: the root seeds lazily.  Its interval searches start at once (each feature from its Gini
     # split), and only once the run has evaluated ``prm[13]`` splits (a run long enough that a time limit may stop
     # it) the feature being searched is paused (its open intervals kept in ``PAUSE``), every feature not yet
