@@ -758,8 +758,14 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                 chf[2] = CH[lvl + 1, 0, 2]
                 chr_[2] = CH[lvl + 1, 1, 2]
                 chb[2] = CH[lvl + 1, 2, 2]
-            if UB[2] < UE[2]:
-                UE[2] = UB[2]
+        for b in range(2, kk):  # the larger budgets start from it (at most as many errors)
+            if UB[b - 1] < UB[b]:
+                UB[b] = UB[b - 1]
+                chf[b] = chf[b - 1]
+                chr_[b] = chr_[b - 1]
+                chb[b] = chb[b - 1]
+            if UB[b] < UE[b]:
+                UE[b] = UB[b]
     # ``prm[13]`` > 0: the root seeds lazily.  Its interval searches start at once (each feature from its Gini
     # split), and only once the run has evaluated ``prm[13]`` splits (a run long enough that a time limit may stop
     # it) the feature being searched is paused (its open intervals kept in ``PAUSE``), every feature not yet
