@@ -18,6 +18,8 @@ every budget are cut off the interval's ends, the rest is split at the midpoint.
 child separately (the left child only grows to the right of an anchor, the right child only shrinks),
 which prunes far more than the combined cost.
 In front mode the one-split cost (two leaves) is known exactly for every position from one sweep.
+A node of depth >= 3 in front mode solves its budget 2 (a split and one stump: depth two) first, as the depth-two
+node over its rows, so only budgets >= 3 decide whether its splits are pruned (``prm[16]``).
 
 Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
 the left or right child by a mark, with incremental class counts per child; a boundary whose stump
