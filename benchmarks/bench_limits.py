@@ -184,6 +184,9 @@ try:
     out = {"peak": status("VmHWM") - base, "est": f.stats.get("memory_estimate_mb"), "status": f.status,
            "store": f.stats.get("memory_store_mb"), "full": any("memory budget" in n for n in f.notices),
            "cpu": time.process_time() - cpu, "wall": f.runtime_s}
+    del f
+    gc.collect()
+    out["held"] = status("VmRSS") - base  # what stays resident once the front is gone
     if solver == "branches":  # how far the search got: the store holds about a branch per iteration
         out["progress"] = f"{f.stats.get('iterations', 0):,} iterations"
     elif solver == "sat" and "examples_encoded" in f.stats:  # ... the clauses of each example at that depth
@@ -195,30 +198,33 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def estimates(folder: Path, root: Path, only: set) -> None:
+def estimates(folder: Path, root: Path, only: set, memory_limit: int | None = None) -> None:
     """The memory estimate the API records before each run against the run's measured peak (VmHWM).
 
     For BRANCHES and SAT the estimate includes the cap of their growing store (``memory_mb``, lowered to what
     the memory limit leaves): a bound that holds, which a search ending early stays far below.  Their fixed part
     (estimate minus cap), the CPU time the run got and how far the search went show what the peak follows: the
-    store grows with the search's progress, which the CPU time given to the run (the machine's load) decides."""
+    store grows with the search's progress, which the CPU time given to the run (the machine's load) decides.
+    ``memory_limit`` (MB) is passed to every run; ``held MB`` is what stays resident after ``solve`` returns."""
     print(
         "\nmemory estimate before the run vs measured peak (resident set growth during solve(), 60 s limit); "
-        f"load average {os.getloadavg()[0]:.1f} at the start"
+        f"memory_limit {memory_limit or 'default'}; load average {os.getloadavg()[0]:.1f} at the start"
     )
     print(
         "| solver | table | rows x cols | estimate MB | of which store cap | fixed MB | peak MB | peak / estimate "
-        "| peak / fixed | CPU s / wall s | search progress | status |"
+        "| peak / fixed | held MB | CPU s / wall s | search progress | status |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for key in ESTIMATE_TABLES:
         path = root / key if key.endswith(".json") else table_path(folder, key)
         if not path.exists():
-            print(f"| - | {key} | skipped: not under {root} | | | | | | | | |")
+            print(f"| - | {key} | skipped: not under {root} | | | | | | | | | |")
             continue
         for label, (solver, kw) in ESTIMATE_SOLVERS.items():
             if only and solver not in only:
                 continue
+            if memory_limit is not None:
+                kw = {**kw, "memory_limit": memory_limit}
             try:
                 done = subprocess.run(
                     [sys.executable, "-c", PEAK_CHILD, str(path), solver, json.dumps(kw)],
@@ -233,7 +239,7 @@ def estimates(folder: Path, root: Path, only: set) -> None:
             name = Path(key).stem
             if "error" in r:
                 shape = "x".join(map(str, r.get("shape", [])))
-                print(f"| {label} | {name} | {shape} | - | - | - | - | - | - | - | - | {r['error']} |")
+                print(f"| {label} | {name} | {shape} | - | - | - | - | - | - | - | - | - | {r['error']} |")
                 continue
             ratio = r["peak"] / r["est"] if r["est"] else float("nan")
             store = "-" if r.get("store") is None else f"{r['store']:.0f}"
@@ -242,7 +248,7 @@ def estimates(folder: Path, root: Path, only: set) -> None:
             status = r["status"] + (", store full" if r.get("full") else "")
             print(
                 f"| {label} | {name} | {r['shape'][0]:,} x {r['shape'][1] - 1} | {r['est']:.1f} | {store} "
-                f"| {fixed:.1f} | {r['peak']:.1f} | {ratio:.2f} | {r['peak'] / fixed:.2f} "
+                f"| {fixed:.1f} | {r['peak']:.1f} | {ratio:.2f} | {r['peak'] / fixed:.2f} | {r['held']:.1f} "
                 f"| {r['cpu']:.1f} / {r['wall']:.1f} | {r.get('progress', '-')} | {status} |",
                 flush=True,
             )
@@ -287,10 +293,11 @@ def main(argv=None) -> int:
     ap.add_argument("--issue", action="store_true", help="only the issue-36 cases (each with its own limit)")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--estimates", action="store_true", help="only the memory estimate vs peak table")
+    ap.add_argument("--memory-limit", type=int, default=None, help="MB, for every run of --estimates")
     a = ap.parse_args(argv)
     if a.estimates:
         with tempfile.TemporaryDirectory() as tmp:
-            estimates(Path(tmp), data_root(a.data), set(filter(None, a.only.split(","))))
+            estimates(Path(tmp), data_root(a.data), set(filter(None, a.only.split(","))), a.memory_limit)
         return 0
     summary = Summary(a.summary)
     within = []

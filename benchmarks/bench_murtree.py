@@ -114,11 +114,16 @@ def _child(path: str, depth: int, mode: str) -> None:
     base = _status_mb("VmRSS")
     if not _reset_peak():
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     errors, n_trees = run()
-    secs = time.perf_counter() - t
+    secs, cpu = time.perf_counter() - t, time.process_time() - cpu
     peak = _status_mb("VmHWM")
-    print(json.dumps({"errors": errors, "time": secs, "first": first, "mem": max(0.0, peak - base), "trees": n_trees}))
+    out = {"errors": errors, "time": secs, "cpu": cpu, "first": first, "mem": max(0.0, peak - base), "trees": n_trees}
+    print(json.dumps(out))
+
+
+def _secs(r: dict) -> str:
+    return f"{r['cpu']:.3f} ({r['time']:.2f})"
 
 
 def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
@@ -160,9 +165,11 @@ def main(argv=None) -> int:
         summary.write()
         print("no dataset found; nothing to do")
         return 0
-    head = f"{'dataset':<18} D  {'pystreed s':>10} {'MB':>6} {'err':>5}"
+    # CPU seconds of the solve (wall in brackets): on a shared machine the ratio of CPU times is the steadier one
+    print(f"load average {os.getloadavg()[0]:.1f} at the start; times are CPU s (wall s), ratio of CPU s")
+    head = f"{'dataset':<18} D  {'pystreed s':>16} {'MB':>6} {'err':>5}"
     for mode in args.modes:
-        head += f" | {mode + ' s':>12} {'load':>6} {'MB':>6} {'ratio':>6}"
+        head += f" | {mode + ' s':>16} {'load':>6} {'MB':>6} {'ratio':>6}"
     print(head + " | equal")
     ratios = {m: {d: [] for d in args.depth} for m in args.modes}
     times = {m: {d: [] for d in args.depth} for m in args.modes}
@@ -172,22 +179,22 @@ def main(argv=None) -> int:
             ref = measure(path, depth, "pystreed", args.timeout) if have_streed else None
             line = f"{name:<18} {depth}  "
             if ref:
-                line += f"{ref['time']:>10.3f} {ref['mem']:>6.1f} {ref['errors']:>5}"
+                line += f"{_secs(ref):>16} {ref['mem']:>6.1f} {ref['errors']:>5}"
             else:
-                line += f"{'-':>10} {'-':>6} {'-':>5}"
+                line += f"{'-':>16} {'-':>6} {'-':>5}"
             equal = True
             for mode in args.modes:
                 r = measure(path, depth, mode, args.timeout)
                 if r is None:
-                    line += f" | {'timeout':>12} {'':>6} {'':>6} {'':>6}"
+                    line += f" | {'timeout':>16} {'':>6} {'':>6} {'':>6}"
                     equal = False
                     continue
-                ratio = r["time"] / ref["time"] if ref and ref["time"] > 0 else float("nan")
-                times[mode][depth].append(r["time"])
+                ratio = r["cpu"] / ref["cpu"] if ref and ref["cpu"] > 0 else float("nan")
+                times[mode][depth].append(r["cpu"])
                 if ref:
                     ratios[mode][depth].append(ratio)
                     equal = equal and r["errors"] == ref["errors"]
-                line += f" | {r['time']:>12.3f} {r['first']:>6.2f} {r['mem']:>6.1f} {ratio:>6.2f}"
+                line += f" | {_secs(r):>16} {r['first']:>6.2f} {r['mem']:>6.1f} {ratio:>6.2f}"
             all_equal = all_equal and equal
             print(line + f" | {'yes' if equal else 'NO' if ref else '-'}", flush=True)
     known_ok = _known_optima(data_dir, args.timeout) if 4 in args.depth else None

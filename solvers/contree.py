@@ -21,7 +21,10 @@ nodes are solved exactly, so within a fraction of a second there is a tree balan
 exact search then has to beat (its cost is the search's starting cut-off when it resumes).  The exact
 search tries the greedy (Gini) split first at every node.  A run stopped by the time limit or a cancel returns the
 best tree of either phase, and the proven lower bound of every budget (``stats["lower_bounds"]``,
-``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.
+``info["lower_bound"]``; the passes prove nothing): the gap of a stopped run is known.  At depth >= 4 a run with a
+time limit that is still searching at a quarter of it spends a share of the limit on a bound for every root
+feature (``_bounds``): the exact search bounds nothing about the features it has not reached, and at depth 4 it
+reaches few; the larger of the two bounds is reported.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import numba
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._kernels.contree import STACK, build, cache_rehash, kvec, solve
+from ._kernels.contree import STACK, build, cache_rehash, kvec, root_bound, root_child, root_seeds, solve
 from ._kernels.predict import apply_tree
 from .murtree import _alpha_choice, hull_flags
 
@@ -105,6 +108,15 @@ _EXACT_FIRST_SPLITS = 0
 # Whole front: budget 2 of a node of depth >= 3 solved first as the depth-two node over its rows (exact, one
 # depth-two search per node), so that budget 2 no longer keeps the node's splits from being pruned.
 _B2_FIRST = 1
+# Root bounds for a stopped run (``_bounds``): at depth >= ``_BOUND_DEPTH``, with a time limit, once the exact search
+# has been paused for the passes, up to ``_BOUND_SHARE`` of the limit (wall) goes to proving a lower bound on every
+# root split, ``_BOUND_SEEDS`` splits per feature with their children solved to a small, doubling cut-off.  The
+# exact search proves nothing about a feature it has not started, and at depth 4 starting them all (two exact
+# depth-3 children per seed) took longer than a 60 s limit on segment, rice, page and fault: lower bound 0.
+_BOUND_DEPTH = 4
+_BOUND_AT = 0.25
+_BOUND_SHARE = 0.2
+_BOUND_SEEDS = 2
 # Cells sorted between two polls of the control while the sorted row lists are built (~0.1 s a block)
 _PREP_CELLS = 1 << 21
 # Workspace fields holding a sorted row list per level (S, SR, SY)
@@ -423,11 +435,15 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     # unfinished.  The whole front runs them first: their incumbent per budget prunes the search of every budget
     # (bank at depth 4: 405,404 splits against 483,472 paused after 2 s and 494,691 without passes).
     pause = None
+    fb = None  # the root bound pass's bounds per feature and budget (``_bounds``)
     if depth >= _LDS_DEPTH:
         if single:
             pause = _Pause(wss, control)
         else:
             passes()
+    bcall = None
+    if depth >= _BOUND_DEPTH and control.time_limit is not None and _BOUND_SHARE > 0:
+        bcall = _BoundCall(wss, control)
     seeder = None
     if depth >= _SEED_LAZY_DEPTH and control.time_limit is not None and _SEED_AFTER_SPLITS > 0:
         wait = _SEED_SHARE * control.time_limit - control.elapsed
@@ -443,6 +459,16 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
                 ws[9][1] = 0
             claim[0] = 0
             cut = inc_err.copy()  # the threads' best costs so far (from the incumbent on), shared
+            if bcall is not None and fb is None and bcall.enter():
+                if pause is not None:  # not paused for the passes yet: they run now, with the bounds
+                    pause.end()
+                    pause = None
+                    for ws in wss:
+                        ws[9][1] = 0
+                    passes()
+                best_err = int(min(inc_err[kd], control.counters[4]))
+                fb = _bounds(ws0, n, depth, kb, control, best_err, max_bytes / threads, fixed)
+                bcall.enter()
             if threads == 1:
                 one(0, cut)
             else:  # the kernel releases the GIL (nogil): the threads run in parallel
@@ -454,6 +480,9 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
             paused = False
             if pause is not None:
                 paused = pause.end() and not all(codes)  # a pause after the search finished changed nothing
+            lds_paused = paused
+            if bcall is not None and bcall.leave() and fb is None and not all(codes):
+                paused = True  # paused for the root bounds: they run at the top of the loop
             full = [ws for ws in wss if ws[9][1] == 1]
             for ws in wss:
                 ws[9][1] = 0
@@ -466,7 +495,8 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
                     break
                 for ws in full:
                     _grow(ws, max_bytes / threads, fixed)
-                passes()
+                if lds_paused:
+                    passes()
                 continue
             if not full:
                 break
@@ -476,6 +506,11 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     finally:
         if seeder is not None:
             seeder.cancel()
+        if bcall is not None:
+            bcall.cancel()
+            for ws in wss:
+                if ws[9][1] == 2:
+                    ws[9][1] = 0
         if pause is not None:
             pause.end()
             for ws in wss:
@@ -486,6 +521,10 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         ws[12][9] = 1  # rebuilding a tree re-solves alone (normally from the cache)
     ub = ubs.min(axis=0)
     lb = lbs.min(axis=0)
+    if fb is not None:
+        # two proven bounds of the same optima (the exact search's and the bound pass's): the larger holds
+        rb = np.minimum(fb.min(axis=0), int(n - leaf_counts.max()))
+        lb[1:] = np.maximum(lb[1:], rb[1:])
     exact = all(codes)
     # the search pruned with the incumbent's costs as cut-offs: where it found nothing better, the incumbent's tree
     # is the best known, proven when the search's lower bound reaches it
@@ -635,6 +674,137 @@ def _lds(ws, X, XT, y, depth, kb, n_classes, control, max_bytes, fixed):
         if b - 1 in inc and (b not in inc or inc[b - 1][0] <= inc[b][0]):
             inc[b] = inc[b - 1]
     return inc
+
+
+def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
+    """Proven lower bounds on every root split, per feature and budget (``root_bounds``), for a stopped run.
+
+    Rounds with a doubling cut-off ``c`` (1, 2, 4, ... up to the incumbent's errors): each feature whose bound is
+    still below ``c`` has its seed splits' children solved to ``c``.  The root's bound is the least over the
+    features, so every feature is raised before any goes further.  Ends when ``_BOUND_SHARE`` of the time limit
+    is spent (a timer pauses the kernel, ``meta[1] = 2``, whose bounds so far are still proofs), at the incumbent,
+    or when no feature can rise; the exact search then resumes.
+    """
+    p = ws[0].shape[0]
+    meta, prm = ws[9], ws[12]
+    fb = np.zeros((p, kb), dtype=np.int64)
+    final = np.zeros(p, dtype=bool)
+    out = np.zeros(kb, dtype=np.int64)
+    kd = kb - 1
+    saved = prm[15]
+    prm[15] = 0
+    timer = threading.Timer(_BOUND_SHARE * control.time_limit, _pause_now, ([ws],))
+    timer.daemon = True
+    timer.start()
+    kc = int(kvec(depth - 1, bool(ws[12][0]), int(ws[12][1])))
+    ks = np.zeros(_BOUND_SEEDS, dtype=np.int64)
+    L = np.zeros((_BOUND_SEEDS, kb), dtype=np.int64)
+    R = np.zeros((_BOUND_SEEDS, kb), dtype=np.int64)
+    Lu = np.zeros(kb, dtype=np.int64)
+    Ru = np.zeros(kb, dtype=np.int64)
+    cut = np.full(kb, 1 << 30, dtype=np.int64)
+    tws = tuple(ws)
+    nseeds = np.ones(p, dtype=np.int64)
+    c = 1
+    try:
+        while c <= max(incumbent, 1) and not control.stopped and meta[1] == 0:
+            todo = [f for f in np.argsort(fb[:, kd], kind="stable") if not final[f] and fb[f, kd] < c]
+            if not todo:
+                break
+            for f in todo:
+                fin = _raise_feature(
+                    tws, ws, n, depth, int(f), c, nseeds[f], cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed
+                )
+                tws = tuple(ws)  # the cache may have grown
+                if out[kd] < c and nseeds[f] < _BOUND_SEEDS and meta[1] == 0 and not control.stopped:
+                    # the Gini split has a child below ``c``: a second split bounds the positions beyond it
+                    nseeds[f] = _BOUND_SEEDS
+                    fin = _raise_feature(
+                        tws, ws, n, depth, int(f), c, nseeds[f], cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed
+                    )
+                    tws = tuple(ws)
+                np.maximum(fb[f], out, out=fb[f])
+                final[f] = fin and nseeds[f] == _BOUND_SEEDS and meta[1] == 0 and not control.stopped
+                if meta[1] != 0 or control.stopped:
+                    break
+            c *= 2
+    finally:
+        timer.cancel()
+        timer.join()  # a pause set after this would stop the resumed search
+        meta[1] = 0
+        prm[15] = saved
+    return fb
+
+
+class _BoundCall:
+    """Pauses the exact search once ``_BOUND_AT`` of the time limit has passed (wall), for the root bound pass
+    (``_bounds``): a run likely to be stopped then has a bound on the features its search has not reached, while a
+    run that finishes before pays nothing.  The pause (``meta[1] = 2``) is set only while the exact search runs."""
+
+    def __init__(self, wss, control):
+        self.wss = wss
+        self.lock = threading.Lock()
+        self.running = False
+        wait = _BOUND_AT * control.time_limit - control.elapsed
+        self.fired = wait <= 0  # at once (tests: before the search, deterministic)
+        self.timer = threading.Timer(max(0.0, wait), self._fire)
+        self.timer.daemon = True
+        if not self.fired:
+            self.timer.start()
+
+    def _fire(self):
+        with self.lock:
+            self.fired = True
+            if self.running:
+                _pause_now(self.wss)
+
+    def enter(self) -> bool:
+        """The exact search starts: whether the time for the bounds has come (then the caller runs them first)."""
+        with self.lock:
+            self.running = not self.fired
+            return self.fired
+
+    def leave(self) -> bool:
+        """The exact search returned: whether it may have been paused for the bounds."""
+        with self.lock:
+            was = self.running and self.fired
+            self.running = False
+            return was
+
+    def cancel(self):
+        self.timer.cancel()
+        if self.timer.is_alive():
+            self.timer.join()
+
+
+def _raise_feature(tws, ws, n, depth, f, c, nseed, cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed):
+    """``out``: bounds on every root split of ``f`` from ``nseed`` of its splits, children solved to cut-off ``c``;
+    whether every child was solved exactly below ``c`` (a larger ``c`` cannot raise them)."""
+    meta = ws[9]
+    ns = root_seeds(tws, n, f, ks[:nseed])
+    if ns == 0:
+        out[:] = 1 << 40  # no split on this feature
+        return True
+    fin = True
+    cut[1:] = c
+    for q in range(ns):
+        for side, u, lo in ((1, Lu, L), (0, Ru, R)):
+            while True:
+                m = root_child(tws, n, f, int(ks[q]), side)
+                code = solve(tws, 1, m, depth - 1, cut, u, lo[q], False, -1)
+                if meta[1] == 1 and _grow(ws, max_bytes, fixed):  # cache table full: grown, again
+                    meta[1] = 0
+                    tws = tuple(ws)
+                    continue
+                break
+            fin = fin and code != 0 and bool(np.all(u[: kc + 1] == lo[q, : kc + 1]))
+    root_bound(tws, n, depth, f, ks, ns, L, R, out)
+    return fin
+
+
+def _pause_now(wss):
+    for ws in wss:
+        ws[9][1] = 2
 
 
 def _tree_err(ws, XT, X, y, depth, b, n_classes):

@@ -44,15 +44,16 @@ _POOL_NAMES = ("datasets", "rows", "tables", "streams", "trees", "heap", "candid
 
 
 def _pool_sizes(n, f, depth, k):
-    """First sizes of the kernel's pools (grown x4 on demand, each growth a restart): 1,000 trees of depth 3 or 4
-    on the DL sets fit without one or with few."""
+    """First sizes of the kernel's pools (grown x2 on demand, in place: the run goes on): 1,000 trees of depth 3
+    on the DL sets fit without a growth."""
     top = 2 * f
     d2 = top if depth >= 3 else 1
     ds = 1 + top + d2 * top + (top * top * 16 if depth >= 4 else 0)
     deep = 4 if depth >= 4 else 1  # depth 4 counts many more depth-2 subproblems: fewer restarts
     return {
         "datasets": min(ds, 1 << 18),
-        "rows": min(n * (2 + (f if depth >= 3 else 0) + (f * f if depth >= 4 else 0)), 1 << 24),
+        # stored rows: the root's and those of datasets of depth >= 3 (depth-2 ones gather theirs from the parent)
+        "rows": min(n * (1 + (f if depth >= 4 else 0) + (f * f if depth >= 5 else 0)), 1 << 24),
         "tables": min(ds * 6 + top * (2 << depth), 1 << 22),
         "streams": min(ds * 2, 1 << 18),
         "trees": max(4096, 16 * k),
@@ -77,7 +78,7 @@ def _bytes(sizes, n_classes):
 
 
 def estimate_bytes(n_rows: int, n_tests: int, n_classes: int, max_depth: int, k: int) -> int:
-    """Bytes of the enumeration's first pools (they grow by x4 when a search needs more).
+    """Bytes of the enumeration's first pools (they grow by x2 when a search needs more).
 
     Parameters
     ----------
@@ -100,16 +101,17 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         XT,
         XR,
         ys,
-        np.zeros((sizes["datasets"], DS_COLS), dtype=np.int64),
-        np.zeros((sizes["datasets"], n_classes), dtype=np.int64),
-        np.zeros(sizes["rows"], dtype=np.int32),
-        np.zeros(sizes["tables"], dtype=np.int64),
-        np.zeros((sizes["streams"], ST_COLS), dtype=np.int64),
-        np.zeros((sizes["trees"], 4), dtype=np.int64),
-        np.zeros((sizes["heap"], 4), dtype=np.int64),
-        np.zeros((sizes["candidates"], 4), dtype=np.int64),
-        np.zeros((sizes["lists"], 2), dtype=np.int64),
-        np.zeros((sizes["lists"], n_classes), dtype=np.int64),
+        # the pools are uninitialised: the kernel writes each row before it reads it (no memset of megabytes)
+        np.empty((sizes["datasets"], DS_COLS), dtype=np.int64),
+        np.empty((sizes["datasets"], n_classes), dtype=np.int64),
+        np.empty(sizes["rows"], dtype=np.int32),
+        np.empty(sizes["tables"], dtype=np.int64),
+        np.empty((sizes["streams"], ST_COLS), dtype=np.int64),
+        np.empty((sizes["trees"], 4), dtype=np.int64),
+        np.empty((sizes["heap"], 4), dtype=np.int64),
+        np.empty((sizes["candidates"], 4), dtype=np.int64),
+        np.empty((sizes["lists"], 2), dtype=np.int64),
+        np.empty((sizes["lists"], n_classes), dtype=np.int64),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         control.flag,
@@ -126,7 +128,7 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros((K + 1, 2), dtype=np.int64),
         np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
         *bounds,
-        np.zeros((sizes["datasets"], 2), dtype=np.uint64),
+        np.empty((sizes["datasets"], 2), dtype=np.uint64),
     )
 
 
@@ -194,7 +196,7 @@ def rashomon(
         exact objective, with ``objective="branches"``); ``optimal`` is True for the trees with the optimum's
         errors (objective).  ``status``
         says why a run stopped early; ``stats``: ``complete`` (True when no further tree exists within the
-        bounds), ``memory_bytes`` (the pools), ``restarts`` (pool growths).
+        bounds), ``memory_bytes`` (the pools), ``restarts`` (pool growths; the run goes on, no work redone).
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
@@ -291,7 +293,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
         ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
         if control.stopped:
             ws = None
-        done = 0  # trees in order so far (after a restart, regenerated up to ``have`` without writing)
+        done = 0  # trees in order so far
         batch = 1
         while ws is not None and not control.stopped:
             stop = min(k, max(done, have) + batch)
@@ -299,21 +301,22 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
                 _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0)
                 base = have
             t = enumerate_trees(ws, done, stop, have, max_key, wq, wp, *(a[have - base :] for a in out))
-            if t < 0:
-                sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
-                if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
-                    stopped_by = "memory"  # the trees so far are still the first of the order
-                    break
-                restarts += 1
-                ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
-                done = 0
-                continue
             have = max(have, t)
             if have and best is None:  # the first tree is the optimum: the bound is now known
                 best = wq * int(out[4][0]) + wp * int(out[5][0])
                 if max_gap is not None:
                     max_key = min(max_key, best + int(max_gap))
             done = t
+            if ws.status[0]:  # a full pool: it grows, and the run goes on where it stopped (no work redone)
+                pool = _POOL_NAMES[int(ws.status[1])]
+                sizes[pool] *= 2
+                if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
+                    stopped_by = "memory"  # the trees so far are still the first of the order
+                    break
+                restarts += 1
+                ws = _grow(ws, pool, sizes[pool])
+                ws.status[0] = 0
+                continue
             complete = bool(ws.status[2])
             if have and control.progress is not None:
                 last = int(out[4][have - base - 1]) if have > base else trees[-1].info["errors"]
@@ -352,10 +355,48 @@ def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
     control.watch("murtree", MURTREE_COUNTERS)
     try:
         ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS)
-        _solve_budget(ws, X.shape[0], h1, h2, depth, K, _INF)  # a stop is seen by the caller (control.stopped)
+        best = _solve_budget(ws, X.shape[0], h1, h2, depth, K, _INF)  # a stop is seen by the caller (control.stopped)
+        # at depth >= 4, as MurTree's single optimum: the fewest splits reaching it (binary search, bounded by
+        # the optimum).  Its bounds on smaller budgets keep the enumeration off them: on mushroom the optimum is
+        # a perfect tree, every other bound is 0, and without them the search opened every subproblem of every
+        # small budget before the first tree (none in 14 s CPU, now the first at MurTree's time).  At depth 3
+        # the enumeration's own depth-2 counts settle small budgets cheaply: one solve.
+        lo, hi = 0, K
+        while depth >= 4 and best >= 0 and hi - lo > 1:
+            mid = (lo + hi) // 2
+            err = _solve_budget(ws, X.shape[0], h1, h2, depth, mid, best)
+            if err < 0:
+                break
+            if err <= best:
+                hi = mid
+            else:
+                lo = mid
     finally:
         control.unwatch()
     return ws.z1, ws.z2, ws.keys, ws.vals
+
+
+_GROWN = {  # the workspace's arrays of each pool
+    "datasets": ("ds_i", "ds_cnt", "ds_h"),
+    "rows": ("rows",),
+    "tables": ("ipool",),
+    "streams": ("st_i",),
+    "trees": ("sol",),
+    "heap": ("heap",),
+    "candidates": ("cand",),
+    "lists": ("lst", "lcnt"),
+}
+
+
+def _grow(ws, pool, size):
+    """The workspace with the arrays of ``pool`` grown to ``size`` rows, their content kept."""
+    new = {}
+    for name in _GROWN[pool]:
+        old = getattr(ws, name)
+        arr = np.empty((size, *old.shape[1:]), dtype=old.dtype)
+        arr[: old.shape[0]] = old
+        new[name] = arr
+    return ws._replace(**new)
 
 
 def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds):

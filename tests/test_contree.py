@@ -708,3 +708,62 @@ def test_budget_two_first_leaves_the_depth_4_front_unchanged(data):
     assert runs[1].stats["proven"] and runs[1].stats["lower_bounds"] == runs[1].stats["upper_bounds"]
     for sol in runs[1].solutions:
         assert sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=datasets(max_rows=9, max_features=2),
+    depth=st.sampled_from([3, 4]),
+    front=st.booleans(),
+    stop=st.sampled_from([1, 4, 15, 60, 250, 10**6]),
+)
+def test_root_bound_pass_never_claims_more_than_the_oracle(data, depth, front, stop):
+    # the root bound pass (children solved to a small cut-off) runs first, then the search, stopped after ``stop``
+    # splits (inside the pass or after it): every reported bound stays at or below the true optimum
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    ref = oracle(X, y, c, depth)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ct, "_BOUND_DEPTH", 2)
+        mp.setattr(ct, "_BOUND_AT", 0.0)
+        mp.setattr(ct, "_STOP_AFTER_SPLITS", stop)
+        ctl = Control(time_limit=60)
+        with ctl:
+            raw = contree(X, y, c, max_depth=depth, front=front, n_threads=1, control=ctl)
+    lbs = raw.stats["lower_bounds"]
+    opt = list(ref[: len(lbs)]) if front else [int(ref[0]), int(ref[-1])]
+    assert all(lo <= o for lo, o in zip(lbs, opt)), (lbs, opt)
+    for sol in raw.solutions:
+        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+        assert sol.info["lower_bound"] <= opt[sol.info["budget"]]
+    if raw.status == "done":
+        assert lbs == opt
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_stopped_depth_4_run_reports_the_root_bound_pass(monkeypatch, front):
+    # a depth-4 run stopped before its search bounded every root feature: 0 without the bound pass, positive (and
+    # at most the optimum, per budget) with it
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set()
+    exact = contree(X, y, max_depth=4, front=front, n_threads=1)
+    assert exact.stats["proven"]
+    opt = exact.stats["upper_bounds"]
+    monkeypatch.setattr(ct, "_BOUND_AT", 0.0)
+    monkeypatch.setattr(ct, "_STOP_AFTER_SPLITS", 3000)
+    lbs = {}
+    for share in (0.0, 0.2):
+        monkeypatch.setattr(ct, "_BOUND_SHARE", share)
+        ctl = Control(time_limit=60)
+        with ctl:
+            raw = contree(X, y, max_depth=4, front=front, n_threads=1, control=ctl)
+        assert raw.status == "time_limit"
+        lbs[share] = raw.stats["lower_bounds"]
+        assert all(lo <= o for lo, o in zip(lbs[share], opt)), (share, lbs[share], opt)
+        assert raw.stats["lower_bound"] == lbs[share][-1]
+        assert all(s.info["lower_bound"] <= opt[s.info["budget"]] for s in raw.solutions)
+    assert lbs[0.0][-1] == 0
+    assert lbs[0.2][-1] > 0
+    assert all(v > 0 for v in lbs[0.2][1:])

@@ -17,7 +17,7 @@ import time
 
 from treeexplorer.encode import encode, feature_matrix, numeric_features
 from treeexplorer.front import Front
-from treeexplorer.limits import check_memory_limit
+from treeexplorer.limits import check_memory_limit, return_freed_memory
 from treeexplorer.prepared import Prepared, check_data_args, prepare
 from treeexplorer.registry import SolverSpec
 from treeexplorer.request import RunRequest, check_discretizer, check_mid_budget, check_n_bins, got
@@ -98,6 +98,7 @@ def solve(
     -------
     Front
     """
+    return_freed_memory()  # what loading and discretizing free leaves the process (the limit counts it gone)
     request = RunRequest.build(
         solver,
         params,
@@ -200,6 +201,7 @@ def run_prepared(
     spec, resolved = request.spec, request.params
     control = control or Control(request.time_limit)
     limit_mb = check_memory_limit(request.memory_limit)
+    return_freed_memory()
     # Kernels load (or compile) before the clock starts: compiling is not part of the time limit.
     ensure_warm(spec, control)
     control.start_once()

@@ -29,9 +29,11 @@ fewer splits first on ties.  Depth-2 datasets count all their tests and pairs of
 bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of each of their 2F children.
 
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
-``status = (1, pool)`` and unwinds, and the wrapper grows that pool and starts again (the run is
-deterministic, so the trees come out the same).  A stopped run (``flag``, read between trees, between heap
-pops, in the depth-2 pair counts and per test of their children) leaves the state unusable.
+``status = (1, pool)`` and unwinds with its state whole (children tables are published only when complete,
+a popped heap entry goes back, a half-made heap is dropped), and the wrapper grows that pool (a copy) and goes
+on where the run stopped: no work is redone.  Heaps order their entries totally (key, candidate, i, j), so the
+trees come out the same whatever the pools' sizes.  A stop (``flag``, read between trees, between heap pops,
+in the depth-2 pair counts and per test of their children) ends the run.
 """
 
 from collections import namedtuple
@@ -55,7 +57,9 @@ DD = 0  # depth left
 PARENT = 1
 G = 2  # parent's test
 SIDE = 3  # 0: test false, 1: true
-ROWS_OFF = 4  # own rows in ``rows`` (-1: none, use the parent's rows on this side of G)
+ROWS_OFF = 4  # own rows in ``rows``; -1: none (a depth-1 child of a depth-2 dataset, counted from pairs);
+# ROWS_PARENT: not stored, the parent's rows on side SIDE of test G, gathered when needed (depth-2 children of
+# depth-3 datasets: 2F of them per parent, most never searched, would take F x the parent's rows each)
 ROWS_LEN = 5
 CHILD_OFF = 6  # 2F child dataset ids in ``ipool`` (-1: not built)
 STREAM_OFF = 7  # 2**DD stream ids in ``ipool`` (one per exact number of splits), then 2**DD lower bounds
@@ -63,6 +67,7 @@ FIRST_ERR = 8  # depth-1 children of depth-2 datasets: errors of the best single
 LIST_AT = 9  # ... and their sorted single splits: rows LIST_AT.. of ``lst``
 LIST_N = 10
 DS_COLS = 11
+ROWS_PARENT = -2
 
 # stream record columns (st_i)
 KIND = 0
@@ -231,8 +236,31 @@ def _child_table(ws, k, F):
         return -1
     ws.ipool[off : off + 2 * F] = -1
     ws.meta[P_IPOOL] = off + 2 * F
-    ws.ds_i[k, CHILD_OFF] = off
-    return off
+    return off  # CHILD_OFF is set by the caller once every child is made: a full pool leaves none half-made
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _rows_of(ws, k):
+    """The rows of dataset ``k`` (rows ``0..ROWS_LEN - 1`` of the result): its own, or gathered from its
+    parent's into ``scr[0]`` (ROWS_PARENT)."""
+    off = ws.ds_i[k, ROWS_OFF]
+    m = ws.ds_i[k, ROWS_LEN]
+    if off >= 0:
+        return ws.rows[off : off + m]
+    p = ws.ds_i[k, PARENT]
+    g = ws.ds_i[k, G]
+    side = ws.ds_i[k, SIDE]
+    po = ws.ds_i[p, ROWS_OFF]
+    rows = ws.rows
+    XT = ws.XT
+    buf = ws.scr[0]
+    n = 0
+    for t in range(ws.ds_i[p, ROWS_LEN]):
+        i = rows[po + t]
+        if XT[g, i] == side:
+            buf[n] = i
+            n += 1
+    return buf[:n]
 
 
 @njit(nogil=True, cache=True)
@@ -242,12 +270,11 @@ def _build_list(ws, st):
     XR = ws.XR
     y = ws.y
     F = XR.shape[1]
-    rows = ws.rows
     ones = ws.ones
     ones[:, :] = 0
-    off = ws.ds_i[k, ROWS_OFF]  # a dataset with rows (depth-1 children of depth-2 ones are counted apart)
-    for t in range(ws.ds_i[k, ROWS_LEN]):
-        i = rows[off + t]
+    rows = _rows_of(ws, k)  # a dataset with rows (depth-1 children of depth-2 ones are counted apart)
+    for t in range(rows.shape[0]):
+        i = rows[t]
         c = y[i]
         for f in range(F):
             ones[f, c] += XR[i, f]
@@ -292,12 +319,11 @@ def _d2_children(ws, k):
     F = ws.XR.shape[1]
     cnt = ws.ds_cnt[k]
     C = cnt.shape[0]
-    off = ws.ds_i[k, ROWS_OFF]
-    m = ws.ds_i[k, ROWS_LEN]
     coff = _child_table(ws, k, F)
     if coff < 0:
         return False
-    inst = ws.rows[off : off + m]
+    inst = _rows_of(ws, k)
+    m = inst.shape[0]
     # the stop flag is read per word of rows (thousands of tests: seconds of pair counts); a stopped count
     # returns False with no pool full (status[0] = 0), which the callers pass up as a stop: the state is dropped
     n_act = pack_pairs(ws.XR, inst, m, cnt, ws.prm[0], ws.bits, ws.bitsA, ws.S, ws.P, ws.act, ws.flag, np.int64(1))
@@ -389,6 +415,7 @@ def _d2_children(ws, k):
             ds_i[ch, FIRST_ERR] = lst[lo_, 0] if n > 0 else INF
             ds_i[ch, LIST_AT] = lo_
             ds_i[ch, LIST_N] = n
+    ds_i[k, CHILD_OFF] = coff
     return True
 
 
@@ -439,10 +466,17 @@ def _children(ws, k):
         if ml < min_leaf or mr < min_leaf:
             continue
         L = _new_ds(ws, dd - 1, k, g, 0, cl)
-        if L < 0 or not _store_rows(ws, L, bl, ml):
+        if L < 0:
             return False
         R = _new_ds(ws, dd - 1, k, g, 1, cr)
-        if R < 0 or not _store_rows(ws, R, br, mr):
+        if R < 0:
+            return False
+        if dd - 1 == 2:  # rows gathered from ours when needed (_rows_of)
+            ws.ds_i[L, ROWS_OFF] = ROWS_PARENT
+            ws.ds_i[L, ROWS_LEN] = ml
+            ws.ds_i[R, ROWS_OFF] = ROWS_PARENT
+            ws.ds_i[R, ROWS_LEN] = mr
+        elif not (_store_rows(ws, L, bl, ml) and _store_rows(ws, R, br, mr)):
             return False
         ws.ds_h[L, 0] = hl1
         ws.ds_h[L, 1] = hl2
@@ -452,6 +486,7 @@ def _children(ws, k):
         _fill_lb(ws, R)
         ws.ipool[coff + 2 * g] = L
         ws.ipool[coff + 2 * g + 1] = R
+    ws.ds_i[k, CHILD_OFF] = coff
     return True
 
 
@@ -502,7 +537,7 @@ def _stream(ws, k, s):
         r[KIND] = LIST
     else:
         r[KIND] = NODE
-    if r[KIND] == LIST and ws.ds_i[k, ROWS_OFF] < 0:  # a depth-1 child of a depth-2 node: counted already
+    if r[KIND] == LIST and ws.ds_i[k, ROWS_OFF] == -1:  # a depth-1 child of a depth-2 node: counted already
         r[LIST_OFF] = ws.ds_i[k, LIST_AT]
         r[LIST_LEN] = ws.ds_i[k, LIST_N]
     ws.meta[P_ST] = sid + 1
@@ -512,35 +547,46 @@ def _stream(ws, k, s):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _simple_get(ws, st, i):
-    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
-    kind = ws.st_i[st, KIND]
+def _simple_at(st_i, ds_cnt, lst, st, i):
+    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -2 when the LIST is not
+    built yet.  Arrays, not the workspace: each read of a workspace field is an atomic reference count."""
+    kind = st_i[st, KIND]
     if kind == EMPTY:
         return INF
-    k = ws.st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ws.ds_cnt, k)
+            e, _, _ = _leaf_row(ds_cnt, st_i[st, SDS])
             return e
         return INF
-    if ws.st_i[st, LIST_OFF] < 0:
-        if not _build_list(ws, st):
-            return -1
-    if i < ws.st_i[st, LIST_LEN]:
-        return ws.lst[ws.st_i[st, LIST_OFF] + i, 0]
+    lo = st_i[st, LIST_OFF]
+    if lo < 0:
+        return -2
+    if i < st_i[st, LIST_LEN]:
+        return lst[lo + i, 0]
     return INF
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
+def _simple_get(ws, st, i):
+    """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
+    v = _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+    if v != -2:
+        return v
+    if not _build_list(ws, st):
+        return -1
+    return _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _grow_region(r, meta, status, st, pool, col_off, col_len, col_cap, arr, need):
     """Make room for ``need`` rows in a stream's region of ``arr`` (moved to the pool's end, doubled)."""
-    r = ws.st_i
     if r[st, col_len] + need <= r[st, col_cap]:
         return True
     cap = max(2 * r[st, col_cap], r[st, col_len] + need, 8)
-    top = ws.meta[pool]
+    top = meta[pool]
     if top + cap > arr.shape[0]:
-        _full(ws, pool)
+        status[0] = 1
+        status[1] = pool
         return False
     old = r[st, col_off]
     for t in range(r[st, col_len]):
@@ -548,21 +594,33 @@ def _grow_region(ws, st, pool, col_off, col_len, col_cap, arr, need):
             arr[top + t, q] = arr[old + t, q]
     r[st, col_off] = top
     r[st, col_cap] = cap
-    ws.meta[pool] = top + cap
+    meta[pool] = top + cap
     return True
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _push(ws, st, key, c, a, b):
-    if not _grow_region(ws, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, ws.heap, 1):
+def _before(k0, c0, a0, b0, k1, c1, a1, b1):
+    """Entry 1 before entry 0 in the heap's total order (key, candidate, i, j): ties never depend on the order
+    of pushes, so a run whose pools grew gives the same trees in the same order."""
+    if k1 != k0:
+        return k1 < k0
+    if c1 != c0:
+        return c1 < c0
+    if a1 != a0:
+        return a1 < a0
+    return b1 < b0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _push(h, st_i, meta, status, st, key, c, a, b):
+    if not _grow_region(st_i, meta, status, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, h, 1):
         return False
-    h = ws.heap
-    off = ws.st_i[st, HEAP_OFF]
-    n = ws.st_i[st, HEAP_LEN]
+    off = st_i[st, HEAP_OFF]
+    n = st_i[st, HEAP_LEN]
     pos = n
     while pos > 0:
         par = (pos - 1) >> 1
-        if h[off + par, 0] <= key:
+        if not _before(h[off + par, 0], h[off + par, 1], h[off + par, 2], h[off + par, 3], key, c, a, b):
             break
         for q in range(4):
             h[off + pos, q] = h[off + par, q]
@@ -571,7 +629,7 @@ def _push(ws, st, key, c, a, b):
     h[off + pos, 1] = c
     h[off + pos, 2] = a
     h[off + pos, 3] = b
-    ws.st_i[st, HEAP_LEN] = n + 1
+    st_i[st, HEAP_LEN] = n + 1
     return True
 
 
@@ -593,9 +651,13 @@ def _pop(h, st_i, st, out):
         ch = 2 * pos + 1
         if ch >= n:
             break
-        if ch + 1 < n and h[off + ch + 1, 0] < h[off + ch, 0]:
+        r = off + ch
+        if ch + 1 < n and _before(
+            h[r, 0], h[r, 1], h[r, 2], h[r, 3], h[r + 1, 0], h[r + 1, 1], h[r + 1, 2], h[r + 1, 3]
+        ):
             ch += 1
-        if h[off + ch, 0] >= last0:
+            r += 1
+        if not _before(last0, last1, last2, last3, h[r, 0], h[r, 1], h[r, 2], h[r, 3]):
             break
         for q in range(4):
             h[off + pos, q] = h[off + ch, q]
@@ -607,52 +669,51 @@ def _pop(h, st_i, st, out):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _table_lb(ws, k, s):
-    return ws.ipool[ws.ds_i[k, STREAM_OFF] + (np.int64(1) << ws.ds_i[k, DD]) + s]
+def _table_lb(ipool, ds_i, k, s):
+    return ipool[ds_i[k, STREAM_OFF] + (np.int64(1) << ds_i[k, DD]) + s]
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sbound(ws, st, i):
+def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, st, i):
     """What is known of the ``i``-th tree of stream ``st`` without work: ``2 * errors`` when exact (``INF``:
     none), ``2 * bound + 1`` for a lower bound."""
-    st_i = ws.st_i
     kind = st_i[st, KIND]
     if kind == EMPTY:
         return 2 * INF
     k = st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ws.ds_cnt, k)
+            e, _, _ = _leaf_row(ds_cnt, k)
             return 2 * e
         return 2 * INF
     if kind == LIST:
         lo = st_i[st, LIST_OFF]
         if lo >= 0:
-            return 2 * ws.lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
-        return 2 * _table_lb(ws, k, 1) + 1
+            return 2 * lst[lo + i, 0] if i < st_i[st, LIST_LEN] else 2 * INF
+        return 2 * _table_lb(ipool, ds_i, k, 1) + 1
     if i < st_i[st, SOL_LEN]:
-        return 2 * ws.sol[st_i[st, SOL_OFF] + i, 0]
+        return 2 * sol[st_i[st, SOL_OFF] + i, 0]
     if st_i[st, INIT] == 0:
-        return 2 * _table_lb(ws, k, st_i[st, SS]) + 1
+        return 2 * _table_lb(ipool, ds_i, k, st_i[st, SS]) + 1
     if st_i[st, HEAP_LEN] == 0:
         return 2 * INF
-    return ws.heap[st_i[st, HEAP_OFF], 0] | 1
+    return heap[st_i[st, HEAP_OFF], 0] | 1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _dbound(ws, k, s):
+def _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, k, s):
     """:func:`_sbound` of the first tree of dataset ``k`` with ``s`` splits, its stream not necessarily made."""
-    sid = ws.ipool[ws.ds_i[k, STREAM_OFF] + s]
+    sid = ipool[ds_i[k, STREAM_OFF] + s]
     if sid >= 0:
-        return _sbound(ws, sid, 0)
-    err, _, m = _leaf_row(ws.ds_cnt, k)
+        return _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, sid, 0)
+    err, _, m = _leaf_row(ds_cnt, k)
     if s == 0:
         return 2 * err
-    if err == 0 or m < 2 * ws.prm[0]:
+    if err == 0 or m < 2 * min_leaf:
         return 2 * INF
-    if s == 1 and ws.ds_i[k, ROWS_OFF] < 0:
-        return 2 * ws.ds_i[k, FIRST_ERR]
-    return 2 * _table_lb(ws, k, s) + 1
+    if s == 1 and ds_i[k, ROWS_OFF] == -1:
+        return 2 * ds_i[k, FIRST_ERR]
+    return 2 * _table_lb(ipool, ds_i, k, s) + 1
 
 
 @njit(nogil=True, cache=True)
@@ -669,35 +730,49 @@ def _node_init(ws, st):
                 return False
         elif not _children(ws, k):
             return False
-    coff = ws.ds_i[k, CHILD_OFF]
+    # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    st_i = ws.st_i
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    sol = ws.sol
+    heap = ws.heap
+    cand = ws.cand
+    meta = ws.meta
+    status = ws.status
+    min_leaf = ws.prm[0]
+    coff = ds_i[k, CHILD_OFF]
+    st_i[st, HEAP_LEN] = 0  # entries of an attempt cut short by a full pool (INIT is still 0)
     cap = (np.int64(1) << (dd - 1)) - 1
     lo = max(0, s - 1 - cap)
     hi = min(cap, s - 1)
     for g in range(F):
-        L = ws.ipool[coff + 2 * g]
+        L = ipool[coff + 2 * g]
         if L < 0:
             continue
-        R = ws.ipool[coff + 2 * g + 1]
+        R = ipool[coff + 2 * g + 1]
         for sl in range(lo, hi + 1):
             sr = s - 1 - sl
-            el = _dbound(ws, L, sl)
+            el = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, L, sl)
             if el >= 2 * INF:
                 continue
-            er = _dbound(ws, R, sr)
+            er = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, R, sr)
             if er >= 2 * INF:
                 continue
-            c = ws.meta[P_CAND]
-            if c >= ws.cand.shape[0]:
-                _full(ws, P_CAND)
+            c = meta[P_CAND]
+            if c >= cand.shape[0]:
+                status[0] = 1
+                status[1] = P_CAND
                 return False
-            ws.cand[c, 0] = g
-            ws.cand[c, 1] = sl
-            ws.cand[c, 2] = -1  # streams created when the candidate is first popped
-            ws.cand[c, 3] = -1
-            ws.meta[P_CAND] = c + 1
-            if not _push(ws, st, 2 * ((el >> 1) + (er >> 1)) + ((el | er) & 1), c, 0, 0):
+            cand[c, 0] = g
+            cand[c, 1] = sl
+            cand[c, 2] = -1  # streams created when the candidate is first popped
+            cand[c, 3] = -1
+            meta[P_CAND] = c + 1
+            if not _push(heap, st_i, meta, status, st, 2 * ((el >> 1) + (er >> 1)) + ((el | er) & 1), c, 0, 0):
                 return False
-    ws.st_i[st, INIT] = 1
+    st_i[st, INIT] = 1
     return True
 
 
@@ -725,6 +800,15 @@ def _open(ws, st, c):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _unwind(fr, d, heap, st_i, meta, status):
+    """Put back the entries popped by frames ``0..d-1`` (each waiting for a child's tree): a stop for a full pool
+    leaves every heap whole, and the run goes on once the pool has grown.  Each stream has the room (it lost
+    the entry; its children are other streams)."""
+    for j in range(d):
+        _push(heap, st_i, meta, status, fr[j, FR_ST], fr[j, FR_KEY], fr[j, FR_C], fr[j, FR_A], fr[j, FR_B])
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _get(ws, st0, i0, ub0):
     """The ``i0``-th tree of stream ``st0`` if its errors are at most ``ub0``: ``2 * errors`` (``INF``: no such
     tree), else ``2 * bound + 1`` with a lower bound above ``ub0``; -1 when stopped or full.
@@ -745,7 +829,12 @@ def _get(ws, st0, i0, ub0):
     sol = ws.sol
     flag = ws.flag
     status = ws.status
-    top = ws.frames[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    meta = ws.meta
+    top = fr[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
     d = 0
     fr[0, FR_ST] = st0
     fr[0, FR_I] = i0
@@ -758,6 +847,7 @@ def _get(ws, st0, i0, ub0):
         if ph == 0:
             if st_i[st, INIT] == 0:
                 if not _node_init(ws, st):
+                    _unwind(fr, d, heap, st_i, meta, status)
                     return -1
             i = fr[d, FR_I]
             done = True
@@ -775,17 +865,26 @@ def _get(ws, st0, i0, ub0):
                 d -= 1
                 continue
             if flag[0] != 0 or status[0] != 0:
+                _unwind(fr, d, heap, st_i, meta, status)
+                return -1
+            # room first (a tree and its two successors): past the pop nothing can fill a pool but a child's
+            # streams or lists, and then the popped entries go back (the run goes on after the pool grows)
+            if not (
+                _grow_region(st_i, meta, status, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, sol, 1)
+                and _grow_region(st_i, meta, status, st, P_HEAP, HEAP_OFF, HEAP_LEN, HEAP_CAP, heap, 1)
+            ):
+                _unwind(fr, d, heap, st_i, meta, status)
                 return -1
             _pop(heap, st_i, st, top)
             key = top[0]
             c = top[1]
             a = top[2]
             b = top[3]
-            if not _open(ws, st, c):
+            if (cand[c, 2] < 0 or cand[c, 3] < 0) and not _open(ws, st, c):
+                _push(heap, st_i, meta, status, st, key, c, a, b)
+                _unwind(fr, d, heap, st_i, meta, status)
                 return -1
             if key & 1 == 0:  # exact: the stream's next tree
-                if not _grow_region(ws, st, P_SOL, SOL_OFF, SOL_LEN, SOL_CAP, ws.sol, 1):
-                    return -1
                 n = st_i[st, SOL_LEN]
                 q = st_i[st, SOL_OFF] + n
                 sol[q, 0] = key >> 1
@@ -793,14 +892,15 @@ def _get(ws, st0, i0, ub0):
                 sol[q, 2] = a
                 sol[q, 3] = b
                 st_i[st, SOL_LEN] = n + 1
-                if b == 0 and not _push(ws, st, key | 1, c, a + 1, b):
+                if b == 0 and not _push(heap, st_i, meta, status, st, key | 1, c, a + 1, b):
                     return -1
-                if not _push(ws, st, key | 1, c, a, b + 1):
+                if not _push(heap, st_i, meta, status, st, key | 1, c, a, b + 1):
                     return -1
                 continue
-            er = _sbound(ws, cand[c, 3], b)
+            er = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cand[c, 3], b)
             if er >= 2 * INF:
                 continue  # the right child has no ``b``-th tree
+            fr[d, FR_KEY] = key
             fr[d, FR_C] = c
             fr[d, FR_A] = a
             fr[d, FR_B] = b
@@ -814,8 +914,11 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - (er >> 1)
                 continue
-            v = _simple_get(ws, ls, a)
+            v = _simple_at(st_i, ds_cnt, lst, ls, a)
+            if v == -2:
+                v = _simple_get(ws, ls, a)
             if v < 0:
+                _unwind(fr, d + 1, heap, st_i, meta, status)
                 return -1
             ret = 2 * v
             ph = 1
@@ -825,7 +928,9 @@ def _get(ws, st0, i0, ub0):
             if el >= INF:
                 continue
             if ret & 1:
-                if not _push(ws, st, 2 * (el + fr[d, FR_EL]) + 1, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+                if not _push(
+                    heap, st_i, meta, status, st, 2 * (el + fr[d, FR_EL]) + 1, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]
+                ):
                     return -1
                 continue
             fr[d, FR_EL] = el
@@ -839,15 +944,19 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - el
                 continue
-            v = _simple_get(ws, rs, b)
+            v = _simple_at(st_i, ds_cnt, lst, rs, b)
+            if v == -2:
+                v = _simple_get(ws, rs, b)
             if v < 0:
+                _unwind(fr, d + 1, heap, st_i, meta, status)
                 return -1
             ret = 2 * v
         # ph 2 (or 1 with a simple right child): ret is the right tree (or its bound)
         fr[d, FR_PH] = 0
         if (ret >> 1) >= INF:
             continue
-        if not _push(ws, st, 2 * (fr[d, FR_EL] + (ret >> 1)) + (ret & 1), fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
+        key = 2 * (fr[d, FR_EL] + (ret >> 1)) + (ret & 1)
+        if not _push(heap, st_i, meta, status, st, key, fr[d, FR_C], fr[d, FR_A], fr[d, FR_B]):
             return -1
 
 
@@ -928,24 +1037,34 @@ def enumerate_trees(
     ws, done, stop, write_from, max_key, wq, wp, out_feat, out_left, out_right, out_value, out_err, out_s
 ):
     """Trees ``done..stop-1`` of the root's order (the key ``wq * errors + wp * splits``, then splits); those from
-    ``write_from`` are written to the ``out_*`` arrays at row ``t - write_from``.
+        ``write_from`` are written to the ``out_*`` arrays at row ``t - write_from``.
 
-    The key is the objective in integers: ``wq = 1, wp = 0`` orders by errors; ``errors / n + lambda * splits``
-    with ``lambda * n = wp / wq`` is the key over ``wq * n``.  Each root stream has one number of splits, so
-    its trees come out in non-decreasing key too, and merging the streams by key is exact.  The least key is
-    taken when exact, else that stream is worked on only up to the errors that keep its key within the next
-    stream's bound.  Returns the number of trees in order so far, or -1 when a pool is full (``status``).
-    ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
+        The key is the objective in integers: ``wq = 1, wp = 0`` orders by errors; ``errors / n + lambda * splits``
+        with ``lambda * n = wp / wq`` is the key over ``wq * n``.  Each root stream has one number of splits, so
+        its trees come out in non-decreasing key too, and merging the streams by key is exact.  The least key is
+        taken when exact, else that stream is worked on only up to the errors that keep its key within the next
+        stream's bound.  Returns the number of trees in order so far (a full pool sets ``status``; the run goes on
+    from there once the wrapper has grown it).
+        ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
     """
     root = ws.root
+    st_i = ws.st_i  # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
+    ds_i = ws.ds_i
+    ds_cnt = ws.ds_cnt
+    ipool = ws.ipool
+    lst = ws.lst
+    sol = ws.sol
+    heap = ws.heap
+    flag = ws.flag
+    counters = ws.counters
     K = root.shape[0] - 1
     heads = np.empty(K + 1, dtype=np.int64)  # _sbound of each root stream's next tree
     for s in range(K + 1):
-        heads[s] = _sbound(ws, root[s, 0], root[s, 1])
+        heads[s] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[s, 0], root[s, 1])
     weighted = wq != 1 or wp != 0
     t = done
     while t < stop:
-        if ws.flag[0] != 0:
+        if flag[0] != 0:
             return t
         best = INF
         bs = -1
@@ -969,7 +1088,7 @@ def enumerate_trees(
                 ub = (ub - wp * bs) // wq
             e = _get(ws, root[bs, 0], root[bs, 1], ub)
             if e < 0:
-                return t if ws.status[0] == 0 else -1
+                return t  # stopped, or a full pool (status[0]): the state is whole, the caller grows it
             heads[bs] = e
             continue
         if t >= write_from:
@@ -980,9 +1099,9 @@ def enumerate_trees(
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
         root[bs, 1] += 1
-        heads[bs] = _sbound(ws, root[bs, 0], root[bs, 1])
+        heads[bs] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[bs, 0], root[bs, 1])
         t += 1
-        ws.counters[0] = t
+        counters[0] = t
     return t
 
 
