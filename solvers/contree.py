@@ -105,6 +105,9 @@ _LDS_SECONDS = 5.0
 _EXACT_FIRST_SHARE = 0.05
 _EXACT_FIRST_SECONDS = 2.0
 _EXACT_FIRST_SPLITS = 0
+# Whole front: budget 2 of a node of depth >= 3 solved first as the depth-two node over its rows (exact, one
+# depth-two search per node), so that budget 2 no longer keeps the node's splits from being pruned.
+_B2_FIRST = 1
 # Root bounds for a stopped run (``_bounds``): at depth >= ``_BOUND_DEPTH``, with a time limit, once the exact search
 # has been paused for the passes, up to ``_BOUND_SHARE`` of the limit (wall) goes to proving a lower bound on every
 # root split, ``_BOUND_SEEDS`` splits per feature with their children solved to a small, doubling cut-off.  The
@@ -222,6 +225,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
                 _SEED_AFTER_SPLITS if depth >= _SEED_LAZY_DEPTH else 0,
                 -1,  # a limited-discrepancy pass's discrepancy (set by ``_lds``)
                 0,  # pause the exact search after this many splits (tests; set by ``_run``)
+                _B2_FIRST,
             ],
             dtype=np.int64,
         ),

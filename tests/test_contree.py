@@ -677,6 +677,39 @@ def test_lazy_root_seeds_at_a_share_of_the_time_limit(monkeypatch):
     assert lbs[0.0] > 0 and lbs[1.0] == 0, lbs
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=9, max_features=3), k=st.integers(2, 7))
+def test_budget_two_first_matches_oracle_depth_3(data, k):
+    """Budget 2 of a node of depth >= 3 solved first as the depth-two node over its rows (``_B2_FIRST``): the front
+    matches the oracle, also capped (``max_nodes`` 2 leaves budget 2 the node's last), and every tree rebuilds."""
+    X, y, c = data
+    ref = oracle(X, y, c, 3)[: k + 1]
+    raw = contree(X, y, c, max_depth=3, max_nodes=k, n_threads=1)
+    assert max(s.info["splits"] for s in raw.solutions) <= k
+    check_front(raw, X, y, ref, 3)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=datasets(max_rows=40, max_features=3))
+def test_budget_two_first_leaves_the_depth_4_front_unchanged(data):
+    """The depth-4 front with budget 2 solved first equals the plain search's, proven, with true errors."""
+    import treeexplorer.solvers.contree as ct
+
+    X, y, c = data
+    runs = []
+    for flag in (0, 1):
+        old = ct._B2_FIRST
+        ct._B2_FIRST = flag
+        try:
+            runs.append(contree(X, y, c, max_depth=4, n_threads=1))
+        finally:
+            ct._B2_FIRST = old
+    assert runs[0].stats["upper_bounds"] == runs[1].stats["upper_bounds"]
+    assert runs[1].stats["proven"] and runs[1].stats["lower_bounds"] == runs[1].stats["upper_bounds"]
+    for sol in runs[1].solutions:
+        assert sol.info["errors"] == true_errors(sol.tree, X, y)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=datasets(max_rows=9, max_features=2),

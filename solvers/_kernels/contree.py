@@ -18,6 +18,8 @@ every budget are cut off the interval's ends, the rest is split at the midpoint.
 child separately (the left child only grows to the right of an anchor, the right child only shrinks),
 which prunes far more than the combined cost.
 In front mode the one-split cost (two leaves) is known exactly for every position from one sweep.
+A node of depth >= 3 in front mode solves its budget 2 (a split and one stump: depth two) first, as the depth-two
+node over its rows, so only budgets >= 3 decide whether its splits are pruned (``prm[16]``).
 
 Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
 the left or right child by a mark, with incremental class counts per child; a boundary whose stump
@@ -534,8 +536,8 @@ def _cuts(UE, O, kc, kd, single, b0, h, out):
             b = bc + bo + 1
             if b > kd:
                 break
-            if b < b0:
-                continue
+            if b < b0 or UE[b] <= 0:
+                continue  # nothing below 0 to find for budget b: no cut-off (not even ``h``) from it
             w = UE[b] + h - O[bo]
             if w > v:
                 v = w
@@ -741,6 +743,33 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     disc = VEC[lvl, 13, 0] if restricted else 0
     if restricted:
         npass = 2
+    # ``prm[16]`` (front): budget 2 (a split and one stump) has depth two, so at a node of depth >= 3 it is the optimum
+    # of budget 2 of the depth-two node over the same rows, solved exactly (and cached) before the search; budget 2
+    # then no longer keeps this node's splits from being pruned (``b0 = 3``).  Its rows go to the next level (free:
+    # the children are not partitioned yet), ``Lub``/``Llb``/``cutL`` are free until the first split.
+    if not single and prm[16] != 0 and d >= 3 and kd >= 2 and not restricted and UE[2] > 0:
+        for i in range(m):
+            mark[rows0[i]] = 1
+        _partition(S, SR, SY, lvl, m, p, mark, 1)
+        for b in range(kk):
+            cutL[b] = 0
+        cutL[2] = BIG
+        solve(ws, lvl + 1, m, d - d + 2, cutL, Lub, Llb, force, no_b)  # a run-time 2 (see ``no_b``)
+        if Llb[2] == Lub[2]:
+            b0 = 3
+            if Lub[2] < UB[2]:
+                UB[2] = Lub[2]
+                chf[2] = CH[lvl + 1, 0, 2]
+                chr_[2] = CH[lvl + 1, 1, 2]
+                chb[2] = CH[lvl + 1, 2, 2]
+        for b in range(2, kk):  # the larger budgets start from it (at most as many errors)
+            if UB[b - 1] < UB[b]:
+                UB[b] = UB[b - 1]
+                chf[b] = chf[b - 1]
+                chr_[b] = chr_[b - 1]
+                chb[b] = chb[b - 1]
+            if UB[b] < UE[b]:
+                UE[b] = UB[b]
     # ``prm[13]`` > 0: the root seeds lazily.  Its interval searches start at once (each feature from its Gini
     # split), and only once the run has evaluated ``prm[13]`` splits (a run long enough that a time limit may stop
     # it) the feature being searched is paused (its open intervals kept in ``PAUSE``), every feature not yet
@@ -925,7 +954,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                         capR = -BIG
                         for b in range(b0, kd + 1):
                             bo = b - 2
-                            if bo > kc:
+                            if bo > kc or UE[b] <= 0:
                                 continue
                             v = UE[b] + h - Rlb[bo]
                             if v > capL:
