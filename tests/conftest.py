@@ -137,6 +137,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class UnitThenBrowserScheduling(LoadScopeScheduling):
         browser_node = None  # the worker running the browser tests, once the unit tests are done
+        unit_tests = False  # any scheduled
 
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
@@ -149,6 +150,7 @@ def pytest_xdist_make_scheduler(config, log):
             """The next unit test scope (a crashed worker's tests go back at the queue's end), else the next
             browser scope, and that only to the browser worker."""
             scope = next((s for s in self.workqueue if not _browser_phase(s)), None)
+            self.unit_tests = self.unit_tests or scope is not None
             if scope is None:
                 if not self._may_run_browser(node):
                     return
@@ -231,6 +233,9 @@ def pytest_terminal_summary(terminalreporter, config):
     browser = getattr(sched, "browser_start", None)
     if browser is None:
         terminalreporter.write_line(f"tests on {sched.numnodes} workers: {now - start:.0f} s (no browser tests)")
+        return
+    if not sched.unit_tests:
+        terminalreporter.write_line(f"browser tests on one worker alone: {now - browser:.0f} s")
         return
     terminalreporter.write_line(
         f"unit tests on {sched.numnodes} workers: {browser - start:.0f} s; then the browser tests on one worker "
