@@ -71,6 +71,7 @@ def pytest_sessionstart(session):
         return  # an xdist worker, or a run in one process (-n 0): kernels compile on first use
     if os.environ.get("NUMBA_DISABLE_JIT") or config.option.collectonly:
         return
+    config._treeexplorer_tests_start = time.perf_counter()
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
         return  # a chosen file or test: compile only what it uses, on first use
     workers = config.option.numprocesses
@@ -95,6 +96,7 @@ def pytest_sessionstart(session):
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"compiled the cold kernels before the tests ({summary}): {seconds:.0f} s")
+    config._treeexplorer_tests_start = time.perf_counter()
     for proc, out in zip(procs, outs):
         if proc.returncode and reporter is not None:  # the tests then compile what is missing on first use
             reporter.write_line(f"warm-up failed (exit {proc.returncode}):\n{out}")
@@ -114,8 +116,18 @@ SHARED_FIXTURE_MODULES = {
 }
 
 
+def _browser_phase(nodeid: str) -> bool:
+    """A test of tests/browser/ (Playwright driving chromium against a served app): these run after the unit tests,
+    alone on one worker.  The controller schedules by node id (it collects no items), so the folder is the rule;
+    :func:`pytest_collection_modifyitems` checks that the ``browser`` marker agrees with it."""
+    return "/browser/" in "/" + nodeid.split("::", 1)[0]
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's load scheduling, one test at a time in collection order, except the modules above go whole.
+    """xdist's load scheduling, one test at a time in collection order, except that the modules above go whole and
+    the browser tests run last, alone: once every unit test has finished, one worker takes them all and the others
+    stop.  (Under two busy workers the browser tests' timed steps missed their marks, e.g. the tree view's wheel
+    zoom; alone they have the machine as in a one-process run, and the unit tests still use every core.)
 
     (Not ``xdist_group`` marks with ``--dist loadgroup``: xdist 3.8 renames grouped tests through an attribute
     pytest 9.2 no longer reads, so the groups silently fall apart.)"""
@@ -123,17 +135,109 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class SharedFixtureScheduling(LoadScopeScheduling):
+    class UnitThenBrowserScheduling(LoadScopeScheduling):
+        browser_node = None  # the worker running the browser tests, once the unit tests are done
+        unit_tests = False  # any scheduled
+
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return module if module.rsplit("/", 1)[-1] in SHARED_FIXTURE_MODULES else nodeid
 
+        def _unit_left(self) -> bool:
+            return any(not _browser_phase(scope) for scope in self.workqueue)
+
+        def _assign_work_unit(self, node) -> None:
+            """The next unit test scope (a crashed worker's tests go back at the queue's end), else the next
+            browser scope, and that only to the browser worker."""
+            scope = next((s for s in self.workqueue if not _browser_phase(s)), None)
+            self.unit_tests = self.unit_tests or scope is not None
+            if scope is None:
+                if not self._may_run_browser(node):
+                    return
+                scope = next(iter(self.workqueue))
+            self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+        def _may_run_browser(self, node) -> bool:
+            """Only unit tests are pending: ``node`` takes the browser tests once no other worker has a test left,
+            or stops.  (A worker holds its last test until it gets more work or is told to stop, as it needs the
+            next one for teardown: so a worker with one test left stops while another still runs tests; the last
+            one takes the browser tests.)"""
+            if self.browser_node is not None:
+                if node is not self.browser_node:
+                    node.shutdown()
+                return node is self.browser_node
+            if self._pending_of(self.assigned_work[node]) >= 2:
+                return False  # still running unit tests of its own
+            others = [n for n in self.assigned_work if n is not node]
+            if any(self._pending_of(self.assigned_work[n]) and not n.shutting_down for n in others):
+                node.shutdown()
+                return False
+            if any(self._pending_of(self.assigned_work[n]) for n in others):
+                return False  # a stopping worker's last unit tests are still running
+            self.browser_node = node
+            self.browser_start = time.perf_counter()
+            for other in others:
+                other.shutdown()
+            return True
+
+        def _reschedule(self, node) -> None:
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 2:
+                return  # xdist's heuristic: top up a worker when it is almost out of tests
+            self._assign_work_unit(node)
+
+        def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
+            super().mark_test_complete(node, item_index, duration)
+            if not self._unit_left() and self.workqueue:  # a worker may be waiting for the others to finish
+                for other in self.nodes:
+                    if other is not node:
+                        self._reschedule(other)
+
+        def remove_node(self, node):
+            if node is self.browser_node:
+                self.browser_node = None  # crashed: a restarted worker takes the rest
+            crashitem = super().remove_node(node)
+            for other in self.nodes:
+                self._reschedule(other)
+            return crashitem
+
     config.option.loadscopereorder = False  # keep the collection order (browser tests last, below)
-    return SharedFixtureScheduling(config, log)
+    sched = UnitThenBrowserScheduling(config, log)
+    config._treeexplorer_scheduler = sched
+    return sched
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     # browser tests last: a quick failure elsewhere shows before the slow browser start (and without the
     # warm-up above, by then the unit tests have compiled and cached the kernels the served app loads)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    marked = lambda item: item.get_closest_marker("browser") is not None  # noqa: E731
+    stray = [item.nodeid for item in items if marked(item) != _browser_phase(item.nodeid)]
+    if stray:
+        raise pytest.UsageError(f"tests/browser/ holds the tests marked 'browser', and only those: {stray[:3]}")
+    items.sort(key=lambda item: _browser_phase(item.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Under xdist, how long the unit tests (on every worker) and the browser tests (on one) took."""
+    sched = getattr(config, "_treeexplorer_scheduler", None)
+    start = getattr(config, "_treeexplorer_tests_start", None)
+    if sched is None or start is None:
+        return
+    now = time.perf_counter()
+    browser = getattr(sched, "browser_start", None)
+    if browser is None:
+        terminalreporter.write_line(f"tests on {sched.numnodes} workers: {now - start:.0f} s (no browser tests)")
+        return
+    if not sched.unit_tests:
+        terminalreporter.write_line(f"browser tests on one worker alone: {now - browser:.0f} s")
+        return
+    terminalreporter.write_line(
+        f"unit tests on {sched.numnodes} workers: {browser - start:.0f} s; then the browser tests on one worker "
+        f"alone: {now - browser:.0f} s"
+    )
