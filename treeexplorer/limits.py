@@ -12,6 +12,7 @@ The time budget: :func:`assembly_reserve` is the few seconds kept after the solv
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -263,9 +264,9 @@ def discretizer_bytes(method: str, n: int, p: int) -> float:
 
 
 _MMAP_THRESHOLD = 256 * 1024  # bytes: blocks this large are mapped apart and unmapped when freed
-_allocator_set: list[bool] = []
 
 
+@functools.cache
 def return_freed_memory() -> bool:
     """Make this process give large freed blocks back to the system at once (glibc only; once per process).
 
@@ -276,19 +277,15 @@ def return_freed_memory() -> bool:
     run peaked at 1.3x its ``memory_limit``.  Fixing the threshold keeps such blocks mapped apart, so what a
     phase frees leaves the resident set.  Returns whether the setting was made (``False`` elsewhere than glibc).
     """
-    if _allocator_set:
-        return _allocator_set[0]
-    ok = False
     try:
         import ctypes
 
         libc = ctypes.CDLL(None)
-        if hasattr(libc, "gnu_get_libc_version") and hasattr(libc, "mallopt"):
-            ok = bool(libc.mallopt(-3, _MMAP_THRESHOLD))  # M_MMAP_THRESHOLD; setting it stops its growth
+        if not (hasattr(libc, "gnu_get_libc_version") and hasattr(libc, "mallopt")):
+            return False  # not glibc
+        return bool(libc.mallopt(-3, _MMAP_THRESHOLD))  # M_MMAP_THRESHOLD; setting it stops its growth
     except (OSError, AttributeError, TypeError):  # no C library to load (Windows) or no mallopt
-        ok = False
-    _allocator_set.append(ok)
-    return ok
+        return False
 
 
 def matrix_share(time_limit: float | None) -> float | None:

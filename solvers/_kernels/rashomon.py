@@ -1037,15 +1037,15 @@ def enumerate_trees(
     ws, done, stop, write_from, max_key, wq, wp, out_feat, out_left, out_right, out_value, out_err, out_s
 ):
     """Trees ``done..stop-1`` of the root's order (the key ``wq * errors + wp * splits``, then splits); those from
-        ``write_from`` are written to the ``out_*`` arrays at row ``t - write_from``.
+    ``write_from`` are written to the ``out_*`` arrays at row ``t - write_from``.
 
-        The key is the objective in integers: ``wq = 1, wp = 0`` orders by errors; ``errors / n + lambda * splits``
-        with ``lambda * n = wp / wq`` is the key over ``wq * n``.  Each root stream has one number of splits, so
-        its trees come out in non-decreasing key too, and merging the streams by key is exact.  The least key is
-        taken when exact, else that stream is worked on only up to the errors that keep its key within the next
-        stream's bound.  Returns the number of trees in order so far (a full pool sets ``status``; the run goes on
+    The key is the objective in integers: ``wq = 1, wp = 0`` orders by errors; ``errors / n + lambda * splits``
+    with ``lambda * n = wp / wq`` is the key over ``wq * n``.  Each root stream has one number of splits, so
+    its trees come out in non-decreasing key too, and merging the streams by key is exact.  The least key is
+    taken when exact, else that stream is worked on only up to the errors that keep its key within the next
+    stream's bound.  Returns the number of trees in order so far (a full pool sets ``status``; the run goes on
     from there once the wrapper has grown it).
-        ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
+    ``status[2]`` is set when no tree is left within ``max_key``.  A stop (``flag``) returns the count so far.
     """
     root = ws.root
     st_i = ws.st_i  # each field read once: a read of ``ws.x`` in the loop costs an atomic reference count
