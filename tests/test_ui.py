@@ -599,6 +599,28 @@ def test_explorer_parameters_are_live(explorer):
     assert explorer.controller.dataset_name == "iris" and explorer.controller.test_size == 0.25
 
 
+def test_a_table_that_did_not_load_is_named_where_the_current_table_is(explorer):
+    """After a refused load the header and the data card name both tables: the runs are still on the old one."""
+    c = explorer.controller
+    explorer.dataset_w.value = "iris"
+    holes = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,,1.4,0.2", 1)
+    explorer.upload_w.param.update(filename="penguins.csv", value=holes)
+    assert "missing" in c.error and c.dataset_name == "iris"
+    caption, info = explorer.front.data_caption.object, explorer.sidebar.data.data_info.object
+    assert "Runs on **iris" in caption and "*penguins* did not load" in caption
+    assert info.startswith("**penguins** is not loaded") and "Still in use: **iris**: 150 rows" in info
+    explorer.drop_missing_w.value = True  # the fix the message names: the new table loads, the notes go
+    assert c.dataset_name == "penguins" and not c.refused_table
+    assert "did not load" not in explorer.front.data_caption.object
+    assert explorer.sidebar.data.data_info.object.startswith("**penguins**: 149 rows")
+    explorer.drop_missing_w.value = False
+    explorer.target_w.value = "petal_width"  # a setting of the table in use refused: no other table is named
+    assert c.many_classes is not None and not c.refused_table
+    explorer.many_cancel_w.clicks += 1
+    explorer.dataset_w.value = "iris"
+    assert not c.refused_table and c.dataset_name == "iris"
+
+
 def test_many_classes_and_missing_rows_through_the_widgets(explorer):
     c = explorer.controller
     explorer.target_w.value = "petal_width"

@@ -209,6 +209,7 @@ class TableLoad:
     frame: pd.DataFrame | None
     probe: pd.DataFrame | None = None
     frame_id: str = ""
+    name: str = ""  # what the user calls the table (the bundled name, the file's or the frame's name)
 
     @property
     def table(self) -> str:
@@ -287,6 +288,9 @@ class Controller(param.Parameterized):
     progress = param.Dict(default={})
     error = param.String(default="")
     notice = param.String(default="")
+    refused_table = param.String(
+        default="", doc="A table the user asked for that did not load ('' = none); the runs stay on the current one"
+    )
     data_version = param.Integer(default=0, doc="Bumped whenever the table or its split changes")
     cloud = param.Parameter(default=None, doc="The Rashomon set drawn on the plot (a SetCloud), or None")
 
@@ -352,7 +356,13 @@ class Controller(param.Parameterized):
         except Exception:
             frame = None
         return self._load(
-            lambda t, **kw: load_dataset(name, t, **kw), target, bundled=name, frame=None, probe=frame, frame_id=""
+            lambda t, **kw: load_dataset(name, t, **kw),
+            target,
+            bundled=name,
+            frame=None,
+            probe=frame,
+            frame_id="",
+            name=name,
         )
 
     def load_upload(self, content: bytes, filename: str, target: str | None = None) -> bool:
@@ -360,7 +370,9 @@ class Controller(param.Parameterized):
         try:
             frame = parse_upload(content, filename)
         except DataError as exc:
-            self.error = str(exc)
+            with param.parameterized.batch_call_watchers(self):
+                self.refused_table = Path(filename).name or "the upload"
+                self.error = str(exc)
             return False
         return self._load_upload(frame, Path(filename).stem or "upload", hashlib.sha1(content).hexdigest()[:12], target)
 
@@ -373,6 +385,7 @@ class Controller(param.Parameterized):
             frame=frame,
             probe=frame,
             frame_id=frame_id,
+            name=name,
         )
 
     def load_frame(self, frame: pd.DataFrame, target=None, name: str = "DataFrame") -> bool:
@@ -392,6 +405,7 @@ class Controller(param.Parameterized):
             frame=frame,
             probe=frame,
             frame_id=frame_id,
+            name=name,
         )
 
     def add_fronts(self, fronts: list[Front], labels: list[str] | None = None) -> list[Run]:
@@ -408,8 +422,8 @@ class Controller(param.Parameterized):
             self.select(added[0].id, added[0].front.best().id)
         return added
 
-    def _load(self, loader, target, bundled, frame, probe=None, frame_id="") -> bool:
-        return self._try_load(TableLoad(loader, target, bundled, frame, probe, frame_id))
+    def _load(self, loader, target, bundled, frame, probe=None, frame_id="", name="") -> bool:
+        return self._try_load(TableLoad(loader, target, bundled, frame, probe, frame_id, name))
 
     def _try_load(self, load: TableLoad) -> bool:
         bundled, frame, probe, table = load.bundled, load.frame, load.probe, load.table
@@ -426,6 +440,7 @@ class Controller(param.Parameterized):
             # Ask, do not refuse: the app offers "use it anyway" (allow_many_classes) next to the message.
             self._pending = PendingLoad(load, exc.column)
             with param.parameterized.batch_call_watchers(self):
+                self.refused_table = self._refused_name(load)
                 self.missing = missing
                 self.many_classes = {"column": exc.column, "n_classes": exc.n_classes}
                 self.error = readable_error(exc)
@@ -434,6 +449,7 @@ class Controller(param.Parameterized):
             # kept so "drop rows with missing values" can retry this table rather than the current one
             self._pending = PendingLoad(load)
             with param.parameterized.batch_call_watchers(self):
+                self.refused_table = self._refused_name(load)
                 self.missing = missing
                 self.error = readable_error(exc)
             return False
@@ -451,6 +467,7 @@ class Controller(param.Parameterized):
         self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, load.frame_id
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
+            self.refused_table = ""
             self.many_classes = None
             self.missing = missing
             self.notice = "; ".join(ds.notices)
@@ -461,6 +478,13 @@ class Controller(param.Parameterized):
             self.data_version += 1
             self._show_runs_of_current_data()
         return True
+
+    def _refused_name(self, load: TableLoad) -> str:
+        """The name a refused load's table goes by, or '' when it is the table in use (only a setting failed)."""
+        same = self._dataset is not None and (
+            load.bundled == self._bundled if load.bundled is not None else load.frame_id == self._frame_id
+        )
+        return "" if same else (load.name or "the new table")
 
     def confirm_many_classes(self) -> bool:
         """Use the target column the last load refused for its many classes (the user confirmed it)."""
@@ -477,6 +501,7 @@ class Controller(param.Parameterized):
         self._pending = None
         with param.parameterized.batch_call_watchers(self):
             self.many_classes = None
+            self.refused_table = ""
             self.error = ""
 
     def set_drop_missing(self, value: bool) -> bool:

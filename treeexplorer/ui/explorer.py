@@ -185,7 +185,8 @@ class Explorer(pn.viewable.Viewer):
         c.param.watch(self._on_selected, ["selected", "compare"])
         c.param.watch(self._on_messages, ["error", "notice", "many_classes"])
         c.param.watch(self._on_progress, ["progress", "running"])
-        c.param.watch(self._on_data, ["data_version", "columns", "target", "test_name", "missing", "drop_missing"])
+        data_params = ["data_version", "columns", "target", "test_name", "missing", "drop_missing", "refused_table"]
+        c.param.watch(self._on_data, data_params)
         self.param.watch(self._on_own_params, ["dataset", "solver", "test_size"])
         c.exact.auto = True  # small data: the exact front follows the first run in the background
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])

@@ -138,7 +138,10 @@ class FrontPanel(SessionViewer):
     def show_data(self) -> None:
         """The caption naming the table the runs are on."""
         c = self.ctx.controller
-        self.data_caption.object = f"Runs on **{c.data_label()}**" if c.dataset is not None else ""
+        caption = f"Runs on **{c.data_label()}**" if c.dataset is not None else ""
+        if caption and c.refused_table:
+            caption += f" (*{c.refused_table}* did not load)"
+        self.data_caption.object = caption
 
     # -- the plot ------------------------------------------------------------------------------------
     @safe

@@ -176,10 +176,15 @@ class DataInputs(SessionViewer):
                 if using_file
                 else (f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
             )
-            self.data_info.object = (
+            summary = (
                 f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
                 f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
             )
+            if c.refused_table:  # the table asked for did not load: say which one is still in use
+                summary = f"**{c.refused_table}** is not loaded (see the message). Still in use: {summary}"
+            self.data_info.object = summary
+        else:
+            self.data_info.object = f"**{c.refused_table}** is not loaded (see the message)." if c.refused_table else ""
 
 
 class SolverInputs(SessionViewer):
