@@ -81,7 +81,7 @@ def test_the_empty_plot_says_the_first_run_compiles_until_its_front_arrives():
 
     e = Explorer(dataset="iris", run_default=False)
     c, label = e.controller, e.front.pareto.placeholder
-    assert not label.visible
+    assert label.visible and label.text == "No runs on this data yet: press Run."
     # what a first run on a cold cache reports (treeexplorer.ui.warm.compiling_report) while nothing is drawn
     c.param.update(running=True, progress=ui_warm.compiling_report("cart"))
     assert label.visible and label.text == "The first run is compiling the cart kernels (once per install)…"
@@ -93,6 +93,7 @@ def test_the_empty_plot_says_the_first_run_compiles_until_its_front_arrives():
     run = e.run_now(wait=True)
     assert run is not None and not label.visible
     c.runs = []
+    assert label.visible and label.text.startswith("No runs")
     c.param.update(running=True, progress=ui_warm.compiling_report("cart"))
     assert label.visible
     c.runs = [run]  # a front: the plot has something to show

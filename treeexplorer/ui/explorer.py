@@ -389,6 +389,7 @@ class Explorer(pn.viewable.Viewer):
         self._update_preview()
         self.sidebar.data.show()
         self.front.show_data()
+        self.front.show_placeholder()
 
     @safe
     def _on_progress(self, *events) -> None:

@@ -125,12 +125,14 @@ class FrontPanel(SessionViewer):
         self.ctx.bokeh(draw)
 
     def show_placeholder(self) -> None:
-        """While the first run compiles its solver's kernels (nothing to draw yet), say so in the empty plot."""
+        """Say in the empty plot why it is empty: the first run compiles its solver's kernels, or no run yet."""
         c = self.ctx.controller
         p = c.progress or {}
         text = ""
         if not c.runs and c.running and p.get("phase") == "compiling" and p.get("cold"):
             text = f"The first run is compiling the {p.get('solver') or 'solver'} kernels (once per install)…"
+        elif not c.runs and not c.running and c.dataset is not None:  # a new table: say what to do, not a blank
+            text = "No runs on this data yet: press Run."
         if text != self._placeholder:
             self._placeholder = text
             self.ctx.bokeh(lambda: self.pareto.set_placeholder(text))
