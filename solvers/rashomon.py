@@ -72,7 +72,7 @@ def _bytes(sizes, n_classes):
         "trees": 32,
         "heap": 32,
         "candidates": 32,
-        "lists": 8 * (2 + n_classes),
+        "lists": 4 * (2 + n_classes),
     }
     return sum(per[name] * sizes[name] for name in _POOL_NAMES)
 
@@ -110,8 +110,9 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.empty((sizes["trees"], 4), dtype=np.int64),
         np.empty((sizes["heap"], 4), dtype=np.int64),
         np.empty((sizes["candidates"], 4), dtype=np.int64),
-        np.empty((sizes["lists"], 2), dtype=np.int64),
-        np.empty((sizes["lists"], n_classes), dtype=np.int64),
+        # int32: a list entry holds errors, a feature and class counts of one leaf, all below the row count
+        np.empty((sizes["lists"], 2), dtype=np.int32),
+        np.empty((sizes["lists"], n_classes), dtype=np.int32),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
         control.flag,

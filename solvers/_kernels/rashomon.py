@@ -123,8 +123,8 @@ Workspace = namedtuple(
         "sol",  # (n, 4) trees of NODE streams
         "heap",  # (n, 4) heap entries of NODE streams
         "cand",  # (n, 4) candidates: (test, left splits, left stream, right stream)
-        "lst",  # (n, 2) LIST entries: (errors, test)
-        "lcnt",  # (n, C) LIST entries: class counts of the test-true leaf (a tree is written without its rows)
+        "lst",  # (n, 2) int32 LIST entries: (errors, test)
+        "lcnt",  # (n, C) int32 LIST entries: class counts of the test-true leaf (a tree is written without its rows)
         "meta",  # fill of each pool
         "status",  # [overflow, pool, finished]
         "flag",  # the Control's stop flag
