@@ -113,17 +113,18 @@ _B2_FIRST = 1
 # lower bound on every root split.  Each feature's sorted rows are cut into blocks, each solved at the children's
 # depth to a small, doubling cut-off; a split's child on that feature contains the blocks on its side and optima add
 # up over disjoint rows.  A block holds about ``_BOUND_BLOCK_ERRORS`` of the incumbent's errors (at least
-# ``_BOUND_BLOCK_ROWS`` rows): a block with fewer is often fitted perfectly (raisin: 3 of 16 blocks of 45 rows had
-# an error), a larger one costs more for the same proof (fault: 0.03 CPU s for "no perfect depth-3 tree" on 48
-# rows, 0.12 s on 194).  Once every block is settled, neighbouring blocks are merged (halving the count down to 2):
-# larger blocks give larger bounds at a higher cost.  The exact search proves nothing about a
-# feature it has not started, and at depth 4 starting them all (two exact depth-3 children per seed) took longer
-# than a 60 s limit on segment, rice, page and fault: lower bound 0.  Blocks of ~n/8 rows cost ~1/20 of a child.
+# ``_BOUND_BLOCK_ROWS`` rows, at most ``_BOUND_BLOCKS_MAX`` blocks): a block with fewer is often fitted perfectly
+# (raisin: 3 of 16 blocks of 45 rows had an error), a larger one costs more for the same proof (fault: 0.03 CPU s
+# for "no perfect depth-3 tree" on 48 rows, 0.12 s on 194).  Once every block is settled, neighbouring blocks are
+# merged (halving the count down to 2): larger blocks give larger bounds at a higher cost.  The exact search proves
+# nothing about a feature it has not started, and at depth 4 starting them all (two exact depth-3 children each)
+# took longer than a 60 s limit on segment, rice, page and fault.
 _BOUND_DEPTH = 4
 _BOUND_AT = 0.25
 _BOUND_SHARE = 0.4
-_BOUND_BLOCK_ERRORS = 12
+_BOUND_BLOCK_ERRORS = 6
 _BOUND_BLOCK_ROWS = 16
+_BOUND_BLOCKS_MAX = 64
 # The pass starts from the errors every tree makes (rows alike in every feature, classes differing: page has 7), on
 # tables of at most this many cells (sorting the rows takes ~0.1 s per million cells).
 _BOUND_CONFLICT_CELLS = 4_000_000
@@ -718,15 +719,21 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
     n_classes = ws[18].shape[2]
     pos = [np.flatnonzero(ranks[f, 1:] != ranks[f, :-1]) + 1 for f in range(p)]
     leaves = [_prefix_leaves(labels[f], n_classes) for f in range(p)]
+    base = _conflicts(ws[0], ws[1], n_classes)
     for f in range(p):
-        fb[f] = _conflicts(ws[0], ws[1], n_classes) if pos[f].size else 1 << 40  # 1 << 40: no split on f
-    nb = max(2, min(incumbent // _BOUND_BLOCK_ERRORS, n // _BOUND_BLOCK_ROWS))
-    edges = np.linspace(0, n, nb + 1).round().astype(np.int64)
+        fb[f] = base if pos[f].size else 1 << 40  # 1 << 40: no split on f
+    nb = max(2, min(incumbent // _BOUND_BLOCK_ERRORS, n // _BOUND_BLOCK_ROWS, _BOUND_BLOCKS_MAX))
+    ideal = np.linspace(0, n, nb + 1)[1:-1]
     # per feature: its blocks as [start, end, settled, lower-bound front (budgets 0..kc), impurity], every level kept
     blocks = [[] for _ in range(p)]
     level = [[] for _ in range(p)]
     for f in range(p):
         if pos[f].size:
+            # block edges at the feature's split positions nearest to equal row counts: a split at a block's edge
+            # counts every block (none reaches across it); a feature with few values gets its children exactly
+            q = np.clip(np.searchsorted(pos[f], ideal), 1, pos[f].size - 1) if pos[f].size > 1 else np.zeros(1, int)
+            near = np.where(np.abs(pos[f][q - 1] - ideal) <= np.abs(pos[f][q] - ideal), pos[f][q - 1], pos[f][q])
+            edges = np.unique(np.concatenate(([0, n], near)))
             for a, b in zip(edges[:-1], edges[1:]):
                 level[f].append(len(blocks[f]))
                 blocks[f].append([int(a), int(b), False, np.zeros(kc + 1, dtype=np.int64), _impurity(labels[f], a, b)])
@@ -773,6 +780,8 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
             # coarser blocks: each pair of neighbours merged, starting from the sum of their bounds
             nb = (nb + 1) // 2
             for f in range(p):
+                if len(level[f]) <= 2:
+                    continue  # its children's rows already (one block holding every row bounds no split)
                 new = []
                 for t in range(0, len(level[f]), 2):
                     pair = [blocks[f][i] for i in level[f][t : t + 2]]
@@ -818,9 +827,10 @@ def _prefix_leaves(labels, n_classes):
 
 
 def _packed(blocks, xs, n, bc, mirror):
-    """Lower bound, at each position ``x`` of ``xs``, of the optimum (budget ``bc``) of the rows before ``x`` (after
-    it when ``mirror``), from the solved blocks: the best sum over disjoint blocks inside it, plus for one block
-    reaching past ``x`` its bound less its rows outside (a row moved changes a tree's errors by at most one)."""
+    """Lower bound, at each position ``x`` of ``xs`` (ascending), of the optimum (budget ``bc``) of the rows before
+    ``x`` (after it when ``mirror``), from the solved blocks: the best sum over disjoint blocks inside it, plus for
+    one block reaching past ``x`` its bound less its rows outside (a row moved changes a tree's errors by at most
+    one)."""
     iv = []
     for a, b, _, bnd, _ in blocks:
         e = int(bnd[bc])
@@ -842,10 +852,11 @@ def _packed(blocks, xs, n, bc, mirror):
     best_a = np.asarray(best)
     out = best_a[np.searchsorted(ends_a, xs, side="right") - 1]
     for a, b, e in iv:
-        inside = (xs > a) & (xs < b)
-        if inside.any():
+        i0 = int(np.searchsorted(xs, a, side="right"))
+        i1 = int(np.searchsorted(xs, b, side="left"))
+        if i0 < i1:
             head = best_a[int(np.searchsorted(ends_a, a, side="right")) - 1]
-            np.maximum(out, head + e - (b - xs), out=out, where=inside)
+            np.maximum(out[i0:i1], head + e - (b - xs[i0:i1]), out=out[i0:i1])
     return out
 
 
@@ -857,7 +868,7 @@ def _feature_bound(blocks, pos, leaves, n, kd, kc, single):
     R[0] = leaves[1][pos]
     for bc in range(1, kc + 1):
         L[bc] = np.minimum(_packed(blocks, pos, n, bc, False), L[0])
-        R[bc] = np.minimum(_packed(blocks, n - pos, n, bc, True), R[0])
+        R[bc] = np.minimum(_packed(blocks, (n - pos)[::-1], n, bc, True)[::-1], R[0])
     out = np.zeros(kd + 1, dtype=np.int64)
     if single:
         out[1] = int((L[kc] + R[kc]).min())
