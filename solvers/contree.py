@@ -730,21 +730,29 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
     for f in range(p):
         if pos[f].size:
             # block edges at the feature's split positions nearest to equal row counts: a split at a block's edge
-            # counts every block (none reaches across it); a feature with few values gets its children exactly
+            # counts every block (none reaches across it)
             q = np.clip(np.searchsorted(pos[f], ideal), 1, pos[f].size - 1) if pos[f].size > 1 else np.zeros(1, int)
             near = np.where(np.abs(pos[f][q - 1] - ideal) <= np.abs(pos[f][q] - ideal), pos[f][q - 1], pos[f][q])
+            # but no block much larger than the rest (its proofs cost like a root child's): far from a position,
+            # the edge stays inside a run of equal values
+            near = np.where(np.abs(near - ideal) <= n / nb / 2, near, np.round(ideal).astype(np.int64))
             edges = np.unique(np.concatenate(([0, n], near)))
             for a, b in zip(edges[:-1], edges[1:]):
                 level[f].append(len(blocks[f]))
                 blocks[f].append([int(a), int(b), False, np.zeros(kc + 1, dtype=np.int64), _impurity(labels[f], a, b)])
     stop = False
     try:
+        c = 1
         while not stop:
-            c = 1
-            while not stop and c <= max(incumbent, 1):
-                todo = [f for f in np.argsort(fb[:, kd], kind="stable") if fb[f, kd] < (1 << 40)]
-                grew = False
-                for f in todo:
+            if c > max(incumbent, 1):
+                # every block as high as the incumbent: coarser blocks for every feature, the rounds again
+                merged = [f for f in range(p) if _merge(blocks[f], level[f])]
+                if not merged:
+                    break
+                c = 1
+            todo = [f for f in np.argsort(fb[:, kd], kind="stable") if fb[f, kd] < (1 << 40)]
+            for f in todo:
+                while fb[f, kd] < c and not stop:
                     # the most impure blocks first (likely the largest optima), until the feature's bound reaches c
                     order = sorted(level[f], key=lambda i: -(blocks[f][i][3][kc] + blocks[f][i][4]))
                     for i in order:
@@ -766,38 +774,40 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
                             stop = True  # paused or stopped: ``lo`` is still a proof, the rest waits
                         np.maximum(blk[3], lo[: kc + 1], out=blk[3])
                         blk[2] = code != 0 and not stop and bool(np.all(u[: kc + 1] == lo[: kc + 1]))
-                        grew = True
                         np.maximum(fb[f], _feature_bound(blocks[f], pos[f], leaves[f], n, kd, kc, single), out=fb[f])
                         if stop:
                             break
-                    if stop:
+                    # below c with every block settled (or at c): coarser blocks for this feature at once
+                    if stop or fb[f, kd] >= c or not all(blocks[f][i][2] for i in level[f]):
                         break
-                if not grew and all(blocks[f][i][2] for f in range(p) for i in level[f]):
+                    if not _merge(blocks[f], level[f]):
+                        break
+                if stop:
                     break
-                c *= 2
-            if stop or nb <= 2:
-                break
-            # coarser blocks: each pair of neighbours merged, starting from the sum of their bounds
-            nb = (nb + 1) // 2
-            for f in range(p):
-                if len(level[f]) <= 2:
-                    continue  # its children's rows already (one block holding every row bounds no split)
-                new = []
-                for t in range(0, len(level[f]), 2):
-                    pair = [blocks[f][i] for i in level[f][t : t + 2]]
-                    if len(pair) == 1:
-                        new.append(level[f][t])
-                        continue
-                    bnd = pair[0][3] + pair[1][3]
-                    new.append(len(blocks[f]))
-                    blocks[f].append([pair[0][0], pair[1][1], False, bnd, pair[0][4] + pair[1][4]])
-                level[f] = new
+            c *= 2
     finally:
         timer.cancel()
         timer.join()  # a pause set after this would stop the resumed search
         meta[1] = 0
         prm[15] = saved
     return fb
+
+
+def _merge(blocks, level):
+    """Coarser blocks for one feature: each pair of neighbours in ``level`` (changed in place) merged, starting from
+    the sum of their bounds; False when it has two blocks or fewer (one holding every row bounds no split)."""
+    if len(level) <= 2:
+        return False
+    new = []
+    for t in range(0, len(level), 2):
+        pair = [blocks[i] for i in level[t : t + 2]]
+        if len(pair) == 1:
+            new.append(level[t])
+            continue
+        new.append(len(blocks))
+        blocks.append([pair[0][0], pair[1][1], False, pair[0][3] + pair[1][3], pair[0][4] + pair[1][4]])
+    level[:] = new
+    return True
 
 
 def _conflicts(ranks, y, n_classes):
