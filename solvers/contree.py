@@ -115,8 +115,8 @@ _B2_FIRST = 1
 # up over disjoint rows.  A block holds about ``_BOUND_BLOCK_ERRORS`` of the incumbent's errors (at least
 # ``_BOUND_BLOCK_ROWS`` rows, at most ``_BOUND_BLOCKS_MAX`` blocks): a block with fewer is often fitted perfectly
 # (raisin: 3 of 16 blocks of 45 rows had an error), a larger one costs more for the same proof (fault: 0.03 CPU s
-# for "no perfect depth-3 tree" on 48 rows, 0.12 s on 194).  Once every block is settled, neighbouring blocks are
-# merged (halving the count down to 2): larger blocks give larger bounds at a higher cost.  The exact search proves
+# for "no perfect depth-3 tree" on 48 rows, 0.12 s on 194).  Once a feature's blocks are settled, neighbouring ones
+# are merged (halving the count down to 2): larger blocks give larger bounds at a higher cost.  The exact search proves
 # nothing about a feature it has not started, and at depth 4 starting them all (two exact depth-3 children each)
 # took longer than a 60 s limit on segment, rice, page and fault.
 _BOUND_DEPTH = 4
@@ -693,12 +693,12 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
     Each feature's sorted rows are cut into blocks (``_BOUND_BLOCK_*``), each block solved at the children's depth to
     a cut-off ``c`` (it proves ``min(optimum, c)``: a search for a subtree below a small cost prunes hard).  The rows
     of a root split's child on that feature are a prefix or a suffix of its list, and the errors of one tree add up
-    over disjoint rows, so the child's optimum is at least the sum over the blocks inside it (``_side_bounds``).
+    over disjoint rows, so the child's optimum is at least the sum over the blocks inside it (``_packed``).
     Rounds double ``c`` (1, 2, 4, ... up to the incumbent's errors), every feature raised once per round, lowest
-    bound first (the root's bound is the least over its features); once no block can rise, neighbouring blocks are
-    merged and the rounds start again.  Ends when ``_BOUND_SHARE`` of the time limit is spent (a timer pauses the
-    kernel, ``meta[1] = 2``, whose bounds so far are still proofs), or when nothing can rise; the exact search then
-    resumes.
+    bound first (the root's bound is the least over its features); a feature whose blocks are all settled below ``c``
+    has neighbouring blocks merged at once (``_merge``), every feature once ``c`` passes the incumbent.  Ends when
+    ``_BOUND_SHARE`` of the time limit is spent (a timer pauses the kernel, ``meta[1] = 2``, whose bounds so far are
+    still proofs), or when nothing can rise; the exact search then resumes.
     """
     p = ws[0].shape[0]
     meta, prm = ws[9], ws[12]

@@ -840,3 +840,39 @@ def test_rows_alike_in_every_feature_bound_every_tree():
     _, dense = np.unique(X, axis=0, return_inverse=True)
     assert ct._conflicts(np.vstack([dense.ravel(), dense.ravel()]), y, 2) == 2  # one of each pair of rows alike
     assert ct._conflicts(ranks, y, 2) == 0  # every row distinct under these ranks
+
+
+def test_block_packing_is_the_best_sum_over_disjoint_blocks():
+    # ``_packed`` against every subset of pairwise disjoint blocks: those inside the rows before (after) a position
+    # count fully, one reaching across it counts its bound less its rows outside
+    import itertools
+
+    import treeexplorer.solvers.contree as ct
+
+    def brute(blocks, x, mirror):
+        best = 0
+        items = [(a, b, int(bnd[1])) for a, b, _, bnd, _ in blocks]
+        for r in range(len(items) + 1):
+            for sub in itertools.combinations(items, r):
+                if any(not (s[1] <= t[0] or t[1] <= s[0]) for s, t in itertools.combinations(sub, 2)):
+                    continue
+                outside = [
+                    max(0, x - a) - max(0, x - b) if mirror else max(0, b - x) - max(0, a - x) for a, b, _ in sub
+                ]
+                if sum(o > 0 for o in outside) <= 1:
+                    best = max(best, sum(max(0, e - o) for (_, _, e), o in zip(sub, outside)))
+        return best
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(4, 30))
+        edges = [0, *sorted(set(rng.integers(1, n, size=int(rng.integers(1, 5))).tolist())), n]
+        blocks = [[a, b, False, np.array([0, rng.integers(0, b - a + 1)]), 0] for a, b in zip(edges[:-1], edges[1:])]
+        if len(blocks) >= 2 and rng.random() < 0.5:  # a merged block over the first two
+            a, b = blocks[0][0], blocks[1][1]
+            blocks.append([a, b, False, np.array([0, rng.integers(0, b - a + 1)]), 0])
+        pos = np.arange(1, n)
+        left = ct._packed(blocks, pos, n, 1, False)
+        right = ct._packed(blocks, (n - pos)[::-1], n, 1, True)[::-1]
+        assert list(left) == [brute(blocks, k, False) for k in pos]
+        assert list(right) == [brute(blocks, k, True) for k in pos]
