@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
-from ._kernels.contree import STACK, build, cache_rehash, kvec, root_bound, root_child, root_seeds, solve
+from ._kernels.contree import STACK, build, cache_rehash, kvec, root_block, solve
 from ._kernels.predict import apply_tree
 from .murtree import _alpha_choice, hull_flags
 
@@ -108,15 +108,26 @@ _EXACT_FIRST_SPLITS = 0
 # Whole front: budget 2 of a node of depth >= 3 solved first as the depth-two node over its rows (exact, one
 # depth-two search per node), so that budget 2 no longer keeps the node's splits from being pruned.
 _B2_FIRST = 1
-# Root bounds for a stopped run (``_bounds``): at depth >= ``_BOUND_DEPTH``, with a time limit, once the exact search
-# has been paused for the passes, up to ``_BOUND_SHARE`` of the limit (wall) goes to proving a lower bound on every
-# root split, ``_BOUND_SEEDS`` splits per feature with their children solved to a small, doubling cut-off.  The
-# exact search proves nothing about a feature it has not started, and at depth 4 starting them all (two exact
-# depth-3 children per seed) took longer than a 60 s limit on segment, rice, page and fault: lower bound 0.
+# Root bounds for a stopped run (``_bounds``): at depth >= ``_BOUND_DEPTH``, with a time limit, once ``_BOUND_AT`` of
+# it has passed with the exact search still running, up to ``_BOUND_SHARE`` of the limit (wall) goes to proving a
+# lower bound on every root split.  Each feature's sorted rows are cut into blocks, each solved at the children's
+# depth to a small, doubling cut-off; a split's child on that feature contains the blocks on its side and optima add
+# up over disjoint rows.  A block holds about ``_BOUND_BLOCK_ERRORS`` of the incumbent's errors (at least
+# ``_BOUND_BLOCK_ROWS`` rows, at most ``_BOUND_BLOCKS_MAX`` blocks): a block with fewer is often fitted perfectly
+# (raisin: 3 of 16 blocks of 45 rows had an error), a larger one costs more for the same proof (fault: 0.03 CPU s
+# for "no perfect depth-3 tree" on 48 rows, 0.12 s on 194).  Once a feature's blocks are settled, neighbouring ones
+# are merged (halving the count down to 2): larger blocks give larger bounds at a higher cost.  The exact search proves
+# nothing about a feature it has not started, and at depth 4 starting them all (two exact depth-3 children each)
+# took longer than a 60 s limit on segment, rice, page and fault.
 _BOUND_DEPTH = 4
 _BOUND_AT = 0.25
-_BOUND_SHARE = 0.2
-_BOUND_SEEDS = 2
+_BOUND_SHARE = 0.4
+_BOUND_BLOCK_ERRORS = 6
+_BOUND_BLOCK_ROWS = 16
+_BOUND_BLOCKS_MAX = 64
+# The pass starts from the errors every tree makes (rows alike in every feature, classes differing: page has 7), on
+# tables of at most this many cells (sorting the rows takes ~0.1 s per million cells).
+_BOUND_CONFLICT_CELLS = 4_000_000
 # Cells sorted between two polls of the control while the sorted row lists are built (~0.1 s a block)
 _PREP_CELLS = 1 << 21
 # Workspace fields holding a sorted row list per level (S, SR, SY)
@@ -677,55 +688,101 @@ def _lds(ws, X, XT, y, depth, kb, n_classes, control, max_bytes, fixed):
 
 
 def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
-    """Proven lower bounds on every root split, per feature and budget (``root_bounds``), for a stopped run.
+    """Proven lower bounds on every root split, per feature and budget (``fb[f, b]``), for a stopped run.
 
-    Rounds with a doubling cut-off ``c`` (1, 2, 4, ... up to the incumbent's errors): each feature whose bound is
-    still below ``c`` has its seed splits' children solved to ``c``.  The root's bound is the least over the
-    features, so every feature is raised before any goes further.  Ends when ``_BOUND_SHARE`` of the time limit
-    is spent (a timer pauses the kernel, ``meta[1] = 2``, whose bounds so far are still proofs), at the incumbent,
-    or when no feature can rise; the exact search then resumes.
+    Each feature's sorted rows are cut into blocks (``_BOUND_BLOCK_*``), each block solved at the children's depth to
+    a cut-off ``c`` (it proves ``min(optimum, c)``: a search for a subtree below a small cost prunes hard).  The rows
+    of a root split's child on that feature are a prefix or a suffix of its list, and the errors of one tree add up
+    over disjoint rows, so the child's optimum is at least the sum over the blocks inside it (``_packed``).
+    Rounds double ``c`` (1, 2, 4, ... up to the incumbent's errors), every feature raised once per round, lowest
+    bound first (the root's bound is the least over its features); a feature whose blocks are all settled below ``c``
+    has neighbouring blocks merged at once (``_merge``), every feature once ``c`` passes the incumbent.  Ends when
+    ``_BOUND_SHARE`` of the time limit is spent (a timer pauses the kernel, ``meta[1] = 2``, whose bounds so far are
+    still proofs), or when nothing can rise; the exact search then resumes.
     """
     p = ws[0].shape[0]
     meta, prm = ws[9], ws[12]
-    fb = np.zeros((p, kb), dtype=np.int64)
-    final = np.zeros(p, dtype=bool)
-    out = np.zeros(kb, dtype=np.int64)
     kd = kb - 1
+    single = bool(prm[0])
+    kc = int(kvec(depth - 1, single, int(prm[1])))
+    fb = np.zeros((p, kb), dtype=np.int64)
     saved = prm[15]
     prm[15] = 0
     timer = threading.Timer(_BOUND_SHARE * control.time_limit, _pause_now, ([ws],))
     timer.daemon = True
     timer.start()
-    kc = int(kvec(depth - 1, bool(ws[12][0]), int(ws[12][1])))
-    ks = np.zeros(_BOUND_SEEDS, dtype=np.int64)
-    L = np.zeros((_BOUND_SEEDS, kb), dtype=np.int64)
-    R = np.zeros((_BOUND_SEEDS, kb), dtype=np.int64)
-    Lu = np.zeros(kb, dtype=np.int64)
-    Ru = np.zeros(kb, dtype=np.int64)
+    u = np.zeros(kb, dtype=np.int64)
+    lo = np.zeros(kb, dtype=np.int64)
     cut = np.full(kb, 1 << 30, dtype=np.int64)
     tws = tuple(ws)
-    nseeds = np.ones(p, dtype=np.int64)
-    c = 1
+    ranks, labels = ws[20][0], ws[21][0]
+    n_classes = ws[18].shape[2]
+    pos = [np.flatnonzero(ranks[f, 1:] != ranks[f, :-1]) + 1 for f in range(p)]
+    leaves = [_prefix_leaves(labels[f], n_classes) for f in range(p)]
+    base = _conflicts(ws[0], ws[1], n_classes)
+    for f in range(p):
+        fb[f] = base if pos[f].size else 1 << 40  # 1 << 40: no split on f
+    nb = max(2, min(incumbent // _BOUND_BLOCK_ERRORS, n // _BOUND_BLOCK_ROWS, _BOUND_BLOCKS_MAX))
+    ideal = np.linspace(0, n, nb + 1)[1:-1]
+    # per feature: its blocks as [start, end, settled, lower-bound front (budgets 0..kc), impurity], every level kept
+    blocks = [[] for _ in range(p)]
+    level = [[] for _ in range(p)]
+    for f in range(p):
+        if pos[f].size:
+            # block edges at the feature's split positions nearest to equal row counts: a split at a block's edge
+            # counts every block (none reaches across it)
+            q = np.clip(np.searchsorted(pos[f], ideal), 1, pos[f].size - 1) if pos[f].size > 1 else np.zeros(1, int)
+            near = np.where(np.abs(pos[f][q - 1] - ideal) <= np.abs(pos[f][q] - ideal), pos[f][q - 1], pos[f][q])
+            # but no block much larger than the rest (its proofs cost like a root child's): far from a position,
+            # the edge stays inside a run of equal values
+            near = np.where(np.abs(near - ideal) <= n / nb / 2, near, np.round(ideal).astype(np.int64))
+            edges = np.unique(np.concatenate(([0, n], near)))
+            for a, b in zip(edges[:-1], edges[1:]):
+                level[f].append(len(blocks[f]))
+                blocks[f].append([int(a), int(b), False, np.zeros(kc + 1, dtype=np.int64), _impurity(labels[f], a, b)])
+    stop = False
     try:
-        while c <= max(incumbent, 1) and not control.stopped and meta[1] == 0:
-            todo = [f for f in np.argsort(fb[:, kd], kind="stable") if not final[f] and fb[f, kd] < c]
-            if not todo:
-                break
+        c = 1
+        while not stop:
+            if c > max(incumbent, 1):
+                # every block as high as the incumbent: coarser blocks for every feature, the rounds again
+                merged = [f for f in range(p) if _merge(blocks[f], level[f])]
+                if not merged:
+                    break
+                c = 1
+            todo = [f for f in np.argsort(fb[:, kd], kind="stable") if fb[f, kd] < (1 << 40)]
             for f in todo:
-                fin = _raise_feature(
-                    tws, ws, n, depth, int(f), c, nseeds[f], cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed
-                )
-                tws = tuple(ws)  # the cache may have grown
-                if out[kd] < c and nseeds[f] < _BOUND_SEEDS and meta[1] == 0 and not control.stopped:
-                    # the Gini split has a child below ``c``: a second split bounds the positions beyond it
-                    nseeds[f] = _BOUND_SEEDS
-                    fin = _raise_feature(
-                        tws, ws, n, depth, int(f), c, nseeds[f], cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed
-                    )
-                    tws = tuple(ws)
-                np.maximum(fb[f], out, out=fb[f])
-                final[f] = fin and nseeds[f] == _BOUND_SEEDS and meta[1] == 0 and not control.stopped
-                if meta[1] != 0 or control.stopped:
+                while fb[f, kd] < c and not stop:
+                    # the most impure blocks first (likely the largest optima), until the feature's bound reaches c
+                    order = sorted(level[f], key=lambda i: -(blocks[f][i][3][kc] + blocks[f][i][4]))
+                    for i in order:
+                        blk = blocks[f][i]
+                        if fb[f, kd] >= c:
+                            break
+                        if blk[2] or blk[3][kc] >= c:
+                            continue
+                        cut[1:] = c
+                        while True:
+                            m = root_block(tws, n, int(f), blk[0], blk[1])
+                            code = solve(tws, 1, m, depth - 1, cut, u, lo, False, -1)
+                            if meta[1] == 1 and _grow(ws, max_bytes, fixed):  # cache table full: grown, again
+                                meta[1] = 0
+                                tws = tuple(ws)
+                                continue
+                            break
+                        if meta[1] != 0 or control.stopped:
+                            stop = True  # paused or stopped: ``lo`` is still a proof, the rest waits
+                        np.maximum(blk[3], lo[: kc + 1], out=blk[3])
+                        blk[2] = code != 0 and not stop and bool(np.all(u[: kc + 1] == lo[: kc + 1]))
+                        np.maximum(fb[f], _feature_bound(blocks[f], pos[f], leaves[f], n, kd, kc, single), out=fb[f])
+                        if stop:
+                            break
+                    # below c with every block settled (or at c): coarser blocks for this feature at once
+                    if stop or fb[f, kd] >= c or not all(blocks[f][i][2] for i in level[f]):
+                        break
+                    if not _merge(blocks[f], level[f]):
+                        break
+                if stop:
                     break
             c *= 2
     finally:
@@ -734,6 +791,106 @@ def _bounds(ws, n, depth, kb, control, incumbent, max_bytes, fixed):
         meta[1] = 0
         prm[15] = saved
     return fb
+
+
+def _merge(blocks, level):
+    """Coarser blocks for one feature: each pair of neighbours in ``level`` (changed in place) merged, starting from
+    the sum of their bounds; False when it has two blocks or fewer (one holding every row bounds no split)."""
+    if len(level) <= 2:
+        return False
+    new = []
+    for t in range(0, len(level), 2):
+        pair = [blocks[i] for i in level[t : t + 2]]
+        if len(pair) == 1:
+            new.append(level[t])
+            continue
+        new.append(len(blocks))
+        blocks.append([pair[0][0], pair[1][1], False, pair[0][3] + pair[1][3], pair[0][4] + pair[1][4]])
+    level[:] = new
+    return True
+
+
+def _conflicts(ranks, y, n_classes):
+    """Errors every tree makes: rows alike in every feature but of different classes end in one leaf.  Skipped (0)
+    on tables too large to sort quickly."""
+    p, n = ranks.shape
+    if n * p > _BOUND_CONFLICT_CELLS:
+        return 0
+    _, group = np.unique(ranks.T, axis=0, return_inverse=True)
+    counts = np.bincount(group.ravel() * n_classes + y, minlength=(int(group.max()) + 1) * n_classes)
+    return int(n - counts.reshape(-1, n_classes).max(axis=1).sum())
+
+
+def _impurity(labels, a, b):
+    """Errors of one leaf over rows ``a:b`` of a sorted list (the most impure blocks are solved first)."""
+    return int(b - a - np.bincount(labels[a:b]).max())
+
+
+def _prefix_leaves(labels, n_classes):
+    """Errors of one leaf over the first ``k`` rows (``k = 0..n``) and over the last ``n - k`` of a sorted list."""
+    onehot = np.zeros((labels.size + 1, n_classes), dtype=np.int64)
+    onehot[np.arange(1, labels.size + 1), labels] = 1
+    pre = np.cumsum(onehot, axis=0)
+    suf = pre[-1] - pre
+    k = np.arange(labels.size + 1)
+    return k - pre.max(axis=1), (labels.size - k) - suf.max(axis=1)
+
+
+def _packed(blocks, xs, n, bc, mirror):
+    """Lower bound, at each position ``x`` of ``xs`` (ascending), of the optimum (budget ``bc``) of the rows before
+    ``x`` (after it when ``mirror``), from the solved blocks: the best sum over disjoint blocks inside it, plus for
+    one block reaching past ``x`` its bound less its rows outside (a row moved changes a tree's errors by at most
+    one)."""
+    iv = []
+    for a, b, _, bnd, _ in blocks:
+        e = int(bnd[bc])
+        if e > 0:
+            iv.append((n - b, n - a, e) if mirror else (a, b, e))
+    iv.sort(key=lambda t: t[1])
+    ends = [0]
+    best = [0]  # best packing of the blocks ending at or before ``ends[i]``
+    for a, b, e in iv:
+        v = best[int(np.searchsorted(ends, a, side="right")) - 1] + e
+        if b != ends[-1]:
+            ends.append(b)
+            best.append(best[-1])
+        if v > best[-1]:
+            best[-1] = v
+    for i in range(1, len(best)):
+        best[i] = max(best[i], best[i - 1])
+    ends_a = np.asarray(ends)
+    best_a = np.asarray(best)
+    out = best_a[np.searchsorted(ends_a, xs, side="right") - 1]
+    for a, b, e in iv:
+        i0 = int(np.searchsorted(xs, a, side="right"))
+        i1 = int(np.searchsorted(xs, b, side="left"))
+        if i0 < i1:
+            head = best_a[int(np.searchsorted(ends_a, a, side="right")) - 1]
+            np.maximum(out[i0:i1], head + e - (b - xs[i0:i1]), out=out[i0:i1])
+    return out
+
+
+def _feature_bound(blocks, pos, leaves, n, kd, kc, single):
+    """Lower bounds (budgets ``0..kd``, 0 unused) on every root split of one feature at positions ``pos``."""
+    L = np.empty((kc + 1, pos.size), dtype=np.int64)
+    R = np.empty((kc + 1, pos.size), dtype=np.int64)
+    L[0] = leaves[0][pos]
+    R[0] = leaves[1][pos]
+    for bc in range(1, kc + 1):
+        L[bc] = np.minimum(_packed(blocks, pos, n, bc, False), L[0])
+        R[bc] = np.minimum(_packed(blocks, (n - pos)[::-1], n, bc, True)[::-1], R[0])
+    out = np.zeros(kd + 1, dtype=np.int64)
+    if single:
+        out[1] = int((L[kc] + R[kc]).min())
+        return out
+    for b in range(1, kd + 1):
+        rem = b - 1
+        best = None
+        for bl in range(max(0, rem - kc), min(rem, kc) + 1):
+            v = L[bl] + R[rem - bl]
+            best = v if best is None else np.minimum(best, v)
+        out[b] = int(best.min())
+    return out
 
 
 class _BoundCall:
@@ -775,31 +932,6 @@ class _BoundCall:
         self.timer.cancel()
         if self.timer.is_alive():
             self.timer.join()
-
-
-def _raise_feature(tws, ws, n, depth, f, c, nseed, cut, ks, L, R, Lu, Ru, out, kc, max_bytes, fixed):
-    """``out``: bounds on every root split of ``f`` from ``nseed`` of its splits, children solved to cut-off ``c``;
-    whether every child was solved exactly below ``c`` (a larger ``c`` cannot raise them)."""
-    meta = ws[9]
-    ns = root_seeds(tws, n, f, ks[:nseed])
-    if ns == 0:
-        out[:] = 1 << 40  # no split on this feature
-        return True
-    fin = True
-    cut[1:] = c
-    for q in range(ns):
-        for side, u, lo in ((1, Lu, L), (0, Ru, R)):
-            while True:
-                m = root_child(tws, n, f, int(ks[q]), side)
-                code = solve(tws, 1, m, depth - 1, cut, u, lo[q], False, -1)
-                if meta[1] == 1 and _grow(ws, max_bytes, fixed):  # cache table full: grown, again
-                    meta[1] = 0
-                    tws = tuple(ws)
-                    continue
-                break
-            fin = fin and code != 0 and bool(np.all(u[: kc + 1] == lo[q, : kc + 1]))
-    root_bound(tws, n, depth, f, ks, ns, L, R, out)
-    return fin
 
 
 def _pause_now(wss):

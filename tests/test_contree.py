@@ -710,27 +710,61 @@ def test_budget_two_first_leaves_the_depth_4_front_unchanged(data):
         assert sol.info["errors"] == true_errors(sol.tree, X, y)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def split_oracle(X, y, n_classes, depth, f):
+    """Fewest errors with at most ``b`` splits (``b = 0 .. 2**depth - 1``) of the trees whose root splits on ``f``
+    (``BIG`` where ``f`` has no split)."""
+    out = np.full(1 << depth, 1 << 40, dtype=np.int64)
+    vals = np.unique(X[:, f])
+    for a, b in zip(vals[:-1], vals[1:]):
+        left = X[:, f] <= a / 2 + b / 2
+        el = oracle(X[left], y[left], n_classes, depth - 1)
+        er = oracle(X[~left], y[~left], n_classes, depth - 1)
+        for bl in range(el.size):
+            for br in range(er.size):
+                out[bl + br + 1] = min(out[bl + br + 1], el[bl] + er[br])
+    return np.minimum.accumulate(out)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    data=datasets(max_rows=9, max_features=2),
+    data=datasets(max_rows=10, max_features=2),
     depth=st.sampled_from([3, 4]),
     front=st.booleans(),
     stop=st.sampled_from([1, 4, 15, 60, 250, 10**6]),
+    blocks=st.sampled_from([(12, 16), (1, 1), (1, 3)]),
 )
-def test_root_bound_pass_never_claims_more_than_the_oracle(data, depth, front, stop):
-    # the root bound pass (children solved to a small cut-off) runs first, then the search, stopped after ``stop``
-    # splits (inside the pass or after it): every reported bound stays at or below the true optimum
+def test_root_bound_pass_never_claims_more_than_the_oracle(data, depth, front, stop, blocks):
+    # the root bound pass (blocks of each feature's rows solved to a small cut-off) runs first, then the search,
+    # stopped after ``stop`` splits (inside the pass or after it): every feature's bound from the pass stays at or
+    # below the best tree splitting on it at the root, and every reported bound at or below the true optimum.
+    # ``blocks``: (errors, rows) per block, (1, 1) one or two rows a block, then merged level by level
     import treeexplorer.solvers.contree as ct
 
     X, y, c = data
     ref = oracle(X, y, c, depth)
+    seen = []
+
+    def spy(*args, **kw):
+        fb = bounds(*args, **kw)
+        seen.append(fb.copy())
+        return fb
+
+    bounds = ct._bounds
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ct, "_BOUND_DEPTH", 2)
         mp.setattr(ct, "_BOUND_AT", 0.0)
         mp.setattr(ct, "_STOP_AFTER_SPLITS", stop)
+        mp.setattr(ct, "_BOUND_BLOCK_ERRORS", blocks[0])
+        mp.setattr(ct, "_BOUND_BLOCK_ROWS", blocks[1])
+        mp.setattr(ct, "_bounds", spy)
         ctl = Control(time_limit=60)
         with ctl:
             raw = contree(X, y, c, max_depth=depth, front=front, n_threads=1, control=ctl)
+    for fb in seen:
+        for f in range(X.shape[1]):
+            best = split_oracle(X, y, c, depth, f)
+            want = best[1 : fb.shape[1]] if front else [best[-1]]
+            assert all(lo <= o for lo, o in zip(fb[f, 1:], want)), (f, fb[f], best)
     lbs = raw.stats["lower_bounds"]
     opt = list(ref[: len(lbs)]) if front else [int(ref[0]), int(ref[-1])]
     assert all(lo <= o for lo, o in zip(lbs, opt)), (lbs, opt)
@@ -767,3 +801,78 @@ def test_stopped_depth_4_run_reports_the_root_bound_pass(monkeypatch, front):
     assert lbs[0.0][-1] == 0
     assert lbs[0.2][-1] > 0
     assert all(v > 0 for v in lbs[0.2][1:])
+
+
+@pytest.mark.parametrize("front", [False, True])
+def test_block_bounds_add_up_and_stay_below_the_optimum(monkeypatch, front):
+    # the whole bound pass, then the search stopped at its first split: small blocks (about 3 of the incumbent's
+    # errors each), merged level by level up to halves, give a positive bound, at most the optimum at every budget
+    import treeexplorer.solvers.contree as ct
+
+    X, y = _coarse_set(n=240, seed=3)
+    exact = contree(X, y, max_depth=4, front=front, n_threads=1)
+    opt = exact.stats["upper_bounds"]
+    bounds = ct._bounds
+
+    def then_stop(ws, *args):
+        fb = bounds(ws, *args)
+        ws[12][10] = int(ws[11][3]) + 1  # the search stops at its next split
+        return fb
+
+    monkeypatch.setattr(ct, "_bounds", then_stop)
+    monkeypatch.setattr(ct, "_BOUND_AT", 0.0)
+    monkeypatch.setattr(ct, "_BOUND_BLOCK_ERRORS", 3)
+    ctl = Control(time_limit=600)
+    with ctl:
+        raw = contree(X, y, max_depth=4, front=front, n_threads=1, control=ctl)
+    assert raw.status == "time_limit"
+    lbs = raw.stats["lower_bounds"]
+    assert all(0 < lo <= o for lo, o in zip(lbs[1:], opt[1:])), (lbs, opt)
+    assert raw.stats["lower_bound"] == lbs[-1] > 0
+
+
+def test_rows_alike_in_every_feature_bound_every_tree():
+    import treeexplorer.solvers.contree as ct
+
+    X = np.array([[0, 1], [0, 1], [0, 1], [2, 3], [2, 3], [5, 0]], dtype=float)
+    y = np.array([0, 1, 1, 0, 1, 0])
+    ranks = np.ascontiguousarray(np.argsort(np.argsort(X, axis=0, kind="stable"), axis=0).T)
+    _, dense = np.unique(X, axis=0, return_inverse=True)
+    assert ct._conflicts(np.vstack([dense.ravel(), dense.ravel()]), y, 2) == 2  # one of each pair of rows alike
+    assert ct._conflicts(ranks, y, 2) == 0  # every row distinct under these ranks
+
+
+def test_block_packing_is_the_best_sum_over_disjoint_blocks():
+    # ``_packed`` against every subset of pairwise disjoint blocks: those inside the rows before (after) a position
+    # count fully, one reaching across it counts its bound less its rows outside
+    import itertools
+
+    import treeexplorer.solvers.contree as ct
+
+    def brute(blocks, x, mirror):
+        best = 0
+        items = [(a, b, int(bnd[1])) for a, b, _, bnd, _ in blocks]
+        for r in range(len(items) + 1):
+            for sub in itertools.combinations(items, r):
+                if any(not (s[1] <= t[0] or t[1] <= s[0]) for s, t in itertools.combinations(sub, 2)):
+                    continue
+                outside = [
+                    max(0, x - a) - max(0, x - b) if mirror else max(0, b - x) - max(0, a - x) for a, b, _ in sub
+                ]
+                if sum(o > 0 for o in outside) <= 1:
+                    best = max(best, sum(max(0, e - o) for (_, _, e), o in zip(sub, outside)))
+        return best
+
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(4, 30))
+        edges = [0, *sorted(set(rng.integers(1, n, size=int(rng.integers(1, 5))).tolist())), n]
+        blocks = [[a, b, False, np.array([0, rng.integers(0, b - a + 1)]), 0] for a, b in zip(edges[:-1], edges[1:])]
+        if len(blocks) >= 2 and rng.random() < 0.5:  # a merged block over the first two
+            a, b = blocks[0][0], blocks[1][1]
+            blocks.append([a, b, False, np.array([0, rng.integers(0, b - a + 1)]), 0])
+        pos = np.arange(1, n)
+        left = ct._packed(blocks, pos, n, 1, False)
+        right = ct._packed(blocks, (n - pos)[::-1], n, 1, True)[::-1]
+        assert list(left) == [brute(blocks, k, False) for k in pos]
+        assert list(right) == [brute(blocks, k, True) for k in pos]

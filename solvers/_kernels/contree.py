@@ -43,8 +43,8 @@ nodes of depth >= 3 to their features' Gini splits within a discrepancy budget; 
 its bounds are not proofs.
 The wrapper pauses the exact search (``meta[1] = 2``, which unwinds it as a full cache table does) to run those
 passes only when the search has not finished within a short effort, and once more for a bound on every root
-feature (``root_seeds``, ``root_child``, ``root_bound``: a few splits per feature, children solved to a small
-cut-off, the neighbour rule over the other positions), independent of the search's own.
+feature (``root_block``: blocks of each feature's sorted list solved to a small cut-off; a split's child on that
+feature contains every block on its side, and optima add up over disjoint rows), independent of the search's own.
 Several threads can share one root (``prm[9]``), each on its own workspace, claiming features and sharing
 their best costs.
 
@@ -1287,108 +1287,19 @@ def build(ws, XT, lvl, m, d, b, feat, thr, left, right, value, nxt):
 
 
 @njit(nogil=True, cache=True)
-def _root_positions(ws, n, f):
-    """Class counts of the root (``CNT[0, 0]``) and the candidate positions of feature ``f`` (``POS[0]``)."""
-    y = ws[1]
+def root_block(ws, n, f, lo, hi):
+    """The root's rows at positions ``lo:hi`` of feature ``f``'s sorted list into level 1; their number.
+
+    The wrapper's bound pass (``_bounds``) solves such blocks to a small cut-off: the rows of a root split's child
+    on ``f`` are a prefix or a suffix of that list, so every block inside it bounds it (trees' errors add up over
+    disjoint rows, so their optima do too)."""
     S = ws[4]
-    CNT = ws[18]
-    cnt = CNT[0, 0]
-    cnt[:] = 0
-    rows0 = S[0, 0]
-    for i in range(n):
-        cnt[y[rows0[i]]] += 1
-    return _positions(ws[20][0, f], ws[21][0, f], n, cnt, CNT[0, 3], ws[16][0], ws[17][0])
-
-
-@njit(nogil=True, cache=True)
-def root_seeds(ws, n, f, ks):
-    """Root split positions of feature ``f`` for its bound (``root_bound``): its best Gini position, then the middle
-    of the widest gap left between them or to an end.  Fills ``ks`` (sorted) and returns how many there are."""
-    p = ws[0].shape[0]
-    CNT = ws[18]
-    npos = _root_positions(ws, n, f)
-    if npos == 0:
-        return 0
-    pos = ws[16][0]
-    gsc = np.empty(p, dtype=np.float64)
-    gkf = np.empty(p, dtype=np.int64)
-    _greedy(ws[20], ws[21], 0, n, p, CNT[0, 0], CNT[0, 4], gsc, gkf)
-    ns = ks.shape[0] if ks.shape[0] < npos else npos
-    js = np.full(ns, -1, dtype=np.int64)
-    js[0] = npos // 2
-    for j in range(npos):
-        if pos[j] == gkf[f]:
-            js[0] = j
-    for q in range(1, ns):
-        srt = np.sort(js[:q])
-        bw = -1
-        bj = -1
-        prev = -1
-        for t in range(q + 1):
-            nx = srt[t] if t < q else npos
-            if nx - prev - 1 > bw:
-                bw = nx - prev - 1
-                bj = (prev + nx) // 2
-            prev = nx
-        js[q] = bj
-    js = np.sort(js)
-    for q in range(ns):
-        ks[q] = pos[js[q]]
-    return ns
-
-
-@njit(nogil=True, cache=True)
-def root_child(ws, n, f, k, side):
-    """The left (``side`` 1) or right (0) child of the root split ``(f, k)`` into level 1; its number of rows."""
-    S = ws[4]
-    _set_mark(S, 0, f, k, n, ws[5])
-    return _partition(S, ws[20], ws[21], 0, n, ws[0].shape[0], ws[5], side)
-
-
-@njit(nogil=True, cache=True)
-def root_bound(ws, n, d, f, ks, ns, L, R, fb):
-    """Proven lower bounds ``fb[b]`` (budgets ``1..kd``) on every root split of feature ``f``, from ``ns`` of its
-    splits (positions ``ks``, sorted) whose children's lower-bound fronts are ``L[q]`` and ``R[q]``.
-
-    The wrapper solves those children with a small cut-off only, so they prove ``min(optimum, cut-off)``: cheap,
-    since a search for a subtree below a small cost prunes hard.  The neighbour rule (``_bound_at``) turns them into
-    a bound on every position between and beyond them.  ``fb`` stays ``BIG`` for a feature without a split."""
-    prm = ws[12]
-    single = prm[0] != 0
-    kd = kvec(d, single, prm[1])
-    kk = kd + 1
-    kc = kvec(d - 1, single, prm[1])
-    for b in range(fb.shape[0]):
-        fb[b] = BIG
-    npos = _root_positions(ws, n, f)
-    pos = ws[16][0]
-    tmp = np.zeros(kk, dtype=np.int64)
-    for q in range(ns):
-        _combine(L[q], R[q], kc, kd, single, tmp)
-        for b in range(1, kk):
-            if tmp[b] < fb[b]:
-                fb[b] = tmp[b]
-    rec = np.zeros(4 + 4 * kk, dtype=np.int64)
-    q = 0
-    lo = 0
-    for t in range(ns + 1):
-        # the positions between seed t - 1 and seed t (or an end)
-        hi = npos - 1
-        if t < ns:
-            while q < npos and pos[q] < ks[t]:
-                q += 1
-            hi = q - 1
-        if lo <= hi:
-            rec[2] = ks[t - 1] if t > 0 else -1
-            rec[3] = ks[t] if t < ns else -1
-            for b in range(kc + 1):
-                rec[4 + b] = L[t - 1, b] if t > 0 else 0
-                rec[4 + kk + b] = R[t - 1, b] if t > 0 else 0
-                rec[4 + 2 * kk + b] = L[t, b] if t < ns else 0
-                rec[4 + 3 * kk + b] = R[t, b] if t < ns else 0
-            for jj in range(lo, hi + 1):
-                for b in range(1, kk):
-                    v = _bound_at(rec, kk, kc, pos[jj], b, single)
-                    if v < fb[b]:
-                        fb[b] = v
-        lo = q + 1
+    mark = ws[5]
+    rows = S[0, f]
+    for i in range(lo):
+        mark[rows[i]] = 0
+    for i in range(lo, hi):
+        mark[rows[i]] = 1
+    for i in range(hi, n):
+        mark[rows[i]] = 0
+    return _partition(S, ws[20], ws[21], 0, n, ws[0].shape[0], mark, 1)
