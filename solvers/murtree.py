@@ -26,7 +26,7 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals
-from ._kernels.murtree_cache import cache_rehash
+from ._kernels.murtree_cache import MAX_FEATURES, cache_rehash
 from ._kernels.murtree_search import Workspace, _build, solve
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
@@ -34,7 +34,7 @@ __all__ = ["murtree", "COUNTERS", "hull_flags"]
 COUNTERS = ("budgets_done", "cache_entries", "depth2_calls", "nodes_searched")
 _MAX_DEPTH = 10
 _INF = 1 << 60
-_CACHE_BITS = 16  # initial cache: 2**16 slots (3.7 MB), grown x4 whenever 70 % full
+_CACHE_BITS = 16  # initial cache: 2**16 slots of 24 bytes (1.6 MB), grown x2 whenever 70 % full
 
 
 def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
@@ -55,8 +55,8 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     cnts = np.zeros((rows, n_classes), dtype=np.int64)
     cnts[0] = np.bincount(ys, minlength=n_classes)
     cap = 1 << cache_bits
-    keys = np.zeros((cap, 3), dtype=np.uint64)
-    vals = np.zeros((cap, 4), dtype=np.int64)
+    keys = np.zeros((cap, 2), dtype=np.uint64)
+    vals = np.zeros((cap, 2), dtype=np.int32)
     meta = np.zeros(1, dtype=np.int64)
     # similarity archive: one dataset per buffer row, i.e. per level and side (left children resemble
     # each other, not the right children they alternate with)
@@ -123,8 +123,8 @@ class _Workspace:
 
 def _grow(ws):
     keys, vals = ws.keys, ws.vals
-    new_keys = np.zeros((keys.shape[0] * 4, 3), dtype=np.uint64)
-    new_vals = np.zeros((keys.shape[0] * 4, 4), dtype=np.int64)
+    new_keys = np.zeros((keys.shape[0] * 2, 2), dtype=np.uint64)
+    new_vals = np.zeros((keys.shape[0] * 2, 2), dtype=np.int32)
     cache_rehash(keys, vals, new_keys, new_vals)
     ws.arrays = ws.arrays._replace(keys=new_keys, vals=new_vals)
     ws.status[0] = 0
@@ -133,8 +133,8 @@ def _grow(ws):
 def warm_growth():
     """Compile the cache's rehash, which only a run that fills its table reaches: a warm-up's toy run never
     does, and numba would otherwise compile it inside the first long run's time limit."""
-    empty = (np.zeros((1, 3), dtype=np.uint64), np.zeros((1, 4), dtype=np.int64))
-    cache_rehash(*empty, np.zeros((4, 3), dtype=np.uint64), np.zeros((4, 4), dtype=np.int64))
+    empty = (np.zeros((1, 2), dtype=np.uint64), np.zeros((1, 2), dtype=np.int32))
+    cache_rehash(*empty, np.zeros((4, 2), dtype=np.uint64), np.zeros((4, 2), dtype=np.int32))
 
 
 def _solve_root(arrays, m, h1, h2, d, n, ub):
@@ -267,6 +267,8 @@ def murtree(
         ``objective`` and ``sparsity``.
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
+    if X.shape[1] >= MAX_FEATURES:
+        raise ValueError(f"MurTree takes fewer than {MAX_FEATURES} tests, got {X.shape[1]}: select or merge tests")
     if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
         raise ValueError(f"max_depth must be an integer in 0..{_MAX_DEPTH}, got {max_depth!r}")
     depth = int(max_depth)

@@ -11,6 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from treeexplorer.solvers import Control
+from treeexplorer.solvers._kernels.murtree_cache import (
+    MAX_FEATURES,
+    cache_find,
+    cache_put,
+    entry_feature,
+    entry_nleft,
+    entry_optimal,
+)
 from treeexplorer.solvers._kernels.predict import node_counts
 from treeexplorer.solvers.murtree import hull_flags, murtree
 
@@ -226,6 +234,39 @@ def test_bad_input_messages():
         murtree(ok, [0, 1], min_leaf_support=0)
     with pytest.raises(ValueError, match="sparsity"):
         murtree(ok, [0, 1], sparsity=-0.1)
+    with pytest.raises(ValueError, match="tests"):
+        murtree(np.zeros((2, MAX_FEATURES), dtype=np.uint8), [0, 1])
+
+
+def test_cache_entries_round_trip_at_their_limits():
+    # a slot packs (cost, optimal, feature, n_left) into two int32 and (dataset, depth, budget) into two words
+    keys = np.zeros((16, 2), dtype=np.uint64)
+    vals = np.zeros((16, 2), dtype=np.int32)
+    meta = np.zeros(1, dtype=np.int64)
+    status = np.zeros(4, dtype=np.int64)
+    h1, h2 = np.uint64(2**64 - 3), np.uint64(2**64 - 5)
+    one, zero = np.int64(1), np.int64(0)
+    entries = [(10, 1023, 10**6, 1, MAX_FEATURES - 2, 1022), (10, 1022, 2**31 - 1, 0, -1, 0), (2, 3, 0, 1, 0, 1)]
+    for d, n, cost, opt, f, nl in entries:
+        cache_put(keys, vals, meta, status, h1, h2, np.int64(d), np.int64(n), np.int64(cost), np.int64(opt),
+                  np.int64(f), np.int64(nl))  # fmt: skip
+    cache_put(keys, vals, meta, status, h1, h2, np.int64(9), np.int64(7), np.int64(2**40), zero, np.int64(-1), zero)
+    assert meta[0] == 4 and status[0] == 0
+    for d, n, cost, opt, f, nl in entries:
+        s = cache_find(keys, h1, h2, np.int64(d), np.int64(n))
+        assert s >= 0
+        assert (vals[s, 0], entry_optimal(vals, s), entry_feature(vals, s), entry_nleft(vals, s)) == (cost, opt, f, nl)
+    s = cache_find(keys, h1, h2, np.int64(9), np.int64(7))
+    assert vals[s, 0] == 2**31 - 1  # a bound beyond int32 is clipped: still a lower bound
+    assert cache_find(keys, h1, h2 ^ np.uint64(1 << 20), np.int64(2), np.int64(3)) == -1
+    assert cache_find(keys, h1, h2, np.int64(2), np.int64(2)) == -1
+    # an optimum replaces a bound of the same key; a bound never replaces an optimum
+    cache_put(keys, vals, meta, status, h1, h2, np.int64(10), np.int64(1022), np.int64(7), one, np.int64(5), one)
+    s = cache_find(keys, h1, h2, np.int64(10), np.int64(1022))
+    assert (vals[s, 0], entry_optimal(vals, s), entry_feature(vals, s), entry_nleft(vals, s)) == (7, 1, 5, 1)
+    cache_put(keys, vals, meta, status, h1, h2, np.int64(10), np.int64(1022), np.int64(9), zero, np.int64(-1), zero)
+    assert (vals[s, 0], entry_optimal(vals, s)) == (7, 1)
+    assert meta[0] == 4
 
 
 # ------------------------------------------------------------------------------------------- control

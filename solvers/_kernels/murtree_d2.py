@@ -16,6 +16,7 @@ from numba import njit, uint64
 from .murtree_cache import _ONE, archive_put, cache_put, popcount64
 
 _BIG = np.int64(1) << 62
+_PEN = np.int64(1) << 40  # an invalid child in _children2 (more than any error count; four still fit)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -86,49 +87,62 @@ def _children(S, P, act, n_act, ccount, min_leaf, tmp, best_l, best_r):
                 _better(best_r, b, e01 + e11)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _mn(x, y):
+    return x if x < y else y
+
+
 @njit(nogil=True, cache=True)
-def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r):
-    """:func:`_children` for two classes (an error is the smaller class count)."""
+def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa):
+    """:func:`_children` for two classes (an error is the smaller class count).
+
+    The pair counts are mirrored into the lower triangle (the diagonal holds the single counts: a test
+    splitting its own side leaves an empty leaf, never a candidate), so that every root reads its own row
+    with reductions only: the loop then vectorises (3x faster than one pass over ``a < b`` that also writes
+    the other root's best, and that half of a depth-2 solve).  A child too small for ``min_leaf`` costs
+    ``_PEN`` or more.
+    """
     n0 = ccount[0]
     n1 = ccount[1]
     P0 = P[0]
     P1 = P[1]
+    sa0 = sa[0]
+    sa1 = sa[1]
+    for b in range(n_act):
+        sa0[b] = S[act[b], 0]
+        sa1[b] = S[act[b], 1]
     for a in range(n_act):
-        f1 = act[a]
-        s10 = S[f1, 0]
-        s11 = S[f1, 1]
-        bla = best_l[a]
-        bra = best_r[a]
+        P0[a, a] = sa0[a]
+        P1[a, a] = sa1[a]
         for b in range(a + 1, n_act):
-            f2 = act[b]
-            p0 = np.int64(P0[a, b])
-            p1 = np.int64(P1[a, b])
-            s20 = S[f2, 0]
-            s21 = S[f2, 1]
+            P0[b, a] = P0[a, b]
+            P1[b, a] = P1[a, b]
+    for a in range(n_act):
+        s10 = sa0[a]
+        s11 = sa1[a]
+        pa0 = P0[a]
+        pa1 = P1[a]
+        bla = _PEN
+        bra = _PEN
+        for b in range(n_act):
+            p0 = np.int64(pa0[b])  # test a = 1, test b = 1
+            p1 = np.int64(pa1[b])
+            s20 = sa0[b]
+            s21 = sa1[b]
             a0 = s10 - p0  # test a = 1, test b = 0
             a1 = s11 - p1
             b0 = s20 - p0  # test a = 0, test b = 1
             b1 = s21 - p1
             z0 = n0 - s10 - s20 + p0  # both 0
             z1 = n1 - s11 - s21 + p1
-            ok00 = z0 + z1 >= min_leaf
-            ok01 = b0 + b1 >= min_leaf
-            ok10 = a0 + a1 >= min_leaf
-            ok11 = p0 + p1 >= min_leaf
-            e00 = min(z0, z1)
-            e01 = min(b0, b1)
-            e10 = min(a0, a1)
-            e11 = min(p0, p1)
-            if ok00 and ok01 and e00 + e01 < bla:
-                bla = e00 + e01
-            if ok10 and ok11 and e10 + e11 < bra:
-                bra = e10 + e11
-            if ok00 and ok10 and e00 + e10 < best_l[b]:
-                best_l[b] = e00 + e10
-            if ok01 and ok11 and e01 + e11 < best_r[b]:
-                best_r[b] = e01 + e11
-        best_l[a] = bla
-        best_r[a] = bra
+            x00 = _PEN * np.int64(z0 + z1 < min_leaf)
+            x01 = _PEN * np.int64(b0 + b1 < min_leaf)
+            x10 = _PEN * np.int64(a0 + a1 < min_leaf)
+            x11 = _PEN * np.int64(p0 + p1 < min_leaf)
+            bla = _mn(bla, _mn(z0, z1) + x00 + _mn(b0, b1) + x01)
+            bra = _mn(bra, _mn(a0, a1) + x10 + _mn(p0, p1) + x11)
+        best_l[a] = bla if bla < _PEN else _BIG
+        best_r[a] = bra if bra < _PEN else _BIG
 
 
 @njit(nogil=True, cache=True)
@@ -199,8 +213,10 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pair
                 x = bitsA[w, a]
                 if x == 0:
                     continue
-                for b in range(a + 1, n_act):
-                    P[c, a, b] += popcount64(x & bitsA[w, b])
+                # unsigned bounds: numba then skips its negative-index wraparound and the loop vectorises
+                # (vpopcntq; 2-3x faster)
+                for b in range(uint64(a + 1), uint64(n_act)):
+                    P[c, a, b] += np.int32(popcount64(x & bitsA[w, b]))
             w += 1
     return n_act
 
@@ -248,7 +264,7 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pai
     if pairs == 0:
         pass  # a depth-1 dataset: no child can split (bl, br stay _BIG)
     elif C == 2:
-        _children2(S, P, act, n_act, ccount, min_leaf, bl, br)
+        _children2(S, P, act, n_act, ccount, min_leaf, bl, br, np.empty((2, n_act), dtype=np.int64))
     else:
         _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br)
     for a in range(n_act):

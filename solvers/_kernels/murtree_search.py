@@ -17,7 +17,18 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, uint64
 
-from .murtree_cache import _NONE, _ONE, _ZERO, archive_lb, archive_put, cache_find, cache_put
+from .murtree_cache import (
+    _NONE,
+    _ONE,
+    _ZERO,
+    archive_lb,
+    archive_put,
+    cache_find,
+    cache_put,
+    entry_feature,
+    entry_nleft,
+    entry_optimal,
+)
 from .murtree_d2 import depth2_store
 
 INF = np.int64(1) << 60
@@ -34,8 +45,8 @@ Workspace = namedtuple(
         "z2",
         "bufs",  # one dataset (ascending row indices) per buffer row; children of level l: rows 2l+1, 2l+2
         "cnts",  # class counts of each buffer row
-        "keys",  # cache: (hash1, hash2, depth * 4096 + budget + 1) per slot (see murtree_cache)
-        "vals",  # cache: (errors or lower bound, optimal, root test, left budget) per slot
+        "keys",  # cache: (hash1, hash2 with depth and budget in its low bits) per slot (see murtree_cache)
+        "vals",  # cache: (errors or lower bound, packed optimal flag, root test and left budget) per slot
         "meta",  # cache: [entries]
         "arch_inst",  # similarity archive: one dataset per buffer row ...
         "arch_m",  # ... its size (-1: empty) ...
@@ -145,7 +156,7 @@ def _known_lb(ws, m, cnt, h1, h2, d, n):
         return _leaf_err(cnt, cnt.shape[0])
     s = cache_find(keys, h1, h2, d, n)
     if s >= 0:
-        return vals[s, 0]
+        return np.int64(vals[s, 0])
     return _full_lb(keys, vals, h1, h2, d, n)
 
 
@@ -156,7 +167,7 @@ def _full_lb(keys, vals, h1, h2, d, n):
     if n >= full:
         return 0
     s = cache_find(keys, h1, h2, d, full)
-    return vals[s, 0] if s >= 0 else 0
+    return np.int64(vals[s, 0]) if s >= 0 else np.int64(0)
 
 
 @njit(nogil=True, cache=True)
@@ -200,9 +211,9 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     lb = 0
     s = cache_find(keys, h1, h2, d, n)
     if s >= 0:
-        if vals[s, 1] == 1:
-            return vals[s, 0]
-        lb = vals[s, 0]
+        if entry_optimal(vals, s) == 1:
+            return np.int64(vals[s, 0])
+        lb = np.int64(vals[s, 0])
     fl = _full_lb(keys, vals, h1, h2, d, n)
     if fl > lb:
         lb = fl
@@ -262,11 +273,11 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     # does worse); its children keep at least their budgets: n_left' = max(n_left, n - 1 - cap)
     for nn in range(n - 1, 0, -1):
         sp = cache_find(keys, h1, h2, _norm(d, nn), nn)
-        if sp >= 0 and vals[sp, 1] == 1:
+        if sp >= 0 and entry_optimal(vals, sp) == 1:
             if vals[sp, 0] < best:
-                best = vals[sp, 0]
-                best_f = vals[sp, 2]
-                best_nl = vals[sp, 3]
+                best = np.int64(vals[sp, 0])
+                best_f = entry_feature(vals, sp)
+                best_nl = entry_nleft(vals, sp)
                 if best_f >= 0 and n - 1 - best_nl > cap:
                     best_nl = n - 1 - cap
             break
@@ -408,7 +419,7 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
         if n == 0 or _leaf_err(cnts[row], cnts.shape[1]) == 0 or m < 2 * prm[0]:
             return nxt
         s = cache_find(keys, h1, h2, d, n)
-        if s < 0 or vals[s, 1] == 0:
+        if s < 0 or entry_optimal(vals, s) == 0:
             # not cached: the children of a depth-2 tree are solved on demand, by the depth-2 solver
             # even after a stop (it is bounded and needs no flag; a depth-1 one counts no pair); deeper
             # ones by an unbounded search
@@ -442,10 +453,10 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
             else:
                 solve(ws, lvl, row, m, h1, h2, d, n, INF)
             s = cache_find(keys, h1, h2, d, n)
-            if s < 0 or vals[s, 1] == 0:
+            if s < 0 or entry_optimal(vals, s) == 0:
                 return -1
-        f = vals[s, 2]
-        nl = vals[s, 3]
+        f = entry_feature(vals, s)
+        nl = entry_nleft(vals, s)
     if f < 0:
         return nxt
     nr = n - 1 - nl
