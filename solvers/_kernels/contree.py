@@ -23,7 +23,9 @@ node over its rows, so only budgets >= 3 decide whether its splits are pruned (`
 
 Depth two: for a candidate root split every feature's sorted list is swept once, the rows routed to
 the left or right child by a mark, with incremental class counts per child; a boundary whose stump
-cannot beat the child's best (error changes by one per row) is skipped.  Deeper nodes partition the
+cannot beat the child's best (error changes by one per row) is skipped.  With two classes the sweep
+first splits the list into the two children's (branch-free, with prefix counts) and then jumps over the
+rows that cannot help, instead of routing and counting row by row.  Deeper nodes partition the
 sorted lists into the next buffer level and recurse (left child first, then right into the same
 level).  Solved nodes of depth >= 2 are cached under two 64-bit Zobrist sums of their rows and their
 depth.  The first split searched at every node is the greedy (Gini) one, so a stopped run already
@@ -162,6 +164,16 @@ def _positions(rk, yy, m, cnt, tmpc, pos, stu):
 
 
 @njit(nogil=True, cache=True)
+def _boundaries(rk, m, pos):
+    """Candidate split positions ``k`` of one feature (sorted ranks ``rk``): where the value changes."""
+    n = 0
+    for i in range(1, m):
+        pos[n] = i
+        n += rk[i] != rk[i - 1]
+    return n
+
+
+@njit(nogil=True, cache=True)
 def _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf):
     """Feature and position of the best Gini split, the fewest one-split errors over all features and the feature
     and threshold rank of that stump;
@@ -227,9 +239,71 @@ def _stump(tmp, cnt, ntot):
     return ntot - ml - mr
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _sweep2(buf, n1, c1, best):
+    """Best stump errors (below ``best``) of a two-class child whose rows, in one feature's order, are packed in
+    ``buf[:n1]`` as ``rank << 32 | class-1 rows before it``; ``c1`` class-1 rows in all.
+
+    The prefix counts give a stump's errors at any position, so after a stump of ``e`` errors the sweep jumps
+    the ``e - best`` rows that cannot beat ``best`` (one row changes the errors by at most one) instead of
+    walking them; it ends when the rows still to come are of one class (every later stump is then no better).
+    """
+    j = 1
+    while j < n1:
+        while j < n1 and (buf[j] >> 32) == (buf[j - 1] >> 32):
+            j += 1
+        if j >= n1:
+            break
+        a1 = buf[j] & 0xFFFFFFFF
+        a0 = j - a1
+        r1 = c1 - a1
+        r0 = n1 - j - r1
+        e = (a0 if a0 < a1 else a1) + (r0 if r0 < r1 else r1)
+        if e < best:
+            best = e
+            if best == 0:
+                break
+        if r0 == 0 or r1 == 0:
+            break
+        j += e - best + 1
+    return best
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _sweep2f(rk, P1, lo, hi, c1, best):
+    """``_sweep2`` for the rows ``lo..hi-1`` of the split feature's own list (a child of a split on that feature
+    is a run of it): ranks ``rk``, ``P1[i]`` class-1 rows among the first ``i``; nothing to partition."""
+    n1 = hi - lo
+    base = P1[lo]
+    j = 1
+    while j < n1:
+        while j < n1 and rk[lo + j] == rk[lo + j - 1]:
+            j += 1
+        if j >= n1:
+            break
+        a1 = P1[lo + j] - base
+        a0 = j - a1
+        r1 = c1 - a1
+        r0 = n1 - j - r1
+        e = (a0 if a0 < a1 else a1) + (r0 if r0 < r1 else r1)
+        if e < best:
+            best = e
+            if best == 0:
+                break
+        if r0 == 0 or r1 == 0:
+            break
+        j += e - best + 1
+    return best
+
+
 @njit(nogil=True, cache=True)
-def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, capR, out):
+def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, capR, out, bufL, bufR, f0, k, P1):
     """One sweep per feature: best stump errors of the left (mark 1) and right child; ``out = (L, R)``.
+
+    The split is the first ``k`` rows of feature ``f0``'s list (``P1``: its prefix class-1 counts, two classes).
+    Two classes: every other feature's list is first split into the children's lists in ``bufL``/``bufR``
+    without a branch per row, with prefix counts, and ``_sweep2`` jumps through them; ``f0``'s own list needs
+    no split (``_sweep2f``).  More classes: one pass per feature over its list, routing rows by their mark.
 
     ``capL``/``capR``: the caller needs a child's best stump only below this value (upper bound passed
     down): the search starts as if a stump of that cost were known, so it skips more.  A child whose
@@ -255,7 +329,47 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
         bestL = 0
     if bestR < 0:
         bestR = 0
-    binary = C == 2
+    if C == 2:
+        # two classes: each feature's list is split into the two children's lists (branch-free: the side of a row
+        # is unpredictable) with prefix class counts, which the sweeps then jump through (``_sweep2``)
+        c1L = np.int64(cntL[1])
+        c1R = np.int64(cntR[1])
+        for f in range(p):
+            if bestL == 0 and bestR == 0:
+                break
+            if f == f0:
+                if bestL > 0:
+                    bestL = _sweep2f(SR[lvl, f], P1, 0, k, c1L, bestL)
+                if bestR > 0:
+                    bestR = _sweep2f(SR[lvl, f], P1, k, m, c1R, bestR)
+                continue
+            rows = S[lvl, f]
+            rk = SR[lvl, f]
+            yy = SY[lvl, f]
+            jl = 0
+            jr = 0
+            sl = np.int64(0)
+            sr = np.int64(0)
+            for i in range(m):
+                s = np.int64(mark[rows[i]] == 1)
+                c = np.int64(yy[i])
+                w = np.int64(rk[i]) << 32
+                bufL[jl] = w | sl
+                bufR[jr] = w | sr
+                cs = c & s
+                sl += cs
+                sr += c - cs
+                jl += s
+                jr += 1 - s
+            if bestL > 0:
+                bestL = _sweep2(bufL, nL, c1L, bestL)
+            if bestR > 0:
+                bestR = _sweep2(bufR, nR, c1R, bestR)
+        out[0] = leafL
+        out[1] = bestL
+        out[2] = leafR
+        out[3] = bestR
+        return
     for f in range(p):
         if bestL == 0 and bestR == 0:
             break
@@ -264,10 +378,6 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
         yy = SY[lvl, f]
         tmpL[:] = 0
         tmpR[:] = 0
-        a0 = 0
-        a1 = 0
-        b0 = 0
-        b1 = 0
         seenL = 0
         seenR = 0
         prevL = -1
@@ -283,17 +393,11 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
                 v = rk[i]
                 c = yy[i]
                 if seenL > 0 and v != prevL and skipL <= 0:
-                    if binary:
-                        r0 = cntL[0] - a0
-                        r1 = cntL[1] - a1
-                        e = min(a0, a1) + min(r0, r1)
-                        pure = r0 == 0 or r1 == 0
-                    else:
-                        e = _stump(tmpL, cntL, nL)
-                        pure = False
-                        for cc in range(C):
-                            if cntL[cc] - tmpL[cc] == nL - seenL:
-                                pure = True
+                    e = _stump(tmpL, cntL, nL)
+                    pure = False
+                    for cc in range(C):
+                        if cntL[cc] - tmpL[cc] == nL - seenL:
+                            pure = True
                     if e < bestL:
                         bestL = e
                     skipL = e - bestL
@@ -303,13 +407,7 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
                             break
                         continue
                 skipL -= 1
-                if binary:
-                    if c == 0:
-                        a0 += 1
-                    else:
-                        a1 += 1
-                else:
-                    tmpL[c] += 1
+                tmpL[c] += 1
                 seenL += 1
                 prevL = v
             else:
@@ -318,17 +416,11 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
                 v = rk[i]
                 c = yy[i]
                 if seenR > 0 and v != prevR and skipR <= 0:
-                    if binary:
-                        r0 = cntR[0] - b0
-                        r1 = cntR[1] - b1
-                        e = min(b0, b1) + min(r0, r1)
-                        pure = r0 == 0 or r1 == 0
-                    else:
-                        e = _stump(tmpR, cntR, nR)
-                        pure = False
-                        for cc in range(C):
-                            if cntR[cc] - tmpR[cc] == nR - seenR:
-                                pure = True
+                    e = _stump(tmpR, cntR, nR)
+                    pure = False
+                    for cc in range(C):
+                        if cntR[cc] - tmpR[cc] == nR - seenR:
+                            pure = True
                     if e < bestR:
                         bestR = e
                     skipR = e - bestR
@@ -338,13 +430,7 @@ def _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpL, tmpR, capL, c
                             break
                         continue
                 skipR -= 1
-                if binary:
-                    if c == 0:
-                        b0 += 1
-                    else:
-                        b1 += 1
-                else:
-                    tmpR[c] += 1
+                tmpR[c] += 1
                 seenR += 1
                 prevR = v
     out[0] = leafL
@@ -705,6 +791,7 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
     no_b = m - m - 1
     gsc = np.empty(p, dtype=np.float64)
     gkf = np.empty(p, dtype=np.int64)
+    P1 = np.zeros(m + 1 if d == 2 and C == 2 else 1, dtype=np.int64)  # the split feature's prefix class-1 counts
     gf, gk, best_stump, stump_f, stump_r = _greedy(SR, SY, lvl, m, p, cnt, tmpc, gsc, gkf)
     # features in order of their best Gini split (``prm[7]``, as ConTree), else the greedy one then by index
     ford = np.argsort(-gsc, kind="mergesort")
@@ -826,10 +913,17 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
         state = SEEDN[lvl, f]
         if phase == 1 and not resume and state == -1:
             continue  # its seeds settled it
-        npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
+        if single:
+            npos = _boundaries(SR[lvl, f], m, pos)  # one tree: the one-split errors are not used
+        else:
+            npos = _positions(SR[lvl, f], SY[lvl, f], m, cnt, tmpc, pos, stu)
         if npos == 0:
             SEEDN[lvl, f] = -1
             continue
+        if d == 2 and C == 2:
+            sy = SY[lvl, f]
+            for i in range(m):
+                P1[i + 1] = P1[i] + sy[i]
         if not single and UB[1] < leaf:
             for j in range(npos):
                 if stu[j] == UB[1] and chf[1] < 0:
@@ -962,7 +1056,10 @@ def solve(ws, lvl, m, d, cut, out_ub, out_lb, force, need_b):
                             v = UE[b] + h - Llb[bo]
                             if v > capR:
                                 capR = v
-                _depth1_children(SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, capL, capR, TMP[lvl])
+                bufs = (POS[lvl + 1], STU[lvl + 1])  # free: the depth-one children are never partitioned
+                _depth1_children(
+                    SR, SY, S, lvl, m, p, mark, cntL, cntR, tmpc, tmpR, capL, capR, TMP[lvl], bufs[0], bufs[1], f, k, P1
+                )
                 t = TMP[lvl]
                 Lub[0] = t[0]
                 Rub[0] = t[2]
