@@ -295,7 +295,13 @@ def _grow(ws, max_bytes, fixed):
 
 
 def warm_growth():
-    """Compile the cache's rehash, which only a run that fills its table reaches (see ``murtree.warm_growth``)."""
+    """Compile the kernels only some runs reach (see ``murtree.warm_growth``): the cache's rehash (a run that fills
+    its table) and the bound pass's ``root_block`` (a time-limited run still searching at ``_BOUND_AT``), so that
+    neither compiles inside a user's time limit."""
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 0, 1])
+    with Control() as control:
+        ws, _ = _workspace(X, y, 2, 2, 3, True, control, 4)
+        root_block(tuple(ws), 4, 0, 1, 3)
     cache_rehash(
         np.zeros((1, 3), dtype=np.uint64),
         np.zeros((1, 5, 2), dtype=np.int32),

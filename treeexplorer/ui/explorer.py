@@ -605,6 +605,7 @@ class Explorer(pn.viewable.Viewer):
 
     def close(self) -> None:
         """Stop this session's job (called when the browser tab closes)."""
+        self.ctx.closed = True
         self._poller.stop()
         self.front.stop_polling()
         self.controller.close()

@@ -181,6 +181,7 @@ class ViewContext:
         self.bokeh_panes: list = []  # pushed to a notebook after raw Bokeh changes
         self._after_load: list = []  # layout changes waiting for the served page to load (after_load)
         self._loaded = False  # the served page has loaded (set before the waiting changes run: see after_load)
+        self.closed = False  # the session ended (its tab closed or reloaded): its document takes no more changes
 
     @contextlib.contextmanager
     def setting(self):
@@ -200,6 +201,9 @@ class ViewContext:
         which runs it under the document lock; on the server's own thread it runs at once.  In a notebook it
         runs at once and is then pushed to the page (Panel sends only its own panes' changes by itself).
         """
+
+        if self.closed:  # a closed tab's job ending (Explorer.close) must not patch a document being destroyed
+            return
 
         def run():
             try:
