@@ -103,31 +103,41 @@ def pytest_sessionstart(session):
 
 
 # Modules whose tests share one costly module-scoped fixture (a fuzz batch run once for all its targets, a
-# built wheel, an executed notebook, a served app or Jupyter server used by several short tests): under xdist
-# each is handed to one worker whole, so the fixture is built once rather than once per worker.
+# built wheel, an executed notebook): under xdist each is handed to one worker whole, so the fixture is built once
+# rather than once per worker.  Every browser module goes whole too (its served app or JupyterLab is such a fixture).
 SHARED_FIXTURE_MODULES = {
     "test_fuzz.py",
     "test_install.py",
     "test_notebook_offline.py",
-    "test_browser.py",
-    "test_browser_runbar.py",
-    "test_hit_rule.py",
-    "test_jupyterlab.py",
 }
+
+# The longest browser modules (their own server start, a JupyterLab, a cold compile), handed out first: the two
+# workers then finish together rather than one starting a long module as the other runs out of work.
+BROWSER_FIRST = (
+    "test_browser.py",
+    "test_jupyterlab.py",
+    "test_browser_surface.py",
+    "test_browser_first_page.py",
+    "test_browser_treeview.py",
+    "test_threads.py",
+)
 
 
 def _browser_phase(nodeid: str) -> bool:
-    """A test of tests/browser/ (Playwright driving chromium against a served app): these run after the unit tests,
-    alone on one worker.  The controller schedules by node id (it collects no items), so the folder is the rule;
+    """A test of tests/browser/ (Playwright driving chromium against a served app): these run after the unit tests.
+    The controller schedules by node id (it collects no items), so the folder is the rule;
     :func:`pytest_collection_modifyitems` checks that the ``browser`` marker agrees with it."""
     return "/browser/" in "/" + nodeid.split("::", 1)[0]
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """xdist's load scheduling, one test at a time in collection order, except that the modules above go whole and
-    the browser tests run last, alone: once every unit test has finished, one worker takes them all and the others
-    stop.  (Under two busy workers the browser tests' timed steps missed their marks, e.g. the tree view's wheel
-    zoom; alone they have the machine as in a one-process run, and the unit tests still use every core.)
+    """xdist's load scheduling, one test at a time in collection order, except that the modules above and every
+    browser module go whole, and a browser module goes to a worker only once no unit test is left to hand out.
+    The browser tests (last in collection order, below) thus start as the unit tests finish and then share the
+    workers; their timed checks wait for the settled page, so two at once (or one beside a unit test) is fine.
+
+    A browser module goes to a worker only when it has at most one test left (the one it holds back until it is
+    sent more work or told to stop): never queued behind a long module while another worker runs out of work.
 
     (Not ``xdist_group`` marks with ``--dist loadgroup``: xdist 3.8 renames grouped tests through an attribute
     pytest 9.2 no longer reads, so the groups silently fall apart.)"""
@@ -136,77 +146,43 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class UnitThenBrowserScheduling(LoadScopeScheduling):
-        browser_node = None  # the worker running the browser tests, once the unit tests are done
+        browser_start = None  # when the first browser module was handed out
+        unit_end = None  # when the last unit test finished
         unit_tests = False  # any scheduled
 
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return module if module.rsplit("/", 1)[-1] in SHARED_FIXTURE_MODULES else nodeid
-
-        def _unit_left(self) -> bool:
-            return any(not _browser_phase(scope) for scope in self.workqueue)
+            whole = _browser_phase(nodeid) or module.rsplit("/", 1)[-1] in SHARED_FIXTURE_MODULES
+            return module if whole else nodeid
 
         def _assign_work_unit(self, node) -> None:
             """The next unit test scope (a crashed worker's tests go back at the queue's end), else the next
-            browser scope, and that only to the browser worker."""
+            browser module."""
             scope = next((s for s in self.workqueue if not _browser_phase(s)), None)
-            self.unit_tests = self.unit_tests or scope is not None
             if scope is None:
-                if not self._may_run_browser(node):
+                if self._pending_of(self.assigned_work.get(node, {})) > 1:
                     return
                 scope = next(iter(self.workqueue))
+                if self.browser_start is None:
+                    self.browser_start = time.perf_counter()
+            else:
+                self.unit_tests = True
             self.workqueue.move_to_end(scope, last=False)
             super()._assign_work_unit(node)
 
-        def _may_run_browser(self, node) -> bool:
-            """Only unit tests are pending: ``node`` takes the browser tests once no other worker has a test left,
-            or stops.  (A worker holds its last test until it gets more work or is told to stop, as it needs the
-            next one for teardown: so a worker with one test left stops while another still runs tests; the last
-            one takes the browser tests.)"""
-            if self.browser_node is not None:
-                if node is not self.browser_node:
-                    node.shutdown()
-                return node is self.browser_node
-            if self._pending_of(self.assigned_work[node]) >= 2:
-                return False  # still running unit tests of its own
-            others = [n for n in self.assigned_work if n is not node]
-            if any(self._pending_of(self.assigned_work[n]) and not n.shutting_down for n in others):
-                node.shutdown()
-                return False
-            if any(self._pending_of(self.assigned_work[n]) for n in others):
-                return False  # a stopping worker's last unit tests are still running
-            self.browser_node = node
-            self.browser_start = time.perf_counter()
-            for other in others:
-                other.shutdown()
-            return True
-
-        def _reschedule(self, node) -> None:
-            if node.shutting_down:
-                return
-            if not self.workqueue:
-                node.shutdown()
-                return
-            if self._pending_of(self.assigned_work[node]) > 2:
-                return  # xdist's heuristic: top up a worker when it is almost out of tests
-            self._assign_work_unit(node)
-
         def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
             super().mark_test_complete(node, item_index, duration)
-            if not self._unit_left() and self.workqueue:  # a worker may be waiting for the others to finish
-                for other in self.nodes:
-                    if other is not node:
-                        self._reschedule(other)
+            if self.unit_end is None and not _browser_phase(self.registered_collections[node][item_index]):
+                queued = any(not _browser_phase(s) for s in self.workqueue)  # (cheap: unit scopes come first)
+                if not queued and not any(
+                    not done and not _browser_phase(nodeid)
+                    for work in self.assigned_work.values()
+                    for unit in work.values()
+                    for nodeid, done in unit.items()
+                ):
+                    self.unit_end = time.perf_counter()
 
-        def remove_node(self, node):
-            if node is self.browser_node:
-                self.browser_node = None  # crashed: a restarted worker takes the rest
-            crashitem = super().remove_node(node)
-            for other in self.nodes:
-                self._reschedule(other)
-            return crashitem
-
-    config.option.loadscopereorder = False  # keep the collection order (browser tests last, below)
+    config.option.loadscopereorder = False  # keep the collection order (browser tests last, longest first)
     sched = UnitThenBrowserScheduling(config, log)
     config._treeexplorer_scheduler = sched
     return sched
@@ -215,29 +191,35 @@ def pytest_xdist_make_scheduler(config, log):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     # browser tests last: a quick failure elsewhere shows before the slow browser start (and without the
-    # warm-up above, by then the unit tests have compiled and cached the kernels the served app loads)
+    # warm-up above, by then the unit tests have compiled and cached the kernels the served app loads); among
+    # them the longest modules first (the scheduler hands them out in this order)
     marked = lambda item: item.get_closest_marker("browser") is not None  # noqa: E731
     stray = [item.nodeid for item in items if marked(item) != _browser_phase(item.nodeid)]
     if stray:
         raise pytest.UsageError(f"tests/browser/ holds the tests marked 'browser', and only those: {stray[:3]}")
-    items.sort(key=lambda item: _browser_phase(item.nodeid))
+    first = {name: i for i, name in enumerate(BROWSER_FIRST)}
+    module = lambda item: item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1]  # noqa: E731
+    items.sort(key=lambda item: (_browser_phase(item.nodeid), first.get(module(item), len(first))))
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """Under xdist, how long the unit tests (on every worker) and the browser tests (on one) took."""
+    """Under xdist, how long the unit tests took and when the browser tests started and ended (all on the
+    workers' shared clock: the two phases overlap by the unit tests still running when the first browser module
+    goes out)."""
     sched = getattr(config, "_treeexplorer_scheduler", None)
     start = getattr(config, "_treeexplorer_tests_start", None)
     if sched is None or start is None:
         return
     now = time.perf_counter()
-    browser = getattr(sched, "browser_start", None)
-    if browser is None:
-        terminalreporter.write_line(f"tests on {sched.numnodes} workers: {now - start:.0f} s (no browser tests)")
+    workers = f"{sched.numnodes} workers"
+    if sched.browser_start is None:
+        terminalreporter.write_line(f"tests on {workers}: {now - start:.0f} s (no browser tests)")
         return
     if not sched.unit_tests:
-        terminalreporter.write_line(f"browser tests on one worker alone: {now - browser:.0f} s")
+        terminalreporter.write_line(f"browser tests on {workers}: {now - start:.0f} s")
         return
+    unit_end = sched.unit_end if sched.unit_end is not None else now
     terminalreporter.write_line(
-        f"unit tests on {sched.numnodes} workers: {browser - start:.0f} s; then the browser tests on one worker "
-        f"alone: {now - browser:.0f} s"
+        f"tests on {workers}: unit tests {unit_end - start:.0f} s; browser tests from {sched.browser_start - start:.0f}"
+        f" s to the end: {now - sched.browser_start:.0f} s; all {now - start:.0f} s"
     )

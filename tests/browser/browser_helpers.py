@@ -261,6 +261,31 @@ def settled(page, js: str | None = None, timeout: float = 15.0, gap_ms: int = 30
     return pts
 
 
+def stable_box(locator, timeout: float = 15.0, gap_ms: int = 200) -> dict | None:
+    """``locator``'s bounding box once it stops moving: two reads ``gap_ms`` apart agree to the pixel (a card
+    drawn after a scroll, a layout still growing under load); after ``timeout`` s the last read is returned."""
+    key = lambda b: b and tuple(round(b[k]) for k in ("x", "y", "width", "height"))  # noqa: E731
+    box = locator.bounding_box()
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        locator.page.wait_for_timeout(gap_ms)
+        again = locator.bounding_box()
+        if box is not None and key(again) == key(box):
+            return again
+        box = again
+    return box
+
+
+def wait_until(page, cond, timeout: float = 15.0, every_ms: int = 100) -> bool:
+    """Poll ``cond()`` until it holds (True) or ``timeout`` s pass (False): a wait on a condition, not a fixed pause."""
+    deadline = time.time() + timeout
+    while not cond():
+        if time.time() > deadline:
+            return False
+        page.wait_for_timeout(every_ms)
+    return True
+
+
 def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeout_ms: int = 8_000):
     """Hover the train point of ``(run, tree)`` until ``selector`` (e.g. its tooltip) is visible; returns it.
 

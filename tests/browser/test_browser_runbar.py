@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_helpers import CHROMIUM, POINTS_JS, served_app, settled, shot
+from browser_helpers import CHROMIUM, POINTS_JS, served_app, settled, shot, stable_box, wait_until
 
 from treeexplorer.ui.detail import TreeDetail
 
@@ -43,8 +43,7 @@ def test_run_cancel_and_progress_stay_in_view(server, new_page, size):
     before = dataset.bounding_box()["y"]
     page.mouse.move(150, height - 100)
     page.mouse.wheel(0, 5000)
-    page.wait_for_timeout(400)
-    assert dataset.bounding_box()["y"] < before - 200  # the sidebar did scroll
+    assert wait_until(page, lambda: dataset.bounding_box()["y"] < before - 200)  # the sidebar did scroll
     assert _in_view(page, run.bounding_box(), width, height)
     page.locator(".bk-input-group:has-text('Step') input").fill("3")
     page.keyboard.press("Tab")
@@ -102,12 +101,16 @@ def test_a_click_brings_the_tree_into_view_and_the_exports_fit_their_card(server
     assert 0 <= pt["y"] <= height  # the point is on screen: the user can click it
     page.mouse.click(pt["x"], pt["y"])
     page.wait_for_selector(f"text=/#4 uigreedy.*tree {pt['tree']}: {pt['splits']} splits/", timeout=30_000)
-    page.wait_for_timeout(1000)  # the card is drawn after the scroll
     tree = page.locator(f".{TreeDetail.CSS_CLASS} canvas").first
-    box = tree.bounding_box()
+
+    def visible(box) -> float:
+        return min(box["y"] + box["height"], height) - max(box["y"], 0)
+
+    # the card is drawn after the scroll: wait for it in view, then check its settled place
+    wait_until(page, lambda: (b := tree.bounding_box()) is not None and visible(b) >= min(b["height"], 0.4 * height))
+    box = stable_box(tree)
     assert box is not None and box["height"] > 100
-    visible = min(box["y"] + box["height"], height) - max(box["y"], 0)
-    assert visible >= min(box["height"], 0.4 * height), f"tree view {box} barely visible in a {size} window"
+    assert visible(box) >= min(box["height"], 0.4 * height), f"tree view {box} barely visible in a {size} window"
     shot(page, f"layout_{width}x{height}_tree_after_click", full_page=False)
     # every export button lies inside the card and the window, none on top of another
     outer = card.bounding_box()

@@ -6,6 +6,7 @@ The hover/click scan: wherever the plot's one tooltip names a run's tree, a clic
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 import pandas as pd
@@ -115,10 +116,20 @@ def tooltips(page) -> list[str]:
     return [t.evaluate(TIP_LINES_JS) for t in page.locator(TIP).all() if t.is_visible()]
 
 
-def tooltip(page) -> str | None:
-    tips = tooltips(page)
-    assert len(tips) <= 1, f"{len(tips)} tooltips at once: {tips}"
-    return tips[0] if tips else None
+def tooltip(page, timeout_ms: int = 5_000) -> str | None:
+    """The one tooltip on screen once it has appeared and two reads agree (under load it shows, or changes to the
+    point under the mouse, a while after the move); None when none shows within ``timeout_ms``."""
+    last, deadline = None, time.time() + timeout_ms / 1000
+    while True:
+        tips = tooltips(page)
+        assert len(tips) <= 1, f"{len(tips)} tooltips at once: {tips}"
+        text = tips[0] if tips else None
+        if text and text == last:
+            return text
+        if time.time() > deadline:
+            return text
+        last = text
+        page.wait_for_timeout(60)
 
 
 def card(page) -> str:
@@ -150,7 +161,6 @@ def scan(page, runs: set) -> int:
             p = pts[k]
             x, y = p["x"] + dx, p["y"] + dy
             page.mouse.move(x, y)
-            page.wait_for_timeout(60)
             text = tooltip(page)
             assert text, f"no tooltip {dx, dy} px from the point of run {p['run']} tree {p['tree']}"
             head = text.splitlines()[0]
@@ -265,7 +275,7 @@ def check_the_surface(page, size) -> None:
     page.evaluate(PLOT_INTO_VIEW_JS)
     star = next(m for m in page.evaluate(MARKS_JS) if m["marker"] == "star")
     page.mouse.move(star["x"], star["y"])
-    page.wait_for_timeout(300)
+    tooltip(page)  # shown and steady
     tips = tooltips(page)
     assert len(tips) == 1 and "1-SE choice" in tips[0], tips
     shot(page, f"surface_{size[0]}x{size[1]}_star", full_page=False)
@@ -273,8 +283,10 @@ def check_the_surface(page, size) -> None:
     width, height = size
     page.set_viewport_size({"width": 900, "height": height})
     page.wait_for_timeout(800)
+    settled(page)  # (under load the relayout takes longer: the points have stopped moving)
     page.set_viewport_size({"width": width, "height": height})
     page.wait_for_timeout(800)
+    settled(page)
     check_the_toolbar_keeps_its_tools(page)
     check_nothing_covers_a_point(page)
 

@@ -65,7 +65,9 @@ def main_view(page):
     return next(v for v in page.evaluate(VIEWS_JS) if v["tap"])
 
 
-def wait_view(page, cond, timeout=20.0):
+def wait_view(page, cond, timeout=60.0):
+    """The tree view once ``cond`` holds (generous: on a loaded machine a click's round trip through the server
+    took over 20 s)."""
     deadline, v = time.time() + timeout, None
     while time.time() < deadline:
         views = [v for v in page.evaluate(VIEWS_JS) if v["tap"]]
@@ -76,6 +78,26 @@ def wait_view(page, cond, timeout=20.0):
     raise AssertionError(
         f"tree view never reached the expected state; last: {v and {k: v[k] for k in v if k != 'nodes'}}"
     )
+
+
+def _shape(v) -> tuple:
+    """What the drawn view's sizes depend on: its box on screen, its ranges and text size."""
+    return tuple(round(v[k], 2) for k in ("left", "top", "width", "height", "x0", "x1", "y0", "y1", "font", "plain"))
+
+
+def wait_settled(page, cond, timeout=60.0, gap_s=0.4):
+    """The tree view once ``cond`` holds and its layout has settled: two reads ``gap_s`` apart agree on its box,
+    ranges and text size (under load the card's width, and with it the text size, can still change a moment
+    after the view first satisfies ``cond``: a size is checked on the settled state)."""
+    deadline, last = time.time() + timeout, None
+    while True:
+        v = wait_view(page, cond, timeout=max(1.0, deadline - time.time()))
+        if last is not None and _shape(v) == _shape(last):
+            return v
+        if time.time() > deadline:
+            raise AssertionError(f"tree view never settled; last: { ({k: v[k] for k in v if k != 'nodes'}) }")
+        last = v
+        time.sleep(gap_s)
 
 
 def click_point(page, splits):
@@ -116,8 +138,10 @@ SCROLL_JS = (
 
 
 def scroll(page, dy):
+    """Scroll by ``dy`` and wait until the tree view stops moving on screen (not a fixed pause: under load the
+    scroll and the redraw after it take longer)."""
     page.evaluate(SCROLL_JS, dy)
-    page.wait_for_timeout(250)
+    wait_settled(page, lambda v: True, gap_s=0.15)
 
 
 def into_view(page, v, node, size):
@@ -173,7 +197,7 @@ def test_tree_view(server, new_page, size):
     # a 28-split tree: readable (>= 11 px at 1600 px) and nothing clipped, in a view as wide as its card
     click_point(page, 28)
     v = wait_view(page, lambda v: len(v["nodes"]) == 57 and not any(n["hidden"] for n in v["nodes"]))
-    v = wait_view(page, same_size)
+    v = wait_settled(page, same_size)
     if width == 1600:
         assert v["font"] >= 11, v["font"]
     assert v["width"] >= 0.8 * (width - 330)  # the card's width (the sidebar takes ~330 px)
@@ -282,7 +306,7 @@ def test_tree_view(server, new_page, size):
         return inside and any(n["stroke"] == "#D55E00" for n in w["nodes"])
 
     # polled to the settled state: the browser may draw between the server's messages
-    deadline, others = time.time() + 20, []
+    deadline, others = time.time() + 60, []
     while time.time() < deadline:
         others = [w for w in page.evaluate(VIEWS_JS) if not w["tap"] and w["nodes"]]
         if len(others) == 2 and all(map(compared, others)):
