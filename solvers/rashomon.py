@@ -352,7 +352,8 @@ def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
     are counted exactly by the enumeration and need none.  Returns (z1, z2, keys, vals)."""
     if depth <= 2 or K == 0:
         empty = np.zeros(X.shape[0], dtype=np.uint64)
-        return empty, empty, np.zeros((1, 3), dtype=np.uint64), np.zeros((1, 4), dtype=np.int64)
+        # an empty cache of MurTree's layout (murtree._workspace): the kernels keep one signature for every depth
+        return empty, empty, np.zeros((1, 2), dtype=np.uint64), np.zeros((1, 2), dtype=np.int32)
     control.watch("murtree", MURTREE_COUNTERS)
     try:
         ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS)
