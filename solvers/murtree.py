@@ -37,6 +37,12 @@ _INF = 1 << 60
 _CACHE_BITS = 16  # initial cache: 2**16 slots of 24 bytes (1.6 MB), grown x2 whenever 70 % full
 
 
+def empty_cache(cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """A cache table of ``cap`` slots: keys (two hash words, depth and budget in the second's low bits) and values
+    (errors or lower bound, packed optimal flag, root test and left budget); see ``_kernels/murtree_cache``."""
+    return np.zeros((cap, 2), dtype=np.uint64), np.zeros((cap, 2), dtype=np.int32)
+
+
 def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     """The kernels' named work space (``ws``, a :data:`Workspace` of arrays) and the root's hash.
 
@@ -54,9 +60,7 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     bufs[0] = np.arange(n, dtype=np.int32)
     cnts = np.zeros((rows, n_classes), dtype=np.int64)
     cnts[0] = np.bincount(ys, minlength=n_classes)
-    cap = 1 << cache_bits
-    keys = np.zeros((cap, 2), dtype=np.uint64)
-    vals = np.zeros((cap, 2), dtype=np.int32)
+    keys, vals = empty_cache(1 << cache_bits)
     meta = np.zeros(1, dtype=np.int64)
     # similarity archive: one dataset per buffer row, i.e. per level and side (left children resemble
     # each other, not the right children they alternate with)
@@ -123,8 +127,7 @@ class _Workspace:
 
 def _grow(ws):
     keys, vals = ws.keys, ws.vals
-    new_keys = np.zeros((keys.shape[0] * 2, 2), dtype=np.uint64)
-    new_vals = np.zeros((keys.shape[0] * 2, 2), dtype=np.int32)
+    new_keys, new_vals = empty_cache(keys.shape[0] * 2)
     cache_rehash(keys, vals, new_keys, new_vals)
     ws.arrays = ws.arrays._replace(keys=new_keys, vals=new_vals)
     ws.status[0] = 0

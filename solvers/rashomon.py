@@ -28,7 +28,7 @@ import numpy as np
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.rashomon import DS_COLS, FR_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
 from .branches import _check_lambda
-from .murtree import _CACHE_BITS, _solve_budget
+from .murtree import _CACHE_BITS, _solve_budget, empty_cache
 from .murtree import COUNTERS as MURTREE_COUNTERS
 from .murtree import _workspace as _murtree_workspace
 
@@ -352,8 +352,7 @@ def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
     are counted exactly by the enumeration and need none.  Returns (z1, z2, keys, vals)."""
     if depth <= 2 or K == 0:
         empty = np.zeros(X.shape[0], dtype=np.uint64)
-        # an empty cache of MurTree's layout (murtree._workspace): the kernels keep one signature for every depth
-        return empty, empty, np.zeros((1, 2), dtype=np.uint64), np.zeros((1, 2), dtype=np.int32)
+        return empty, empty, *empty_cache(1)  # MurTree's layout: the kernels keep one signature at every depth
     control.watch("murtree", MURTREE_COUNTERS)
     try:
         ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS)
