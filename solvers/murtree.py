@@ -136,8 +136,7 @@ def _grow(ws):
 def warm_growth():
     """Compile the cache's rehash, which only a run that fills its table reaches: a warm-up's toy run never
     does, and numba would otherwise compile it inside the first long run's time limit."""
-    empty = (np.zeros((1, 2), dtype=np.uint64), np.zeros((1, 2), dtype=np.int32))
-    cache_rehash(*empty, np.zeros((4, 2), dtype=np.uint64), np.zeros((4, 2), dtype=np.int32))
+    cache_rehash(*empty_cache(1), *empty_cache(4))
 
 
 def _solve_root(arrays, m, h1, h2, d, n, ub):
