@@ -232,6 +232,10 @@ class SolverSpec:
     ranked : bool
         Whether ``run``'s solutions come in rank order (a Rashomon set): a stop while assembling then keeps a
         prefix of that order, not a sample spread over the front.
+    weighted : bool
+        Whether ``run`` also takes ``sample_weight=`` (float64, one per row, or None) and ``costs=`` (float64
+        ``(k, k)`` ``costs[true, predicted]``, or None) and minimises ``sum_i w[i] * C[y[i], yhat[i]]`` (see
+        ``treeexplorer.solvers._objective``), exact where the solver is exact.  Both None: the plain objective.
     """
 
     name: str
@@ -244,6 +248,7 @@ class SolverSpec:
     wants_features: bool = False
     progress_words: Callable[[dict, dict], tuple[str, float | None]] | None = None
     ranked: bool = False
+    weighted: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:
