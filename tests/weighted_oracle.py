@@ -24,7 +24,8 @@ def raw_tests(X: np.ndarray) -> np.ndarray:
 def oracle_costs(tests, y, n_classes, depth, sample_weight=None, costs=None, min_leaf=1) -> np.ndarray:
     """The least cost of a tree of depth <= ``depth`` with at most ``b`` splits, for ``b = 0 .. 2**depth - 1``.
 
-    Leaves predict their least-cost class; a leaf needs ``min_leaf`` rows (``inf`` when no tree fits).
+    Leaves predict their least-cost class; a leaf below the root needs ``min_leaf`` rows (the single leaf is always
+    a tree, as the solvers have it).
     """
     tests = np.asarray(tests, dtype=bool)
     y = np.asarray(y, dtype=np.int64)
@@ -34,7 +35,7 @@ def oracle_costs(tests, y, n_classes, depth, sample_weight=None, costs=None, min
     right = [frozenset(np.flatnonzero(tests[:, t]).tolist()) for t in range(tests.shape[1])]
 
     def leaf(rows):
-        if len(rows) < min_leaf:
+        if len(rows) < min_leaf and len(rows) < n:
             return np.inf
         mass = np.zeros(n_classes)
         for i in rows:
