@@ -245,3 +245,41 @@ def test_export_whole_front_as_csv(iris_front, tmp_path, capsys):
     assert "give --tree ID" in capsys.readouterr().err
     assert main(["export", str(iris_front), "--tree", "1", "--format", "csv"]) == EXIT_BAD_INPUT
     assert "exports the whole front: leave out --tree" in capsys.readouterr().err
+
+
+def test_a_plugin_package_registers_through_its_entry_point(tmp_path):
+    """An installed distribution whose ``treeexplorer.solvers`` entry point names a SolverSpec adds that solver to
+    the CLI and the API, with no environment variable; a broken entry point is listed as unavailable."""
+    import os
+
+    (tmp_path / "txep_plugin.py").write_text(
+        "import numpy as np\n"
+        "from treeexplorer.registry import SolverSpec\n"
+        "from treeexplorer.solvers import RawFront, RawSolution, RawTree\n"
+        "def run(X, y, n_classes, control):\n"
+        "    return RawFront([RawSolution(RawTree.leaf(np.bincount(y, minlength=n_classes)), True)], 'majority')\n"
+        "SPEC = SolverSpec('epmajority', 'numeric', run, title='Majority from an entry point')\n"
+    )
+    info = tmp_path / "txep_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: txep-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[treeexplorer.solvers]\nepmajority = txep_plugin:SPEC\nbroken = txep_missing_module:SPEC\n"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "TREEEXPLORER_PLUGINS"},
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])),
+    }
+
+    def run(*args):
+        return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300, env=env)
+
+    r = run("-m", "treeexplorer", "solvers")
+    assert r.returncode == 0, r.stderr
+    assert "epmajority (numeric input): Majority from an entry point" in r.stdout
+    assert "plugin broken: unavailable (ModuleNotFoundError" in r.stdout
+    r = run("-m", "treeexplorer", "solve", "iris", "--solver", "epmajority")
+    assert r.returncode == 0, r.stderr
+    assert "1 tree in" in r.stdout
+    r = run("-c", "import treeexplorer as tx; print(len(tx.solve('iris', solver='epmajority')))")
+    assert r.returncode == 0 and r.stdout.strip() == "1", r.stderr

@@ -4,15 +4,19 @@ A solver plugs into the API, the CLI, the estimator and the app by registering a
 Its ``run`` callable receives the training matrix in the form it asked for and returns a
 :class:`solvers.RawFront`; the API turns that into a :class:`treeexplorer.Front` in original units.
 
-This module is the one list of solvers: the built-in adapters and the plug-in modules named in the
-``TREEEXPLORER_PLUGINS`` environment variable (comma-separated; each registers its solvers when imported) are
-loaded here, once each, and a module that fails to import is remembered in :func:`unavailable_solvers` (shown by
-the app and by ``treeexplorer solvers``) instead of taking the others down.
+This module is the one list of solvers: the built-in adapters, the installed packages' entry points of the group
+``treeexplorer.solvers`` (each names a :class:`SolverSpec`, or a module that registers its solvers when imported)
+and, as a fallback, the modules named in the ``TREEEXPLORER_PLUGINS`` environment variable (comma-separated) are
+loaded here, once each.  Both import code: install or name only packages you trust.  A plug-in that fails to load
+is remembered in :func:`unavailable_solvers` (shown by the app and by ``treeexplorer solvers``) instead of taking
+the others down.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.metadata
 import os
 import threading
 from collections.abc import Callable
@@ -36,6 +40,7 @@ __all__ = [
     "load_plugins",
     "SOLVER_NAMES",
     "PLUGINS_ENV",
+    "ENTRY_POINT_GROUP",
 ]
 
 # The built-in solvers, in the order the CLI and the app list them.
@@ -44,6 +49,9 @@ SOLVER_NAMES = ("cart", "dpdt", "murtree", "branches", "sat", "contree")
 BUILTIN_ADAPTERS = {name: f"treeexplorer.adapters.{name}" for name in SOLVER_NAMES}
 # Environment variable naming extra modules to import (comma-separated); each may register solvers.
 PLUGINS_ENV = "TREEEXPLORER_PLUGINS"
+# Entry point group of installed plug-in packages: each entry point names a SolverSpec (registered when loaded) or a
+# module that registers its solvers when imported.
+ENTRY_POINT_GROUP = "treeexplorer.solvers"
 
 
 # Solver parameters that several solvers share and every entry point offers by name (CLI flags of solve and sweep,
@@ -304,17 +312,43 @@ def _import(module: str, key: str) -> None:
         _BROKEN[key] = f"{type(exc).__name__}: {exc}"
 
 
-def load_plugins(modules: str | None = None) -> None:
-    """Import the built-in adapters and the plug-in modules (default: ``$TREEEXPLORER_PLUGINS``).
+def _load_entry_point(ep) -> None:
+    key = f"entry point {ep.name} ({ep.value})"
+    if key in _TRIED:
+        return
+    _TRIED.add(key)
+    try:
+        obj = ep.load()
+        if isinstance(obj, SolverSpec):
+            register(obj)
+        elif not hasattr(obj, "__path__") and not hasattr(obj, "__file__"):  # a module registers itself on import
+            raise TypeError(f"names a {type(obj).__name__}, not a SolverSpec or a module")
+    except Exception as exc:  # one broken plug-in must not take the CLI and the app down with it
+        _BROKEN[f"plugin {ep.name}"] = f"{type(exc).__name__}: {exc}"
 
-    Safe to call often: each module is imported at most once; failures are listed by
-    :func:`unavailable_solvers`, keyed by solver name (built-in) or ``plugin <module>``.
+
+@functools.cache  # scanning every installed distribution takes tens of ms; load_plugins runs often
+def _entry_points() -> tuple:
+    try:
+        return tuple(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception:  # a broken distribution's metadata must not stop the built-in solvers
+        return ()
+
+
+def load_plugins(modules: str | None = None) -> None:
+    """Import the built-in adapters, the ``treeexplorer.solvers`` entry points and the plug-in modules (default:
+    ``$TREEEXPLORER_PLUGINS``).
+
+    Safe to call often: each module and entry point is loaded at most once; failures are listed by
+    :func:`unavailable_solvers`, keyed by solver name (built-in) or ``plugin <name>``.
     """
     spec = os.environ.get(PLUGINS_ENV, "") if modules is None else modules
     with _LOADING:
         for name, module in BUILTIN_ADAPTERS.items():
             if name not in _REGISTRY:
                 _import(module, name)
+        for ep in _entry_points():
+            _load_entry_point(ep)
         for module in filter(None, (m.strip() for m in spec.split(","))):
             _import(module, f"plugin {module}")
 
