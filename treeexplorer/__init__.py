@@ -21,8 +21,10 @@ from treeexplorer.cv import CVFront, cross_validate
 from treeexplorer.data import DataError, Dataset, ManyClassesError, bundled_datasets, load_dataset
 from treeexplorer.export import rules_text, tree_from_json, tree_json
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.prepared import Prepared
 from treeexplorer.rashomon import rashomon
-from treeexplorer.registry import available_solvers, get_solver
+from treeexplorer.registry import Param, SolverSpec, available_solvers, get_solver, register, unregister
+from treeexplorer.request import RunRequest
 from treeexplorer.schema import Binarization, Column, Condition, Schema
 from treeexplorer.solvers import Control
 from treeexplorer.sweep import SweepResult, sweep
@@ -71,12 +73,20 @@ def _register_displays(formatters=None) -> None:
 _register_displays()
 
 
+_ESTIMATORS = ("TreeExplorerClassifier", "TreeExplorerCV")
+
+
 def __getattr__(name):
-    # The Explorer needs Panel/Bokeh: imported on first use, so `import treeexplorer` stays light.
+    # The Explorer needs Panel/Bokeh and the estimators scikit-learn's base classes: imported on first use, so
+    # `import treeexplorer` stays light.
     if name == "Explorer":
         from treeexplorer.ui import Explorer
 
         return Explorer
+    if name in _ESTIMATORS:
+        from treeexplorer import estimator
+
+        return getattr(estimator, name)
     raise AttributeError(f"module 'treeexplorer' has no attribute {name!r}")
 
 
@@ -89,6 +99,12 @@ __all__ = [
     "DataError",
     "Explorer",
     "ManyClassesError",
+    "Param",
+    "Prepared",
+    "RunRequest",
+    "SolverSpec",
+    "TreeExplorerClassifier",
+    "TreeExplorerCV",
     "Dataset",
     "Front",
     "FrontTree",
@@ -102,10 +118,12 @@ __all__ = [
     "load_dataset",
     "prepare",
     "rashomon",
+    "register",
     "rules_text",
     "solve",
     "sweep",
     "tree_from_json",
     "tree_json",
+    "unregister",
     "__version__",
 ]
