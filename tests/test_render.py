@@ -221,20 +221,6 @@ def test_single_leaf_tree_renders():
     ET.fromstring(to_svg(tree))
 
 
-def test_holoviews_tree_view_renders_with_bokeh(iris_front):
-    import holoviews as hv
-
-    from treeexplorer.render.hvview import tree_view
-
-    entry = iris_front.trees[-1]
-    view = tree_view(entry.tree, max_width=450)
-    fig = hv.render(view, backend="bokeh")
-    assert fig.frame_width <= 450
-    labels = [el for el in view if isinstance(el, hv.Labels)]
-    shown = {str(v) for el in labels for v in el.dimension_values("text")}
-    assert entry.tree.node_text(0) in shown
-
-
 def test_png_and_svg_state_what_optimal_ranges_over():
     front = solve("iris", solver="murtree", discretizer="mid", n_bins=16, max_depth=2)
     entry = next(t for t in front.trees if t.optimal)

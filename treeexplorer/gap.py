@@ -13,8 +13,6 @@ did not prove (stopped by its time limit).
 
 from __future__ import annotations
 
-import numpy as np
-
 from treeexplorer.front import Front
 from treeexplorer.tree import max_splits
 
@@ -170,15 +168,3 @@ def attach_gaps(front: Front, exact: Front, prep=None) -> Front:
                 )
         t.metrics["gap_errors"] = gap
     return front
-
-
-def gap_summary(front: Front) -> dict:
-    """Counts of trees that are optimal, above the optimum, or without a known gap."""
-    gaps = [t.metrics.get("gap_errors") for t in front.trees]
-    known = [g for g in gaps if g is not None]
-    return {
-        "optimal": sum(1 for g in known if g == 0),
-        "above": sum(1 for g in known if g > 0),
-        "unknown": len(gaps) - len(known),
-        "max_gap": int(np.max(known)) if known else None,
-    }

@@ -39,7 +39,6 @@ _MB = 2**20
 # What any run allocates besides its matrices (the front's trees and counts, kernels' small buffers), measured
 # at 4-9 MB on 8,000-15,000-row tables (benchmarks/bench_limits.py --estimates)
 RUN_OVERHEAD = 5 * 2**20
-_CONDITION_BYTES = 300  # one Condition object (and its share of the lists holding it)
 
 
 class MemoryLimitError(ValueError):

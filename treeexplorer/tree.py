@@ -508,10 +508,6 @@ class Tree:
         return f"Tree(splits={self.n_splits}, depth={self.depth}, classes={self.n_classes})"
 
 
-# Re-exported for renderers that colour by operator.
-OPS = {OP_LE: "≤", OP_EQ: "=", OP_MULTI: "∈"}
-
-
 def _shown_from_json(text) -> float:
     """A node's ``display`` string read back; one that is not a finite number shows the exact threshold."""
     try:
