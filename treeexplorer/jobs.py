@@ -13,16 +13,18 @@ starts: queued, it reports its place as a progress phase, and cancelling takes i
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
-import traceback
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
 from treeexplorer.data import DataError
 from treeexplorer.solvers import Cancelled, Control
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Job",
@@ -119,7 +121,8 @@ class Job:
     queued_words : callable, optional
         ``queued_words(ahead)``: the progress phase while the job waits for a slot.
     log_errors : bool, default True
-        Print the traceback of a failure to stderr (a server's log); the event carries the message either way.
+        Log the traceback of a failure (logger ``treeexplorer.jobs``: a server's log); the event carries the
+        message either way.
     """
 
     def __init__(
@@ -258,7 +261,7 @@ class Job:
             self._end(JobCancelled(str(exc) or "cancelled before any tree was found"))
         except Exception as exc:  # every failure becomes a readable message; the traceback goes to the log
             if self._log_errors:
-                traceback.print_exc()
+                log.exception("job %r failed", self.label or "(unnamed)")
             self._end(JobFailed(readable_error(exc), exc))
         else:
             self._end(JobDone(result))

@@ -12,9 +12,9 @@ progress bar, Cancel (stops every task) and a figure overlaying the best setting
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
-import traceback
 from collections.abc import Callable
 
 import pandas as pd
@@ -35,6 +35,8 @@ from treeexplorer.ui.cvrun import DEFAULT_FOLDS, FOLD_CHOICES
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, MIN_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, readable_error
 from treeexplorer.ui.viewkit import POLL_MS, Poller
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SweepSession", "SweepView", "setting_row", "rank_by_one_se", "DEFAULT_WORKERS"]
 
@@ -294,7 +296,7 @@ class SweepSession(param.Parameterized):
                 try:
                     release()
                 except Exception:  # the cluster is going away anyway
-                    traceback.print_exc()
+                    log.exception("closing the sweep's dask cluster failed")
 
         self._closer = threading.Thread(target=shutdown, name="treeexplorer-sweep-close", daemon=True)
         self._closer.start()
@@ -507,7 +509,7 @@ class SweepView(pn.viewable.Viewer):
             try:
                 fn()
             except Exception as exc:
-                traceback.print_exc()
+                log.exception("display error in the sweep figure")
                 self.session.error = f"display error in the sweep figure: {readable_error(exc)}"
             if self._doc is None:  # notebook: send the raw model changes (a no-op when not displayed)
                 pn.io.push_notebook(self.fig_pane)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import threading
-import traceback
 from collections.abc import Callable
 
 import panel as pn
@@ -19,6 +19,8 @@ from panel.io.state import set_curdoc
 
 from treeexplorer.ui.controller import Controller
 from treeexplorer.ui.jobs import readable_error
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ViewContext",
@@ -83,7 +85,7 @@ def safe(method):
             with batched(self.ctx.doc):
                 return method(self, *args, **kwargs)
         except Exception as exc:
-            traceback.print_exc()
+            log.exception("display error in %s", method.__name__)
             self.ctx.controller.error = f"display error in {method.__name__.strip('_')}: {readable_error(exc)}"
 
     return wrapper
@@ -209,8 +211,8 @@ class ViewContext:
             try:
                 fn()
             except Exception as exc:
-                traceback.print_exc()
                 name = getattr(fn, "__name__", "update")
+                log.exception("display error in %s", name)
                 self.controller.error = f"display error in {name}: {readable_error(exc)}"
             self.push()
 
