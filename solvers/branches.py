@@ -315,50 +315,39 @@ def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_
     )
 
 
+def _memory_note(max_bytes, n_branches) -> str:
+    return (
+        f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_branches} branches "
+        "(raise memory_mb, sparsity or give a max_depth)"
+    )
+
+
 def _solve(
     X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only, greedy=None, whole=None
 ) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
-        if whole is None:
-            (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp, n_br) = (
-                branches_search(
-                    X,
-                    y,
-                    n_classes,
-                    lam * n,
-                    depth,
-                    zob,
-                    max_bytes,
-                    control.flag,
-                    control.counters,
-                    gstart,
-                    gtests,
-                    only,
-                )
-            )
-        else:  # only the rows of positive weight; the objective in whole units (see ``_whole``)
-            per_split = lam * whole.cost_scale * whole.total
-            Xk, yk = np.ascontiguousarray(X[whole.keep]), np.ascontiguousarray(y[whole.keep])
-            (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp, n_br) = (
-                branches_search(
-                    Xk,
-                    yk,
-                    n_classes,
-                    per_split,
-                    depth,
-                    zob,
-                    max_bytes,
-                    control.flag,
-                    control.counters,
-                    gstart,
-                    gtests,
-                    only,
-                    whole.wrow,
-                    whole.Ci,
-                )  # fmt: skip
-            )
+        rows, weights, per_split = (X, y), (), lam * n
+        if whole is not None:  # only the rows of positive weight; the objective in whole units (see ``_whole``)
+            rows = (np.ascontiguousarray(X[whole.keep]), np.ascontiguousarray(y[whole.keep]))
+            weights, per_split = (whole.wrow, whole.Ci), lam * whole.cost_scale * whole.total
+        (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp, n_br) = (
+            branches_search(
+                *rows,
+                n_classes,
+                per_split,
+                depth,
+                zob,
+                max_bytes,
+                control.flag,
+                control.counters,
+                gstart,
+                gtests,
+                only,
+                *weights,
+            )  # fmt: skip
+        )
     finally:
         control.unwatch()
     tree = _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test)
@@ -367,10 +356,7 @@ def _solve(
         info.update(iterations=int(iters), expansions=int(n_exp), branches=int(n_br))
         info["multiway_splits"] = int(np.count_nonzero(m_len))
         if oom:
-            info["stopped"] = (
-                f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
-                "(raise memory_mb, sparsity or give a max_depth)"
-            )
+            info["stopped"] = _memory_note(max_bytes, n_br)
         return RawSolution(tree, bool(complete), info)
     value = tree.value
     leaves = tree.feature < 0
@@ -397,10 +383,7 @@ def _solve(
                 info.update(objective=objective, accuracy=correct / n, splits=splits, multiway_splits=0)
                 info["incumbent"] = "greedy (CART on the tests, pruned for lambda): the search had not beaten it"
     if oom:
-        info["stopped"] = (
-            f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
-            "(raise memory_mb, sparsity or give a max_depth)"
-        )
+        info["stopped"] = _memory_note(max_bytes, n_br)
     # The returned tree is worth at least the root's lb (its subtrees may have improved since the root last
     # looked) and exactly lb once proven; anything else would be a bookkeeping bug.
     if objective < lb / n - 1e-7 or (complete and objective > lb / n + 1e-7):

@@ -583,11 +583,7 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         proven = bool(lb[b] >= err)
         found.append((err, tree.n_splits, tree, proven, b))
     # a stopped run can rebuild a tree slightly better than its bound said: keep the front strictly decreasing
-    found.sort(key=lambda t: (t[1], t[0]))
-    front_pts = []
-    for item in found:
-        if not front_pts or item[0] < front_pts[-1][0]:
-            front_pts.append(item)
+    front_pts = _strict_front(found)
     sols = _solutions(front_pts, n, lb, single, sparsity, front)
     # the upper bounds reported are the errors of trees returned (a stopped run's rebuilt tree can differ from
     # the cost its search recorded)
@@ -613,6 +609,15 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     if any(ws[12][2] == 0 for ws in wss):
         stats["cache_limited"] = True
     return RawFront(sols, "misclassifications", control.status(), stats)
+
+
+def _strict_front(found):
+    """The points ``(cost, splits, ...)`` by increasing splits whose cost is below every point with fewer splits."""
+    pts = []
+    for item in sorted(found, key=lambda t: (t[1], t[0])):
+        if not pts or item[0] < pts[-1][0]:
+            pts.append(item)
+    return pts
 
 
 def _seed_now(wss):
@@ -1139,7 +1144,8 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
     n, p = X.shape
     C = wt.cost_matrix(n_classes)
     rw = wt.row_weights(n)
-    total = float(rw.sum())
+    # the scale of the sparsity objective ``cost / total``: all-zero weights (refused upstream) weigh splits only
+    total = float(rw.sum()) or 1.0
     meta_stats = {"max_depth": depth, "max_nodes": budget, "weighted": True, "integral": wt.integral}
 
     def leaf_front(proven, status_note=None):
@@ -1227,11 +1233,7 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
         info = {"budget": b, "cost": cost, "errors": int(np.count_nonzero(yhat != y)), "splits": tree.n_splits}
         info["lower_bound"] = lower
         found.append((cost, tree.n_splits, tree, proven, info))
-    found.sort(key=lambda t: (t[1], t[0]))
-    pts = []
-    for item in found:
-        if not pts or item[0] < pts[-1][0]:
-            pts.append(item)
+    pts = _strict_front(found)
     costs = [Fraction(t[0]) for t in pts]
     splits = [t[1] for t in pts]
     sols = [RawSolution(t[2], t[3], t[4]) for t in pts]
