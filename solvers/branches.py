@@ -30,6 +30,8 @@ unless both are ``group_only`` tests: tests that exist only as branches of their
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -37,10 +39,16 @@ from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._incumbent import GreedyIncumbent
 from ._kernels.branches import branches_search
 from ._kernels.predict import node_counts
+from ._objective import Weighting, leaf_prediction, tree_cost, weighted
 
 __all__ = ["fit_branches", "branches_front", "check_groups", "DEFAULT_LAMBDAS", "OBJECTIVE"]
 
 OBJECTIVE = "accuracy - lambda * splits"
+# The weighted path's front objective (each tree's ``info["objective"]`` is ``cost / total weight + lambda * splits``)
+WEIGHTED_OBJECTIVE = "cost"
+# Weights and costs are read as the fraction of smallest denominator (at most this) that rounds to each value
+_MAX_DENOMINATOR = 10**6
+_INT_LIMIT = 2**31 - 1  # the search stores values in int32
 # Sweep grid of the front, largest (cheapest to solve) first; filtered to values >= the caller's sparsity.
 DEFAULT_LAMBDAS = (0.2, 0.1, 0.05, 0.03, 0.02, 0.015, 0.01, 0.007, 0.005, 0.003, 0.002, 0.001)
 _NO_LIMIT = 2**31
@@ -137,6 +145,143 @@ def check_groups(X, groups, group_only=None) -> tuple[np.ndarray, np.ndarray, np
     return np.asarray(gstart, dtype=np.int64), np.asarray(gtests, dtype=np.int64), only
 
 
+@dataclass
+class _Whole:
+    """The weighted objective as the kernel takes it: whole weights and costs, scaled.
+
+    ``keep`` are the rows of positive weight (a row of weight 0 changes no cost), ``wrow`` their whole weights,
+    ``Ci`` the whole costs; the float objective is ``cost_whole / scale`` with ``scale`` the product of the two
+    scalings, and ``total`` the whole weight of every row.
+    """
+
+    wt: Weighting
+    keep: np.ndarray
+    wrow: np.ndarray
+    Ci: np.ndarray
+    cost_scale: int
+    total: int
+    top: int  # sum of every row's largest whole cost: the kernel's values lie in 0..top
+
+
+def _fractions(values, what: str):
+    """Each distinct value as an exact fraction of small denominator, or a one-line refusal."""
+    out = {}
+    for v in np.unique(values):
+        fr = Fraction(float(v)).limit_denominator(_MAX_DENOMINATOR)
+        if float(fr) != float(v):
+            raise ValueError(
+                f"branches needs {what} that are whole numbers or simple fractions (as class_weight='balanced' "
+                f"gives); {float(v)!r} is neither: round them, or use contree or murtree (exact for any weights)"
+            )
+        out[float(v)] = fr
+    return out
+
+
+def _whole(wt: Weighting, y, n_classes) -> _Whole:
+    """Whole weights and costs with the same optimum (weights and costs each scaled by one positive factor)."""
+    w = wt.row_weights(y.shape[0])
+    C = wt.cost_matrix(n_classes)
+    keep = np.flatnonzero(w > 0)
+    if keep.size == 0:
+        raise ValueError("every sample weight is 0: give some rows a positive weight")
+    fw, fc = _fractions(w[keep], "sample weights"), _fractions(C, "costs")
+    dw = math.lcm(*(f.denominator for f in fw.values()))
+    dc = math.lcm(*(f.denominator for f in fc.values()))
+    nw = [int(f * dw) for f in fw.values()]
+    nc = [int(f * dc) for f in fc.values()]
+    gw = math.gcd(*nw) or 1
+    gc = math.gcd(*nc) or 1
+    wrow = np.array([int(fw[float(v)] * dw) // gw for v in w[keep]], dtype=np.int64)
+    Ci = np.array([[int(fc[float(v)] * dc) // gc for v in row] for row in C], dtype=np.int64)
+    top = int(np.sum(wrow * Ci.max(axis=1)[y[keep]]))
+    total = int(wrow.sum())
+    if max(top, total) > _INT_LIMIT:
+        raise ValueError(
+            f"branches: these weights and costs need {max(top, total):,} whole units, over its limit of 2**31; "
+            "use simpler weights (fewer distinct fractions) or contree or murtree"
+        )
+    return _Whole(wt, keep, wrow.astype(np.int32), Ci, dc // gc, total, top)
+
+
+def _node_masses(tree: RawTree, X, y, w, n_classes) -> np.ndarray:
+    """Class masses (sums of row weights) at every node of a tree on 0/1 tests, multiway nodes included."""
+    out = np.zeros((tree.n_nodes, n_classes))
+    stack = [(0, np.ones(X.shape[0], dtype=bool))]
+    while stack:
+        k, rows = stack.pop()
+        out[k] = np.bincount(y[rows], weights=w[rows], minlength=n_classes)
+        if tree.is_multi(k):
+            for r in range(tree.multi_offsets[k], tree.multi_offsets[k + 1]):
+                stack.append((tree.multi_children[r], rows & (X[:, tree.multi_tests[r]] == 1)))
+        elif tree.feature[k] >= 0:
+            on = X[:, tree.feature[k]] == 1
+            stack.append((tree.left[k], rows & ~on))
+            stack.append((tree.right[k], rows & on))
+    return out
+
+
+def _weighted_info(tree: RawTree, X, y, n_classes, lam, whole: _Whole, res) -> dict:
+    """Weighted path: set each node's least-cost class and return the tree's facts; checks the kernel's value."""
+    ub, lb, complete = res
+    wt = whole.wt
+    C = wt.cost_matrix(n_classes)
+    masses = _node_masses(tree, X, y, wt.row_weights(y.shape[0]), n_classes)
+    tree.prediction = np.array([leaf_prediction(m, C)[0] for m in masses], dtype=np.int64)
+    leaves = tree.feature < 0
+    yhat = np.empty(y.shape[0], dtype=np.int64)
+    ends = _leaf_of(tree, X)
+    yhat[:] = tree.prediction[ends]
+    cost = tree_cost(y, yhat, wt, n_classes)
+    total = float(wt.row_weights(y.shape[0]).sum())
+    splits = tree.n_splits
+    # the kernel's value of this tree in whole units (its own least-cost leaves), against its bounds
+    wi = np.zeros(y.shape[0], dtype=np.int64)
+    wi[whole.keep] = whole.wrow
+    imass = _node_masses(tree, X, y, wi.astype(np.float64), n_classes)[leaves]
+    cost_whole = float((imass @ whole.Ci).min(axis=1).sum())
+    scale = whole.cost_scale * whole.total
+    per_split = lam * scale
+    value = whole.top - cost_whole - per_split * splits
+    eps = 1e-9 * (whole.top + 1.0)
+    if value < lb - eps or (complete and value > lb + eps):
+        raise AssertionError(f"BRANCHES weighted tree value {value} does not match its bound {lb}")
+    info = {
+        "lambda": lam,
+        "objective": cost / total + lam * splits,
+        "cost": cost,
+        "accuracy": float(np.count_nonzero(yhat == y)) / y.shape[0],
+        "splits": splits,
+    }
+    if not complete:
+        info["lower_bound"] = (whole.top - float(ub)) / scale  # no tree has a smaller objective
+    return info
+
+
+def _leaf_of(tree: RawTree, X) -> np.ndarray:
+    """The leaf each row of a 0/1 matrix reaches (multiway nodes by their branch tests)."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    stack = [(0, np.arange(X.shape[0]))]
+    while stack:
+        k, rows = stack.pop()
+        if tree.is_multi(k):
+            for r in range(tree.multi_offsets[k], tree.multi_offsets[k + 1]):
+                stack.append((tree.multi_children[r], rows[X[rows, tree.multi_tests[r]] == 1]))
+        elif tree.feature[k] >= 0:
+            on = X[rows, tree.feature[k]] == 1
+            stack.append((tree.left[k], rows[~on]))
+            stack.append((tree.right[k], rows[on]))
+        else:
+            out[rows] = k
+    return out
+
+
+def _score(info: dict, lam: float) -> float:
+    """A tree's objective at ``lam`` as the search maximises it (the weighted one negated)."""
+    if "cost" in info:
+        return -(info["objective"] - info["lambda"] * info["splits"] + lam * info["splits"])
+    return info["accuracy"] - lam * info["splits"]
+
+
 def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test) -> RawTree:
     """The kernel's arrays as a RawTree with training counts (multiway nodes walked here, by masks)."""
     n_nodes = feature.shape[0]
@@ -170,18 +315,49 @@ def _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_
     )
 
 
-def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only, greedy=None) -> RawSolution:
+def _memory_note(max_bytes, n_branches) -> str:
+    return (
+        f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_branches} branches "
+        "(raise memory_mb, sparsity or give a max_depth)"
+    )
+
+
+def _solve(
+    X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests, only, greedy=None, whole=None
+) -> RawSolution:
     n = X.shape[0]
     control.watch(f"branches lambda={lam:g}", ("iterations", "branches", "expansions"))
     try:
+        rows, weights, per_split = (X, y), (), lam * n
+        if whole is not None:  # only the rows of positive weight; the objective in whole units (see ``_whole``)
+            rows = (np.ascontiguousarray(X[whole.keep]), np.ascontiguousarray(y[whole.keep]))
+            weights, per_split = (whole.wrow, whole.Ci), lam * whole.cost_scale * whole.total
         (feature, left, right, m_first, m_len, m_child, m_test, ub, lb, complete, oom, iters, n_exp, n_br) = (
             branches_search(
-                X, y, n_classes, lam * n, depth, zob, max_bytes, control.flag, control.counters, gstart, gtests, only
-            )
+                *rows,
+                n_classes,
+                per_split,
+                depth,
+                zob,
+                max_bytes,
+                control.flag,
+                control.counters,
+                gstart,
+                gtests,
+                only,
+                *weights,
+            )  # fmt: skip
         )
     finally:
         control.unwatch()
     tree = _raw_tree(X, y, n_classes, feature, left, right, m_first, m_len, m_child, m_test)
+    if whole is not None:
+        info = _weighted_info(tree, X, y, n_classes, lam, whole, (ub, lb, complete))
+        info.update(iterations=int(iters), expansions=int(n_exp), branches=int(n_br))
+        info["multiway_splits"] = int(np.count_nonzero(m_len))
+        if oom:
+            info["stopped"] = _memory_note(max_bytes, n_br)
+        return RawSolution(tree, bool(complete), info)
     value = tree.value
     leaves = tree.feature < 0
     correct = int(value[leaves].max(axis=1).sum())
@@ -207,10 +383,7 @@ def _solve(X, y, n_classes, lam, depth, control, zob, max_bytes, gstart, gtests,
                 info.update(objective=objective, accuracy=correct / n, splits=splits, multiway_splits=0)
                 info["incumbent"] = "greedy (CART on the tests, pruned for lambda): the search had not beaten it"
     if oom:
-        info["stopped"] = (
-            f"memory budget of {max_bytes / 2**20:.0f} MB reached after {n_br} branches "
-            "(raise memory_mb, sparsity or give a max_depth)"
-        )
+        info["stopped"] = _memory_note(max_bytes, n_br)
     # The returned tree is worth at least the root's lb (its subtrees may have improved since the root last
     # looked) and exactly lb once proven; anything else would be a bookkeeping bug.
     if objective < lb / n - 1e-7 or (complete and objective > lb / n + 1e-7):
@@ -241,6 +414,8 @@ def fit_branches(
     memory_mb: float = DEFAULT_MEMORY_MB,
     groups=None,
     group_only=None,
+    sample_weight=None,
+    costs=None,
 ) -> RawSolution:
     """The tree maximising ``accuracy - sparsity * splits`` on binary tests.
 
@@ -268,6 +443,12 @@ def fit_branches(
         a multiway split counts as one split.
     group_only : sequence of int, optional
         Tests used only as branches of their group's multiway split (see :func:`check_groups`).
+    sample_weight, costs : ndarray of float64, optional
+        Row weights ``(n,)`` and ``costs[true, predicted]`` ``(k, k)`` (validated upstream): the tree then
+        minimises ``cost / total weight + sparsity * splits`` exactly, ``cost = sum_i w[i] * costs[y[i], yhat[i]]``
+        (``info["cost"]``, ``info["objective"]``; ``info["lower_bound"]`` on the objective when stopped).  The
+        search counts in whole units: weights and costs must be whole numbers or simple fractions (ValueError
+        otherwise), read as the fraction of smallest denominator that rounds to each.
 
     Returns
     -------
@@ -280,14 +461,17 @@ def fit_branches(
     lam = _check_lambda(sparsity)
     depth = _check_depth(max_depth)
     max_bytes = _check_memory(memory_mb)
+    wt = weighted(sample_weight, costs, y, n_classes)
+    whole = None if wt.plain else _whole(wt, y, n_classes)
     own = control is None
     control = control or Control()
     if own:
         control.start()
     try:
-        greedy = _greedy(X, y, n_classes, depth, None if own else control)
+        # the greedy incumbent minimises plain errors: the weighted path does without it
+        greedy = _greedy(X, y, n_classes, depth, None if own else control) if whole is None else None
         return _solve(
-            X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only, greedy
+            X, y, n_classes, lam, depth, control, _zobrist(X.shape[1]), max_bytes, gstart, gtests, only, greedy, whole
         )
     finally:
         if own:
@@ -306,13 +490,16 @@ def branches_front(
     memory_mb: float = DEFAULT_MEMORY_MB,
     groups=None,
     group_only=None,
+    sample_weight=None,
+    costs=None,
 ) -> RawFront:
     """BRANCHES over a λ sweep: each distinct optimal tree once.
 
     Parameters
     ----------
-    X, y, max_depth, n_classes, memory_mb, groups, group_only
-        As in :func:`fit_branches` (the memory budget applies to each λ).
+    X, y, max_depth, n_classes, memory_mb, groups, group_only, sample_weight, costs
+        As in :func:`fit_branches` (the memory budget applies to each λ; with weights or costs the front's
+        ``objective`` is ``"cost"``).
     sparsity : float
         With ``front=False`` the only λ; with the default grid, the smallest λ of the sweep (the grid
         :data:`DEFAULT_LAMBDAS` keeps the values above it and adds it).
@@ -341,12 +528,15 @@ def branches_front(
         grid = parse_lambdas(lambdas)
     else:
         grid = sorted({v for v in DEFAULT_LAMBDAS if v >= lam} | {lam}, reverse=True)
+    wt = weighted(sample_weight, costs, y, n_classes)
+    whole = None if wt.plain else _whole(wt, y, n_classes)
+    objective = OBJECTIVE if whole is None else WEIGHTED_OBJECTIVE
     own = control is None
     control = control or Control()
     if own:
         control.start()
     zob = _zobrist(X.shape[1])
-    greedy = _greedy(X, y, n_classes, depth, None if own else control)
+    greedy = _greedy(X, y, n_classes, depth, None if own else control) if whole is None else None
     found: dict = {}
     iterations = 0
     notices = []
@@ -354,9 +544,9 @@ def branches_front(
         for lam_k in grid:
             if control.stopped and found:  # the first lambda runs anyway: its root leaf is a best-so-far
                 break
-            partial = {"partial": RawFront(list(found.values()), OBJECTIVE, "running")} if found else {}
+            partial = {"partial": RawFront(list(found.values()), objective, "running")} if found else {}
             control.report("branches", lam=lam_k, done=len(found), **partial)  # the front so far
-            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only, greedy)
+            sol = _solve(X, y, n_classes, lam_k, depth, control, zob, max_bytes, gstart, gtests, only, greedy, whole)
             iterations += sol.info["iterations"]
             t = sol.tree
             key = (
@@ -369,8 +559,7 @@ def branches_front(
                 # Ties: credit λ to a tree already in the front when it is just as good, so the front does
                 # not fill with equally scored look-alikes.
                 for k, prev in found.items():
-                    acc, splits = prev.info["accuracy"], prev.info["splits"]
-                    if prev.optimal and abs(acc - lam_k * splits - sol.info["objective"]) <= 1e-9:
+                    if prev.optimal and abs(_score(prev.info, lam_k) - _score(sol.info, lam_k)) <= 1e-9:
                         key = k
                         break
             if key in found:
@@ -396,4 +585,4 @@ def branches_front(
     stats = {"lambdas": grid, "iterations": iterations, "max_depth": max_depth}
     if notices:
         stats["notices"] = notices
-    return RawFront(sols, OBJECTIVE, control.status(), stats)
+    return RawFront(sols, objective, control.status(), stats)

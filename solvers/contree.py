@@ -39,7 +39,10 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.contree import STACK, build, cache_rehash, kvec, root_block, solve
+from ._kernels.contree_weighted import STACK as _W_STACK
+from ._kernels.contree_weighted import wrehash, wsolve
 from ._kernels.predict import apply_tree
+from ._objective import leaf_prediction, tree_cost, weighted
 from .murtree import _alpha_choice, hull_flags
 
 __all__ = ["contree", "COUNTERS", "expected_peak", "memory_estimate"]
@@ -173,6 +176,17 @@ def _entry_bytes(kb: int) -> int:
     return 3 * 8 + 5 * kb * 4 + 1
 
 
+def _sorted_block(X, lo, hi):
+    """Columns ``lo:hi`` of ``X``: each one's stable row order and the dense ranks of its values in that order."""
+    xb = np.ascontiguousarray(X[:, lo:hi].T)
+    order = np.argsort(xb, axis=1, kind="stable")
+    sv = np.take_along_axis(xb, order, axis=1)
+    fresh = np.ones(order.shape, dtype=np.int32)
+    fresh[:, 0] = 0
+    np.not_equal(sv[:, 1:], sv[:, :-1], out=fresh[:, 1:], casting="unsafe")
+    return order, np.cumsum(fresh, axis=1, dtype=np.int32)
+
+
 def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, threads=1, claim=None):
     n, p = X.shape
     levels = depth + 1
@@ -189,13 +203,7 @@ def _workspace(X, y, n_classes, depth, kcap, single, control, cache_bits, thread
         if control.stopped:
             return None, 0
         hi = min(p, lo + step)
-        xb = np.ascontiguousarray(X[:, lo:hi].T)
-        order = np.argsort(xb, axis=1, kind="stable")
-        sv = np.take_along_axis(xb, order, axis=1)
-        fresh = np.ones(order.shape, dtype=np.int32)
-        fresh[:, 0] = 0
-        np.not_equal(sv[:, 1:], sv[:, :-1], out=fresh[:, 1:], casting="unsafe")
-        ranks = np.cumsum(fresh, axis=1, dtype=np.int32)
+        order, ranks = _sorted_block(X, lo, hi)
         S[0, lo:hi] = order
         SR[0, lo:hi] = ranks
         np.put_along_axis(RK[lo:hi], order, ranks, axis=1)
@@ -324,6 +332,8 @@ def contree(
     max_memory_mb: float = 2048,
     n_threads: int | None = None,
     control: Control | None = None,
+    sample_weight=None,
+    costs=None,
 ) -> RawFront:
     """Optimal classification trees on raw numeric features: the error-vs-splits front or one tree.
 
@@ -357,6 +367,14 @@ def contree(
     control : Control, optional
         Time limit / cancel / progress (counters: root splits evaluated, subproblems, cache entries,
         splits evaluated, best errors so far at the root).
+    sample_weight : ndarray of float64 (n,), optional
+        Row weights (finite, >= 0; validated upstream).  With ``costs``, the objective becomes the weighted cost
+        ``sum_i w[i] * costs[y[i], yhat[i]]`` (``solvers._objective``), minimised exactly by a kernel of its own
+        (one thread; the plain search is unchanged).  ``objective="cost"``, ``info["cost"]`` per tree, the
+        bounds in cost; ``sparsity`` weighs ``cost / sum(w)``.  A stopped weighted run's lower bound is only
+        the cost of rows alike in every feature.
+    costs : ndarray of float64 (k, k), optional
+        ``costs[true, predicted]`` (finite, >= 0); default 0 on the diagonal, 1 elsewhere.
 
     Returns
     -------
@@ -396,10 +414,15 @@ def contree(
             "or raise max_memory_mb"
         )
     single = not front and sparsity is None and max_nodes is None
+    wt = weighted(sample_weight, costs, y, n_classes)
     own = control is None
     if own:
         control = Control().start()
     try:
+        if not wt.plain:
+            return _run_weighted(
+                X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, control, wt
+            )
         return _run(
             X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, need, control, threads
         )
@@ -560,11 +583,7 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
         proven = bool(lb[b] >= err)
         found.append((err, tree.n_splits, tree, proven, b))
     # a stopped run can rebuild a tree slightly better than its bound said: keep the front strictly decreasing
-    found.sort(key=lambda t: (t[1], t[0]))
-    front_pts = []
-    for item in found:
-        if not front_pts or item[0] < front_pts[-1][0]:
-            front_pts.append(item)
+    front_pts = _strict_front(found)
     sols = _solutions(front_pts, n, lb, single, sparsity, front)
     # the upper bounds reported are the errors of trees returned (a stopped run's rebuilt tree can differ from
     # the cost its search recorded)
@@ -590,6 +609,15 @@ def _run(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, fix
     if any(ws[12][2] == 0 for ws in wss):
         stats["cache_limited"] = True
     return RawFront(sols, "misclassifications", control.status(), stats)
+
+
+def _strict_front(found):
+    """The points ``(cost, splits, ...)`` by increasing splits whose cost is below every point with fewer splits."""
+    pts = []
+    for item in sorted(found, key=lambda t: (t[1], t[0])):
+        if not pts or item[0] < pts[-1][0]:
+            pts.append(item)
+    return pts
 
 
 def _seed_now(wss):
@@ -1002,3 +1030,247 @@ def _solutions(found, n, lb, single, sparsity, front):
     if not front:
         return [sols[-1]]
     return sols
+
+
+# Weighted, cost-sensitive objective (``sample_weight=``, ``costs=``): its own kernel (``_kernels/contree_weighted``),
+# the plain search above unchanged.  Initial cache table (entries; grown x4 when half full, up to the memory limit).
+_W_CACHE_BITS = 12
+# Rows x features up to which a stopped weighted run bounds its cost by the rows alike in every feature
+_W_CONFLICT_CELLS = _BOUND_CONFLICT_CELLS
+
+
+def _w_memory(n_rows, n_features, max_depth, kb, n_classes):
+    """Bytes of the weighted search's fixed buffers: one sorted row list per feature and level, the anchors'
+    child fronts per level and the per-row costs."""
+    levels = max_depth + 1
+    return (
+        levels * n_features * n_rows * 4
+        + 2 * n_features * n_rows * 12
+        + 2 * levels * n_rows * kb * 8
+        + levels * (n_rows + 1) * 16
+        + n_rows * (n_classes + 4) * 8
+    )
+
+
+def _w_cache(cap, kb):
+    return [
+        np.zeros((cap, 3), dtype=np.uint64),
+        np.zeros((cap, kb), dtype=np.float64),
+        np.zeros((cap, 3, kb), dtype=np.int64),
+        np.zeros((cap, kb), dtype=np.float64),
+        np.zeros(cap, dtype=np.uint8),
+    ]
+
+
+def _w_entry_bytes(kb):
+    return 3 * 8 + kb * 5 * 8 + 1
+
+
+def _w_grow(W, max_bytes, fixed):
+    """A table four times larger holding every entry; False (the search stops adding entries) at the memory limit."""
+    keys = W[8]
+    kb = W[9].shape[1]
+    cap = keys.shape[0] * 4
+    if fixed + cap * _w_entry_bytes(kb) > max_bytes:
+        W[16][3] = 1
+        return False
+    new = _w_cache(cap, kb)
+    wrehash(*W[8:13], *new)
+    W[8:13] = new
+    W[13][1] = 0
+    return True
+
+
+def _w_solve(W, m, depth, kb, max_bytes, fixed):
+    """``wsolve`` at level 0, growing the cache table whenever it fills; (code, costs, choices)."""
+    out = np.zeros(kb, dtype=np.float64)
+    cf = np.zeros(kb, dtype=np.int64)
+    ct = np.zeros(kb, dtype=np.float64)
+    cl = np.zeros(kb, dtype=np.int64)
+    cr = np.zeros(kb, dtype=np.int64)
+    while True:
+        code = wsolve(tuple(W), 0, m, depth, out, cf, ct, cl, cr)
+        if code >= 0:
+            return code, out, (cf, ct, cl, cr)
+        _w_grow(W, max_bytes, fixed)
+
+
+def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed):
+    """Rebuild the tree of budget index ``b`` from the cached choices (re-solving a node the cache lacks)."""
+    n_classes = C.shape[0]
+    feat, thr, left, right, value, pred = [], [], [], [], [], []
+
+    def node(rows, d, bi):
+        i = len(feat)
+        feat.append(-1)
+        thr.append(0.0)
+        left.append(-1)
+        right.append(-1)
+        value.append(np.bincount(y[rows], minlength=n_classes))
+        pred.append(leaf_prediction(np.bincount(y[rows], weights=rw[rows], minlength=n_classes), C)[0])
+        if d == 0 or bi == 0 or rows.size < 2:
+            return i
+        inside = np.zeros(X.shape[0], dtype=bool)
+        inside[rows] = True
+        W[6][0, :, : rows.size] = S0[inside[S0]].reshape(S0.shape[0], rows.size)
+        _, _, (cf, ct, cl, cr) = _w_solve(W, rows.size, d, kb, max_bytes, fixed)
+        f = int(cf[bi])
+        if f < 0:
+            return i
+        t, bl, br = float(ct[bi]), int(cl[bi]), int(cr[bi])
+        go = X[rows, f] <= t
+        feat[i], thr[i] = f, t
+        left[i] = node(rows[go], d - 1, bl)
+        right[i] = node(rows[~go], d - 1, br)
+        return i
+
+    node(np.arange(X.shape[0]), depth, b)
+    return RawTree(np.array(feat), np.array(thr), np.array(left), np.array(right), np.array(value), np.array(pred))
+
+
+def _w_conflicts(RK, RC):
+    """A cost every tree pays: rows alike in every feature end in one leaf (skipped, 0, on large tables)."""
+    p, n = RK.shape
+    if n * p > _W_CONFLICT_CELLS or p == 0:
+        return 0.0
+    _, group = np.unique(RK.T, axis=0, return_inverse=True)
+    group = group.ravel()
+    per = np.zeros((int(group.max()) + 1, RC.shape[1]))
+    np.add.at(per, group, RC)
+    return float(per.min(axis=1).sum())
+
+
+def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, control, wt):
+    n, p = X.shape
+    C = wt.cost_matrix(n_classes)
+    rw = wt.row_weights(n)
+    # the scale of the sparsity objective ``cost / total``: all-zero weights (refused upstream) weigh splits only
+    total = float(rw.sum()) or 1.0
+    meta_stats = {"max_depth": depth, "max_nodes": budget, "weighted": True, "integral": wt.integral}
+
+    def leaf_front(proven, status_note=None):
+        mass = wt.class_mass(y, n_classes)
+        pr, cost = leaf_prediction(mass, C)
+        tree = RawTree.leaf(np.bincount(y, minlength=n_classes))
+        tree.prediction[0] = pr
+        info = {"budget": 0, "cost": tree_cost(y, np.full(n, pr), wt, n_classes), "splits": 0}
+        info["errors"] = int(np.count_nonzero(y != pr))
+        info["lower_bound"] = info["cost"] if proven else 0.0
+        stats = dict(meta_stats, lower_bound=info["lower_bound"], upper_bound=cost, proven=proven)
+        if status_note:
+            stats["notices"] = [status_note]
+        return RawFront([RawSolution(tree, proven, info)], "cost", control.status(), stats)
+
+    if budget == 0 or depth == 0 or p == 0:
+        return leaf_front(True)
+    kb = kvec(depth, single, budget) + 1
+    fixed = _w_memory(n, p, depth, kb, n_classes)
+    if fixed > max_bytes:
+        raise MemoryError(
+            f"contree (weighted) needs about {fixed / 2**20:.0f} MB for {n} rows x {p} features at "
+            f"max_depth={depth} (over max_memory_mb={max_bytes / 2**20:g}); lower max_depth, use fewer rows or "
+            "columns, or raise max_memory_mb"
+        )
+    levels = depth + 1
+    RK = np.empty((p, n), dtype=np.int32)
+    S = np.zeros((levels, p, n), dtype=np.int32)
+    step = max(1, _PREP_CELLS // max(n, 1))
+    for lo in range(0, p, step):
+        if control.stopped:
+            return leaf_front(False, "contree was stopped (time limit or cancel) while sorting the columns: a leaf")
+        hi = min(p, lo + step)
+        order, ranks = _sorted_block(X, lo, hi)
+        S[0, lo:hi] = order
+        np.put_along_axis(RK[lo:hi], order, ranks, axis=1)
+    S0 = S[0].copy()
+    RC = np.ascontiguousarray(rw[:, None] * C[y])
+    rng = np.random.default_rng(0x636F6E)
+    W = [
+        RK,
+        np.ascontiguousarray(X.T),
+        RC,
+        RC.max(axis=1),
+        rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False),
+        rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False),
+        S,
+        np.zeros(n, dtype=np.uint8),
+        *_w_cache(1 << _W_CACHE_BITS, kb),
+        np.zeros(2, dtype=np.int64),
+        control.flag,
+        control.counters,
+        np.array([1 if single else 0, budget, 0, 0, _STOP_AFTER_SPLITS], dtype=np.int64),
+        np.zeros((levels, n, kb)),
+        np.zeros((levels, n, kb)),
+        np.zeros((levels, _W_STACK, 4), dtype=np.int64),
+        np.zeros((levels, n), dtype=np.int64),
+        np.zeros((levels, n + 1)),
+        np.zeros((levels, 2, n_classes)),
+        np.zeros((levels, 3, kb)),
+        np.zeros((levels, 2, kb), dtype=np.int64),
+        np.zeros((levels, 3, kb), dtype=np.int64),
+        np.zeros((levels, kb)),
+    ]
+    control.watch("contree", COUNTERS)
+    try:
+        code, out, _ = _w_solve(W, n, depth, kb, max_bytes, fixed)
+    finally:
+        control.unwatch()
+    exact = code == 1
+    W[16][2] = 1  # rebuilding: a stopped node's best so far is read from the cache
+    # a stopped run proves only what every tree pays (the plain search's block bounds assume unit costs)
+    floor = float(out[kb - 1]) if exact else _w_conflicts(RK, RC)
+    kd = kb - 1
+    budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or out[b] < out[b - 1]]
+    found = []
+    for b in budgets:
+        tree = _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed)
+        leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
+        yhat = tree.prediction[leaves]
+        cost = tree_cost(y, yhat, wt, n_classes)
+        lower = float(out[b]) if exact else min(floor, cost)
+        # proven when the search finished and the rebuilt tree is the one it costed (summation order aside)
+        proven = exact and abs(cost - float(out[b])) <= 1e-9 * max(1.0, abs(cost))
+        info = {"budget": b, "cost": cost, "errors": int(np.count_nonzero(yhat != y)), "splits": tree.n_splits}
+        info["lower_bound"] = lower
+        found.append((cost, tree.n_splits, tree, proven, info))
+    pts = _strict_front(found)
+    costs = [Fraction(t[0]) for t in pts]
+    splits = [t[1] for t in pts]
+    sols = [RawSolution(t[2], t[3], t[4]) for t in pts]
+    if not single:
+        for sol, (on, lo, hi) in zip(sols, hull_flags(costs, splits, Fraction(total))):
+            sol.info["on_hull"] = on
+            if on:
+                sol.info["alpha_lo"] = float(lo)
+                sol.info["alpha_hi"] = None if hi is None else float(hi)
+    stats = dict(meta_stats)
+    lbs = [float(out[b]) if exact else min(floor, float(out[b])) for b in range(kd + 1)]
+    stats.update(
+        lower_bound=lbs[kd],
+        upper_bound=float(pts[-1][0]),
+        lower_bounds=lbs,
+        upper_bounds=[min([t[0] for t in pts if t[1] <= b or single] or [pts[0][0]]) for b in range(kd + 1)],
+        proven=exact,
+        cache_entries=int(W[13][0]),
+        subproblems=int(control.counters[1]),
+        splits_evaluated=int(control.counters[3]),
+    )
+    if W[16][3]:
+        stats["cache_limited"] = True
+    if not exact:
+        stats["notices"] = [
+            "contree (weighted) was stopped: its lower bound is only the cost of rows alike in every feature "
+            "(the plain search's root bound pass assumes unit costs and is off for weights and costs)"
+        ]
+    if sparsity is not None:
+        a = Fraction(sparsity)
+        obj = [c / Fraction(total) + a * s for c, s in zip(costs, splits)]
+        i = obj.index(min(obj))  # fewest splits among ties
+        sols[i].info["objective"] = float(obj[i])
+        sols[i].info["sparsity"] = sparsity
+        if any(Fraction(lbs[b]) / Fraction(total) + a * b < obj[i] for b in range(kd + 1)):
+            sols[i].optimal = False
+        sols = [sols[i]]
+    elif not front:
+        sols = [sols[-1]]
+    return RawFront(sols, "cost", control.status(), stats)

@@ -309,6 +309,47 @@ def _branch_rows(bits, lits, s, d, n, acc, rows):
 
 
 @njit(nogil=True, cache=True)
+def _wvals(cnt1, a, tot, Ci):
+    """Weighted path: ``(t1, P1, t0, P0)`` of the two sides of test ``a`` from their class masses ``M``.
+
+    A leaf's value is ``t = sum_c M[c] * max_p C[c, p] - min_p sum_c M[c] * C[c, p]`` and a perfect tree's
+    (every row its cheapest class) ``P = sum_c M[c] * (max_p C[c, p] - min_p C[c, p])``: both add up over
+    disjoint rows like correct counts and row counts, so the search, its memo and the purification bound
+    (``P - cost`` for any split) hold unchanged, and maximising ``sum t - cost * splits`` minimises the
+    weighted cost plus ``cost`` per split (``sum t = sum_c M[c] * max_p C[c, p] - total cost``).
+    """
+    k = tot.shape[0]
+    r1 = np.int64(0)
+    r0 = np.int64(0)
+    p1 = np.int64(0)
+    p0 = np.int64(0)
+    for c in range(k):
+        mx = Ci[c, 0]
+        mn = Ci[c, 0]
+        for q in range(1, k):
+            mx = max(mx, Ci[c, q])
+            mn = min(mn, Ci[c, q])
+        m1 = np.int64(cnt1[c, a])
+        m0 = np.int64(tot[c]) - m1
+        r1 += m1 * mx
+        r0 += m0 * mx
+        p1 += m1 * (mx - mn)
+        p0 += m0 * (mx - mn)
+    b1 = r1
+    b0 = r0
+    for q in range(k):
+        c1 = np.int64(0)
+        c0 = np.int64(0)
+        for c in range(k):
+            m1 = np.int64(cnt1[c, a])
+            c1 += m1 * Ci[c, q]
+            c0 += (np.int64(tot[c]) - m1) * Ci[c, q]
+        b1 = min(b1, c1)
+        b0 = min(b0, c0)
+    return r1 - b1, p1, r0 - b0, p0
+
+
+@njit(nogil=True, cache=True)
 def _expand(
     v,
     X,
@@ -334,13 +375,16 @@ def _expand(
     mp,
     n_mp,
     group_only,
+    wrow=None,
+    Ci=None,
 ):
     """Add v's split entries (children lazy or final) for every test that splits its rows and every one-hot
     group with at least 3 categories among them (a multiway split); ``(entry count, pool size)``.
 
     The entries go at ``n_ent``, where the caller has made room for ``p + groups`` of them in one chunk,
     and the multiway children at ``n_mp`` in ``mp`` (room for ``p`` rows).  Tests with ``group_only`` set
-    are used inside multiway splits only (never as binary splits).
+    are used inside multiway splits only (never as binary splits).  With ``wrow`` (the weighted path, see
+    :func:`branches_search`) ``cnt1`` and ``tot`` hold class masses and a branch's values come from ``_wvals``.
     """
     p = X.shape[1]
     n_classes = tot.shape[0]
@@ -349,14 +393,28 @@ def _expand(
     nr = _branch_rows(bits, lits, s, d, X.shape[0], acc, rows)
     cnt1[:, :] = 0
     tot[:] = 0
-    for r in range(nr):
-        i = rows[r]
-        yi = y[i]
-        tot[yi] += 1
-        row = X[i]
-        ck = cnt1[yi]
-        for a in range(p):  # contiguous and branch-free: vectorised by LLVM
-            ck[a] += row[a]
+    if wrow is None:
+        for r in range(nr):
+            i = rows[r]
+            yi = y[i]
+            tot[yi] += 1
+            row = X[i]
+            ck = cnt1[yi]
+            for a in range(p):  # contiguous and branch-free: vectorised by LLVM
+                ck[a] += row[a]
+    else:
+        for r in range(nr):
+            i = rows[r]
+            yi = y[i]
+            wi = wrow[i]
+            tot[yi] += wi
+            row = X[i]
+            ck = cnt1[yi]
+            for a in range(p):
+                ck[a] += row[a] * wi
+    nrv = nr
+    if wrow is not None:
+        nrv = np.int64(ni[v, N])  # the branch's perfect value, in place of its rows
     used[:] = group_only
     for j in range(d):
         used[lits[s + j] >> 1] = 1
@@ -375,8 +433,12 @@ def _expand(
             t1 = max(t1, cnt1[k, a])
             t0 = max(t0, tot[k] - cnt1[k, a])
         n0 = nr - n1
+        if wrow is not None:
+            n0 = tot.sum() - n1  # masses (every weight >= 1: no mass, no rows)
         if n1 == 0 or n0 == 0:  # sends every row one way: never better than not splitting
             continue
+        if wrow is not None:
+            t1, n1, t0, n0 = _wvals(cnt1, a, tot, Ci)
         e = start + m
         ei[e, E_ATTR] = a
         ei[e, E_C0] = FINAL if _final(d + 1, n0, t0, cost, max_depth, eps) else LAZY
@@ -398,7 +460,7 @@ def _expand(
             mp,
             p,
         )
-        key = _entry_ub(nf, ei, e, nr, cost, mp, p)
+        key = _entry_ub(nf, ei, e, nrv, cost, mp, p)
         if key > nf[v, LB] + eps:  # else the entry can never beat the best tree: not kept
             ek[e] = key
             m += 1
@@ -416,6 +478,8 @@ def _expand(
                 t1 = max(t1, cnt1[c, a])
             if n1 == 0:
                 continue
+            if wrow is not None:
+                t1, n1, _, _ = _wvals(cnt1, a, tot, Ci)
             r = n_mp + k
             mp[r, M_REF] = FINAL if _final(d + 1, n1, t1, cost, max_depth, eps) else LAZY
             mp[r, M_N] = n1
@@ -433,7 +497,7 @@ def _expand(
         ei[e, E_T0] = 0
         ei[e, E_T1] = 0
         _take(v, np.int64(p + g), np.int64(n_mp), _ZERO, np.int64(k), _ZERO, ni, nf, cost, eps, mp, p)
-        key = _entry_ub(nf, ei, e, nr, cost, mp, p)
+        key = _entry_ub(nf, ei, e, nrv, cost, mp, p)
         kept = key > nf[v, LB] + eps
         if kept:
             ek[e] = key
@@ -508,7 +572,9 @@ def _best_tree(ni, mp, p):
 
 
 @njit(nogil=True, cache=True)
-def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters, gstart, gtests, group_only):
+def branches_search(
+    X, y, n_classes, cost, max_depth, zob, max_bytes, flag, counters, gstart, gtests, group_only, wrow=None, Ci=None
+):
     """Run BRANCHES on a 0/1 matrix until the root is complete or ``flag[0] != 0``.
 
     Parameters
@@ -533,6 +599,11 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
         which must partition the rows (every row has exactly one of them at 1).  ``gstart = [0]``: none.
     group_only : int64 array (p,)
         1 for a test that is only a branch of its group's multiway split, never a binary split.
+    wrow, Ci : int32 (n,) and int64 (k, k), optional
+        The weighted path: whole row weights (>= 1) and costs ``Ci[true, predicted]``.  Values are then in
+        weighted units (``_wvals``: a leaf's ``t`` and a branch's perfect value in place of correct and row
+        counts, all below 2**31) and ``cost`` is ``lambda`` times the total weight.  Numba compiles the plain
+        call (both None) without any of it.
 
     Returns
     -------
@@ -586,10 +657,20 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
 
     for i in range(n):
         tot[y[i]] += 1
+    root_t = tot.max()
+    root_n = np.int64(n)
+    if wrow is not None:
+        tot[:] = 0
+        for i in range(n):
+            tot[y[i]] += wrow[i]
+        c1 = np.zeros((n_classes, 1), dtype=np.int64)
+        c1[:, 0] = tot
+        root_t, root_n, _, _ = _wvals(c1, 0, tot, Ci)
+        eps = 1e-12 * (root_n + 1.0)  # values are whole numbers up to 2**31: ties only within float noise
     # the root, with int64 arguments as every later call passes them (a literal compiles a kernel once more)
     _, slot = lookup(hk, hv, ni, lits, _ZERO, cand, _ZERO)
     n_lits = _new_node(
-        ni, nh, nf, lits, _ZERO, hk, hv, slot, _ZERO, _ZERO, cand, _ZERO, np.int64(n), tot.max(), cost, max_depth, eps
+        ni, nh, nf, lits, _ZERO, hk, hv, slot, _ZERO, _ZERO, cand, _ZERO, root_n, root_t, cost, max_depth, eps
     )
     n_nodes = np.int64(1)
     n_ent = np.int64(0)
@@ -750,6 +831,8 @@ def branches_search(X, y, n_classes, cost, max_depth, zob, max_bytes, flag, coun
                 mp,
                 n_mp,
                 group_only,
+                wrow,
+                Ci,
             )
             n_exp += 1
         # Backpropagation along the selection path.

@@ -130,8 +130,11 @@ def run(
     features=None,
     encoded=None,
     schema=None,
+    sample_weight=None,
+    costs=None,
 ):
-    """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`.
+    """Adapter entry point: ``X`` is the 0/1 test matrix; returns a :class:`solvers.RawFront`
+    (``objective="cost"`` with ``sample_weight`` or ``costs``: ``cost / total weight + λ·splits``, exact).
 
     ``features``, ``encoded`` and ``schema`` (given by the API) let multiway splits find and complete the
     one-hot groups (see :func:`multiway_groups`); when tests were added the front's ``features`` says so.
@@ -157,6 +160,8 @@ def run(
         memory_mb=memory_mb,
         groups=groups,
         group_only=only,
+        sample_weight=sample_weight,
+        costs=costs,
     )
     raw.features = added
     return raw
@@ -176,6 +181,7 @@ SPEC = register(
         name="branches",
         input="binary",
         run=run,
+        weighted=True,
         progress_words=progress_words,
         params=PARAMS,
         title="BRANCHES (optimal sparse trees)",

@@ -17,8 +17,22 @@ from treeexplorer.solvers.contree import contree
 __all__ = ["run", "SPEC"]
 
 
-def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None, front=True, max_memory_mb=2048):
-    """Adapter entry point: ``X`` holds the raw numeric columns, returns a :class:`solvers.RawFront`."""
+def run(
+    X,
+    y,
+    n_classes,
+    control,
+    *,
+    max_depth=3,
+    max_nodes=None,
+    sparsity=None,
+    front=True,
+    max_memory_mb=2048,
+    sample_weight=None,
+    costs=None,
+):
+    """Adapter entry point: ``X`` holds the raw numeric columns, returns a :class:`solvers.RawFront`
+    (``objective="cost"`` when ``sample_weight`` or ``costs`` is given: the weighted cost, exact)."""
     try:
         return contree(
             X,
@@ -30,6 +44,8 @@ def run(X, y, n_classes, control, *, max_depth=3, max_nodes=None, sparsity=None,
             front=front,
             max_memory_mb=max_memory_mb,
             control=control,
+            sample_weight=sample_weight,
+            costs=costs,
         )
     except MemoryError as exc:
         if not str(exc):  # the allocator's own: not the refusal below
@@ -52,6 +68,7 @@ SPEC = register(
         name="contree",
         input="numeric",
         run=run,
+        weighted=True,
         progress_words=progress_words,
         params=(
             Param(
