@@ -25,20 +25,19 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from benchdata import Summary, add_arguments, collection_dir, peer  # noqa: E402
+from benchdata import Summary, add_arguments, collection_dir, peer, run_child  # noqa: E402
 
 # run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
 RUN_ALL = {
     "data": ["murtree-dl"],
     "peers": ["pystreed"],
-    "smoke": ["--datasets", "vote", "--depth", "2"],
+    "smoke": ["--datasets", "smoke", "--depth", "2"],
     "quick": ["--datasets", "anneal", "vote", "tic-tac-toe", "hypothyroid", "australian-credit", "--depth", "3"],
     "full": ["--depth", "3", "4"],
 }
@@ -95,17 +94,7 @@ def _child(path: str, depth: int, mode: str) -> None:
 
 
 def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
-    cmd = [sys.executable, __file__, "--child", str(path), str(depth), mode]
-    try:
-        out = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    if out.returncode != 0:
-        print(out.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(__file__, [str(path), str(depth), mode], timeout)
 
 
 def main(argv=None) -> int:
@@ -132,6 +121,7 @@ def main(argv=None) -> int:
         head += f" | {mode + ' s':>15} {'load':>5} {'BA':>7} {'ratio':>5}"
     print(head + " | equal")
     ratios = {m: {d: [] for d in args.depth} for m in MODES}
+    times = {m: {d: [] for d in args.depth} for m in MODES}
     all_equal = True
     for depth in args.depth:
         for name, path in sets:
@@ -146,6 +136,7 @@ def main(argv=None) -> int:
                     equal = equal and mode == "plain"
                     continue
                 ratio = r["cpu"] / ref["cpu"] if ref and ref["cpu"] > 0 else float("nan")
+                times[mode][depth].append(r["cpu"])
                 if ref:
                     ratios[mode][depth].append(ratio)
                     if mode != "plain":
@@ -163,6 +154,12 @@ def main(argv=None) -> int:
                 summary.add(label, f"{med:.2f}", "<= 1", med <= 1)
         print("balanced accuracy equal on every set:", "yes" if all_equal else "NO")
         summary.add("balanced accuracy equal to pystreed's", "every set" if all_equal else "NOT all", "all", all_equal)
+    else:
+        for depth in args.depth:
+            for m in MODES:
+                if times[m][depth]:
+                    med = statistics.median(times[m][depth])
+                    summary.add(f"median CPU s weighted murtree ({m}), depth {depth}", f"{med:.3f}", "", None)
     summary.write()
     return 0 if all_equal else 1
 
