@@ -114,23 +114,46 @@ def _leaf_cost(cnt, C, cm):
     return weighted
 
 
-def leaf_cost2(z0, z1, cm):
-    """:func:`leaf_cost` of two groups with counts ``z0`` and ``z1``."""
-    return leaf_cost(np.array([z0, z1]), 2, cm)
+def two_classes(cm):
+    """Whether the depth-2 solver's two-group loop applies: plain errors, or a cost matrix of two classes."""
+    return cm.ndim == 1 or cm.shape[1] == 2
+
+
+@overload(two_classes, inline="always", jit_options={"nogil": True})
+def _two_classes(cm):
+    if _plain(cm):
+        return lambda cm: True
+    return lambda cm: cm.shape[1] == 2
+
+
+def costs2(cm):
+    """``(cm[0, 0], cm[0, 1], cm[1, 0], cm[1, 1])`` of a two-class objective (zeros for plain errors)."""
+    return (0, 0, 0, 0) if cm.ndim == 1 else (cm[0, 0], cm[0, 1], cm[1, 0], cm[1, 1])
+
+
+@overload(costs2, inline="always", jit_options={"nogil": True})
+def _costs2(cm):
+    if _plain(cm):
+        return lambda cm: (np.int64(0), np.int64(0), np.int64(0), np.int64(0))
+    return lambda cm: (cm[0, 0], cm[0, 1], cm[1, 0], cm[1, 1])
+
+
+def leaf_cost2(z0, z1, cm, q):
+    """:func:`leaf_cost` of two groups with counts ``z0`` and ``z1`` and two classes, ``q = costs2(cm)``."""
+    if cm.ndim == 1:
+        return min(z0, z1)
+    return min(z0 * q[0] + z1 * q[2], z0 * q[1] + z1 * q[3])
 
 
 @overload(leaf_cost2, jit_options={"nogil": True})
-def _leaf_cost2(z0, z1, cm):
+def _leaf_cost2(z0, z1, cm, q):
     if _plain(cm):
-        return lambda z0, z1, cm: z0 if z0 < z1 else z1
+        return lambda z0, z1, cm, q: z0 if z0 < z1 else z1
 
-    def weighted(z0, z1, cm):
-        best = z0 * cm[0, 0] + z1 * cm[1, 0]
-        for p in range(1, cm.shape[1]):
-            s = z0 * cm[0, p] + z1 * cm[1, p]
-            if s < best:
-                best = s
-        return best
+    def weighted(z0, z1, cm, q):
+        a = z0 * q[0] + z1 * q[2]  # predict class 0
+        b = z0 * q[1] + z1 * q[3]  # predict class 1
+        return a if a <= b else b  # ties: the lower class (the same cost either way)
 
     return weighted
 

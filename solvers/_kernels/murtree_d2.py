@@ -15,7 +15,17 @@ tree when it is not strictly better.
 import numpy as np
 from numba import njit, uint64
 
-from .murtree_cache import _ONE, archive_put, cache_put, leaf_cost, leaf_cost2, pen_big, popcount64
+from .murtree_cache import (
+    _ONE,
+    archive_put,
+    cache_put,
+    costs2,
+    leaf_cost,
+    leaf_cost2,
+    pen_big,
+    popcount64,
+    two_classes,
+)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -81,7 +91,7 @@ def _mn(x, y):
 
 @njit(nogil=True, cache=True)
 def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa, cm):
-    """:func:`_children` for two classes (an error is the smaller class count).
+    """:func:`_children` for two groups (an error is the smaller count; weighted, the cheaper of two classes).
 
     The pair counts are mirrored into the lower triangle (the diagonal holds the single counts: a test
     splitting its own side leaves an empty leaf, never a candidate), so that every root reads its own row
@@ -90,6 +100,7 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa, cm):
     ``pen`` or more (see ``murtree_cache.pen_big``).
     """
     pen, big = pen_big(cm)
+    q = costs2(cm)  # the four costs as scalars: the loop below stays vectorisable when weighted
     n0 = ccount[0]
     n1 = ccount[1]
     P0 = P[0]
@@ -127,8 +138,8 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa, cm):
             x01 = pen * np.int64(b0 + b1 < min_leaf)
             x10 = pen * np.int64(a0 + a1 < min_leaf)
             x11 = pen * np.int64(p0 + p1 < min_leaf)
-            bla = _mn(bla, leaf_cost2(z0, z1, cm) + x00 + leaf_cost2(b0, b1, cm) + x01)
-            bra = _mn(bra, leaf_cost2(a0, a1, cm) + x10 + leaf_cost2(p0, p1, cm) + x11)
+            bla = _mn(bla, leaf_cost2(z0, z1, cm, q) + x00 + leaf_cost2(b0, b1, cm, q) + x01)
+            bra = _mn(bra, leaf_cost2(a0, a1, cm, q) + x10 + leaf_cost2(p0, p1, cm, q) + x11)
         best_l[a] = bla if bla < pen else big
         best_r[a] = bra if bra < pen else big
 
@@ -256,7 +267,7 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pai
     br[:] = big
     if pairs == 0:
         pass  # a depth-1 dataset: no child can split (bl, br stay _BIG)
-    elif C == 2:
+    elif C == 2 and two_classes(cm):
         _children2(S, P, act, n_act, ccount, min_leaf, bl, br, np.empty((2, n_act), dtype=np.int64), cm)
     else:
         _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br, cm)
