@@ -95,10 +95,6 @@ def _child(path: str, depth: int, mode: str) -> None:
     print(json.dumps(out))
 
 
-def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
-    return run_child(__file__, [str(path), str(depth), mode], timeout)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_arguments(ap)
@@ -127,12 +123,12 @@ def main(argv=None) -> int:
     all_equal = True
     for depth in args.depth:
         for name, path in sets:
-            ref = measure(path, depth, "pystreed", args.timeout) if have_streed else None
+            ref = run_child(__file__, [str(path), str(depth), "pystreed"], args.timeout) if have_streed else None
             line = f"{name:<18} {depth} | "
             line += f"{ref['cpu']:>7.3f} ({ref['time']:>5.2f}) {ref['first']:>5.2f} {ref['ba']:>7.4f}" if ref else "-"
             equal = True
             for mode in MODES:
-                r = measure(path, depth, mode, args.timeout)
+                r = run_child(__file__, [str(path), str(depth), mode], args.timeout)
                 if r is None:
                     line += f" | {'timeout':>15}"
                     equal = equal and mode == "plain"
