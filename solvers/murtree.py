@@ -20,9 +20,9 @@ upper bound, which prunes hard).
 With ``sample_weight=`` or ``costs=`` the same search minimises the weighted cost ``sum_i w[i] * C[y[i], yhat[i]]``
 (``solvers._objective``), exactly, at every budget.  Rows are grouped by class and weight; the kernels count rows
 per group as they count them per class (bitsets, popcounts, inclusion-exclusion) and price a group's count by
-``cm[g, p] = w_g * C[class_g, p]``, in int64 when every weight and cost is whole, else in float64 (exact up to
-float64 summation: "strictly better" is then "below by at least one float").  Class weights alone give one group
-per class; many distinct real weights make many groups (the depth-2 pair counts grow with them).
+``cm[g, p] = w_g * C[class_g, p]`` in int64: whole weights and costs as they are, real ones in quanta of 2**-50 of
+the largest possible total (within float64 summation's own error; see :class:`_Weighted`).  Class weights alone
+give one group per class; many distinct real weights make many groups (the depth-2 pair counts grow with them).
 """
 
 from __future__ import annotations
@@ -351,8 +351,12 @@ class _Weighted:
     """The weighted objective: rows grouped by class and weight, each group priced per predicted class.
 
     The kernels count rows per group as they count them per class (bitsets and popcounts), so a leaf's cost is
-    the exact ``sum_g count_g * cm[g, p]`` with ``cm[g, p] = w_g * C[class_g, p]``: int64 when every weight
-    and cost is whole, else float64.  Class weights alone make one group per class.
+    the exact ``sum_g count_g * cm[g, p]`` with ``cm[g, p] = w_g * C[class_g, p] / q`` in int64.  ``q`` is 1 when
+    every weight and cost is whole; otherwise the power of two that puts the largest possible total at 2**50, and
+    ``cm`` is rounded to whole quanta: a cost is then off by at most half a quantum per row (about ``n * 2**-51``
+    of the total, the size of float64 summation's own error) and every comparison of the search is exact (no
+    split wins by a rounding error).  Reported costs are recomputed with the given weights.  Class weights alone
+    make one group per class.
     """
 
     name = "cost"
@@ -377,8 +381,10 @@ class _Weighted:
         if total * float(self.costs.max(initial=0.0)) >= 1e300:
             raise ValueError("murtree: weights times costs overflow float64: scale the weights or costs down")
         cm = self.gw[:, None] * self.costs[self.gy]
-        self.cm = np.ascontiguousarray(np.rint(cm).astype(np.int64) if wt.integral else cm)
-        self.inf = _INF if wt.integral else np.inf
+        worst = float(np.sum(w * self.costs.max(axis=1)[y]))  # no cost of any tree exceeds it
+        self.quantum = 1.0 if wt.integral or worst == 0 else 2.0 ** (np.ceil(np.log2(worst)) - 50)
+        self.cm = np.ascontiguousarray(np.rint(cm / self.quantum).astype(np.int64))
+        self.inf = _INF
         self.scale = Fraction(total)  # sparsity weighs cost / total weight
         self.n_classes = n_classes
         self.member = np.zeros((n_groups, n_classes), dtype=np.int64)
@@ -388,7 +394,7 @@ class _Weighted:
         return self.groups, self.gy.shape[0], self.cm
 
     def exact(self, e):
-        return Fraction(float(e))
+        return Fraction(int(e)) * Fraction(self.quantum)
 
     def leaf(self, counts):
         return leaf_cost(counts, counts.shape[0], self.cm)  # the kernels' order of summation
@@ -396,12 +402,14 @@ class _Weighted:
     def solution(self, tree, cost):
         """The tree with class counts and least-cost predictions; its info: misclassified rows and cost."""
         mass = (tree.value * self.gw) @ self.member
-        pred = np.array([leaf_prediction(m, self.costs)[0] for m in mass], dtype=np.int64)
+        leaf = [leaf_prediction(m, self.costs) for m in mass]
+        pred = np.array([p for p, _ in leaf], dtype=np.int64)
         value = tree.value @ self.member
         leaves = tree.feature < 0
         errors = int(value[leaves].sum() - value[leaves, pred[leaves]].sum())
+        total = float(sum(c for (_, c), is_leaf in zip(leaf, leaves) if is_leaf))
         out = RawTree(tree.feature, tree.threshold, tree.left, tree.right, value, prediction=pred)
-        return out, {"errors": errors, "cost": float(cost)}
+        return out, {"errors": errors, "cost": total}
 
 
 def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_splits, control, obj):
