@@ -25,14 +25,13 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from benchdata import Summary, add_arguments, collection_dir, peer  # noqa: E402
+from benchdata import Summary, add_arguments, collection_dir, peer, run_child  # noqa: E402
 
 # run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
 RUN_ALL = {
@@ -127,17 +126,7 @@ def _secs(r: dict) -> str:
 
 
 def measure(path: Path, depth: int, mode: str, timeout: float) -> dict | None:
-    cmd = [sys.executable, __file__, "--child", str(path), str(depth), mode]
-    try:
-        out = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    if out.returncode != 0:
-        print(out.stderr[-2000:], file=sys.stderr)
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(__file__, [str(path), str(depth), mode], timeout)
 
 
 def main(argv=None) -> int:

@@ -110,6 +110,24 @@ def peer(module: str, install: str | None = None):
         return None
 
 
+def run_child(script: Path | str, args: list[str], timeout: float) -> dict | None:
+    """Run ``script --child ARGS`` in a fresh process (a cold start, numba loading its cached code) from the
+    repository root; returns the JSON of its last output line, or None on a timeout or an error (printed)."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, str(script), "--child", *args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        print(out.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def machine() -> str:
     """One line naming this machine: CPU model, cores, memory, Python."""
     cpu = platform.processor() or platform.machine()

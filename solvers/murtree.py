@@ -16,6 +16,13 @@ minimise ``errors / n + alpha * splits`` for some ``alpha >= 0`` are its lower c
 rounded to an integer multiple of ``1/n``).  A single tree (``front=False``) has the fewest errors for
 ``K`` splits, then the fewest splits among those (binary search over budgets with that error as the
 upper bound, which prunes hard).
+
+With ``sample_weight=`` or ``costs=`` the same search minimises the weighted cost ``sum_i w[i] * C[y[i], yhat[i]]``
+(``solvers._objective``), exactly, at every budget.  Rows are grouped by class and weight; the kernels count rows
+per group as they count them per class (bitsets, popcounts, inclusion-exclusion) and price a group's count by
+``cm[g, p] = w_g * C[class_g, p]`` in int64: whole weights and costs as they are, real ones in quanta of 2**-50 of
+the largest possible total (within float64 summation's own error; see :class:`_Weighted`).  Class weights alone
+give one group per class; many distinct real weights make many groups (the depth-2 pair counts grow with them).
 """
 
 from __future__ import annotations
@@ -26,8 +33,9 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals
-from ._kernels.murtree_cache import MAX_FEATURES, cache_rehash
+from ._kernels.murtree_cache import MAX_FEATURES, cache_rehash, leaf_cost
 from ._kernels.murtree_search import Workspace, _build, solve
+from ._objective import Weighting, leaf_prediction, weighted
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
 
@@ -35,19 +43,25 @@ COUNTERS = ("budgets_done", "cache_entries", "depth2_calls", "nodes_searched")
 _MAX_DEPTH = 10
 _INF = 1 << 60
 _CACHE_BITS = 16  # initial cache: 2**16 slots of 24 bytes (1.6 MB), grown x2 whenever 70 % full
+_PAIR_BYTES = 1 << 30  # the most the depth-2 pair counts (groups x tests x tests int32) may take
+_PLAIN = np.zeros(0, dtype=np.int64)  # the kernels' cost matrix for plain misclassification (a type marker)
 
 
-def empty_cache(cap: int) -> tuple[np.ndarray, np.ndarray]:
+def empty_cache(cap: int, dtype=np.int32) -> tuple[np.ndarray, np.ndarray]:
     """A cache table of ``cap`` slots: keys (two hash words, depth and budget in the second's low bits) and values
-    (errors or lower bound, packed optimal flag, root test and left budget); see ``_kernels/murtree_cache``."""
-    return np.zeros((cap, 2), dtype=np.uint64), np.zeros((cap, 2), dtype=np.int32)
+    (errors or lower bound, packed optimal flag, root test and left budget); see ``_kernels/murtree_cache``.
+    ``dtype`` holds the values: int32 errors, or the weighted objective's int64 or float64 costs."""
+    return np.zeros((cap, 2), dtype=np.uint64), np.zeros((cap, 2), dtype=dtype)
 
 
-def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
+def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits, cm=_PLAIN):
     """The kernels' named work space (``ws``, a :data:`Workspace` of arrays) and the root's hash.
 
-    Rows are reordered by class so that every dataset is a run of class blocks; tests keep their index.
+    Rows are reordered by class so that every dataset is a run of class blocks; tests keep their index.  With a
+    weighted cost matrix ``cm`` (see :func:`_groups`), ``y`` and ``n_classes`` are the rows' groups and their
+    number, and the costs (cache, archive, incumbent) take ``cm``'s type.
     """
+    cost = np.int64 if cm.ndim == 1 else cm.dtype
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset
     XT = np.ascontiguousarray(X[order].T)
     ys = np.ascontiguousarray(y[order], dtype=np.int64)
@@ -60,14 +74,14 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     bufs[0] = np.arange(n, dtype=np.int32)
     cnts = np.zeros((rows, n_classes), dtype=np.int64)
     cnts[0] = np.bincount(ys, minlength=n_classes)
-    keys, vals = empty_cache(1 << cache_bits)
+    keys, vals = empty_cache(1 << cache_bits, np.int32 if cm.ndim == 1 else cost)
     meta = np.zeros(1, dtype=np.int64)
     # similarity archive: one dataset per buffer row, i.e. per level and side (left children resemble
     # each other, not the right children they alternate with)
     arch_inst = np.zeros((rows, n), dtype=np.int32)
     arch_m = np.full(rows, -1, dtype=np.int64)
     arch_h = np.zeros((rows, 2), dtype=np.uint64)
-    arch_lb = np.zeros((rows, depth + 1, budget + 1), dtype=np.int64)
+    arch_lb = np.zeros((rows, depth + 1, budget + 1), dtype=cost)
     words = n // 64 + n_classes + 1
     bits = np.zeros((words, f), dtype=np.uint64)
     bitsA = np.zeros((words, f), dtype=np.uint64)
@@ -75,7 +89,7 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
     P = np.zeros((n_classes, f, f), dtype=np.int32)
     act = np.zeros(f, dtype=np.int64)
     prm = np.array([min_leaf], dtype=np.int64)
-    status = np.zeros(4, dtype=np.int64)
+    status = np.zeros(4, dtype=cost)
     XR = np.ascontiguousarray(X[order])
     tmp = np.zeros((4, n_classes), dtype=np.int64)
     h1 = np.uint64(z1.sum(dtype=np.uint64))
@@ -107,6 +121,7 @@ def _workspace(X, y, n_classes, depth, budget, min_leaf, control, cache_bits):
             bitsA,
             tmp,
             np.zeros((depth + 2, f), dtype=np.int64),
+            cm,
         )
     )
     return ws, h1, h2
@@ -127,7 +142,7 @@ class _Workspace:
 
 def _grow(ws):
     keys, vals = ws.keys, ws.vals
-    new_keys, new_vals = empty_cache(keys.shape[0] * 2)
+    new_keys, new_vals = empty_cache(keys.shape[0] * 2, vals.dtype)
     cache_rehash(keys, vals, new_keys, new_vals)
     ws.arrays = ws.arrays._replace(keys=new_keys, vals=new_vals)
     ws.status[0] = 0
@@ -211,7 +226,7 @@ def hull_flags(errors, splits, n_rows):
 
 def _alpha_choice(errors, splits, n_rows, alpha):
     a = Fraction(alpha)
-    obj = [Fraction(e, n_rows) + a * s for e, s in zip(errors, splits)]
+    obj = [Fraction(e) / n_rows + a * s for e, s in zip(errors, splits)]
     best = min(obj)
     return next(i for i, o in enumerate(obj) if o == best)  # fewest splits among ties
 
@@ -228,6 +243,8 @@ def murtree(
     min_leaf_support: int = 1,
     fewest_splits: bool = True,
     control: Control | None = None,
+    sample_weight=None,
+    costs=None,
 ) -> RawFront:
     """Optimal classification trees on 0/1 tests: the whole error-vs-splits front or one tree.
 
@@ -259,14 +276,22 @@ def murtree(
         nodes).  When stopped, the trees proven so far are kept (at least the single leaf, optimal for
         budget 0) and the best tree of the interrupted budget is added with ``optimal=False``;
         ``RawFront.status`` says why it stopped.
+    sample_weight : ndarray of float64 (n,), optional
+        Row weights (finite, >= 0; checked upstream).  With ``costs`` they make the objective the weighted cost
+        ``sum_i w[i] * costs[y[i], yhat[i]]``, minimised exactly for every budget (``min_leaf_support`` still
+        counts rows); the error words above then read "cost", and ``sparsity`` weighs it by the total weight.
+    costs : ndarray of float64 (k, k), optional
+        ``costs[true, predicted]`` (finite, >= 0; default 0 on the diagonal, 1 elsewhere).
 
     Returns
     -------
     RawFront
-        ``objective="misclassifications"``; ``info`` of each tree: ``budget`` (smallest budget it is
-        optimal for) and ``budget_max`` (largest), ``errors``, ``splits``; with the front or
-        ``sparsity``: ``on_hull`` and, for hull trees, ``alpha_lo``/``alpha_hi``; with ``sparsity``:
-        ``objective`` and ``sparsity``.
+        ``objective="misclassifications"`` (``"cost"`` when weighted); ``info`` of each tree: ``budget``
+        (smallest budget it is optimal for) and ``budget_max`` (largest), ``errors`` (misclassified rows),
+        ``splits``, and when weighted ``cost`` (its training cost); with the front or ``sparsity``:
+        ``on_hull`` and, for hull trees, ``alpha_lo``/``alpha_hi`` (of the objective); with ``sparsity``:
+        ``objective`` and ``sparsity``.  Trees count rows per class in ``value``; each node's ``prediction``
+        is its least-cost class.
     """
     X, y, n_classes = check_xy(X, y, n_classes, binary=True)
     if X.shape[1] >= MAX_FEATURES:
@@ -285,32 +310,123 @@ def murtree(
         raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
     if sparsity is not None and not (np.isfinite(sparsity) and sparsity >= 0):
         raise ValueError(f"sparsity must be a finite number >= 0, got {sparsity!r}")
+    wt = weighted(sample_weight, costs, y, n_classes)
+    obj = _Plain(X.shape[0]) if wt.plain else _Weighted(y, n_classes, wt, X.shape[1])
     own = control is None
     if own:
         control = Control().start()
     try:
         return _run(
-            X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits), control
+            X, y, n_classes, depth, budget, int(min_leaf_support), sparsity, front, bool(fewest_splits), control, obj
         )
     finally:
         if own:
             control.stop()
 
 
-def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_splits, control):
+class _Plain:
+    """The plain objective: errors counted per class (the kernels' original path)."""
+
+    name = "misclassifications"
+    inf = _INF  # an upper bound above every cost
+
+    def __init__(self, n):
+        self.n = n
+        self.scale = n  # sparsity weighs errors / n
+
+    def kernel_data(self, y, n_classes):
+        return y, n_classes, _PLAIN
+
+    def exact(self, e):
+        return e
+
+    def leaf(self, counts):
+        return int(counts.sum() - counts.max())
+
+    def solution(self, tree, cost):
+        return tree, {"errors": cost}
+
+
+class _Weighted:
+    """The weighted objective: rows grouped by class and weight, each group priced per predicted class.
+
+    The kernels count rows per group as they count them per class (bitsets and popcounts), so a leaf's cost is
+    the exact ``sum_g count_g * cm[g, p]`` with ``cm[g, p] = w_g * C[class_g, p] / q`` in int64.  ``q`` is 1 when
+    every weight and cost is whole; otherwise the power of two that puts the largest possible total at 2**50, and
+    ``cm`` is rounded to whole quanta: a cost is then off by at most half a quantum per row (about ``n * 2**-51``
+    of the total, the size of float64 summation's own error) and every comparison of the search is exact (no
+    split wins by a rounding error).  Reported costs are recomputed with the given weights.  Class weights alone
+    make one group per class.
+    """
+
+    name = "cost"
+
+    def __init__(self, y, n_classes, wt: Weighting, n_tests):
+        w = wt.row_weights(y.shape[0])
+        self.costs = wt.cost_matrix(n_classes)
+        keys, groups = np.unique(np.stack([y.astype(np.float64), w], axis=1), axis=0, return_inverse=True)
+        self.groups = np.ascontiguousarray(groups.reshape(-1), dtype=np.int64)
+        self.gy = keys[:, 0].astype(np.int64)  # each group's class and weight
+        self.gw = keys[:, 1]
+        n_groups = self.gy.shape[0]
+        if n_groups * n_tests * n_tests * 4 > _PAIR_BYTES:
+            raise ValueError(
+                f"murtree: {n_groups} distinct (class, weight) pairs over {n_tests} tests need "
+                f"{n_groups * n_tests * n_tests * 4 / 2**30:.1f} GB of pair counts: round the weights to fewer "
+                "distinct values or select fewer tests"
+            )
+        total = float(w.sum())
+        if not total > 0:
+            raise ValueError("murtree: every sample weight is 0: give some rows a positive weight")
+        if total * float(self.costs.max(initial=0.0)) >= 1e300:
+            raise ValueError("murtree: weights times costs overflow float64: scale the weights or costs down")
+        cm = self.gw[:, None] * self.costs[self.gy]
+        worst = float(np.sum(w * self.costs.max(axis=1)[y]))  # no cost of any tree exceeds it
+        self.quantum = 1.0 if wt.integral or worst == 0 else 2.0 ** (np.ceil(np.log2(worst)) - 50)
+        self.cm = np.ascontiguousarray(np.rint(cm / self.quantum).astype(np.int64))
+        self.inf = _INF
+        self.scale = Fraction(total)  # sparsity weighs cost / total weight
+        self.n_classes = n_classes
+        self.member = np.zeros((n_groups, n_classes), dtype=np.int64)
+        self.member[np.arange(n_groups), self.gy] = 1
+
+    def kernel_data(self, y, n_classes):
+        return self.groups, self.gy.shape[0], self.cm
+
+    def exact(self, e):
+        return Fraction(int(e)) * Fraction(self.quantum)
+
+    def leaf(self, counts):
+        return leaf_cost(counts, counts.shape[0], self.cm)  # the kernels' order of summation
+
+    def solution(self, tree, cost):
+        """The tree with class counts and least-cost predictions; its info: misclassified rows and cost."""
+        mass = (tree.value * self.gw) @ self.member
+        leaf = [leaf_prediction(m, self.costs) for m in mass]
+        pred = np.array([p for p, _ in leaf], dtype=np.int64)
+        value = tree.value @ self.member
+        leaves = tree.feature < 0
+        errors = int(value[leaves].sum() - value[leaves, pred[leaves]].sum())
+        total = float(sum(c for (_, c), is_leaf in zip(leaf, leaves) if is_leaf))
+        out = RawTree(tree.feature, tree.threshold, tree.left, tree.right, value, prediction=pred)
+        return out, {"errors": errors, "cost": total}
+
+
+def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_splits, control, obj):
     n = X.shape[0]
-    ws, h1, h2 = _workspace(X, y, n_classes, depth, budget, min_leaf, control, _CACHE_BITS)
+    ky, kc, cm = obj.kernel_data(y, n_classes)
+    ws, h1, h2 = _workspace(X, ky, kc, depth, budget, min_leaf, control, _CACHE_BITS, cm)
     found = []  # (errors, budget, tree, optimal)
     control.watch("murtree", COUNTERS)
     try:
         if not front and sparsity is None:
-            _single(ws, n, h1, h2, depth, budget, fewest_splits, found)
+            _single(ws, n, h1, h2, depth, budget, fewest_splits, found, obj)
             upto = budget
         else:
-            upto = _front(ws, n, h1, h2, depth, budget, sparsity, found, control)
+            upto = _front(ws, n, h1, h2, depth, budget, sparsity, found, control, obj)
     finally:
         control.unwatch()
-    sols = _solutions(found, n, upto, sparsity, front)
+    sols = _solutions(found, obj, upto, sparsity, front)
     if sparsity is not None and control.stopped:
         sols[0].optimal = False  # a budget that could still win was not searched
     stats = {
@@ -320,15 +436,7 @@ def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_split
         "max_depth": depth,
         "max_nodes": budget,
     }
-    return RawFront(sols, _OBJ, control.status(), stats)
-
-
-_OBJ = "misclassifications"
-
-
-def _leaf_errors(ws):
-    c = ws.cnts[0]
-    return int(c.sum() - c.max())
+    return RawFront(sols, obj.name, control.status(), stats)
 
 
 def _interrupted(ws, n, h1, h2, depth, b, found):
@@ -337,20 +445,20 @@ def _interrupted(ws, n, h1, h2, depth, b, found):
     if st[2] >= 0 and (not found or st[1] < found[-1][0]):
         tree = _tree(ws, n, h1, h2, depth, b, force=(int(st[2]), int(st[3])))
         if tree is not None:
-            found.append((int(st[1]), b, tree, False))
+            found.append((st[1].item(), b, tree, False))
 
 
-def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
+def _front(ws, n, h1, h2, depth, budget, sparsity, found, control, obj):
     """Budgets 0..K in turn; a tree is kept when its error is strictly below the previous budget's.
 
     Returns the largest budget up to which the front is proven.
     """
-    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws.cnts[0]), True))
+    found.append((obj.leaf(ws.cnts[0]), 0, RawTree.leaf(ws.cnts[0]), True))
     floor = -1  # the full budget's error: once reached, larger budgets add nothing
     for b in range(1, budget + 1):
         if b == 4 and sparsity is None and budget > 4 and found[-1][0] > 0:
             # solve the full budget early: its optima bound every smaller budget of the same subproblem
-            floor = _solve_budget(ws, n, h1, h2, depth, budget, _INF)
+            floor = _solve_budget(ws, n, h1, h2, depth, budget, obj.inf)
             if floor < 0:
                 _interrupted(ws, n, h1, h2, depth, budget, found)
                 return b - 1
@@ -359,11 +467,11 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
         if sparsity is not None:
             # a tree with b or more splits costs at least sparsity * b: stop once that cannot win
             a = Fraction(sparsity)
-            if a * b >= min(Fraction(e, n) + a * t.n_splits for e, _, t, _ in found):
+            if a * b >= min(obj.exact(e) / obj.scale + a * t.n_splits for e, _, t, _ in found):
                 break
         if found[-1][0] == 0:
             break  # nothing beats a perfect tree
-        err = _solve_budget(ws, n, h1, h2, depth, b, _INF)
+        err = _solve_budget(ws, n, h1, h2, depth, b, obj.inf)
         if err < 0:
             _interrupted(ws, n, h1, h2, depth, b, found)
             return b - 1
@@ -371,19 +479,19 @@ def _front(ws, n, h1, h2, depth, budget, sparsity, found, control):
             found.append((err, b, _tree(ws, n, h1, h2, depth, b), True))
             if control.progress is not None:  # the front so far, for a caller drawing a provisional front
                 control.report(
-                    "murtree", budget=b, partial=RawFront(_solutions(found, n, b, None, True), _OBJ, "running")
+                    "murtree", budget=b, partial=RawFront(_solutions(found, obj, b, None, True), obj.name, "running")
                 )
         control.counters[0] = b
     return budget
 
 
-def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
+def _single(ws, n, h1, h2, depth, budget, fewest_splits, found, obj):
     """The fewest errors for ``K`` splits; then (binary search) the fewest splits reaching them."""
-    found.append((_leaf_errors(ws), 0, RawTree.leaf(ws.cnts[0]), True))
+    found.append((obj.leaf(ws.cnts[0]), 0, RawTree.leaf(ws.cnts[0]), True))
     for b in sorted({min(budget, 3), budget}):  # a cheap depth-2 tree first, for the anytime case
         if b == 0 or found[-1][0] == 0:
             continue
-        err = _solve_budget(ws, n, h1, h2, depth, b, _INF)
+        err = _solve_budget(ws, n, h1, h2, depth, b, obj.inf)
         if err < 0:
             _interrupted(ws, n, h1, h2, depth, b, found)
             e, bb, tree, _ = found[-1]
@@ -415,15 +523,16 @@ def _single(ws, n, h1, h2, depth, budget, fewest_splits, found):
     found[:] = [(best, hi, tree, proven)]
 
 
-def _solutions(found, n, upto, sparsity, front):
-    errors = [f[0] for f in found]
+def _solutions(found, obj, upto, sparsity, front):
+    errors = [obj.exact(f[0]) for f in found]
     splits = [f[2].n_splits for f in found]
-    hull = hull_flags(errors, splits, n)
+    hull = hull_flags(errors, splits, obj.scale)
     sols = []
-    for i, (_, b, tree, optimal) in enumerate(found):
+    for i, (cost, b, tree, optimal) in enumerate(found):
         # budgets this tree is optimal for: up to the next tree's, or as far as the front is proven
         nxt = found[i + 1][1] - 1 if i + 1 < len(found) else (upto if optimal else b)
-        info = {"budget": b, "budget_max": nxt, "errors": errors[i], "splits": splits[i]}
+        tree, facts = obj.solution(tree, cost)
+        info = {"budget": b, "budget_max": nxt, **facts, "splits": splits[i]}
         if front or sparsity is not None:  # hull facts need the front (a single tree has none)
             info["on_hull"] = hull[i][0]
         if "on_hull" in info and hull[i][0]:
@@ -431,8 +540,8 @@ def _solutions(found, n, upto, sparsity, front):
             info["alpha_hi"] = None if hull[i][2] is None else float(hull[i][2])
         sols.append(RawSolution(tree, optimal, info))
     if sparsity is not None:
-        i = _alpha_choice(errors, splits, n, sparsity)
-        sols[i].info["objective"] = errors[i] / n + sparsity * splits[i]
+        i = _alpha_choice(errors, splits, obj.scale, sparsity)
+        sols[i].info["objective"] = float(errors[i] / obj.scale) + sparsity * splits[i]
         sols[i].info["sparsity"] = sparsity
         return [sols[i]]
     if not front:

@@ -6,29 +6,26 @@ per class, so the class counts of a single test and of a pair of tests are popco
 depth-2 tree is known (inclusion-exclusion), and the best left and right child of each root is found
 in ``O(f^2 * C)``.  The three optima (budgets 1, 2, 3) are stored in the cache at once.
 
-Costs are numbers of errors.  Ties go to fewer splits: a candidate must be strictly better, and a
-larger budget falls back to the smaller budget's tree when it is not strictly better.
+Costs are numbers of errors, or weighted costs with a 2-D ``cm`` (see ``murtree_cache.leaf_cost``: the
+counts are then per group of rows of one class and weight, each group a class block of the bitsets).  Ties go
+to fewer splits: a candidate must be strictly better, and a larger budget falls back to the smaller budget's
+tree when it is not strictly better.
 """
 
 import numpy as np
 from numba import njit, uint64
 
-from .murtree_cache import _ONE, archive_put, cache_put, popcount64
-
-_BIG = np.int64(1) << 62
-_PEN = np.int64(1) << 40  # an invalid child in _children2 (more than any error count; four still fit)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _err(counts, C):
-    tot = 0
-    mx = 0
-    for c in range(C):
-        v = counts[c]
-        tot += v
-        if v > mx:
-            mx = v
-    return tot - mx
+from .murtree_cache import (
+    _ONE,
+    archive_put,
+    cache_put,
+    costs2,
+    leaf_cost,
+    leaf_cost2,
+    pen_big,
+    popcount64,
+    two_classes,
+)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -38,7 +35,7 @@ def _better(best, k, e):
 
 
 @njit(nogil=True, cache=True)
-def _children(S, P, act, n_act, ccount, min_leaf, tmp, best_l, best_r):
+def _children(S, P, act, n_act, ccount, min_leaf, tmp, best_l, best_r, cm):
     """Fewest errors of a one-split left (test 0) and right (test 1) child of every root test.
 
     Each pair ``a < b`` gives the four quadrants once; they serve root ``a`` split again by ``b``
@@ -73,10 +70,10 @@ def _children(S, P, act, n_act, ccount, min_leaf, tmp, best_l, best_r):
             ok01 = n01 >= min_leaf
             ok10 = n10 >= min_leaf
             ok11 = n11 >= min_leaf
-            e00 = _err(q00, C)
-            e01 = _err(q01, C)
-            e10 = _err(q10, C)
-            e11 = _err(q11, C)
+            e00 = leaf_cost(q00, C, cm)
+            e01 = leaf_cost(q01, C, cm)
+            e10 = leaf_cost(q10, C, cm)
+            e11 = leaf_cost(q11, C, cm)
             if ok00 and ok01:
                 _better(best_l, a, e00 + e01)
             if ok10 and ok11:
@@ -93,15 +90,17 @@ def _mn(x, y):
 
 
 @njit(nogil=True, cache=True)
-def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa):
-    """:func:`_children` for two classes (an error is the smaller class count).
+def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa, cm):
+    """:func:`_children` for two groups (an error is the smaller count; weighted, the cheaper of two classes).
 
     The pair counts are mirrored into the lower triangle (the diagonal holds the single counts: a test
     splitting its own side leaves an empty leaf, never a candidate), so that every root reads its own row
     with reductions only: the loop then vectorises (3x faster than one pass over ``a < b`` that also writes
     the other root's best, and that half of a depth-2 solve).  A child too small for ``min_leaf`` costs
-    ``_PEN`` or more.
+    ``pen`` or more (see ``murtree_cache.pen_big``).
     """
+    pen, big = pen_big(cm)
+    q = costs2(cm)  # the four costs as scalars: the loop below stays vectorisable when weighted
     n0 = ccount[0]
     n1 = ccount[1]
     P0 = P[0]
@@ -122,8 +121,8 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa):
         s11 = sa1[a]
         pa0 = P0[a]
         pa1 = P1[a]
-        bla = _PEN
-        bra = _PEN
+        bla = pen
+        bra = pen
         for b in range(n_act):
             p0 = np.int64(pa0[b])  # test a = 1, test b = 1
             p1 = np.int64(pa1[b])
@@ -135,14 +134,14 @@ def _children2(S, P, act, n_act, ccount, min_leaf, best_l, best_r, sa):
             b1 = s21 - p1
             z0 = n0 - s10 - s20 + p0  # both 0
             z1 = n1 - s11 - s21 + p1
-            x00 = _PEN * np.int64(z0 + z1 < min_leaf)
-            x01 = _PEN * np.int64(b0 + b1 < min_leaf)
-            x10 = _PEN * np.int64(a0 + a1 < min_leaf)
-            x11 = _PEN * np.int64(p0 + p1 < min_leaf)
-            bla = _mn(bla, _mn(z0, z1) + x00 + _mn(b0, b1) + x01)
-            bra = _mn(bra, _mn(a0, a1) + x10 + _mn(p0, p1) + x11)
-        best_l[a] = bla if bla < _PEN else _BIG
-        best_r[a] = bra if bra < _PEN else _BIG
+            x00 = pen * np.int64(z0 + z1 < min_leaf)
+            x01 = pen * np.int64(b0 + b1 < min_leaf)
+            x10 = pen * np.int64(a0 + a1 < min_leaf)
+            x11 = pen * np.int64(p0 + p1 < min_leaf)
+            bla = _mn(bla, leaf_cost2(z0, z1, cm, q) + x00 + leaf_cost2(b0, b1, cm, q) + x01)
+            bra = _mn(bra, leaf_cost2(a0, a1, cm, q) + x10 + leaf_cost2(p0, p1, cm, q) + x11)
+        best_l[a] = bla if bla < pen else big
+        best_r[a] = bra if bra < pen else big
 
 
 @njit(nogil=True, cache=True)
@@ -222,7 +221,7 @@ def pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pair
 
 
 @njit(nogil=True, cache=True)
-def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs):
+def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs, cm):
     """Optimal errors and roots for budgets 1, 2 and 3 on the dataset ``inst[:m]``.
 
     Parameters
@@ -240,17 +239,19 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pai
         The Control's stop flag, read while the pairs are counted.
     pairs : int64
         0 for a depth-1 dataset: only budget 1 is solved (rows 2 and 3 copy it), without pair counts.
+    cm : int64 (0,), or int64 or float64 (G, k)
+        The objective: the plain placeholder, or the weighted cost of each group per predicted class.
 
     Returns
     -------
-    res : int64 (3, 3)
+    res : (3, 3) of ``cm``'s type
         Row ``b - 1`` holds ``(errors, root feature or -1, left budget)`` of the best tree with at most
         ``b`` splits; errors -1 when the stop flag ended the pair counts.
     """
     C = ccount.shape[0]
     n_act = pack_pairs(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, flag, pairs)
-    leaf = _err(ccount, C)
-    res = np.empty((3, 3), dtype=np.int64)
+    leaf = leaf_cost(ccount, C, cm)
+    res = np.empty((3, 3), dtype=cm.dtype)
     for b in range(3):
         res[b, 0] = leaf if n_act >= 0 else -1
         res[b, 1] = -1
@@ -259,21 +260,24 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pai
         return res
     cnt_l = np.empty(C, dtype=np.int64)
     cnt_r = np.empty(C, dtype=np.int64)
-    bl = np.full(n_act, _BIG, dtype=np.int64)
-    br = np.full(n_act, _BIG, dtype=np.int64)
+    pen, big = pen_big(cm)
+    bl = np.empty(n_act, dtype=cm.dtype)
+    br = np.empty(n_act, dtype=cm.dtype)
+    bl[:] = big
+    br[:] = big
     if pairs == 0:
         pass  # a depth-1 dataset: no child can split (bl, br stay _BIG)
-    elif C == 2:
-        _children2(S, P, act, n_act, ccount, min_leaf, bl, br, np.empty((2, n_act), dtype=np.int64))
+    elif C == 2 and two_classes(cm):
+        _children2(S, P, act, n_act, ccount, min_leaf, bl, br, np.empty((2, n_act), dtype=np.int64), cm)
     else:
-        _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br)
+        _children(S, P, act, n_act, ccount, min_leaf, tmp, bl, br, cm)
     for a in range(n_act):
         f1 = act[a]
         for c in range(C):
             cnt_r[c] = S[f1, c]
             cnt_l[c] = ccount[c] - S[f1, c]
-        err_l = _err(cnt_l, C)
-        err_r = _err(cnt_r, C)
+        err_l = leaf_cost(cnt_l, C, cm)
+        err_r = leaf_cost(cnt_r, C, cm)
         best_l = bl[a]
         best_r = br[a]
         c1 = err_l + err_r
@@ -281,19 +285,19 @@ def depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pai
             res[0, 0] = c1
             res[0, 1] = f1
             res[0, 2] = 0
-        if best_l < _BIG:
+        if best_l < big:
             c2 = best_l + err_r
             if c2 < res[1, 0]:
                 res[1, 0] = c2
                 res[1, 1] = f1
                 res[1, 2] = 1
-        if best_r < _BIG:
+        if best_r < big:
             c2 = err_l + best_r
             if c2 < res[1, 0]:
                 res[1, 0] = c2
                 res[1, 1] = f1
                 res[1, 2] = 0
-            if best_l < _BIG:
+            if best_l < big:
                 c3 = best_l + best_r
                 if c3 < res[2, 0]:
                     res[2, 0] = c3
@@ -339,14 +343,15 @@ def depth2_store(
     slot,
     flag,
     pairs,
+    cm,
 ):
     """Run :func:`depth2` and store its optima in the cache and the similarity archive (budget 1 alone when
     ``pairs == 0``; nothing when the stop flag ended it)."""
-    res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs)
+    res = depth2(XR, inst, m, ccount, min_leaf, bits, bitsA, S, P, act, tmp, flag, pairs, cm)
     if res[0, 0] < 0:
         return res
     for b in range(1 if pairs == 0 else 3):
         d = 1 if b == 0 else 2
-        cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], _ONE, res[b, 1], res[b, 2])
+        cache_put(keys, vals, meta, status, h1, h2, d, b + 1, res[b, 0], _ONE, np.int64(res[b, 1]), np.int64(res[b, 2]))
         archive_put(arch_inst, arch_m, arch_h, arch_lb, slot, inst, m, h1, h2, d, b + 1, res[b, 0])
     return res

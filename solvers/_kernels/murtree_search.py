@@ -1,8 +1,8 @@
 """MurTree's main search: depth- and node-budget-limited dynamic programming with bounds.
 
-``solve`` returns the optimal number of errors of a dataset for a depth ``d`` and a budget of ``n``
-splits when it is at most ``ub`` (the solution is then cached), a
-lower bound greater than ``ub`` otherwise, or -1 when the run was stopped (time limit, cancel, or a
+``solve`` returns the optimal cost (number of errors, or weighted cost: see the workspace's ``cm``) of a
+dataset for a depth ``d`` and a budget of ``n`` splits when it is at most ``ub`` (the solution is then
+cached), a lower bound greater than ``ub`` otherwise, or -1 when the run was stopped (time limit, cancel, or a
 full cache): nothing is cached on the way out of a stopped search, so the cache only ever holds
 proven facts.  Ties go to fewer splits: the leaf, then the optimum of the largest smaller budget
 already solved, are the first incumbents and a split must be strictly better to replace them.
@@ -21,17 +21,20 @@ from .murtree_cache import (
     _NONE,
     _ONE,
     _ZERO,
+    above,
     archive_lb,
     archive_put,
+    below,
     cache_find,
     cache_put,
+    cost_inf,
     entry_feature,
     entry_nleft,
     entry_optimal,
+    leaf_cost,
+    widen,
 )
 from .murtree_d2 import depth2_store
-
-INF = np.int64(1) << 60
 
 # The kernels' work space: arrays shared by the search, the depth-2 solver and the cache (built by
 # ``solvers.murtree._workspace``, which documents each field).  A namedtuple is a plain tuple to numba:
@@ -64,20 +67,9 @@ Workspace = namedtuple(
         "bitsA",  # depth-2 solver: bitsets of the active tests
         "tmp",  # depth-2 solver: scratch class counts
         "forder",  # test order per level (scratch)
+        "cm",  # the objective: int64 (0,) plain errors, or the cost of each row group per predicted class
     ),
 )
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _leaf_err(cnt, C):
-    tot = 0
-    mx = 0
-    for c in range(C):
-        v = cnt[c]
-        tot += v
-        if v > mx:
-            mx = v
-    return tot - mx
 
 
 @njit(nogil=True, cache=True)
@@ -153,10 +145,10 @@ def _known_lb(ws, m, cnt, h1, h2, d, n):
     keys = ws.keys
     vals = ws.vals
     if n == 0:
-        return _leaf_err(cnt, cnt.shape[0])
+        return leaf_cost(cnt, cnt.shape[0], ws.cm)
     s = cache_find(keys, h1, h2, d, n)
     if s >= 0:
-        return np.int64(vals[s, 0])
+        return widen(vals[s, 0])
     return _full_lb(keys, vals, h1, h2, d, n)
 
 
@@ -167,7 +159,7 @@ def _full_lb(keys, vals, h1, h2, d, n):
     if n >= full:
         return 0
     s = cache_find(keys, h1, h2, d, full)
-    return np.int64(vals[s, 0]) if s >= 0 else np.int64(0)
+    return widen(vals[s, 0]) if s >= 0 else np.int64(0)
 
 
 @njit(nogil=True, cache=True)
@@ -199,11 +191,12 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         bitsA,
         tmp,
         forder,
+        cm,
     ) = ws
     min_leaf = prm[0]
     C = cnts.shape[1]
     cnt = cnts[row]
-    leaf = _leaf_err(cnt, C)
+    leaf = leaf_cost(cnt, C, cm)
     if n == 0 or leaf == 0 or m < 2 * min_leaf:
         return leaf
     if flag[0] != 0 or status[0] != 0:
@@ -212,15 +205,15 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
     s = cache_find(keys, h1, h2, d, n)
     if s >= 0:
         if entry_optimal(vals, s) == 1:
-            return np.int64(vals[s, 0])
-        lb = np.int64(vals[s, 0])
+            return widen(vals[s, 0])
+        lb = widen(vals[s, 0])
     fl = _full_lb(keys, vals, h1, h2, d, n)
     if fl > lb:
         lb = fl
     if lb > ub:
         return lb
     inst = bufs[row]
-    sim = archive_lb(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n)
+    sim = archive_lb(arch_inst, arch_m, arch_h, arch_lb, row, inst, m, h1, h2, d, n, y, cm)
     if sim > lb:
         lb = sim
         if lb > ub:
@@ -256,6 +249,7 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
             row,
             flag,
             d - 1,  # a depth-1 dataset needs no pair counts
+            cm,
         )
         if res[0, 0] < 0:  # stopped while counting pairs: nothing stored
             return -1
@@ -275,13 +269,13 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         sp = cache_find(keys, h1, h2, _norm(d, nn), nn)
         if sp >= 0 and entry_optimal(vals, sp) == 1:
             if vals[sp, 0] < best:
-                best = np.int64(vals[sp, 0])
+                best = widen(vals[sp, 0])
                 best_f = entry_feature(vals, sp)
                 best_nl = entry_nleft(vals, sp)
                 if best_f >= 0 and n - 1 - best_nl > cap:
                     best_nl = n - 1 - cap
             break
-    rlb = INF  # smallest lower bound among the candidates that were not beaten
+    rlb = cost_inf(cm)  # smallest lower bound among the candidates that were not beaten
     rl = 2 * lvl + 1
     rr = 2 * lvl + 2
     lo_nl = n - 1 - cap if n - 1 - cap > 0 else 0
@@ -301,14 +295,15 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
             continue
         cl = cnts[rl]
         cr = cnts[rr]
-        left_first = _leaf_err(cl, cl.shape[0]) >= _leaf_err(cr, cr.shape[0])
+        left_first = leaf_cost(cl, cl.shape[0], cm) >= leaf_cost(cr, cr.shape[0], cm)
         for nl in range(lo_nl, hi_nl + 1):
             if best <= lb:
                 break
             nr = n - 1 - nl
             dl = _norm(d - 1, nl)
             dr = _norm(d - 1, nr)
-            ubs = ub if ub < best - 1 else best - 1
+            bm = below(best)  # a split must be strictly better than the incumbent
+            ubs = ub if ub < bm else bm
             lbl = _known_lb(ws, ml, cl, hl1, hl2, dl, nl)
             lbr = _known_lb(ws, mr, cr, hr1, hr2, dr, nr)
             if lbl + lbr > ubs:
@@ -358,8 +353,8 @@ def solve(ws, lvl, row, m, h1, h2, d, n, ub):
         return best
     # every candidate costs more than ub: the optimum is at least the smallest of their bounds
     nlb = rlb if rlb < best else best
-    if nlb < ub + 1:
-        nlb = ub + 1
+    if nlb < above(ub):
+        nlb = above(ub)
     if nlb < lb:
         nlb = lb
     cache_put(keys, vals, meta, status, h1, h2, d, n, nlb, _ZERO, _NONE, _ZERO)
@@ -406,6 +401,7 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
         bitsA,
         tmp,
         forder,
+        cm,
     ) = ws
     me = nxt
     nxt += 1
@@ -416,7 +412,7 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
     f = force_f
     nl = force_nl
     if f == -2:
-        if n == 0 or _leaf_err(cnts[row], cnts.shape[1]) == 0 or m < 2 * prm[0]:
+        if n == 0 or leaf_cost(cnts[row], cnts.shape[1], cm) == 0 or m < 2 * prm[0]:
             return nxt
         s = cache_find(keys, h1, h2, d, n)
         if s < 0 or entry_optimal(vals, s) == 0:
@@ -449,9 +445,10 @@ def _build(ws, lvl, row, m, h1, h2, d, n, force_f, force_nl, feat, left, right, 
                     row,
                     np.zeros(1, dtype=flag.dtype),
                     d - 1,
+                    cm,
                 )
             else:
-                solve(ws, lvl, row, m, h1, h2, d, n, INF)
+                solve(ws, lvl, row, m, h1, h2, d, n, cost_inf(cm))
             s = cache_find(keys, h1, h2, d, n)
             if s < 0 or entry_optimal(vals, s) == 0:
                 return -1

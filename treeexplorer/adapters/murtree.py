@@ -29,8 +29,11 @@ def run(
     front=True,
     min_leaf_support=1,
     fewest_splits=True,
+    sample_weight=None,
+    costs=None,
 ):
-    """Adapter entry point: ``X`` is the 0/1 test matrix, returns a :class:`solvers.RawFront`."""
+    """Adapter entry point: ``X`` is the 0/1 test matrix, returns a :class:`solvers.RawFront` (``sample_weight``
+    and ``costs``: the weighted objective, None when plain)."""
     return murtree(
         X,
         y,
@@ -42,6 +45,8 @@ def run(
         min_leaf_support=min_leaf_support,
         fewest_splits=fewest_splits,
         control=control,
+        sample_weight=sample_weight,
+        costs=costs,
     )
 
 
@@ -94,5 +99,6 @@ SPEC = register(
         description="Exact dynamic programming and search over trees on binary tests (Demirović et al., 2022): "
         "the fewest training errors for every number of splits up to max_nodes, at depth max_depth.",
         default_discretizer="mid",
+        weighted=True,
     )
 )
