@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", help="write the tests as JSON")
     d.add_argument("--drop-missing", action="store_true")
     d.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    d.add_argument("--features", nargs="+", metavar="COL", help="these columns only")
+    d.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
     d.add_argument("--criterion", choices=("entropy", "gini"), default="entropy")
 
     w = sub.add_parser(
@@ -307,7 +309,9 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.export import plural
 
     check_out(a.out, "--out")
-    ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
+    ds = load_dataset(
+        a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical, features=a.features, exclude=a.exclude
+    )
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)
     for n in binz.notices:

@@ -34,6 +34,7 @@ from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, UPLOAD_SUFFIXES
 from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import app_job, readable_error
+from treeexplorer.ui.state import TableStates
 from treeexplorer.ui.warm import kernels_first
 
 __all__ = [
@@ -305,7 +306,9 @@ class Controller(param.Parameterized):
         self._test_id = ""
         self._prep: Prepared | None = None
         self._all_runs: list[Run] = []  # every run of the session, of every data set
-        self._selected_by_key: dict = {}
+        # what belongs to each table (selection, the Alternatives card's set, ...): saved and shown with it
+        self.tables = TableStates()
+        self.tables.register("selection", lambda: (self.selected, self.compare), self._restore_selection)
         self._pending: PendingLoad | None = None  # a load waiting for the user (many classes, missing values)
         self.job: Job | None = None
         self.card_settings: RunSettings | None = None  # the solver card when the tab closed (a reload shows it)
@@ -327,13 +330,13 @@ class Controller(param.Parameterized):
             "_test_id",
             "_prep",
             "_all_runs",
-            "_selected_by_key",
             "_next_id",
             "_shown_key",
             "missing_by_column",
         ):
             if hasattr(old, name):
                 setattr(self, name, getattr(old, name))
+        self.tables.saved, self.tables.shown = dict(old.tables.saved), old.tables.shown
         self.exact._records = dict(old.exact._records)
         self.exact._incomparable = set(old.exact._incomparable)
         self.exact._tried = set(old.exact._tried)
@@ -589,16 +592,22 @@ class Controller(param.Parameterized):
         return list(self._all_runs)
 
     def _stash_selection(self) -> None:
-        if self._shown_key:
-            self._selected_by_key[self._shown_key] = self.selected
+        self.tables.stash()
 
     def _show_runs_of_current_data(self) -> None:
         key = self.data_key()
         self._shown_key = key
+        self.tables.stash()  # the previous data's state, before its runs leave the plot
         self.runs = [r for r in self._all_runs if r.data_key == key]
-        sel = self._selected_by_key.get(key)
-        self.compare = None
-        self.selected = sel if sel is not None and any(r.id == sel[0] for r in self.runs) else None
+        if not self.tables.switch(key):
+            self._restore_selection(self.tables.get(key, "selection"))
+
+    def _restore_selection(self, saved) -> None:
+        """Select what ``saved`` (``((run id, tree id), compare)``) names, if its run is shown; else nothing."""
+        sel, compare = saved if saved is not None else (None, None)
+        here = sel is not None and any(r.id == sel[0] for r in self.runs)
+        self.compare = compare if here else None
+        self.selected = sel if here else None
 
     _shown_key: tuple = ()
 
@@ -745,7 +754,7 @@ class Controller(param.Parameterized):
             self.notice = "; ".join(notices)
             if not here:
                 if len(front):
-                    self._selected_by_key[data_key] = (rid, (cv_choice(cv) or front.best()).id)
+                    self.tables.put(data_key, "selection", ((rid, (cv_choice(cv) or front.best()).id), None))
                 return
             self.runs = [*self.runs, run]
             if len(front):

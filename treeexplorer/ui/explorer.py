@@ -333,6 +333,9 @@ class Explorer(pn.viewable.Viewer):
                 session, on_open=self._open_alternative, periodic=self.ctx.periodic, bokeh=self.ctx.bokeh
             )
             self._cloud_link = CloudLink(self._alternatives, self.controller)  # "Show on the plot"
+            # the set belongs to its table: another table's card is empty, and its own set comes back with it
+            view = self._alternatives
+            self.controller.tables.register("alternatives", view.session.snapshot, view.restore)
         return self._alternatives
 
     def _alternatives_panel(self):

@@ -394,7 +394,14 @@ class Sidebar(SessionViewer):
         if not self.solver.solver_w.value:
             self.run_bar.run_w.disabled = True
         self.enter_key = EnterKey(height=0, width=0, margin=0)  # Enter in a field: the Explorer runs
-        self._layout = pn.Column(self.enter_key, self.run_bar, self.data, self.solver, sizing_mode="stretch_width")
+        self._layout = pn.Column(
+            self.enter_key,
+            self.run_bar,
+            self.data,
+            self.solver,
+            sizing_mode="stretch_width",
+            css_classes=["enter-run"],  # Enter runs in these fields only (EnterKey)
+        )
 
     def __panel__(self):
         return self._layout

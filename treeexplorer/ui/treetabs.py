@@ -80,10 +80,12 @@ class TreeTabs(SessionViewer):
             self.compare_w.options = dict(NO_COMPARE)
             self.compare_w.value = -1
         self.compare_diagram.update(None, None)
+        self.explain_row.follow(None)
 
     def show(self, run, entry, dominated: str | None, gap: str) -> None:
         """Tree ``entry`` of ``run``: its rules, metrics (``gap``: vs the exact optimum) and the comparison."""
         self.rules_pane.object = rules_markdown(entry)
+        self.explain_row.follow(entry.tree)
         frame = metrics_frame(entry, run.front, dominated)
         if gap:  # right under the status row
             row = pd.DataFrame([["vs exact optimum", gap]], columns=frame.columns)
