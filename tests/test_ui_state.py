@@ -153,3 +153,32 @@ def test_enter_runs_only_in_the_run_settings():
         assert "enter-run" not in e.main.css_classes
     finally:
         e.close()
+
+
+def test_columns_control_leaves_ids_out_and_brings_them_back():
+    from treeexplorer.ui import Explorer
+
+    df = titanic()
+    df.insert(0, "Unnamed: 0", [f"row {i}" for i in range(len(df))])
+    e = Explorer(df, solver="uigreedy", max_depth=1)
+    try:
+        c, data = e.controller, e.sidebar.data
+        assert set(data.columns_w.value) == {"pclass", "sex", "age"}
+        labels = {v: k for k, v in data.columns_w.options.items()}
+        assert "survived" not in labels and labels["PassengerId"].endswith("ID-like")
+        assert "whole number, 120 distinct" in labels["PassengerId"]
+        assert "`Unnamed: 0`" in data.columns_note.object and "`PassengerId`" in data.columns_note.object
+        first = c.runs[-1]
+        data.columns_w.value = [*data.columns_w.value, "PassengerId"]  # brought back
+        assert "PassengerId" in c.dataset.schema.feature_names and c.features_chosen is not None
+        assert c.runs == [] and data.columns_note.object == ""  # other columns, other data: its own runs
+        assert e.run_now(wait=True) is not None
+        data.columns_w.value = ["sex"]
+        assert c.dataset.schema.feature_names == ["sex"]
+        data.columns_w.value = []  # nothing left to learn from: refused, the columns in use stay
+        assert c.dataset.schema.feature_names == ["sex"] and data.columns_w.value == ["sex"]
+        assert "no feature column left" in c.error
+        data.columns_w.value = ["pclass", "sex", "age"]  # the default again: the first run comes back
+        assert c.features_chosen is None and [r.id for r in c.runs] == [first.id]
+    finally:
+        e.close()

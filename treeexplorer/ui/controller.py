@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.columns import column_summary
 from treeexplorer.compare import dominated_by, more_tests_rerun
 from treeexplorer.cv import CVFront
 from treeexplorer.data import (
@@ -315,6 +316,8 @@ class Controller(param.Parameterized):
         self._next_id = 1
         self._closed = False
         self.missing_by_column: dict[str, int] = {}  # of the file as read, for the data preview
+        self._features: dict[str, list | None] = {}  # the columns chosen per table (None: all but the IDs)
+        self.column_info: list[dict] = []  # the table's columns: kind, distinct values, identifier reason
         self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
     def take_over(self, old: Controller) -> None:
@@ -333,6 +336,8 @@ class Controller(param.Parameterized):
             "_next_id",
             "_shown_key",
             "missing_by_column",
+            "_features",
+            "column_info",
         ):
             if hasattr(old, name):
                 setattr(self, name, getattr(old, name))
@@ -435,7 +440,11 @@ class Controller(param.Parameterized):
 
         def attempt(t):
             allow = (table, t) in self._allow_many
-            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow)
+            features = self._features.get(table)
+            if features is not None and t in features:  # the new target is no feature
+                features = [f for f in features if f != t]
+            kw = {"features": features} if features is not None else {}
+            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow, **kw)
 
         try:
             ds = attempt(load.target)
@@ -468,6 +477,7 @@ class Controller(param.Parameterized):
         else:
             cols = ds.schema.feature_names + [ds.schema.target]
         self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, load.frame_id
+        self.column_info = column_summary(probe, ds.schema.target) if probe is not None else []
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.refused_table = ""
@@ -574,7 +584,35 @@ class Controller(param.Parameterized):
             return ()
         table = ("bundled", self._bundled) if self._bundled is not None else ("upload", self._frame_id)
         split = ("file", self._test_id) if self._test_frame is not None else ("split", self.test_size, self.seed)
-        return (*table, self.target, self.drop_missing, split)
+        key = (*table, self.target, self.drop_missing, split)
+        chosen = self._features.get(self._table_id())
+        return key if chosen is None else (*key, ("features", *chosen))  # other columns: other data
+
+    def _table_id(self) -> str:
+        """The table's identity (:attr:`TableLoad.table`): the bundled name or the upload's content hash."""
+        return self._bundled if self._bundled is not None else f"upload:{self._frame_id}"
+
+    def set_features(self, features: list[str] | None) -> bool:
+        """Learn from ``features`` only (None: every column but the ID-like ones) and reload the table; the runs
+        on the previous columns stay with them (switch back to see them)."""
+        if self._dataset is None:
+            return False
+        table = self._table_id()
+        default = [c["name"] for c in self.column_info if c["name"] != self.target and c["identifier"] is None]
+        chosen = None if features is None or list(features) == default else [str(f) for f in features]
+        if chosen == self._features.get(table):
+            return True
+        before = self._features.get(table)
+        self._features[table] = chosen
+        if self._reload(self.target):
+            return True
+        self._features[table] = before  # refused (no column left, ...): the previous choice stays
+        return False
+
+    @property
+    def features_chosen(self) -> list[str] | None:
+        """The columns the user chose for the current table (None: the default, every column but the IDs)."""
+        return self._features.get(self._table_id()) if self._dataset is not None else None
 
     def data_label(self) -> str:
         """The current data in words: ``iris · target species · 25% held out (seed 0)``."""
