@@ -149,3 +149,24 @@ def test_a_table_whose_rows_changed_under_the_same_digest_rules_is_refused_on_op
             open_into(e.controller, data, "other.txsession")
     finally:
         e.close()
+
+
+def test_the_app_command_opens_a_session_file_and_refuses_a_mismatched_one(tmp_path, saved, capsys):
+    from treeexplorer.app import open_explorer
+    from treeexplorer.cli import main
+
+    good = tmp_path / "good.txsession"
+    good.write_text(json.dumps(saved))
+    e = open_explorer(str(good))
+    try:
+        assert len(e.controller.runs) == len(saved["runs"]) and e.selected is not None
+        assert e.selected.entry.id == saved["selected"][1]
+    finally:
+        e.close()
+    doc = json.loads(json.dumps(saved))
+    doc["table"]["digest"] = "1" * 64
+    bad = tmp_path / "bad.txsession"
+    bad.write_text(json.dumps(doc))
+    assert main(["app", str(bad), "--port", "0"]) != 0  # refused before any server starts
+    err = capsys.readouterr().err
+    assert "no longer matches" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

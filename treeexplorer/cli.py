@@ -103,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the explorer (the app of `panel serve apps/explorer.py`) and print its address; "
         "Ctrl-C stops it.",
     )
-    a.add_argument("data", nargs="?", default="iris", help="bundled dataset name or file to open (default: iris)")
+    a.add_argument(
+        "data",
+        nargs="?",
+        default="iris",
+        help="bundled dataset name, file, or saved session (.txsession) to open (default: iris)",
+    )
     a.add_argument("--target", help=TARGET_HELP)
     a.add_argument("--solver", help="solver selected at start (default: cart)")
     a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
