@@ -135,9 +135,12 @@ class ExplainRow(pn.viewable.Viewer):
     def follow(self, tree: Tree | None) -> None:
         """The selected tree changed (another tree, run or table): the placeholder names its columns, and an
         explanation (or refusal) of the previous tree goes."""
-        if tree is getattr(self, "_tree", None):
+        before = getattr(self, "_tree", None)
+        if tree is before:
             return
         self._tree = tree
+        if tree is None or before is None or tree.schema.feature_names != before.schema.feature_names:
+            self.index_w.value = self.values_w.value = ""  # typed for another table's columns and rows
         self.values_w.placeholder = example_values(tree.schema, self.controller.dataset) if tree is not None else ""
         self.out.object = "Pick a row to see its path through the tree and the rule it fires."
 
