@@ -166,17 +166,15 @@ def choose_columns(
     ValueError
         Naming an unknown column, the target listed as a feature to leave out, or no feature left.
     """
-    from treeexplorer.data import DataError  # data imports this module: the error class is looked up late
-
     features, exclude = check_column_list(features, "features"), check_column_list(exclude, "exclude") or []
     columns = [str(c) for c in df.columns]
     for what, names in (("features", features or []), ("exclude", exclude)):
         unknown = [c for c in names if c not in columns]
         if unknown:
             shown = ", ".join(map(repr, columns[:12])) + (" ..." if len(columns) > 12 else "")
-            raise DataError(f"{name}: {what} names {unknown[0]!r}, which is not a column; the columns are {shown}")
+            raise ValueError(f"{name}: {what} names {unknown[0]!r}, which is not a column; the columns are {shown}")
     if target in exclude:
-        raise DataError(f"{name}: exclude names the target column {target!r}; choose another target instead")
+        raise ValueError(f"{name}: exclude names the target column {target!r}; choose another target instead")
     if features is not None:
         chosen = [c for c in columns if c != target and c in features and c not in exclude]
     else:
@@ -193,7 +191,7 @@ def choose_columns(
             rest = [c for c in columns if c != target]
         chosen = [c for c in rest if c not in exclude]
     if not chosen:
-        raise DataError(f"{name}: no feature column left to learn from; keep at least one column besides {target!r}")
+        raise ValueError(f"{name}: no feature column left to learn from; keep at least one column besides {target!r}")
     return df[[c for c in columns if c in chosen or c == target]]
 
 

@@ -275,12 +275,20 @@ def load_dataset(
             f"{name}: needs at least one feature column and a target column, found "
             f"{df.shape[1]} column(s) (is the delimiter right?)"
         )
-    excluded = check_column_list(exclude, "exclude") or []
+    try:
+        excluded = check_column_list(exclude, "exclude") or []
+    except ValueError as exc:
+        raise DataError(f"{name}: {exc}") from None
     guess = guess_target(df.drop(columns=[c for c in excluded if c in df.columns])) if target is None else None
     target = guess.column if guess is not None else _pick_target(df, target, name)
     if guess is not None:
         notices.append(guess.describe())
-    df = choose_columns(df, target, features=features, exclude=excluded, keep=categorical, name=name, notices=notices)
+    try:
+        df = choose_columns(
+            df, target, features=features, exclude=excluded, keep=categorical, name=name, notices=notices
+        )
+    except ValueError as exc:  # a column choice naming no column, or leaving none: the loader's one-line error
+        raise DataError(str(exc)) from None
     if not allow_many_classes and not looks_like_classes(df[target]):
         n = int(df[target].nunique())
         kind = "non-integer numbers" if pd.api.types.is_float_dtype(df[target]) else "values"
