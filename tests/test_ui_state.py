@@ -182,3 +182,27 @@ def test_columns_control_leaves_ids_out_and_brings_them_back():
         assert c.features_chosen is None and [r.id for r in c.runs] == [first.id]
     finally:
         e.close()
+
+
+def test_compare_pairs_trees_of_two_runs_of_the_same_data():
+    from treeexplorer.ui import Explorer
+
+    e = Explorer(penguins(), solver="uigreedy", max_depth=1)
+    try:
+        c, tabs = e.controller, e.detail.tabs
+        e.sidebar.solver.param_widgets["max_depth"].value = 3
+        second = e.run_now(wait=True)
+        first = c.runs[0]
+        e.select(first.id, 1)
+        other = second.front[2]
+        label = next(k for k, v in tabs.compare_w.options.items() if v == (second.id, other.id))
+        assert label.startswith(f"#{second.id} tree {other.id}: ")  # another run's tree, named with its run
+        tabs.compare_w.value = (second.id, other.id)
+        assert c.compare_run == second.id and c.compared() is other
+        assert tabs.compare_w.value == (second.id, other.id) and tabs.compare_diagram is not None
+        e.select(second.id, 0)  # a new selection starts over: the next simpler tree of its own run
+        assert c.compare is None and c.compare_run is None
+        with pytest.raises(KeyError):
+            c.compare_with(99, 0)
+    finally:
+        e.close()

@@ -285,7 +285,10 @@ class Controller(param.Parameterized):
     runs = param.List(default=[], doc="Runs of the current data, shown on the Pareto plot")
     partial = param.Parameter(default=None, doc="Provisional run (best-so-far front) while a job streams")
     selected = param.Tuple(default=None, allow_None=True, length=2, doc="(run id, tree id)")
-    compare = param.Integer(default=None, allow_None=True, doc="Tree id of the same run to compare with")
+    compare = param.Integer(default=None, allow_None=True, doc="Tree id to compare the selected tree with")
+    compare_run = param.Integer(
+        default=None, allow_None=True, doc="Run of the compared tree, when not the selected tree's (same data)"
+    )
     running = param.Boolean(default=False)
     progress = param.Dict(default={})
     error = param.String(default="")
@@ -309,7 +312,9 @@ class Controller(param.Parameterized):
         self._all_runs: list[Run] = []  # every run of the session, of every data set
         # what belongs to each table (selection, the Alternatives card's set, ...): saved and shown with it
         self.tables = TableStates()
-        self.tables.register("selection", lambda: (self.selected, self.compare), self._restore_selection)
+        self.tables.register(
+            "selection", lambda: (self.selected, self.compare, self.compare_run), self._restore_selection
+        )
         self._pending: PendingLoad | None = None  # a load waiting for the user (many classes, missing values)
         self.job: Job | None = None
         self.card_settings: RunSettings | None = None  # the solver card when the tab closed (a reload shows it)
@@ -347,7 +352,7 @@ class Controller(param.Parameterized):
         self.exact._tried = set(old.exact._tried)
         keep = ("dataset_name", "columns", "target", "test_size", "seed", "test_name", "drop_missing", "missing")
         self.param.update({name: getattr(old, name) for name in keep})
-        self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare)
+        self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare, compare_run=old.compare_run)
         self.data_version = old.data_version + 1
 
     # -- data ----------------------------------------------------------------------------------------
@@ -641,11 +646,12 @@ class Controller(param.Parameterized):
             self._restore_selection(self.tables.get(key, "selection"))
 
     def _restore_selection(self, saved) -> None:
-        """Select what ``saved`` (``((run id, tree id), compare)``) names, if its run is shown; else nothing."""
-        sel, compare = saved if saved is not None else (None, None)
+        """Select what ``saved`` (``((run id, tree id), compare[, compare's run])``) names, if its run is shown;
+        else nothing."""
+        sel, compare, compare_run = (*saved, None)[:3] if saved is not None else (None, None, None)
         here = sel is not None and any(r.id == sel[0] for r in self.runs)
-        self.compare = compare if here else None
         self.selected = sel if here else None
+        self.param.update(compare_run=compare_run if here else None, compare=compare if here else None)
 
     _shown_key: tuple = ()
 
@@ -882,9 +888,14 @@ class Controller(param.Parameterized):
             return None, None
 
     def compared(self) -> FrontTree | None:
+        """The tree compared with the selected one: of its run, or of another run of the same data."""
         run, _ = self.selection()
         if run is None or self.compare is None:
             return None
+        if self.compare_run is not None:
+            run = self.run_by_id(self.compare_run)
+            if run is None:
+                return None
         try:
             return run.front[self.compare]
         except KeyError:
@@ -942,6 +953,20 @@ class Controller(param.Parameterized):
         if not any(t.id == int(rank) for t in cloud.trees):
             return None
         return self.open_set_tree(cloud.front, rank, cloud.label)
+
+    @param.depends("compare", watch=True)
+    def _compare_run_follows(self) -> None:
+        if self.compare is None:  # no comparison: nor its run (a new selection clears both)
+            self.compare_run = None
+
+    def compare_with(self, run_id: int, tree_id: int) -> None:
+        """Compare the selected tree with tree ``tree_id`` of run ``run_id`` (any run of the current data)."""
+        run = self.run_by_id(run_id)
+        if run is None:
+            raise KeyError(f"no run #{run_id}")
+        run.front[tree_id]  # raises KeyError naming the ids
+        own = self.selected is not None and self.selected[0] == run_id
+        self.param.update(compare_run=None if own else int(run_id), compare=int(tree_id))
 
     @param.depends("selected", "runs", watch=True)
     def _cloud_follows_selection(self) -> None:

@@ -183,7 +183,7 @@ class Explorer(pn.viewable.Viewer):
         self._build()
         c.param.watch(self._on_runs, ["runs"])
         c.param.watch(self.front.redraw, ["partial"])
-        c.param.watch(self._on_selected, ["selected", "compare"])
+        c.param.watch(self._on_selected, ["selected", "compare", "compare_run"])
         c.param.watch(self._on_messages, ["error", "notice", "many_classes"])
         c.param.watch(self._on_progress, ["progress", "running"])
         data_params = ["data_version", "columns", "target", "test_name", "missing", "drop_missing", "refused_table"]
