@@ -112,3 +112,13 @@ def test_the_figure_frames_pins_and_counts_in_whole_numbers():
     finally:
         c.close()
         fakes.unregister_fakes()
+
+
+def test_errors_above_the_best_compare_a_tree_only_with_trees_of_its_kind():
+    # a multiway run (one 3-way split: 9 errors) beside a binary run (1 split: 20 errors, 2 splits: 9)
+    df = frame([("m", 1, 0, 0, 9), ("b", 1, 0, 0, 20), ("b", 2, 0, 0, 9)])
+    assert errors_above_best(df, "splits") == [0, 11, 0]  # as one kind, the binary split is 11 above
+    df["multiway"] = [True, False, False]
+    assert errors_above_best(df, "splits") == [0, 0, 0]  # each the best of its kind at its splits
+    df["multiway"] = [False, False, False]
+    assert errors_above_best(df, "splits") == [0, 11, 0]

@@ -264,3 +264,22 @@ def test_cv_time_limit_applies_to_each_fold_and_is_told():
     assert run.front.status == "time_limit" and len(run.front) < 7  # the refit stopped too, kept its best so far
     assert "3 of 3 folds hit the time limit" in c.notice
     c.close()
+
+
+def test_a_sweep_row_opens_as_a_run_with_its_cv_layer(sweep_session):
+    from treeexplorer.ui.sweepview import SweepView
+
+    s = sweep_session
+    view = SweepView(s.controller, session=s)
+    assert s.start(["uigreedy", "uifail"], [None], [2], cv=3)
+    poll_until_done(s)
+    assert list(view.open_pick_w.options.values()) == [0] and not view.open_w.disabled  # the failed row: no front
+    c = s.controller
+    before = len(c.runs)
+    view.open_pick_w.value = 0
+    view.open_w.clicks += 1  # the button, as a click
+    assert len(c.runs) == before + 1
+    run = c.runs[-1]
+    assert run.cv is s.fronts[0] and run.front is s.fronts[0].refit and "sweep #1 uigreedy" in run.label
+    assert c.selected == (run.id, s.fronts[0].select("1se")["tree"].id)  # its 1-SE tree, as a CV run shows
+    assert s.open_setting(1) is None and "sweep setting #2 has no front" in s.error

@@ -45,6 +45,8 @@ def solve(
     drop_missing: bool = False,
     allow_many_classes: bool = False,
     categorical=(),
+    features=None,
+    exclude=None,
     mid_budget: float | None = None,
     discretizer_params: dict | None = None,
     **params,
@@ -83,6 +85,11 @@ def solve(
         Pass one to cancel from another thread (``control.cancel()``).
     allow_many_classes : bool
         Accept a target that looks continuous (see :class:`treeexplorer.data.ManyClassesError`).
+    features : list of str, optional
+        The feature columns to learn from.  Default: all but those that look like row identifiers (``ID``,
+        ``Unnamed: 0``, ``name``, row numbers: :mod:`treeexplorer.columns`), which a notice names.
+    exclude : list of str, optional
+        Columns to leave out as well.
     mid_budget : float, optional
         With ``discretizer="mid"``: the anytime loop over the top 1, 2, 4, ... MID tests for this many
         seconds, keeping the best tree per complexity.
@@ -125,6 +132,8 @@ def solve(
         drop_missing=drop_missing,
         categorical=categorical,
         allow_many_classes=allow_many_classes,
+        features=features,
+        exclude=exclude,
     )
     return run_prepared(prep, request, control=control)
 

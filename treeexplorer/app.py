@@ -39,6 +39,10 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
 
     load_plugins()  # TREEEXPLORER_PLUGINS: one loader for the app, the CLI and the API
     data = data or "iris"
+    from treeexplorer.session_file import is_session_file
+
+    if is_session_file(data):  # a saved session: its table, runs and selection, nothing solved again
+        return Explorer.open(data, solver=solver)
     if not _is_file(data) and target is None:
         return Explorer(dataset=data, solver=solver)
     # A file or another target: open on the table, then run once as the plain dataset does.
@@ -92,8 +96,12 @@ def _check(data: str, target: str | None, solver: str | None) -> None:
     """Fail before the server starts, with the CLI's one-line errors, on a bad dataset, target or solver."""
     from treeexplorer.data import load_dataset
     from treeexplorer.registry import get_solver
+    from treeexplorer.session_file import is_session_file, read_session
 
-    load_dataset(data, target)
+    if is_session_file(data):
+        read_session(data)  # a session whose table no longer matches is refused here, in one line
+    else:
+        load_dataset(data, target)
     if solver is not None:
         get_solver(solver)
 

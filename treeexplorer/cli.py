@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", help="write the tests as JSON")
     d.add_argument("--drop-missing", action="store_true")
     d.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    d.add_argument("--features", nargs="+", metavar="COL", help="these columns only")
+    d.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
     d.add_argument("--criterion", choices=("entropy", "gini"), default="entropy")
 
     w = sub.add_parser(
@@ -101,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the explorer (the app of `panel serve apps/explorer.py`) and print its address; "
         "Ctrl-C stops it.",
     )
-    a.add_argument("data", nargs="?", default="iris", help="bundled dataset name or file to open (default: iris)")
+    a.add_argument(
+        "data",
+        nargs="?",
+        default="iris",
+        help="bundled dataset name, file, or saved session (.txsession) to open (default: iris)",
+    )
     a.add_argument("--target", help=TARGET_HELP)
     a.add_argument("--solver", help="solver selected at start (default: cart)")
     a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
@@ -307,7 +314,9 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.export import plural
 
     check_out(a.out, "--out")
-    ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
+    ds = load_dataset(
+        a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical, features=a.features, exclude=a.exclude
+    )
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)
     for n in binz.notices:

@@ -52,6 +52,13 @@ def add_run_arguments(
         "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
     )
     p.add_argument(
+        "--features",
+        nargs="+",
+        metavar="COL",
+        help="learn from these columns only (default: all but the ID-like ones, which a note names)",
+    )
+    p.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
+    p.add_argument(
         "--criterion",
         choices=("entropy", "gini"),
         help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
@@ -73,6 +80,8 @@ def run_options(a) -> dict:
         "drop_missing": a.drop_missing,
         "allow_many_classes": a.allow_many_classes,
         "categorical": a.categorical,
+        "features": a.features,
+        "exclude": a.exclude,
         "discretizer_params": None if a.criterion is None else {"criterion": a.criterion},
     }
 

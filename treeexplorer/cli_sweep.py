@@ -64,6 +64,8 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     s.add_argument("--top", type=int, default=10, help="settings shown in the per-setting table")
     s.add_argument("--drop-missing", action="store_true")
     s.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    s.add_argument("--features", nargs="+", metavar="COL", help="learn from these columns only")
+    s.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
     return s
 
 
@@ -119,6 +121,8 @@ def run_sweep(a) -> int:
         by=a.by,
         drop_missing=a.drop_missing,
         categorical=a.categorical,
+        features=a.features,
+        exclude=a.exclude,
     )
     t = res.table
     n_tasks = len(res.task_times)

@@ -255,13 +255,15 @@ def cross_validate(
     categorical=(),
     discretizer_params: dict | None = None,
     scheduler="serial",
+    features=None,
+    exclude=None,
     **params,
 ) -> CVFront:
     """Cross-validate a solver's front: held-out accuracy per complexity level, stratified folds.
 
     Parameters
     ----------
-    data, target, drop_missing, categorical
+    data, target, drop_missing, categorical, features, exclude
         As for :func:`treeexplorer.solve`.
     solver, discretizer, n_bins, discretizer_params, **params
         As for :func:`treeexplorer.solve` (a solver's ``criterion`` goes in ``**params``; MID's in
@@ -302,6 +304,11 @@ def cross_validate(
         discretizer_params=discretizer_params,
         time_limit=time_limit,
     )
+    if features is not None or exclude is not None:  # the columns chosen once, before any fold
+        data = prepare(
+            data, target, drop_missing=drop_missing, categorical=categorical, features=features, exclude=exclude
+        ).dataset
+        target = None
     time_limit = request.time_limit
     if scheduler != "serial":
         return _distributed(

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from treeexplorer.columns import check_column_list, choose_columns
 from treeexplorer.schema import Column, Schema
 from treeexplorer.target import TargetGuess, guess_target, looks_like_classes, many_classes_limit
 
@@ -212,6 +213,8 @@ def load_dataset(
     max_rows: int | None = None,
     allow_many_classes: bool = False,
     stop=None,
+    features=None,
+    exclude=None,
 ) -> Dataset:
     """Load and validate a classification table.
 
@@ -239,6 +242,12 @@ def load_dataset(
         ``stop() -> bool`` polled between columns (a run's time limit or cancel): once it answers True, the
         feature columns not yet read are left out (the first one is always read), with a notice, so that the
         run returns its best tree so far on the columns it has.
+    features : list of str, optional
+        The feature columns to learn from, exactly.  Default: every column but those that look like row
+        identifiers (:func:`treeexplorer.columns.identifier_reason`: ``ID``, ``Unnamed: 0``, ``name``, row
+        numbers), which are left out with a notice naming them.
+    exclude : list of str, optional
+        Columns to leave out as well.
 
     Returns
     -------
@@ -266,12 +275,20 @@ def load_dataset(
             f"{name}: needs at least one feature column and a target column, found "
             f"{df.shape[1]} column(s) (is the delimiter right?)"
         )
-    df = _drop_index_column(df, target, notices)
-    guess = guess_target(df) if target is None else None
+    try:
+        excluded = check_column_list(exclude, "exclude") or []
+    except ValueError as exc:
+        raise DataError(f"{name}: {exc}") from None
+    guess = guess_target(df.drop(columns=[c for c in excluded if c in df.columns])) if target is None else None
     target = guess.column if guess is not None else _pick_target(df, target, name)
     if guess is not None:
         notices.append(guess.describe())
-    df = _drop_id_columns(df, target, categorical, notices)
+    try:
+        df = choose_columns(
+            df, target, features=features, exclude=excluded, keep=categorical, name=name, notices=notices
+        )
+    except ValueError as exc:  # a column choice naming no column, or leaving none: the loader's one-line error
+        raise DataError(str(exc)) from None
     if not allow_many_classes and not looks_like_classes(df[target]):
         n = int(df[target].nunique())
         kind = "non-integer numbers" if pd.api.types.is_float_dtype(df[target]) else "values"
@@ -822,59 +839,6 @@ def _column_list(categorical, name: str) -> list[str]:
     if bad:
         raise DataError(f"{name}: categorical must list column names (text), got {bad[0]!r}")
     return names
-
-
-def _drop_index_column(df: pd.DataFrame, target, notices: list[str]) -> pd.DataFrame:
-    """Drop a first column ``Unnamed: 0`` holding 0..n-1 or 1..n: the row index ``DataFrame.to_csv`` writes."""
-    if df.shape[1] < 3 or df.columns[0] != "Unnamed: 0" or target in ("Unnamed: 0", 0):
-        return df
-    s = pd.to_numeric(df.iloc[:, 0], errors="coerce")
-    if s.isna().any() or len(s) == 0:
-        return df
-    v = s.to_numpy(dtype=np.float64)
-    if not (np.array_equal(v, np.arange(len(v))) or np.array_equal(v, np.arange(1, len(v) + 1))):
-        return df
-    notices.append(
-        "dropped the first column 'Unnamed: 0': it numbers the rows (a row index saved with the table, as "
-        "pandas' to_csv does), it is not a feature"
-    )
-    return df.iloc[:, 1:]
-
-
-ID_MIN_ROWS = 100  # below this, all-distinct columns are common and harmless
-ID_DISTINCT_SHARE = 0.95  # text columns with a distinct value in at least this share of rows look like IDs
-
-
-def _drop_id_columns(df: pd.DataFrame, target, categorical, notices: list[str]) -> pd.DataFrame:
-    """Leave out columns that name the rows: text with a distinct value in (almost) every row, or integers all
-    distinct.  One-hot encoded, a 10,000-category ID column takes gigabytes and trees split on it, learning
-    nothing.  A column listed in ``categorical`` is kept (the user asked for it)."""
-    n = len(df)
-    if n < ID_MIN_ROWS:
-        return df
-    drop = []
-    for c in df.columns:
-        if c == target or c in categorical:
-            continue
-        s = df[c]
-        if pd.api.types.is_bool_dtype(s) or pd.api.types.is_float_dtype(s):
-            continue
-        if pd.api.types.is_integer_dtype(s):
-            if s.nunique(dropna=True) == n:
-                drop.append(c)
-        elif (
-            s.dtype == object or pd.api.types.is_string_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype)
-        ) and not _looks_numeric(s.dropna()):
-            if s.nunique(dropna=True) >= ID_DISTINCT_SHARE * n:
-                drop.append(c)
-    if not drop or len(drop) == df.shape[1] - 1:  # nothing to drop, or nothing would be left to learn from
-        return df
-    notices.append(
-        f"left out {len(drop)} ID-like column(s) (a distinct value in almost every row, so a split on them "
-        f"learns nothing and one-hot encoding them costs a column per row): {', '.join(map(repr, drop))}; "
-        "list them as categorical to keep them"
-    )
-    return df.drop(columns=drop)
 
 
 _NOT_SCALAR = (list, tuple, dict, set, frozenset, np.ndarray, pd.Series, pd.DataFrame)

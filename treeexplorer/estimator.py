@@ -34,6 +34,11 @@ def _given_params(est) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
+def _columns(est) -> dict:
+    """The columns the estimator was told to use or leave out (``load_dataset``'s ``features``/``exclude``)."""
+    return {"features": getattr(est, "features", None), "exclude": getattr(est, "exclude", None)}
+
+
 def _request(est) -> RunRequest:
     """The run an estimator's settings ask for, checked as :func:`treeexplorer.solve` checks them."""
     return RunRequest.build(
@@ -71,6 +76,11 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         Seconds per solve.
     random_state : int, default=0
         Seed of the validation split.
+    features : list of str, optional
+        The columns of ``X`` to learn from (default: all but those that look like row identifiers, named in
+        ``front_.notices``; see :mod:`treeexplorer.columns`).
+    exclude : list of str, optional
+        Columns of ``X`` to leave out.
 
     Attributes
     ----------
@@ -100,6 +110,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         max_splits=None,
         time_limit=None,
         random_state=0,
+        features=None,
+        exclude=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -113,6 +125,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.max_splits = max_splits
         self.time_limit = time_limit
         self.random_state = random_state
+        self.features = features
+        self.exclude = exclude
 
     @classmethod
     def from_tree(cls, entry, front) -> TreeExplorerClassifier:
@@ -175,7 +189,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         df[target] = y
         try:
             # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
-            ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=True)
+            ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=True, **_columns(self))
         except DataError as exc:  # the internal column name means nothing to the caller: it is their y
             raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
         ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
@@ -253,6 +267,8 @@ class TreeExplorerCV(TreeExplorerClassifier):
         Where the folds run (see :func:`treeexplorer.sweep`); ``"serial"``: in this process.
     random_state : int, default=0
         Seed of the folds.
+    features, exclude : list of str, optional
+        As for :class:`TreeExplorerClassifier`.
 
     Attributes
     ----------
@@ -284,6 +300,8 @@ class TreeExplorerCV(TreeExplorerClassifier):
         time_limit=None,
         scheduler="serial",
         random_state=0,
+        features=None,
+        exclude=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -299,6 +317,8 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.time_limit = time_limit
         self.scheduler = scheduler
         self.random_state = random_state
+        self.features = features
+        self.exclude = exclude
 
     def _given_params(self) -> dict:
         return _given_params(self)
@@ -319,7 +339,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
         if len(y) != len(df):
             raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
         df[target] = y
-        ds: Dataset = load_dataset(df, target, name="X")
+        ds: Dataset = load_dataset(df, target, name="X", **_columns(self))
         self.n_features_in_ = df.shape[1] - 1
         self.classes_ = np.asarray(ds.schema.classes)
         self._dataset = ds

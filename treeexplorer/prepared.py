@@ -47,9 +47,12 @@ def prepare(
     max_rows: int | None = None,
     allow_many_classes: bool = False,
     stop=None,
+    features=None,
+    exclude=None,
 ) -> Prepared:
     """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table); ``stop`` is
-    polled while loading (see :func:`treeexplorer.data.load_dataset`)."""
+    polled while loading, ``features`` / ``exclude`` choose the columns (see
+    :func:`treeexplorer.data.load_dataset`)."""
     dataset = (
         data
         if isinstance(data, Dataset)
@@ -61,8 +64,12 @@ def prepare(
             max_rows=max_rows,
             allow_many_classes=allow_many_classes,
             stop=stop,
+            features=features,
+            exclude=exclude,
         )
     )
+    if isinstance(data, Dataset) and (features is not None or exclude is not None):
+        raise DataError("features= and exclude= choose columns while loading a table, not of a loaded Dataset")
     notices = list(dataset.notices)
     if test is not None and test_size is not None:
         raise DataError("give either a test file or a test size, not both")

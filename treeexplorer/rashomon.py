@@ -135,6 +135,8 @@ def rashomon(
     allow_many_classes: bool = False,
     categorical=(),
     discretizer_params: dict | None = None,
+    features=None,
+    exclude=None,
 ) -> Front:
     """The ``k`` best distinct trees (the Rashomon set), best first, as a :class:`Front`.
 
@@ -162,7 +164,7 @@ def rashomon(
     min_leaf_support : int
         Fewest training rows in a leaf.
     discretizer, n_bins, test_size, test, seed, time_limit, memory_limit, progress, control, drop_missing,
-    allow_many_classes, categorical, discretizer_params
+    allow_many_classes, categorical, discretizer_params, features, exclude
         As :func:`treeexplorer.solve`; a time limit or cancel returns the trees found so far (the first of the
         order, each exact).
 
@@ -213,6 +215,8 @@ def rashomon(
         drop_missing=drop_missing,
         categorical=categorical,
         allow_many_classes=allow_many_classes,
+        features=features,
+        exclude=exclude,
     )
     return rashomon_prepared(
         prep,

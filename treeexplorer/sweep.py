@@ -306,12 +306,14 @@ def sweep(
     drop_missing: bool = False,
     categorical=(),
     discretizer_params: dict | None = None,
+    features=None,
+    exclude=None,
 ) -> SweepResult:
     """Cross-validate every setting of ``grid``; each (setting x fold) is one task.
 
     Parameters
     ----------
-    data, target, drop_missing, categorical
+    data, target, drop_missing, categorical, features, exclude
         As for :func:`treeexplorer.solve`.
     grid : dict
         Lists of values for ``solver``, ``discretizer``, ``n_bins`` and any solver parameter (``max_depth``,
@@ -353,7 +355,9 @@ def sweep(
     time_limit = time_limit_seconds(time_limit)
     settings, notices = expand_grid(grid)
     param_keys = sorted({k for s in settings for k in s["params"]})
-    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
+    ds = prepare(
+        data, target, drop_missing=drop_missing, categorical=categorical, features=features, exclude=exclude
+    ).dataset
     check_cv(cv, repeats, ds.n_rows)
     notices += cv_notices(ds, cv)
     criterion = mid_criterion(discretizer_params)

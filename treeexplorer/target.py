@@ -15,11 +15,12 @@ what it did.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from treeexplorer.columns import ID_NAME_WORDS, identifier_reason, name_words
 
 __all__ = ["TARGET_HELP", "TargetGuess", "guess_target", "looks_like_classes", "many_classes_limit"]
 
@@ -47,7 +48,7 @@ TARGET_HELP = (
     "with few values; never a year, date or id)"
 )
 _NAME_RANK = {n: i for i, n in enumerate(TARGET_NAMES)}
-_NOT_TARGET_WORDS = {"year", "yr", "date", "time", "timestamp", "datetime", "month", "day", "id", "index", "idx"}
+_NOT_TARGET_WORDS = {"year", "yr", "date", "time", "timestamp", "datetime", "month", "day", *ID_NAME_WORDS}
 
 
 def many_classes_limit(n_rows: int) -> int:
@@ -102,14 +103,8 @@ class TargetGuess:
         return text
 
 
-def _words(name: str) -> list[str]:
-    # "SurvivedFlag" -> ["survived", "flag"], "birth_year" -> ["birth", "year"]
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name))
-    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
-
-
 def _name_rank(name: str) -> int | None:
-    key = "_".join(_words(name))
+    key = "_".join(name_words(name))
     if key in _NAME_RANK:
         return _NAME_RANK[key]
     return None
@@ -126,7 +121,7 @@ def _is_text(s: pd.Series) -> bool:
 
 def _looks_temporal_or_id(name: str, s: pd.Series) -> bool:
     """Years, dates, times and row ids: never a target by guess."""
-    words = set(_words(name))
+    words = set(name_words(name))
     if words & _NOT_TARGET_WORDS:
         return True
     if pd.api.types.is_datetime64_any_dtype(s) or isinstance(s.dtype, pd.PeriodDtype):
@@ -138,7 +133,7 @@ def _looks_temporal_or_id(name: str, s: pd.Series) -> bool:
             return True  # whole numbers that all read as years
         if len(v) >= 20 and v.nunique() == len(v):
             return True  # every row its own number: an id
-    return False
+    return identifier_reason(name, s) is not None  # the loader's rule: a column it leaves out is no target
 
 
 def guess_target(df: pd.DataFrame) -> TargetGuess:

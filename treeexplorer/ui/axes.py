@@ -76,13 +76,21 @@ def clip_below(values: list[float], window: tuple[float, float] | None) -> tuple
 
 
 def errors_above_best(df: pd.DataFrame, x: str) -> list[int]:
-    """Each tree's training errors minus the fewest errors of any tree in ``df`` with at most its ``x``.
+    """Each tree's training errors minus the fewest errors of any tree *of its kind* in ``df`` with at most its
+    ``x``.
 
     The runs' own staircases of this measure are then comparable on one scale whatever the accuracy: the best
-    tree found at each complexity sits at 0, and a tree ``k`` errors worse sits at ``k``.
+    tree found at each complexity sits at 0, and a tree ``k`` errors worse sits at ``k``.  A tree with a
+    multiway split (``df.multiway``: one branch per category, counted as one split) is compared only with
+    multiway trees, a binary tree only with binary ones: a 3-way split does what two binary splits do.
     """
     if not len(df):
         return []
+    if "multiway" in df.columns and df.multiway.nunique() > 1:
+        out = pd.Series(0, index=df.index)
+        for _, part in df.groupby("multiway"):
+            out[part.index] = errors_above_best(part.drop(columns="multiway"), x)
+        return [int(v) for v in out.tolist()]
     order = df.sort_values(x, kind="stable")
     best, out = math.inf, {}
     levels = order[x].tolist()

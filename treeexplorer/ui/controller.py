@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.columns import column_summary
 from treeexplorer.compare import dominated_by, more_tests_rerun
 from treeexplorer.cv import CVFront
 from treeexplorer.data import (
@@ -34,6 +35,7 @@ from treeexplorer.ui.cvrun import FOLD_CHOICES, cv_choice, cv_summary, cv_work
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, UPLOAD_SUFFIXES
 from treeexplorer.ui.gapview import ExactFronts
 from treeexplorer.ui.jobs import app_job, readable_error
+from treeexplorer.ui.state import TableStates
 from treeexplorer.ui.warm import kernels_first
 
 __all__ = [
@@ -283,7 +285,10 @@ class Controller(param.Parameterized):
     runs = param.List(default=[], doc="Runs of the current data, shown on the Pareto plot")
     partial = param.Parameter(default=None, doc="Provisional run (best-so-far front) while a job streams")
     selected = param.Tuple(default=None, allow_None=True, length=2, doc="(run id, tree id)")
-    compare = param.Integer(default=None, allow_None=True, doc="Tree id of the same run to compare with")
+    compare = param.Integer(default=None, allow_None=True, doc="Tree id to compare the selected tree with")
+    compare_run = param.Integer(
+        default=None, allow_None=True, doc="Run of the compared tree, when not the selected tree's (same data)"
+    )
     running = param.Boolean(default=False)
     progress = param.Dict(default={})
     error = param.String(default="")
@@ -305,13 +310,19 @@ class Controller(param.Parameterized):
         self._test_id = ""
         self._prep: Prepared | None = None
         self._all_runs: list[Run] = []  # every run of the session, of every data set
-        self._selected_by_key: dict = {}
+        # what belongs to each table (selection, the Alternatives card's set, ...): saved and shown with it
+        self.tables = TableStates()
+        self.tables.register(
+            "selection", lambda: (self.selected, self.compare, self.compare_run), self._restore_selection
+        )
         self._pending: PendingLoad | None = None  # a load waiting for the user (many classes, missing values)
         self.job: Job | None = None
         self.card_settings: RunSettings | None = None  # the solver card when the tab closed (a reload shows it)
         self._next_id = 1
         self._closed = False
         self.missing_by_column: dict[str, int] = {}  # of the file as read, for the data preview
+        self._features: dict[str, list | None] = {}  # the columns chosen per table (None: all but the IDs)
+        self.column_info: list[dict] = []  # the table's columns: kind, distinct values, identifier reason
         self.exact = ExactFronts(self)  # the exact front per data key and every tree's gap to it
 
     def take_over(self, old: Controller) -> None:
@@ -327,19 +338,21 @@ class Controller(param.Parameterized):
             "_test_id",
             "_prep",
             "_all_runs",
-            "_selected_by_key",
             "_next_id",
             "_shown_key",
             "missing_by_column",
+            "_features",
+            "column_info",
         ):
             if hasattr(old, name):
                 setattr(self, name, getattr(old, name))
+        self.tables.saved, self.tables.shown = dict(old.tables.saved), old.tables.shown
         self.exact._records = dict(old.exact._records)
         self.exact._incomparable = set(old.exact._incomparable)
         self.exact._tried = set(old.exact._tried)
         keep = ("dataset_name", "columns", "target", "test_size", "seed", "test_name", "drop_missing", "missing")
         self.param.update({name: getattr(old, name) for name in keep})
-        self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare)
+        self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare, compare_run=old.compare_run)
         self.data_version = old.data_version + 1
 
     # -- data ----------------------------------------------------------------------------------------
@@ -432,7 +445,11 @@ class Controller(param.Parameterized):
 
         def attempt(t):
             allow = (table, t) in self._allow_many
-            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow)
+            features = self._features.get(table)
+            if features is not None and t in features:  # the new target is no feature
+                features = [f for f in features if f != t]
+            kw = {"features": features} if features is not None else {}
+            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow, **kw)
 
         try:
             ds = attempt(load.target)
@@ -465,6 +482,7 @@ class Controller(param.Parameterized):
         else:
             cols = ds.schema.feature_names + [ds.schema.target]
         self._bundled, self._frame, self._dataset, self._frame_id = bundled, frame, ds, load.frame_id
+        self.column_info = column_summary(probe, ds.schema.target) if probe is not None else []
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.refused_table = ""
@@ -571,7 +589,35 @@ class Controller(param.Parameterized):
             return ()
         table = ("bundled", self._bundled) if self._bundled is not None else ("upload", self._frame_id)
         split = ("file", self._test_id) if self._test_frame is not None else ("split", self.test_size, self.seed)
-        return (*table, self.target, self.drop_missing, split)
+        key = (*table, self.target, self.drop_missing, split)
+        chosen = self._features.get(self._table_id())
+        return key if chosen is None else (*key, ("features", *chosen))  # other columns: other data
+
+    def _table_id(self) -> str:
+        """The table's identity (:attr:`TableLoad.table`): the bundled name or the upload's content hash."""
+        return self._bundled if self._bundled is not None else f"upload:{self._frame_id}"
+
+    def set_features(self, features: list[str] | None) -> bool:
+        """Learn from ``features`` only (None: every column but the ID-like ones) and reload the table; the runs
+        on the previous columns stay with them (switch back to see them)."""
+        if self._dataset is None:
+            return False
+        table = self._table_id()
+        default = [c["name"] for c in self.column_info if c["name"] != self.target and c["identifier"] is None]
+        chosen = None if features is None or list(features) == default else [str(f) for f in features]
+        if chosen == self._features.get(table):
+            return True
+        before = self._features.get(table)
+        self._features[table] = chosen
+        if self._reload(self.target):
+            return True
+        self._features[table] = before  # refused (no column left, ...): the previous choice stays
+        return False
+
+    @property
+    def features_chosen(self) -> list[str] | None:
+        """The columns the user chose for the current table (None: the default, every column but the IDs)."""
+        return self._features.get(self._table_id()) if self._dataset is not None else None
 
     def data_label(self) -> str:
         """The current data in words: ``iris · target species · 25% held out (seed 0)``."""
@@ -589,16 +635,23 @@ class Controller(param.Parameterized):
         return list(self._all_runs)
 
     def _stash_selection(self) -> None:
-        if self._shown_key:
-            self._selected_by_key[self._shown_key] = self.selected
+        self.tables.stash()
 
     def _show_runs_of_current_data(self) -> None:
         key = self.data_key()
         self._shown_key = key
+        self.tables.stash()  # the previous data's state, before its runs leave the plot
         self.runs = [r for r in self._all_runs if r.data_key == key]
-        sel = self._selected_by_key.get(key)
-        self.compare = None
-        self.selected = sel if sel is not None and any(r.id == sel[0] for r in self.runs) else None
+        if not self.tables.switch(key):
+            self._restore_selection(self.tables.get(key, "selection"))
+
+    def _restore_selection(self, saved) -> None:
+        """Select what ``saved`` (``((run id, tree id), compare[, compare's run])``) names, if its run is shown;
+        else nothing."""
+        sel, compare, compare_run = (*saved, None)[:3] if saved is not None else (None, None, None)
+        here = sel is not None and any(r.id == sel[0] for r in self.runs)
+        self.selected = sel if here else None
+        self.param.update(compare_run=compare_run if here else None, compare=compare if here else None)
 
     _shown_key: tuple = ()
 
@@ -745,7 +798,7 @@ class Controller(param.Parameterized):
             self.notice = "; ".join(notices)
             if not here:
                 if len(front):
-                    self._selected_by_key[data_key] = (rid, (cv_choice(cv) or front.best()).id)
+                    self.tables.put(data_key, "selection", ((rid, (cv_choice(cv) or front.best()).id), None))
                 return
             self.runs = [*self.runs, run]
             if len(front):
@@ -835,9 +888,14 @@ class Controller(param.Parameterized):
             return None, None
 
     def compared(self) -> FrontTree | None:
+        """The tree compared with the selected one: of its run, or of another run of the same data."""
         run, _ = self.selection()
         if run is None or self.compare is None:
             return None
+        if self.compare_run is not None:
+            run = self.run_by_id(self.compare_run)
+            if run is None:
+                return None
         try:
             return run.front[self.compare]
         except KeyError:
@@ -895,6 +953,20 @@ class Controller(param.Parameterized):
         if not any(t.id == int(rank) for t in cloud.trees):
             return None
         return self.open_set_tree(cloud.front, rank, cloud.label)
+
+    @param.depends("compare", watch=True)
+    def _compare_run_follows(self) -> None:
+        if self.compare is None:  # no comparison: nor its run (a new selection clears both)
+            self.compare_run = None
+
+    def compare_with(self, run_id: int, tree_id: int) -> None:
+        """Compare the selected tree with tree ``tree_id`` of run ``run_id`` (any run of the current data)."""
+        run = self.run_by_id(run_id)
+        if run is None:
+            raise KeyError(f"no run #{run_id}")
+        run.front[tree_id]  # raises KeyError naming the ids
+        own = self.selected is not None and self.selected[0] == run_id
+        self.param.update(compare_run=None if own else int(run_id), compare=int(tree_id))
 
     @param.depends("selected", "runs", watch=True)
     def _cloud_follows_selection(self) -> None:

@@ -67,7 +67,14 @@ class DiagnosticsView(pn.viewable.Viewer):
 
     def __init__(self, controller: Controller, **params):
         super().__init__(controller=controller, **params)
-        self.pane = pn.pane.HTML("", sizing_mode="stretch_width")
+        # many classes make a matrix wider and taller than the card: it scrolls inside its own frame instead of
+        # being drawn under the Export buttons beside it
+        self.pane = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            css_classes=["diagnostics-frame"],
+            styles={"overflow": "auto", "max-height": "560px", "min-width": "0"},
+        )
         controller.param.watch(self._update, ["selected", "runs"])
         self._update()
 

@@ -1,4 +1,4 @@
-"""Enter in a sidebar field starts a run (a small browser component; no network, its code is inline)."""
+"""Enter in a run-settings field starts a run (a small browser component; no network, its code is inline)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ __all__ = ["EnterKey"]
 
 
 class EnterKey(JSComponent):
-    """Counts Enter key presses in the page's text and number fields (``presses``); invisible.  Fields inside an
-    element of class ``enter-no-run`` are left out.
+    """Counts Enter key presses in the run settings' text and number fields (``presses``); invisible.  Only fields
+    inside an element of class ``enter-run`` (the sidebar) count: elsewhere Enter is the card's own (Explain a
+    row's Row field explains, the Alternatives card's k sets k), never a run.
 
     The field's own change is sent first (Bokeh commits an input's value on Enter), so the press is
     reported a moment later and the run sees the value just typed.
@@ -25,8 +26,10 @@ class EnterKey(JSComponent):
         if (e.key !== "Enter" || e.isComposing) return;
         const target = e.composedPath()[0];
         if (!target || target.tagName !== "INPUT" || !["text", "number", ""].includes(target.type)) return;
-        // a part with its own action (the Alternatives card: class "enter-no-run") keeps Enter to itself
-        if (e.composedPath().some((n) => n.classList && n.classList.contains("enter-no-run"))) return;
+        // only the run settings run: every other card keeps Enter for its own action
+        const path = e.composedPath();
+        if (!path.some((n) => n.classList && n.classList.contains("enter-run"))) return;
+        if (path.some((n) => n.classList && n.classList.contains("enter-no-run"))) return;
         setTimeout(() => { model.presses = model.presses + 1; }, 150);
       };
       document.addEventListener("keydown", onKey, true);

@@ -18,7 +18,7 @@ from treeexplorer.render.bokehview import TreeFigure, tree_path
 from treeexplorer.tree import Tree
 from treeexplorer.ui.treeview import locked
 
-__all__ = ["ExplainRow", "parse_values", "explain_row"]
+__all__ = ["ExplainRow", "parse_values", "explain_row", "row_index", "example_values"]
 
 
 def parse_values(text: str, schema) -> np.ndarray:
@@ -54,6 +54,34 @@ def parse_values(text: str, schema) -> np.ndarray:
     return row
 
 
+def example_values(schema, dataset=None, n: int = 2) -> str:
+    """A placeholder for the typed values: the first ``n`` columns of ``schema`` with the first row's values
+    (``"bill_length_mm=39.1, island=Torgersen"``) when ``dataset`` is that table, else with ``…``."""
+    same = dataset is not None and dataset.n_rows and dataset.schema.feature_names == schema.feature_names
+    parts = []
+    for j, col in enumerate(schema.columns[:n]):
+        if not same:
+            value = "…"
+        elif col.is_categorical:
+            value = str(col.categories[int(dataset.X[0, j])])
+        else:
+            value = f"{dataset.X[0, j]:g}"
+        parts.append(f"{col.name}={value}")
+    return ", ".join(parts)
+
+
+def row_index(text, n_rows: int) -> int:
+    """The row index typed in the Row field (``"5"``), checked against the table's ``n_rows`` rows."""
+    words = f"give a row index from 0 to {n_rows - 1}"
+    text = str(text if text is not None else "").strip()
+    if not text.isdigit():
+        raise ValueError(words + (f", not {text!r}" if text else ""))
+    i = int(text)
+    if not 0 <= i < n_rows:
+        raise ValueError(f"{words}, not {i}")
+    return i
+
+
 def explain_row(tree: Tree, row: np.ndarray) -> tuple[list[int], str]:
     """``(path, rule)`` for one encoded row: the nodes from the root to its leaf and that leaf's rule.
 
@@ -87,24 +115,34 @@ class ExplainRow(pn.viewable.Viewer):
         super().__init__(**params)
         self.controller, self.figure, self._run = controller, figure, locked(run)
         sw = {"sizing_mode": "stretch_width"}
-        self.index_w = pn.widgets.IntInput(
-            label="Row (0-based index in the loaded table)", value=None, start=0, width=240
-        )
-        self.values_w = pn.widgets.TextInput(
-            label="or type feature values", placeholder="petal_length=1.4, petal_width=0.2", **sw
-        )
+        # a text field: its Enter explains (a number field has no Enter event); the text is read as a row index
+        self.index_w = pn.widgets.TextInput(label="Row (0-based index in the loaded table)", placeholder="0", width=240)
+        self.values_w = pn.widgets.TextInput(label="or type feature values", placeholder="", **sw)
         self.go_w = pn.widgets.Button(label="Explain", color="primary", width=100, align="end")
         self.clear_w = pn.widgets.Button(label="Clear", width=80, align="end")
         self.out = pn.pane.Markdown("Pick a row to see its path through the tree and the rule it fires.", **sw)
         self.go_w.on_click(lambda e: self.explain())
         self.clear_w.on_click(lambda e: self.clear())
         self.values_w.param.watch(lambda e: self.explain(), "enter_pressed")
+        self.index_w.param.watch(lambda e: self.explain(), "enter_pressed")
         self._layout = pn.Column(
             pn.Row(self.index_w, self.values_w, self.go_w, self.clear_w, **sw), self.out, **sw, margin=0
         )
 
     def __panel__(self):
         return self._layout
+
+    def follow(self, tree: Tree | None) -> None:
+        """The selected tree changed (another tree, run or table): the placeholder names its columns, and an
+        explanation (or refusal) of the previous tree goes."""
+        before = getattr(self, "_tree", None)
+        if tree is before:
+            return
+        self._tree = tree
+        if tree is None or before is None or tree.schema.feature_names != before.schema.feature_names:
+            self.index_w.value = self.values_w.value = ""  # typed for another table's columns and rows
+        self.values_w.placeholder = example_values(tree.schema, self.controller.dataset) if tree is not None else ""
+        self.out.object = "Pick a row to see its path through the tree and the rule it fires."
 
     def clear(self) -> None:
         self._run(lambda: self.figure.explain([]))
@@ -127,9 +165,7 @@ class ExplainRow(pn.viewable.Viewer):
                     raise ValueError("no table loaded")
                 if tree.schema.feature_names != ds.schema.feature_names:
                     raise ValueError("the selected tree was trained on another table: type its feature values")
-                i = self.index_w.value
-                if i is None or not 0 <= i < ds.n_rows:
-                    raise ValueError(f"give a row index from 0 to {ds.n_rows - 1}")
+                i = row_index(self.index_w.value, ds.n_rows)
                 row, what = ds.X[i], f"Row {i}"
                 truth = f" (true class: {tree.class_text(int(ds.y[i]))})"
             path, rule = explain_row(tree, row)

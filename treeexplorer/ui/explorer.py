@@ -30,6 +30,7 @@ from treeexplorer.ui.lazy import lazy_card
 from treeexplorer.ui.notebook import in_kernel, notebook_bundle, prepare_view
 from treeexplorer.ui.preview import preview_markdown
 from treeexplorer.ui.rashomonview import CloudLink, RashomonSession, RashomonView, set_label
+from treeexplorer.ui.sessionview import SessionControls, open_into
 from treeexplorer.ui.sidebar import Sidebar
 from treeexplorer.ui.sweepview import SweepView
 from treeexplorer.ui.viewkit import POLL_MS, Poller, ViewContext, batched, safe
@@ -182,7 +183,7 @@ class Explorer(pn.viewable.Viewer):
         self._build()
         c.param.watch(self._on_runs, ["runs"])
         c.param.watch(self.front.redraw, ["partial"])
-        c.param.watch(self._on_selected, ["selected", "compare"])
+        c.param.watch(self._on_selected, ["selected", "compare", "compare_run"])
         c.param.watch(self._on_messages, ["error", "notice", "many_classes"])
         c.param.watch(self._on_progress, ["progress", "running"])
         data_params = ["data_version", "columns", "target", "test_name", "missing", "drop_missing", "refused_table"]
@@ -274,6 +275,8 @@ class Explorer(pn.viewable.Viewer):
     def _build(self) -> None:
         c, ctx = self.controller, self.ctx
         self.sidebar = Sidebar(ctx, self.dataset, self.solver, self.test_size)
+        self.session_controls = SessionControls(ctx, on_open=self._open_uploaded_session)
+        self.sidebar._layout.append(self.session_controls)  # under the run settings: Save / Open session
         self.front = FrontPanel(ctx)
         self.detail = TreeDetail(ctx, x_measure=lambda: self.front.x_w.value)
         self._sweep_view: SweepView | None = None  # made when its card is first opened (~45 ms per session)
@@ -333,6 +336,9 @@ class Explorer(pn.viewable.Viewer):
                 session, on_open=self._open_alternative, periodic=self.ctx.periodic, bokeh=self.ctx.bokeh
             )
             self._cloud_link = CloudLink(self._alternatives, self.controller)  # "Show on the plot"
+            # the set belongs to its table: another table's card is empty, and its own set comes back with it
+            view = self._alternatives
+            self.controller.tables.register("alternatives", view.session.snapshot, view.restore)
         return self._alternatives
 
     def _alternatives_panel(self):
@@ -538,6 +544,46 @@ class Explorer(pn.viewable.Viewer):
         another one without changing what the screen shows.
         """
         return self.detail.exports.export(kind, run_id, tree_id)
+
+    # -- sessions kept in a file ---------------------------------------------------------------------
+    def save(self, path):
+        """Write the current table's session (table or its digest, settings, columns, runs, selection) to
+        ``path``, a plain JSON file (:mod:`treeexplorer.session_file`); returns the path."""
+        from treeexplorer.session_file import save_session
+
+        return save_session(self.controller, path)
+
+    @classmethod
+    def open(cls, path, **settings) -> Explorer:
+        """An Explorer showing the session saved in ``path``: its table, runs and selection, nothing solved
+        again.  A file whose table no longer matches (or that is not a session file) is refused with one line
+        (:class:`~treeexplorer.session_file.SessionError`)."""
+        from pathlib import Path
+
+        from treeexplorer.session_file import read_session
+
+        data = read_session(path)
+        dataset = data.table["name"] if data.table["kind"] == "bundled" else "iris"
+        explorer = cls(dataset=dataset, run_default=False, **settings)
+        explorer.show_session(data, Path(path).name)
+        return explorer
+
+    def show_session(self, data, name: str = "session") -> None:
+        """Show a session file's content (:class:`~treeexplorer.session_file.SessionData`) in this Explorer."""
+        added = open_into(self.controller, data, name)
+        self.sidebar.data.take_over()
+        if added:
+            self.sidebar.solver.show_settings(added[-1].settings)
+        self._on_data()
+        self._on_runs()
+
+    def _open_uploaded_session(self, data, name: str) -> None:
+        from treeexplorer.session_file import SessionError
+
+        try:
+            self.show_session(data, name)
+        except SessionError as exc:
+            self.controller.error = str(exc)
 
     # -- the chosen tree, back in Python -------------------------------------------------------------
     @property

@@ -39,6 +39,8 @@ class FrontPanel(SessionViewer):
         self.y_w = pn.widgets.RadioButtonGroup(
             options={"Accuracy": "accuracy", "Errors above the best": "excess"},
             value="accuracy",
+            description="Errors above the best: each tree's training errors minus the fewest of any shown tree of "
+            "its kind (binary or multiway) with at most its splits",
             color="primary",
             variant="outline",
             width=260,

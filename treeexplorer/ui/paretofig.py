@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from bokeh import events
-from bokeh.models import ColumnDataSource, CustomJS, Label, Node, Range1d, Tooltip
+from bokeh.models import ColumnDataSource, CustomJS, DataRange1d, Label, Node, Range1d, Tooltip
 from bokeh.plotting import figure
 
 from treeexplorer.metrics import COMPLEXITY_MEASURES
@@ -125,7 +125,10 @@ class ParetoFigure:
             y_axis_label="Accuracy",
         )
         fig.x_range.range_padding = fig.y_range.range_padding = 0.08
+        # the "errors above the best" view has its own automatic range: one shared with accuracy kept the
+        # errors' 0-6 on the accuracy axis after a switch back (and the reset tool returned to it)
         self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
+        self._auto_excess = DataRange1d(range_padding=0.08)
         fig.toolbar.logo = None  # room for the tools
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
         fill, line = CLOUD_ALPHA
@@ -490,8 +493,9 @@ class ParetoFigure:
         fig.yaxis.ticker.min_interval = 1 if excess else 0
         # a framed axis is a fixed Range1d (the reset tool returns to the frame); else Bokeh's automatic range
         if window is None:
-            if fig.y_range is not self._auto_y:
-                fig.y_range = self._auto_y
+            auto = self._auto_excess if excess else self._auto_y
+            if fig.y_range is not auto:
+                fig.y_range = auto
         else:
             if (self._framed_y.start, self._framed_y.end) != window:
                 self._framed_y.update(start=window[0], end=window[1])

@@ -109,6 +109,27 @@ class RashomonSession(param.Parameterized):
         self.job.start()
         return self.job
 
+    def snapshot(self) -> dict | None:
+        """The set and its filters as they are (the table is being switched: :class:`~treeexplorer.ui.state.
+        TableStates`); a set still being computed is cancelled, as it belongs to the table being left."""
+        if self.running and self.job is not None:
+            self.job.cancel()
+            self.job, self.running = None, False  # its late events are not applied to the next table's card
+        if self.front is None and not self.exclude and not self.require:
+            return None
+        keys = ("front", "point", "run_id", "status")
+        return {**{k: getattr(self, k) for k in keys}, "exclude": list(self.exclude), "require": list(self.require)}
+
+    def restore(self, saved: dict | None) -> None:
+        """Show a set :meth:`snapshot` took (None: no set, the card's empty state)."""
+        saved = saved or {}
+        with param.parameterized.batch_call_watchers(self):
+            self.front, self.point, self.run_id = saved.get("front"), saved.get("point"), saved.get("run_id")
+            self._memo, self.fraction, self._found = {}, None, 0
+            self.status = saved.get("status", "")
+            self.param.update(exclude=saved.get("exclude", []), require=saved.get("require", []))
+            self._bump()
+
     def cancel(self) -> None:
         """Stop the enumeration (the trees found so far are kept: the first of the order)."""
         if self.running and self.job is not None:
@@ -386,6 +407,13 @@ class RashomonView(pn.viewable.Viewer):
         # (a fast search queues many reports, and redrawing a 100,000-tree card for each delayed a cancel)
         session.param.watch(lambda *_: self._refresh_status(), ["status", "running", "fraction"])
         session.param.watch(lambda *_: self.refresh(), ["version"])
+        self.refresh()
+
+    def restore(self, saved: dict | None) -> None:
+        """Show a saved set (:meth:`RashomonSession.restore`), its filters in the card's selects."""
+        self.session.restore(saved)
+        self.exclude.param.update(options=self.session.columns(), value=list(self.session.exclude))
+        self.require.param.update(options=self.session.columns(), value=list(self.session.require))
         self.refresh()
 
     def start(self, run, entry, time_limit: float | None = DEFAULT_TIME_LIMIT):

@@ -58,12 +58,18 @@ class DataInputs(SessionViewer):
         self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **_SW)
         self.data_info = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
         self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **_SW)
+        # the columns every run, CV and sweep learns from: searchable, each with its kind and distinct values
+        self.columns_w = pn.widgets.MultiChoice(
+            label="Columns (the features runs learn from)", options={}, value=[], search_option_limit=50, **_SW
+        )
+        self.columns_note = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
 
         self.dataset_w.param.watch(lambda e: ctx.quiet or self._load_bundled(e.new), "value")
         # both: Panel turns an empty file's content into None, so only its name changes
         self.upload_w.param.watch(self._on_upload, ["value", "filename"])
         self.drop_missing_w.param.watch(lambda e: ctx.quiet or c.set_drop_missing(e.new), "value")
         self.target_w.param.watch(self._on_target_w, "value")
+        self.columns_w.param.watch(self._on_columns_w, "value")
         self.test_size_w.param.watch(lambda e: setattr(c, "test_size", e.new), "value")
         self.seed_w.param.watch(lambda e: setattr(c, "seed", int(e.new or 0)), "value")
         self.test_upload_w.param.watch(self._on_test_upload, ["value", "filename"])
@@ -74,6 +80,8 @@ class DataInputs(SessionViewer):
             self.upload_w,
             self.drop_missing_w,
             self.target_w,
+            self.columns_w,
+            self.columns_note,
             self.test_size_w,
             self.seed_w,
             pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)),
@@ -132,6 +140,34 @@ class DataInputs(SessionViewer):
             with self.ctx.setting():  # refused: the select shows the target still in use
                 self.target_w.value = c.target
 
+    def _on_columns_w(self, event) -> None:
+        c = self.ctx.controller
+        if self.ctx.quiet:
+            return
+        if not c.set_features(list(event.new)):
+            with self.ctx.setting():  # refused (no column left): the select shows the columns still in use
+                self.columns_w.value = list(c.dataset.schema.feature_names) if c.dataset is not None else []
+
+    def show_columns(self) -> None:
+        """The Columns control: every column but the target, the ones in use selected, the IDs left out named."""
+        c = self.ctx.controller
+        ds = c.dataset
+        info = [i for i in c.column_info if i["name"] != c.target]
+        options = {}
+        for i in info:
+            what = f"{i['kind']}, {i['distinct']:,} distinct" + (", ID-like" if i["identifier"] else "")
+            options[f"{i['name']} · {what}"] = i["name"]
+        used = list(ds.schema.feature_names) if ds is not None else []
+        with self.ctx.setting():
+            self.columns_w.options = options
+            self.columns_w.value = [u for u in used if u in options.values()]
+        ids = [i for i in info if i["identifier"] and i["name"] not in used]
+        if ids and c.features_chosen is None:
+            names = ", ".join(f"`{i['name']}` ({i['identifier']})" for i in ids)
+            self.columns_note.object = f"Left out as row IDs: {names}. Add one back in Columns to use it."
+        else:
+            self.columns_note.object = ""
+
     def keep_previous_table(self) -> None:
         """Decline a target with many classes: back to the table and target in use."""
         c = self.ctx.controller
@@ -165,6 +201,7 @@ class DataInputs(SessionViewer):
             )
         else:
             self.drop_missing_w.label = "Drop rows with missing values (none missing)"
+        self.show_columns()
         using_file = bool(c.test_name)
         self.test_size_w.disabled = using_file
         self.seed_w.disabled = using_file
@@ -394,7 +431,14 @@ class Sidebar(SessionViewer):
         if not self.solver.solver_w.value:
             self.run_bar.run_w.disabled = True
         self.enter_key = EnterKey(height=0, width=0, margin=0)  # Enter in a field: the Explorer runs
-        self._layout = pn.Column(self.enter_key, self.run_bar, self.data, self.solver, sizing_mode="stretch_width")
+        self._layout = pn.Column(
+            self.enter_key,
+            self.run_bar,
+            self.data,
+            self.solver,
+            sizing_mode="stretch_width",
+            css_classes=["enter-run"],  # Enter runs in these fields only (EnterKey)
+        )
 
     def __panel__(self):
         return self._layout

@@ -172,6 +172,7 @@ class SweepSession(param.Parameterized):
             return False
         self.job = job
         self.settings, self.fronts, self.result = settings, {}, None
+        self.data_key, self.cv = self.controller.data_key(), int(cv)  # what the settings' fronts were solved on
         with param.parameterized.batch_call_watchers(self):
             self.error = ""
             self.notice = "; ".join(notices)
@@ -238,6 +239,31 @@ class SweepSession(param.Parameterized):
                 err = None if err in (None, "cancelled") or (isinstance(err, float) and math.isnan(err)) else err
                 rows.append(setting_row(i, s, self.fronts.get(i), err))
         return rows
+
+    def open_setting(self, index: int):
+        """Open setting ``index`` (0-based, the table's ``#`` minus one) as a run: its cross-validated front (the
+        refit, with its CV layer) joins the plot of the data it was swept on; returns the run (None: no front)."""
+        from treeexplorer.ui.controller import RunSettings
+
+        front = self.fronts.get(int(index))
+        if front is None or getattr(front, "error", None) or not len(front.refit):
+            self.error = f"sweep setting #{int(index) + 1} has no front to open"
+            return None
+        setting = self.settings[int(index)]
+        settings = RunSettings(
+            setting["solver"],
+            dict(setting["params"]),
+            setting.get("discretizer"),
+            setting.get("n_bins"),
+            time_limit=None,
+            cv=self.cv,
+            name=f"sweep #{int(index) + 1} {setting['solver']} · {effective_discretizer(setting)}",
+        )
+        c = self.controller
+        n = len(c.all_runs)
+        c._add_run(front, settings, self.data_key, c.data_label() if self.data_key == c.data_key() else "")
+        added = c.all_runs[n:]
+        return added[0] if added else None
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the sweep's job ends (tests, scripts); True when it has."""
@@ -416,6 +442,10 @@ class SweepView(pn.viewable.Viewer):
         self.error_w = pn.pane.Alert("", alert_type="danger", visible=False, **sw)
         self.notice_w = pn.pane.Alert("", alert_type="info", visible=False, **sw)
         self.table_w = pn.pane.DataFrame(s.table(), index=False, **sw)
+        # a row of the table opened as a run: its front (and CV layer) on the plot, its trees in the tree view
+        self.open_pick_w = pn.widgets.Select(label="Open a setting as a run", options={}, width=320)
+        self.open_w = pn.widgets.Button(label="Open as run", color="primary", width=130, align="end", disabled=True)
+        self.open_w.on_click(lambda e: self.open_pick_w.value is not None and s.open_setting(self.open_pick_w.value))
         self.fig = SweepFigure()
         self.fig_pane = pn.pane.Bokeh(self.fig.figure, **sw)
         self.run_w.on_click(lambda e: self.run())
@@ -439,6 +469,7 @@ class SweepView(pn.viewable.Viewer):
             self.error_w,
             self.notice_w,
             self.table_w,
+            pn.Row(self.open_pick_w, self.open_w),
             self.fig_pane,
             sizing_mode="stretch_width",
         )
@@ -499,6 +530,13 @@ class SweepView(pn.viewable.Viewer):
         self.notice_w.object, self.notice_w.visible = s.notice, bool(s.notice)
         if not events or any(e.name == "rows" for e in events):
             self.table_w.object = s.table()
+            opened = {
+                f"#{r['#']} {r['solver']} · {r['discretizer']} · depth {r['max depth']}": r["#"] - 1
+                for r in sorted(s.rows, key=lambda r: r["#"])
+                if r["status"] != "error" and s.fronts.get(r["#"] - 1) is not None
+            }
+            self.open_pick_w.options = opened
+            self.open_w.disabled = not opened
             best = s.best()
             self._bokeh(lambda: self.fig.update(best))
 

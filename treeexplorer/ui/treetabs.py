@@ -70,7 +70,11 @@ class TreeTabs(SessionViewer):
     def _on_compare_w(self, event) -> None:
         if self.ctx.quiet:
             return
-        self.ctx.controller.compare = None if event.new in (None, -1) else int(event.new)
+        c = self.ctx.controller
+        if event.new in (None, -1):
+            c.compare = None
+        else:
+            c.compare_with(*event.new)  # (run id, tree id): a tree of any run of the same data
 
     def clear(self) -> None:
         """No tree selected."""
@@ -80,28 +84,36 @@ class TreeTabs(SessionViewer):
             self.compare_w.options = dict(NO_COMPARE)
             self.compare_w.value = -1
         self.compare_diagram.update(None, None)
+        self.explain_row.follow(None)
 
     def show(self, run, entry, dominated: str | None, gap: str) -> None:
         """Tree ``entry`` of ``run``: its rules, metrics (``gap``: vs the exact optimum) and the comparison."""
         self.rules_pane.object = rules_markdown(entry)
+        self.explain_row.follow(entry.tree)
         frame = metrics_frame(entry, run.front, dominated)
         if gap:  # right under the status row
             row = pd.DataFrame([["vs exact optimum", gap]], columns=frame.columns)
             frame = pd.concat([frame.iloc[:2], row, frame.iloc[2:]], ignore_index=True)
         self.metrics_pane.object = frame
+        c = self.ctx.controller
         options = dict(NO_COMPARE)
-        for t in run.front:
-            if t.id != entry.id:
-                splits = plural(t.metrics["splits"], "split")
-                options[f"tree {t.id}: {splits}, acc {t.metrics['train_accuracy']:.3f}"] = t.id
+        # the selected tree's run first, then every other run of the same data ("#3 tree 4: ...")
+        for r in sorted(c.runs, key=lambda r: r.id != run.id):
+            for t in r.front:
+                if r.id != run.id or t.id != entry.id:
+                    splits = plural(t.metrics["splits"], "split")
+                    name = f"tree {t.id}" if r.id == run.id else f"#{r.id} tree {t.id}"
+                    options[f"{name}: {splits}, acc {t.metrics['train_accuracy']:.3f}"] = (r.id, t.id)
         with self.ctx.setting():
             self.compare_w.options = options
-            other = self.ctx.controller.compared()
+            other = c.compared()
+            other_run = c.compare_run if c.compare_run is not None else run.id
             if other is None:
                 # Until the user picks one, compare with the next simpler tree of the front: "what changed"
                 # is then visible at a glance.
                 simpler = [t for t in run.front if t.metrics["splits"] < entry.metrics["splits"]]
                 other = max(simpler, key=lambda t: (t.metrics["splits"], t.metrics["train_accuracy"]), default=None)
-            self.compare_w.value = other.id if other is not None else -1
+                other_run = run.id
+            self.compare_w.value = (other_run, other.id) if other is not None else -1
         self.compare_pane.object = compare_markdown(entry, other) if other is not None else PICK_SECOND
         self.compare_diagram.update(entry, other)

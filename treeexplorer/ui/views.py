@@ -89,9 +89,10 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
                     "proven": claim_text(t, run.front, dominated.get((run.id, t.id))),
                     "info": _info_text(t.info),
                     "optimal": bool(t.optimal),
+                    "multiway": t.tree.has_multiway,  # errors above the best: compared within a kind
                 }
             )
-    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:], "optimal"]
+    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:], "optimal", "multiway"]
     return pd.DataFrame(rows, columns=cols)
 
 
