@@ -232,7 +232,9 @@ def test_rashomon_on_an_exact_discretizers_thousands_of_tests_keeps_the_limit(ma
     ensure_warm("rashomon")
     df = random_table(20953, 204, 50, 3, False, 1)
     clock = LimitClock(LIMIT)
-    front = rashomon(df, "label", discretizer="exact", max_depth=max_depth, k=1000, time_limit=LIMIT)
+    front = rashomon(
+        df, "label", discretizer="exact", max_depth=max_depth, k=1000, time_limit=LIMIT, control=clock.control()
+    )
     clock.stop()
     assert clock.kept, f"rashomon/exact depth {max_depth}: {clock}"
     assert front.status in ("done", "time_limit") and front.runtime_s <= clock.wall + 1e-6
