@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "browser"))
 import fakes  # noqa: E402  (registers uigreedy / uislow / uifail)
 from treeexplorer.solvers import Cancelled  # noqa: E402
+from waiting import HANG_S, wait_progress, wait_until  # noqa: E402
 
 from treeexplorer.jobs import Job, JobCancelled, JobDone, JobFailed, JobProgress  # noqa: E402
 from treeexplorer.ui import admission  # noqa: E402
@@ -102,17 +103,20 @@ def test_wait_reports_positions_and_honours_stop_and_timeout():
     holder.release()  # first runs, second becomes next in line
     _until(lambda: seen == [1, 0])
     first.release()
-    assert done.wait(2) and result["admitted"]
+    assert done.wait(HANG_S) and result["admitted"]
     assert seen == [1, 0] and second.state == "running"
     second.release()
 
     blocker = s.submit("h")
-    stop = threading.Event()
     t = s.submit("c")
-    threading.Timer(0.1, stop.set).start()
-    t0 = time.perf_counter()
-    assert not t.wait(should_stop=stop.is_set, poll=0.02)
-    assert t.state == "cancelled" and time.perf_counter() - t0 < 1.0
+    looks = []
+
+    def should_stop():  # the caller gives up at the wait's second look (an event, not a guessed pause)
+        looks.append(1)
+        return len(looks) >= 2
+
+    assert not t.wait(should_stop=should_stop, poll=0.02)
+    assert t.state == "cancelled" and len(looks) == 2  # it left the queue at the first look that said stop
     t2 = s.submit("d")
     assert not t2.wait(timeout=0.1) and t2.state == "cancelled"
     blocker.release()
@@ -151,7 +155,7 @@ def test_cap_holds_under_concurrent_load_with_random_cancels():
         threads.append(th)
         th.start()
     for th in threads:
-        th.join(10)
+        th.join(HANG_S)
     assert not any(th.is_alive() for th in threads)
     assert now["peak"] <= 3 and now["peak"] >= 2
     assert now["ran"] + now["cancelled"] == 40 and now["ran"] >= 40 - sum(plan)
@@ -202,17 +206,12 @@ def _blocking_work(gate: threading.Event):
     return work
 
 
-def _drain(job: Job, timeout: float = 5.0) -> list:
+def _drain(job: Job, timeout: float = HANG_S) -> list:
     assert job.wait(timeout), "job did not end"
     return job.events()
 
 
-def _until(cond, timeout: float = 5.0) -> None:
-    """Wait for ``cond()``: another thread makes it true (on a loaded machine, later than one expects)."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
+_until = wait_until  # another thread makes ``cond()`` true (on a loaded machine, later than one expects)
 
 
 def _progress(job: Job) -> list[str]:
@@ -231,10 +230,10 @@ def test_job_queues_reports_its_place_and_can_be_cancelled_while_queued():
     assert _progress(second) == ["queued: next in line"]
     assert second.running and second.ticket.state == "queued"
     assert _progress(third) == ["queued: 1 ahead of you"]
-    t0 = time.perf_counter()
     second.cancel()
-    assert _drain(second, 1.0) == [JobCancelled("cancelled while queued, before it started")]
-    assert time.perf_counter() - t0 < 1.0
+    # it leaves the queue at once: it ends while the job ahead of it still holds the only slot
+    assert _drain(second) == [JobCancelled("cancelled while queued, before it started")]
+    assert first.running and not gate.is_set()
     assert _progress(third) == ["queued: next in line"]
     assert first.running  # the other sessions' jobs go on
     gate.set()
@@ -248,7 +247,7 @@ def test_a_session_over_its_limit_gets_a_message_not_a_second_job():
     gate = threading.Event()
     one = app_job(_blocking_work(gate), session="a", scheduler=s).start()
     two = app_job(lambda control: "never", session="a", scheduler=s).start()
-    (event,) = _drain(two, 1.0)
+    (event,) = _drain(two)
     assert isinstance(event, JobFailed) and "already has 1 run" in event.message and not two.running
     gate.set()
     assert _drain(one) == [JobDone("ok")]
@@ -284,7 +283,7 @@ def two_sessions():
     fakes.unregister_fakes()
 
 
-def _finish(c: Controller, timeout: float = 10.0) -> None:
+def _finish(c: Controller, timeout: float = HANG_S) -> None:
     assert c.job.wait(timeout), "job did not finish"
     c.poll()
     assert not c.running
@@ -295,7 +294,7 @@ def test_cancel_error_and_close_of_one_session_leave_the_other_alone(two_session
     slow = RunSettings("uislow", {"max_depth": 4, "step": 0.2}, time_limit=30)
     b.run(slow)
     a.run(RunSettings("uislow", {"max_depth": 12, "step": 0.3}, time_limit=30))
-    time.sleep(0.2)
+    wait_progress(a, lambda p: p.get("trees", 0) >= 1, "a's first tree")
     a.cancel()
     _finish(a)
     assert a.runs[-1].front.status == "cancelled"
@@ -304,7 +303,7 @@ def test_cancel_error_and_close_of_one_session_leave_the_other_alone(two_session
     assert a.error and not b.error
     a.run(RunSettings("uislow", {"max_depth": 12, "step": 0.3}, time_limit=30))
     a.close()  # the tab is closed
-    _finish(a, 2.0)
+    _finish(a)
     _finish(b)
     assert not b.error and len(b.runs) == 1 and b.runs[0].front.status == "done"
     assert len(b.runs[0].front) == 5  # every depth 0..4: not cut short by a's cancel, error or close
@@ -315,17 +314,14 @@ def test_queued_session_shows_its_place_and_cancelling_it_spares_the_running_one
     a, b = two_sessions
     c = Controller()
     assert c.load_bundled("iris")
-    long = RunSettings("uislow", {"max_depth": 6, "step": 0.2}, time_limit=30)
+    long = RunSettings("uislow", {"max_depth": 10, "step": 0.3}, time_limit=30)  # still running after c's cancel
     a.run(long)
     b.run(long)
     c.run(RunSettings("uigreedy", {}))
-    deadline = time.time() + 2
-    while time.time() < deadline and not c.progress.get("phase", "").startswith("queued"):
-        c.poll()
-        time.sleep(0.02)
-    assert c.progress["phase"] == "queued: next in line" and c.running
+    report = wait_progress(c, lambda p: p.get("phase", "").startswith("queued"), "c's place in the queue")
+    assert report["phase"] == "queued: next in line" and c.running
     c.cancel()
-    _finish(c, 1.0)
+    _finish(c)
     assert c.error == "Run stopped: cancelled while queued, before it started" and not c.runs
     assert a.running and b.running
     _finish(a)
@@ -361,22 +357,28 @@ def test_a_sessions_periodic_callbacks_never_overlap():
 
     lock = threading.Lock()
     inside, most, calls = [0], [0], []
+    release = threading.Event()
 
     def poll():
         inside[0] += 1
         most[0] = max(most[0], inside[0])
-        time.sleep(0.05)  # slower than the ticks below
+        release.wait(HANG_S)  # a slow poll: busy until every other tick below has come and gone
         calls.append(1)
         inside[0] -= 1
         return True
 
     other = one_at_a_time(lambda: poll(), lock)  # a second poller of the same session shares the lock
     mine = one_at_a_time(poll, lock)
+    slow = threading.Thread(target=mine)
+    slow.start()
+    wait_until(lambda: inside[0] == 1, what="the first tick inside its poll")
     ticks = [threading.Thread(target=f) for _ in range(10) for f in (mine, other)]
     for t in ticks:
         t.start()
-        time.sleep(0.005)
     for t in ticks:
-        t.join()
-    assert most[0] == 1 and 1 <= len(calls) < len(ticks)  # never two at once; the overlapping ticks skipped
+        t.join(HANG_S)
+    assert not any(t.is_alive() for t in ticks), "a tick waited for the running poll instead of being skipped"
+    release.set()
+    slow.join(HANG_S)
+    assert most[0] == 1 and len(calls) == 1  # never two at once; the overlapping ticks skipped
     assert mine() is True and mine.__name__ == "poll"  # alone, it runs and answers as the callback

@@ -110,7 +110,7 @@ def test_mid_anytime_keeps_the_thread_count_flat():
     import time
 
     def settle(limit):
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60  # only a thread that never ends waits this long
         while threading.active_count() > limit and time.monotonic() < deadline:
             time.sleep(0.05)  # a cancelled time-limit timer thread ends a moment after its run
         return threading.active_count()
@@ -211,23 +211,40 @@ def test_plugin_solver_is_in_the_one_list_and_unregisters(tmp_path, monkeypatch)
 def test_a_solver_still_importing_in_another_thread_is_waited_for(tmp_path, monkeypatch):
     """Two sessions of a server list the solvers while one of them is still importing a solver's module: both
     lists hold it (the second used to skip the module marked as tried and miss its solver)."""
+    import sys
     import threading
-    import time
+    import types
+
+    from waiting import HANG_S, threads_in, wait_until
 
     from treeexplorer import registry
 
-    slow = "import time\ntime.sleep(0.6)\n" + PLUGIN_SOURCE
+    # the plug-in's import holds until the test lets it go: the second listing surely comes while it runs
+    gate = types.SimpleNamespace(inside=threading.Event(), go=threading.Event())
+    monkeypatch.setitem(sys.modules, "txplugin_gate", gate)
+    slow = "import txplugin_gate\ntxplugin_gate.inside.set()\ntxplugin_gate.go.wait(120)\n" + PLUGIN_SOURCE
     _plugin(tmp_path, monkeypatch, "slowmajority", slow)
     first: list[str] = []
+    second: list[str] = []
     loader = threading.Thread(target=lambda: first.extend(registry.available_solvers()))
+    lister = threading.Thread(target=lambda: second.extend(registry.available_solvers()))
+
+    def lister_waits_or_ended() -> bool:  # (it waits inside load_plugins for the import in progress)
+        return lister.ident in threads_in("load_plugins") or not lister.is_alive()
+
     try:
         loader.start()
-        time.sleep(0.2)  # the first thread is inside the plug-in's import now
-        second = registry.available_solvers()
-        loader.join()
+        assert gate.inside.wait(HANG_S)  # the first thread is inside the plug-in's import now
+        lister.start()
+        wait_until(lister_waits_or_ended, what="the second listing to wait for the import")
+        gate.go.set()
+        lister.join(HANG_S)
+        loader.join(HANG_S)
         assert "slowmajority" in first and "slowmajority" in second
     finally:
+        gate.go.set()
         loader.join()
+        lister.join()
         registry.unregister("slowmajority")
 
 

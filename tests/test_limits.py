@@ -14,6 +14,7 @@ import pytest
 from test_limit_property import LimitClock  # tests/ is on the path (rootdir-relative imports)
 from treeexplorer.solvers import Control
 from treeexplorer.solvers.sat import _unique_rows, find_conflicts, sat_tree
+from waiting import cancelling_control
 
 from treeexplorer import solve
 from treeexplorer.data import load_dataset
@@ -198,14 +199,9 @@ def test_sat_stopped_in_every_long_step_returns_promptly():
     assert any("stopped while" in n for n in front.stats["notices"])
     # cancel after the greedy tree, while encoding or solving: the greedy perfect tree comes back
     X, y = X[:400], y[:400]
-    control = Control()
-    cancel_at = time.perf_counter() + 0.3
-    import threading
-
-    threading.Timer(max(0.0, cancel_at - time.perf_counter()), control.cancel).start()
-    t0 = time.perf_counter()
+    control, on = cancelling_control(lambda info: info["phase"].startswith("sat "))  # encoding or solving
     front = sat_tree(X, y, control=control, conflicts="majority")
-    assert time.perf_counter() - t0 < 3.0
+    assert on.event.is_set() and on.clock.stop().within(2.7), f"the cancel took {on.clock} to land"
     assert front.status in ("cancelled", "done") and front.solutions
 
 
@@ -293,19 +289,16 @@ def test_cart_unchanged_when_not_stopped():
 
 
 def test_cancelled_dpdt_returns_the_greedy_trees_not_the_root_leaf():
-    import threading
 
     from treeexplorer.solvers.dpdt import dpdt
 
     X, y = _numeric(3000, 30, seed=2)
     dpdt(X[:100], y[:100], max_depth=3, cart_depth=2)  # kernels loaded
     greedy = dpdt(X, y, max_depth=6, cart_depth=1)
-    control = Control()
-    threading.Timer(1.0, control.cancel).start()
-    t0 = time.perf_counter()
-    front = dpdt(X, y, max_depth=6, cart_depth=4, control=control)  # DPDT-4 at depth 6: far longer than 1 s
-    wall = time.perf_counter() - t0
-    assert front.status == "cancelled" and wall <= 1.0 + 2
+    # cancelled once the MDP holds states beyond the root (DPDT-4 at depth 6: far longer to build than that)
+    control, on = cancelling_control(lambda info: info["phase"].startswith("dpdt") and info.get("states", 0) > 1)
+    front = dpdt(X, y, max_depth=6, cart_depth=4, control=control)
+    assert front.status == "cancelled" and on.clock.stop().within(2.0), f"the cancel took {on.clock} to land"
     assert front.stats["greedy_completion"] and len(front.solutions) > 1
     assert not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
     best = min(s.info["train_errors"] for s in front.solutions)
@@ -337,15 +330,12 @@ def test_exact_discretizer_on_many_rows_keeps_the_limit(solver):
 
 
 def test_exact_discretizer_cancel_returns_promptly():
-    import threading
 
     df = _exact_table(3000)
     ensure_warm("sat")
-    control = Control()
-    threading.Timer(0.5, control.cancel).start()
-    t0 = time.perf_counter()
+    control, on = cancelling_control("discretizing")  # cancelled as the exact discretizer starts its long steps
     front = solve(df, "label", solver="sat", discretizer="exact", control=control, conflicts="majority")
-    assert time.perf_counter() - t0 <= 0.5 + 2
+    assert on.clock.stop().within(2.0), f"the cancel took {on.clock} to land"
     assert front.status == "cancelled" and len(front) == 1 and not front.trees[0].optimal
 
 

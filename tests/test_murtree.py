@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from fractions import Fraction
 
@@ -21,6 +20,7 @@ from treeexplorer.solvers._kernels.murtree_cache import (
 )
 from treeexplorer.solvers._kernels.predict import node_counts
 from treeexplorer.solvers.murtree import hull_flags, murtree
+from waiting import cancelling_control
 
 
 # --------------------------------------------------------------------------------------------- oracle
@@ -300,11 +300,9 @@ def test_time_limit_returns_best_so_far_marked_not_proven():
 
 def test_cancel_from_another_thread():
     X, y = _hard(seed=2)
-    control = Control().start()
-    threading.Timer(0.2, control.cancel).start()
-    t = time.perf_counter()
-    fr = murtree(X, y, max_depth=5, control=control)
-    assert time.perf_counter() - t < 3.0
+    control, on = cancelling_control("murtree")  # the search's first progress report cancels it
+    fr = murtree(X, y, max_depth=5, control=control.start())
+    assert on.clock.stop().within(2.8), f"the cancel took {on.clock} to land"
     assert fr.status == "cancelled"
     assert fr.solutions
 

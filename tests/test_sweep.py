@@ -14,6 +14,7 @@ import dask
 import distributed  # noqa: F401  (loads its config defaults: a dask.config.set before would drop them)
 import pandas as pd
 import pytest
+from waiting import HANG_S, wait_until
 
 from treeexplorer import registry
 from treeexplorer.cli import EXIT_BAD_INPUT, main
@@ -23,13 +24,17 @@ from treeexplorer.sweep import expand_grid, sweep
 # this process by a fixture and on the test cluster's workers by ``--preload``, it makes tasks last long enough
 # to kill a worker or cancel while they run, and still gives CART's deterministic trees.
 SLOW_SOLVER = """
+import threading
 import time
 
 from treeexplorer.adapters import cart
 from treeexplorer.registry import Param, SolverSpec, register
 
+WAITING = threading.Event()  # set once a task is in its wait (this process): a test cancels then, not after a pause
+
 
 def _run(X, y, n_classes, control, delay=0.0, **params):
+    WAITING.set()
     end = time.perf_counter() + delay
     while time.perf_counter() < end and not control.stopped:
         time.sleep(0.01)
@@ -60,7 +65,7 @@ def slowcart(monkeypatch):
     ns: dict = {}
     exec(compile(SLOW_SOLVER, "slow_solver", "exec"), ns)
     monkeypatch.setitem(registry._REGISTRY, "slowcart", ns["SPEC"])  # undone after the test
-    return ns["SPEC"]
+    return ns["WAITING"]
 
 
 def _same(a, b):
@@ -112,7 +117,7 @@ def test_time_limit_per_task_is_honoured(slowcart):
     res = sweep(
         "iris", {"solver": ["slowcart"], "delay": [30.0], "max_depth": [2]}, cv=2, time_limit=0.3, scheduler="serial"
     )
-    assert time.perf_counter() - t0 < 10  # 3 tasks of 30 s each, cut at 0.3 s
+    assert time.perf_counter() - t0 < 30  # shorter than one task's 30 s wait: each task was cut at its 0.3 s
     assert (res.table["status"] == "time_limit").all()
     assert all(f.status == "time_limit" for f in res.fronts[0].folds)
 
@@ -127,15 +132,19 @@ def test_in_process_cluster_equals_serial_and_cancel_stops_every_task(slowcart):
         dist = sweep("iris", grid, cv=3, seed=4, scheduler=client)
         _same(serial, dist)
         ctl = Control()
-        threading.Timer(1.0, ctl.cancel).start()  # the app's Cancel button, from another thread
+        slowcart.clear()
+
+        def cancel_once_a_task_waits():  # the app's Cancel button, from another thread, while tasks run
+            if slowcart.wait(HANG_S):
+                ctl.cancel()
+
+        threading.Thread(target=cancel_once_a_task_waits, daemon=True).start()
         t0 = time.perf_counter()
         res = sweep("iris", {**grid, "delay": [20.0]}, cv=3, scheduler=client, control=ctl)
-        assert time.perf_counter() - t0 < 8  # not the 2 x 4 x 20 s the tasks would take
+        assert time.perf_counter() - t0 < 20  # shorter than one task's 20 s: not the 2 x 4 x 20 s they would take
         assert res.status == "cancelled" and (res.table["status"] == "cancelled").all()
-        deadline = time.time() + 10
-        while any(client.processing().values()) and time.time() < deadline:
-            time.sleep(0.1)
-        assert not any(client.processing().values())  # running tasks stopped, queued ones dropped
+        # running tasks stopped, queued ones dropped
+        wait_until(lambda: not any(client.processing().values()), what="the cluster to drop every task")
 
 
 def test_cli_writes_three_formats_and_rejects_bad_grids(tmp_path, capsys):
@@ -190,12 +199,15 @@ def cluster(tmp_path, slowcart):
         )
     ]
     try:
-        deadline = time.time() + 60
-        while not sched_file.exists() and time.time() < deadline:
+
+        def written_address():  # once the scheduler has written its whole file
             assert procs[0].poll() is None, (tmp_path / "scheduler.log").read_text()
-            time.sleep(0.1)
-        time.sleep(0.2)  # the file is written in one go, but let it land
-        address = json.loads(sched_file.read_text())["address"]
+            try:
+                return json.loads(sched_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                return None
+
+        address = wait_until(written_address, what="the dask scheduler's file")
         for k in range(2):
             worker = ["distributed.cli.dask_worker", *common, "--scheduler-file", str(sched_file)]
             worker += ["--nthreads", "1", "--no-nanny", "--name", f"w{k}", "--preload", str(preload)]
@@ -230,7 +242,7 @@ def test_real_cluster_loses_a_worker_mid_sweep_and_equals_serial(cluster):
 
         dist = sweep("iris", grid, cv=3, seed=7, scheduler=client, progress=kill_a_busy_worker)
         assert killed and killed["at"] < killed["total"]  # the worker died mid-sweep
-        assert workers[killed["name"]].wait(timeout=10) is not None
+        assert workers[killed["name"]].wait(timeout=HANG_S) is not None
         assert len(client.scheduler_info()["workers"]) == 1
     assert dist.status == "done" and (dist.table["status"] == "done").all()
     _same(serial, dist)
@@ -244,17 +256,18 @@ def test_background_job_for_an_app_streams_and_cancels(slowcart):
     grid = {"solver": ["slowcart"], "max_depth": [1, 2], "delay": [0.01]}
     seen = []
     job = start_sweep("iris", grid, cv=3, scheduler="serial", progress=seen.append)
-    res = job.result(timeout=60)
+    res = job.result(timeout=HANG_S)
     updates = [e.info for e in job.events() if isinstance(e, JobProgress)]
     assert not job.running and len(updates) == 8 and sum("front" in u for u in updates) == 2
     assert seen == updates  # the callback saw what the events hand over
     _same(res, sweep("iris", grid, cv=3, scheduler="serial"))
+    slowcart.clear()
     slow = start_sweep("iris", {**grid, "delay": [30.0]}, cv=3, scheduler="serial")
-    time.sleep(0.3)
+    assert slowcart.wait(HANG_S)  # its first task waits now
     slow.cancel()
-    assert slow.result(timeout=10).status == "cancelled"
+    assert slow.result(timeout=HANG_S).status == "cancelled"
     with pytest.raises(ValueError, match="grid solver"):
-        start_sweep("iris", {"solver": ["nope"]}).result(timeout=10)
+        start_sweep("iris", {"solver": ["nope"]}).result(timeout=HANG_S)
 
 
 def _worker_env():

@@ -327,10 +327,19 @@ def _first_run(limit: float, env: dict | None = None) -> dict:
 
 
 def test_first_run_in_a_fresh_process_proves_within_a_tiny_limit():
-    """Loading MurTree's kernels from numba's cache takes longer than 0.1 s; the clock starts after it."""
-    res = _first_run(0.1)
-    assert res["status"] == "done" and res["proven"] and all(res["proven"]), res
-    assert "murtree" in res["warm"] and res["runtime"] < 0.1, res
+    """Loading MurTree's kernels from numba's cache takes longer than the run itself; the clock starts after it.
+
+    The limit lies between the two as measured on this machine now (the same first run without a limit, in a fresh
+    process), so a busy machine, which stretches both, does not turn it into a test of speed (a fixed 0.1 s did:
+    the run's own 0.2-0.3 s at load 15)."""
+    probe = _first_run(None)
+    load, run = probe["warm"]["murtree"], probe["runtime"]
+    assert load > 4 * run, f"loading the kernels ({load:.2f} s) is not longer than the run ({run:.3f} s): {probe}"
+    limit = (load * run) ** 0.5  # as far from each as the two allow (a factor of sqrt(load / run) > 2)
+    res = _first_run(limit)
+    assert res["status"] == "done" and res["proven"] and all(res["proven"]), (limit, res)
+    # this run, too, spent longer loading than its limit, and its clock counted only the rest
+    assert res["warm"]["murtree"] > limit > res["runtime"], (limit, res)
 
 
 @pytest.mark.slow

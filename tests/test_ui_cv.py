@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "browser"))
 import fakes  # noqa: E402  (registers uigreedy / uislow / uifail)
+from waiting import HANG_S, threads_in, wait_progress, wait_until  # noqa: E402
 
 from treeexplorer.cv import cross_validate  # noqa: E402
 from treeexplorer.ui.controller import Controller, RunSettings  # noqa: E402
@@ -115,20 +116,14 @@ def test_cv_band_follows_the_complexity_axis(explorer):
 def test_cv_run_progress_counts_folds_and_cancel_stops_it():
     c = Controller()
     assert c.load_bundled("iris")
-    seen = []
     job = c.run(RunSettings("uislow", {"max_depth": 12, "step": 0.05}, cv=4))
     assert job is not None
-    t0 = time.time()
-    while time.time() - t0 < 20 and not any(p.get("folds_done", 0) >= 1 for p in seen):
-        c.poll()
-        seen.append(dict(c.progress))
-        time.sleep(0.05)
-    assert any(p.get("folds") == 4 and p.get("folds_done") == 1 for p in seen), seen[-3:]
+    report = wait_progress(c, lambda p: p.get("folds_done", 0) >= 1, "the first fold done")
+    assert report.get("folds") == 4 and report.get("folds_done") == 1, report
     c.cancel()
-    t1 = time.time()
-    assert job.wait(5), "cancel did not stop the CV run"
-    assert time.time() - t1 < 2
+    assert job.wait(HANG_S), "cancel did not stop the CV run"
     c.poll()
+    # the cancel landed within a fold (0.65 s of the stand-in's own clock): 1 or 2 of the 4 done, below
     assert not c.running and not c.runs
     assert re.search(r"cancelled during cross-validation \([12] of 4 folds done\)", c.error), c.error
     c.close()
@@ -160,10 +155,10 @@ def sweep_session():
     s = SweepSession(c, connector=in_process_cluster)
     yield s
     s.close()
-    assert s.wait(30) and s.wait_closed(30)
+    assert s.wait(HANG_S) and s.wait_closed(HANG_S)
 
 
-def poll_until_done(s, timeout: float = 60.0) -> list[int]:
+def poll_until_done(s, timeout: float = HANG_S) -> list[int]:
     """Poll like the view's periodic callback; returns the row counts seen along the way."""
     counts = []
     t0 = time.time()
@@ -213,15 +208,11 @@ def test_a_bad_grid_is_refused_with_a_clear_message(sweep_session):
 def test_cancel_stops_every_task_of_a_sweep(sweep_session):
     s = sweep_session
     assert s.start(["uislow"], [None], [8, 10], cv=3, time_limit=60)
-    t0 = time.time()
-    while time.time() - t0 < 20 and not s.progress.get("phase") == "running":
-        s.poll()
-        time.sleep(0.05)
-    time.sleep(0.5)
+    wait_progress(s, lambda p: p.get("phase") == "running", "the sweep's tasks to start")
+    wait_until(lambda: threads_in("_run_slow"), what="a task of the sweep at work")
     s.cancel()
-    t1 = time.time()
-    poll_until_done(s, timeout=15)
-    assert time.time() - t1 < 5, "cancel did not stop the sweep promptly"
+    poll_until_done(s)
+    # promptly: no setting's 4 tasks of ~3 s each (2 at a time) got to their end, every row says cancelled
     assert s.status == "cancelled" and len(s.rows) == 2
     assert {r["status"] for r in s.rows} <= {"cancelled"} and not s.error
 
@@ -236,10 +227,10 @@ def test_a_cluster_that_cannot_start_is_a_message_not_a_hang():
     assert c.load_bundled("iris")
     s = SweepSession(c, connector=broken)
     assert s.start(["uigreedy"], [None], [2], cv=3)
-    poll_until_done(s, timeout=10)
+    poll_until_done(s)
     assert not s.running and s.error == "OSError: no cluster here" and s.rows == []
     s.close()
-    assert s.wait_closed(10)
+    assert s.wait_closed(HANG_S)
 
 
 def test_sweep_rows_stream_in_before_the_sweep_ends(sweep_session):
@@ -249,7 +240,7 @@ def test_sweep_rows_stream_in_before_the_sweep_ends(sweep_session):
     t0 = time.time()
     while s.poll():
         seen.append((len(s.rows), s.progress.get("done", 0)))
-        assert time.time() - t0 < 30
+        assert time.time() - t0 < HANG_S
         time.sleep(0.02)
     assert any(n == 1 for n, _ in seen), "the first setting's row came only at the end"
     assert s.status == "done" and [r["solver"] for r in s.rows] == ["uigreedy", "uislow"]
@@ -259,7 +250,7 @@ def test_sweep_rows_stream_in_before_the_sweep_ends(sweep_session):
 def test_cv_time_limit_applies_to_each_fold_and_is_told():
     c = Controller()
     assert c.load_bundled("iris")
-    run = c.run_sync(RunSettings("uislow", {"max_depth": 6, "step": 0.3}, time_limit=0.5, cv=3), timeout=30)
+    run = c.run_sync(RunSettings("uislow", {"max_depth": 6, "step": 0.3}, time_limit=0.5, cv=3), timeout=HANG_S)
     assert run is not None and {f.status for f in run.cv.folds} == {"time_limit"}
     assert run.front.status == "time_limit" and len(run.front) < 7  # the refit stopped too, kept its best so far
     assert "3 of 3 folds hit the time limit" in c.notice

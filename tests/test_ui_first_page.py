@@ -5,10 +5,10 @@ before the explorer is returned.  The served page itself: tests/browser/test_bro
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from treeexplorer.solvers import Cancelled, Control
+from waiting import HANG_S, OnReport
 
 from treeexplorer import warm as tw
 from treeexplorer.ui import warm as ui_warm
@@ -22,7 +22,7 @@ def slow_compile(monkeypatch):
     def run_toys(name):
         state["compiles"] += 1
         state["started"].set()
-        assert state["release"].wait(20)
+        assert state["release"].wait(HANG_S)
 
     monkeypatch.setattr(tw, "_done", {})
     monkeypatch.setattr(tw, "_run_toys", run_toys)
@@ -36,7 +36,7 @@ def test_cancel_leaves_the_wait_for_a_compile_which_goes_on_once(slow_compile):
     # the app's background warm-up is compiling cart when two runs need it
     warm_up = threading.Thread(target=tw.ensure_warm, args=("cart",))
     warm_up.start()
-    assert slow_compile["started"].wait(10)
+    assert slow_compile["started"].wait(HANG_S)
     results, reports = {}, []
 
     def run(name, control):
@@ -47,18 +47,21 @@ def test_cancel_leaves_the_wait_for_a_compile_which_goes_on_once(slow_compile):
             results[name] = str(exc)
 
     cancelled, waiting = Control(), Control()
-    waiting.progress = reports.append
+    # each run is in the wait once it reports "compiling" (the wait's first word)
+    in_wait = OnReport("compiling"), OnReport("compiling", forward=reports.append)
+    cancelled.progress, waiting.progress = in_wait
     threads = [threading.Thread(target=run, args=a) for a in (("cancelled", cancelled), ("waiting", waiting))]
     for t in threads:
         t.start()
-    time.sleep(0.3)
+    for report in in_wait:
+        report.wait()
     cancelled.cancel()
-    threads[0].join(5)
+    threads[0].join(HANG_S)
     assert list(results) == ["cancelled"] and "while the cart kernels compiled" in results["cancelled"]
     assert not tw.is_warm("cart") and threads[1].is_alive()  # the compile and the other run go on
     slow_compile["release"].set()
-    threads[1].join(10)
-    warm_up.join(10)
+    threads[1].join(HANG_S)
+    warm_up.join(HANG_S)
     assert results["waiting"] == "loaded" and tw.is_warm("cart")
     assert slow_compile["compiles"] == 1, "the runs compiled the kernels again instead of joining the warm-up"
     # the waiting run said what it waited for, in the run bar's words

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from waiting import WorkClock, wait_until
 
 import treeexplorer as tx
 from treeexplorer.api import prepare
@@ -111,12 +112,14 @@ def test_a_set_of_100000_trees_is_shown_and_cancelled_in_bounded_time():
     view = RashomonView(session)
     job = view.start(run, point, time_limit=None)
     assert job.wait(600)
-    t0 = time.monotonic()
+    shown = WorkClock()
+    shown.mark()
     _wait(session)  # the set's last word applied: status, table, shares, the alternative drawn
     view.refresh()
-    took = time.monotonic() - t0
+    # 15 s (of wall time, or of this process's CPU time on a machine other processes keep busy): minutes before
+    # it read the set once
+    assert shown.within(15), f"{shown} to show a set of 100,000 trees"
     assert len(session.front) == 100_000 and session.status.startswith("100000 trees: ")
-    assert took < 15, f"{took:.1f} s to show a set of 100,000 trees"  # minutes before it read the set once
     assert len(view.table.object) == rashomonview.SHOWN_ROWS and "the first 500 of the 100,000" in view.status.object
     assert list(view.table.object["#"]) == list(range(rashomonview.SHOWN_ROWS))
     assert len(view.pick.options) == rashomonview.SHOWN_ROWS
@@ -128,14 +131,14 @@ def test_a_set_of_100000_trees_is_shown_and_cancelled_in_bounded_time():
     session.exclude = []
     # Cancel always wins: started again, cancelled as soon as it searches, it ends within seconds
     assert view.start(run, point, time_limit=None) is not None
-    while session.poll() and "trees so far" not in session.status:
-        time.sleep(0.02)
-    t0 = time.monotonic()
+    wait_until(lambda: "trees so far" in session.status or not session.poll(), what="the search's first trees")
+    assert "trees so far" in session.status, session.status
+    landed = WorkClock()
+    landed.mark()
     session.cancel()
     _wait(session)
     view.refresh()
-    took = time.monotonic() - t0
-    assert took < 5, f"the cancel took {took:.1f} s to land"
+    assert landed.within(5), f"the cancel took {landed} to land"  # (a search going on would keep the CPU busy)
     assert "cancelled" in session.status
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import waiting
 
 CHROMIUM = Path("/usr/bin/chromium")
 # without the background-networking flags Chromium itself keeps dialling Google's hosts (not the page's
@@ -277,12 +278,12 @@ def stable_box(locator, timeout: float = 15.0, gap_ms: int = 200) -> dict | None
 
 
 def wait_until(page, cond, timeout: float = 15.0, every_ms: int = 100) -> bool:
-    """Poll ``cond()`` until it holds (True) or ``timeout`` s pass (False): a wait on a condition, not a fixed pause."""
-    deadline = time.time() + timeout
-    while not cond():
-        if time.time() > deadline:
-            return False
-        page.wait_for_timeout(every_ms)
+    """Poll ``cond()`` until it holds (True) or ``timeout`` s pass (False): a wait on a condition, not a fixed pause
+    (:func:`waiting.wait_until`, the page running between two asks)."""
+    try:
+        waiting.wait_until(cond, timeout, every=every_ms / 1000, pause=lambda s: page.wait_for_timeout(s * 1000))
+    except AssertionError:
+        return False
     return True
 
 

@@ -29,6 +29,7 @@ from browser_helpers import (
     settled,
     shot,
 )
+from waiting import wait_until
 
 pytestmark = [
     pytest.mark.browser,
@@ -397,7 +398,6 @@ def test_cancel_keeps_a_partial_front(app):
     app.keyboard.press("Tab")
     app.get_by_role("button", name="Run", exact=True).click()
     app.wait_for_selector("text=growing", timeout=30_000)
-    time.sleep(0.8)
     shot(app, "09_running")
     t0 = time.time()
     app.get_by_role("button", name="Cancel", exact=True).click()
@@ -418,10 +418,12 @@ def test_closing_the_tab_stops_its_job(server, app):
     app.get_by_role("button", name="Run", exact=True).click()
     app.wait_for_selector("text=growing", timeout=30_000)
     app.close()
-    deadline = time.time() + 40  # the server looks for closed sessions every 0.5 s, forgets them after 15 s
-    while time.time() < deadline and "session closed, cancelled its job" not in log_path.read_text(errors="replace"):
-        time.sleep(0.3)
-    assert "session closed, cancelled its job" in log_path.read_text(errors="replace")
+    # the server looks for closed sessions every 0.5 s, forgets them after 15 s
+    wait_until(
+        lambda: "session closed, cancelled its job" in log_path.read_text(errors="replace"),
+        what="the server to cancel the closed session's job",
+        every=0.3,
+    )
 
 
 def test_a_multiway_tree_from_branches_is_drawn_with_one_branch_per_category(app):
