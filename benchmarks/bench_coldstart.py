@@ -9,6 +9,14 @@ For each solver, with a new empty numba cache folder (``NUMBA_CACHE_DIR``):
   the page; the figure is the time from starting the command to the first front on the page (its ``#1 S``
   legend entry).  Target: <= 30 s.
 
+* **warm** (``--warm``): a cold ``treeexplorer warm`` of every solver and the Rashomon kernels, wall and CPU
+  seconds, **serial** (every toy in one process, one after another: how a first use compiled before the
+  compile moved to worker processes) against **parallel** (``treeexplorer warm``: worker processes, one per
+  core), each on a new empty cache, in the same run so that the ratio is measured under the same load; and
+  the CPU seconds and kernel compiles of each compile job (the figures of ``treeexplorer.warm``).
+* **page during a compile** (with ``--app``): while the served app compiles cold, a second browser context
+  opens the page; the figure is the time until its controls (the Run button) are there.
+
 The load average (1 min) is printed with each figure: on a shared machine the wall times stretch with it.
 ``--kernels`` also lists, per solver (and for ``rashomon``: the Rashomon set's kernels, which have no CLI or
 app figures), every kernel compiled (numba's ``numba:compile`` events) with its signatures and its own compile
@@ -19,6 +27,7 @@ Usage::
 
     python benchmarks/bench_coldstart.py                      # CLI figures, every solver
     python benchmarks/bench_coldstart.py --app --solver cart  # also the app's first front
+    python benchmarks/bench_coldstart.py --no-cli --warm      # cold warm of everything, serial vs parallel
     python benchmarks/bench_coldstart.py --kernels --solver dpdt
     python benchmarks/bench_coldstart.py --no-cli --kernels rashomon   # the Alternatives card's kernels
 
@@ -94,6 +103,36 @@ def _timed(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Complete
     c0, t0 = _child_cpu(), time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
     return time.perf_counter() - t0, _child_cpu() - c0, out
+
+
+# Run in a child: every warm-up's toys in this one process, one after another (the serial baseline).
+_SERIAL = r"""
+import sys
+from treeexplorer.warm import _run_solver_toys, _run_common_toys
+for name in sys.argv[1:]:
+    _run_solver_toys(name)
+_run_common_toys()
+"""
+
+
+def warm_serial_parallel(names: list[str]) -> dict:
+    """Cold warm-up of ``names``: serial (one process) and parallel (``treeexplorer warm``), each on a new
+    cache; wall and CPU seconds, and the parallel run's per-job lines."""
+    out = {"load": _load()}
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        wall, cpu, run = _timed([sys.executable, "-c", _SERIAL, *names], _env(Path(cache)))
+        if run.returncode != 0:
+            raise SystemExit(f"serial warm-up failed: {run.stderr.strip()[-300:]}")
+        out["serial"] = (wall, cpu)
+    out["load_mid"] = _load()
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        wall, cpu, run = _timed([sys.executable, "-m", "treeexplorer", "warm", "--solver", *names], _env(Path(cache)))
+        if run.returncode != 0:
+            raise SystemExit(f"treeexplorer warm failed: {run.stderr.strip()[-300:]}")
+        out["parallel"] = (wall, cpu)
+        out["lines"] = [line for line in run.stdout.splitlines() if ": compiled " in line or "worker" in line]
+    out["load_after"] = _load()
+    return out
 
 
 def cli(solver: str) -> dict:
@@ -200,6 +239,7 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=f"list the kernels each solver compiles (those of --solver, or the names given: {', '.join(WARM_NAMES)})",
     )
+    ap.add_argument("--warm", action="store_true", help="cold warm-up of every solver: serial vs parallel")
     add_summary_argument(ap)
     args = ap.parse_args(argv)
     # the Rashomon set's kernels (and any other warmed name that is not a solver) have no CLI solve or app page
@@ -219,6 +259,24 @@ def main(argv=None) -> int:
             print("skip app: playwright is not installed")
             do_app = False
 
+    if args.warm:
+        names = list(WARM_NAMES)
+        r = warm_serial_parallel(names)
+        (sw, sc), (pw, pc) = r["serial"], r["parallel"]
+        print(
+            f"cold warm-up of {', '.join(names)} ({os.cpu_count()} cores, load {r['load']}/{r['load_mid']}/"
+            f"{r['load_after']} before/between/after)"
+        )
+        print("| run | wall s | CPU s | wall vs serial |")
+        print("|---|---|---|---|")
+        print(f"| serial (one process) | {sw:.1f} | {sc:.1f} | 1.00 |")
+        print(f"| parallel (`treeexplorer warm`) | {pw:.1f} | {pc:.1f} | {pw / sw:.2f} |")
+        print("\nper compile job (parallel run):")
+        for line in r["lines"]:
+            print(f"    {line}")
+        summary.add(
+            f"cold warm, parallel vs serial wall (load {r['load']})", f"{pw / sw:.2f}", "<= 0.60", pw <= 0.6 * sw
+        )
     if not args.no_cli:
         print(
             "| solver | cold wall s | warm wall s | compile wall s | cold CPU s | warm CPU s | compile CPU s | load |",

@@ -15,30 +15,10 @@ if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
 
 
-def _serialize_numba_cache_writes() -> None:
-    """Two xdist workers may compile one kernel for different argument types at once.  Numba names a new cache
-    entry's data file by the count of entries in the index it just read, and the data file does not say which
-    entry it holds, so two such saves interleaved could leave one entry pointing at the other's code.  Each
-    save (read index, write index, write data) holds an exclusive lock on a file beside the cache."""
-    import fcntl
+if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers may compile one kernel at once
+    from treeexplorer._kernel_cache import serialize_cache_writes
 
-    from numba.core import caching
-
-    save = getattr(caching.IndexDataCacheFile, "save", None)
-    if save is None or getattr(save, "_locked", False):
-        return
-
-    def locked_save(self, key, data):
-        with open(os.path.join(self._cache_path, "treeexplorer-tests-save.lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            return save(self, key, data)
-
-    locked_save._locked = True
-    caching.IndexDataCacheFile.save = locked_save
-
-
-if os.environ.get("PYTEST_XDIST_WORKER") and os.name == "posix":
-    _serialize_numba_cache_writes()
+    serialize_cache_writes()
 
 
 def _warm_groups(workers: int) -> list[list[str]]:

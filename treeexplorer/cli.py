@@ -206,6 +206,30 @@ def warm_with_notice(solver: str, stream=None) -> float | None:
     return seconds
 
 
+def compile_with_notice(names: list[str], stream=None) -> None:
+    """Compile the kernels of ``names`` missing from numba's cache, in parallel worker processes, saying so on
+    ``stream`` (default stdout): one line before, one per compile job as it ends."""
+    from treeexplorer.warm import batch_estimate_seconds, cold_jobs, compile_in_workers
+
+    stream = stream or sys.stdout
+    jobs = cold_jobs(names)
+    if not jobs:
+        return
+    workers, est = batch_estimate_seconds(jobs)
+    print(
+        f"compiling the kernels of {', '.join(jobs)} in {workers} worker processes "
+        f"(first use only, about {est} s on this machine)",
+        file=stream,
+        flush=True,
+    )
+
+    def done(job: str, seconds: float, kernels: int, cpu_s: float | None) -> None:
+        cpu = "" if cpu_s is None else f", {cpu_s:.0f} CPU s"
+        print(f"{job}: compiled {kernels} kernels in {seconds:.0f} s{cpu}", file=stream, flush=True)
+
+    compile_in_workers(names, on_done=done)
+
+
 def _cmd_warm(a) -> int:
     from treeexplorer._kernel_cache import kernel_cache_dir
     from treeexplorer.registry import get_solver
@@ -216,13 +240,14 @@ def _cmd_warm(a) -> int:
         if name not in WARM_NAMES:
             get_solver(name)  # an unknown name: one-line error before any work
     where = kernel_cache_dir()
-    print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}")
+    print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}", flush=True)
+    compile_with_notice([n for n in names if n in WARM_NAMES and not is_warm(n)])
     for name in names:
         if name not in WARM_NAMES or is_warm(name):
             print(f"{name}: nothing to compile")
             continue
         seconds = warm_with_notice(name)
-        print(f"{name}: ready ({seconds:.1f} s)")
+        print(f"{name}: ready ({seconds:.1f} s)", flush=True)
     return 0
 
 
