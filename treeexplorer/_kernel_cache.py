@@ -142,10 +142,11 @@ class SharedCacheLocator(_locator_base()):
 
 
 def _install_locator() -> None:
-    from numba.core.caching import _CacheImpl
+    from numba.core import caching
 
-    if SharedCacheLocator not in _CacheImpl._locator_classes:  # tried first, in every numba cache kind
-        _CacheImpl._locator_classes.insert(0, SharedCacheLocator)
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
+    if SharedCacheLocator not in impl._locator_classes:  # tried first, in every numba cache kind
+        impl._locator_classes.insert(0, SharedCacheLocator)
 
 
 def serialize_cache_writes() -> None:
