@@ -12,8 +12,6 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
-
 CHROMIUM = Path("/usr/bin/chromium")
 # without the background-networking flags Chromium itself keeps dialling Google's hosts (not the page's
 # doing, and invisible to the page's request hook); --headless is Playwright's default
@@ -88,6 +86,8 @@ def served_app(extra_args=(), env_extra=None, log_name="panel-serve.log"):
     log_path = ARTIFACTS / worker_file(log_name)
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    import pytest  # here, not at the top: benchmarks/bench_ui.py imports this module without pytest installed
+
     try:
         deadline = time.time() + 90
         while time.time() < deadline:
