@@ -150,3 +150,40 @@ def test_the_estimate_follows_the_cpu_a_worker_gets(monkeypatch):
     monkeypatch.setattr(warm, "_process_cpu", lambda pid: 20.0)
     need = warm.COMPILE_ESTIMATE_S["dpdt"]
     assert warm._job_estimate("dpdt", {"pid": 1, "t0": now - 40.0}, now) == pytest.approx(40 + (need - 20) / 0.5)
+
+
+# Run as a user's script: start the app's background warm-up on a cold cache, end as soon as a worker compiles.
+_EXIT_DURING_COMPILE = r"""
+import json, subprocess, sys, threading, time
+from treeexplorer import warm
+from treeexplorer.ui.warm import warm_up_in_background
+
+started = threading.Event()
+real_popen = subprocess.Popen
+
+class Spy(real_popen):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        started.set()
+
+warm.subprocess.Popen = Spy
+warm_up_in_background(first="cart")
+assert started.wait(300), "no compile worker started"
+print(json.dumps([proc.pid for proc in warm._workers]), flush=True)
+print(time.time(), flush=True)
+"""
+
+
+def test_a_script_that_ends_during_a_background_compile_exits_at_once_and_quietly(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    run = subprocess.run(
+        [sys.executable, "-c", _EXIT_DURING_COMPILE], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path
+    )
+    import time
+
+    ended = time.time()
+    assert run.returncode == 0 and run.stderr == "", run.stderr[-2000:]
+    pids_line, when = run.stdout.strip().splitlines()[-2:]
+    assert ended - float(when) < 20, "the exit waited for the compile"
+    for pid in json.loads(pids_line):  # the workers ended with the script: none compiles on, orphaned
+        assert not Path(f"/proc/{pid}").exists() or "treeexplorer.warm" not in Path(f"/proc/{pid}/cmdline").read_text()

@@ -329,6 +329,8 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
     try:
         if jobs:
             compile_in_workers([name])
+            if _exiting.is_set():  # the interpreter is ending: nothing to load for
+                return 0.0
         for other in _ALSO.get(name, ()):
             ensure_warm(other)
         with _lock(name):
@@ -407,6 +409,7 @@ _inflight_guard = threading.Lock()
 _progress: dict[str, dict] = {}
 _workers: set[subprocess.Popen] = set()  # running, ended at exit
 _exit_hook: list[bool] = []
+_exiting = threading.Event()  # set at the interpreter's exit: the workers are ended on purpose
 
 
 def _process_cpu(pid: int) -> float | None:
@@ -501,6 +504,7 @@ def compile_in_workers(names, on_done=None) -> dict[str, float]:
 
 def _end_workers() -> None:
     """At exit: end the workers still compiling (what they saved stays cached; the rest compiles next time)."""
+    _exiting.set()
     for proc in list(_workers):
         try:
             proc.kill()
@@ -545,7 +549,7 @@ def _run_workers(units: list[list[str]], on_done) -> dict[str, float]:
         wake.set()
 
     try:
-        while pending or running:
+        while (pending or running) and not _exiting.is_set():
             while pending and len(running) < slots:
                 unit = pending.pop(0)
                 env = {**os.environ, "TREEEXPLORER_COMPILE_WORKER": "1"}
@@ -575,7 +579,7 @@ def _run_workers(units: list[list[str]], on_done) -> dict[str, float]:
                 _workers.discard(proc)
                 running.remove(item)
                 failed = [job for job in unit if not _progress[job].get("done")]
-                if failed:
+                if failed and not _exiting.is_set():
                     last = err.splitlines()[-1] if err else "no message"
                     logger.warning(
                         "compiling the %s kernels in a worker process failed (exit %s: %s); they compile in this "
