@@ -38,3 +38,25 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(args):
     proc.stdout.close()  # as `| head` does once it has its lines: every write now fails with EPIPE
     err = proc.stderr.read().decode()
     assert proc.wait(120) in (0, 141) and err == "", err
+
+
+def test_a_closed_tab_leaves_no_traceback_in_the_servers_terminal(caplog):
+    import asyncio
+
+    from tornado.websocket import WebSocketClosedError
+
+    from treeexplorer.app import quiet_closed_tabs
+
+    loop = asyncio.new_event_loop()
+    try:
+        quiet_closed_tabs(loop)
+        with caplog.at_level("ERROR", logger="asyncio"):
+            # what asyncio reports for Tornado's failed write to a closed tab, then for any other failure
+            loop.call_exception_handler(
+                {"message": "Task exception was never retrieved", "exception": WebSocketClosedError()}
+            )
+            assert caplog.records == []
+            loop.call_exception_handler({"message": "Task exception was never retrieved", "exception": KeyError("x")})
+        assert len(caplog.records) == 1 and "never retrieved" in caplog.records[0].getMessage()
+    finally:
+        loop.close()
