@@ -357,7 +357,7 @@ def _write_stamp(name: str) -> None:
 def _start_ticker(name: str, control: Control, t0: float, jobs: list[str]):
     """Report ``"compiling"`` to ``control`` once a second until the returned function is called (it waits
     for the last report, so none comes after the run's own)."""
-    cold = bool(jobs)
+    cold = bool(jobs) or (name in WARM_NAMES and needs_compile(name))
     stop = threading.Event()
 
     def tick() -> None:
