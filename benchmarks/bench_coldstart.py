@@ -53,6 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from benchdata import Summary, add_summary_argument  # noqa: E402
 
+from treeexplorer.warm import process_cpu  # noqa: E402
+
 # run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
 RUN_ALL = {
     "quick": ["--solver", "cart", "sat"],
@@ -157,15 +159,6 @@ def cli(solver: str) -> dict:
     }
 
 
-def _process_cpu(pid: int) -> float | None:
-    """CPU seconds (user + system) process ``pid`` has used so far (Linux /proc; None elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -204,7 +197,7 @@ def app(solver: str, timeout_s: float = 900.0) -> dict:
                 during = not page.locator(f"text=#1 {solver}").count()  # the first front not there yet
                 page.wait_for_selector(f"text=#1 {solver}", timeout=timeout_s * 1000)
                 front = time.perf_counter() - t0
-                cpu = _process_cpu(proc.pid)
+                cpu = process_cpu(proc.pid)
                 browser.close()
         finally:
             proc.terminate()

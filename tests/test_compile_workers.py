@@ -147,7 +147,7 @@ def test_the_estimate_follows_the_cpu_a_worker_gets(monkeypatch):
     assert warm.estimate_seconds("dpdt") == 5 * quiet
     # a running job: from the CPU its worker got so far (20 CPU s in 40 s: half a core)
     now = 1000.0
-    monkeypatch.setattr(warm, "_process_cpu", lambda pid: 20.0)
+    monkeypatch.setattr(warm, "process_cpu", lambda pid: 20.0)
     need = warm.COMPILE_ESTIMATE_S["dpdt"]
     assert warm._job_estimate("dpdt", {"pid": 1, "t0": now - 40.0}, now) == pytest.approx(40 + (need - 20) / 0.5)
 

@@ -26,6 +26,7 @@ from treeexplorer.front import Front
 from treeexplorer.registry import get_solver
 from treeexplorer.request import RunRequest, discretizer_options
 from treeexplorer.solvers import Control, time_limit_seconds
+from treeexplorer.warm import cores  # noqa: F401 - its home is warm (a leaf); folds' callers import it here
 
 logger = logging.getLogger(__name__)
 
@@ -284,14 +285,6 @@ def mid_criterion(discretizer_params: dict | None) -> str:
 
 
 # -- the executor ------------------------------------------------------------------------------------------------
-def cores() -> int:
-    """CPUs this process may run on (its affinity mask, not the machine's count): workers, job slots."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def connect(scheduler=None, n_workers: int | None = None):
     """A ``distributed.Client`` for ``scheduler`` and a function that releases what this call started.
 

@@ -44,6 +44,7 @@ __all__ = [
     "ensure_warm",
     "is_warm",
     "needs_compile",
+    "process_cpu",
     "warm_up",
 ]
 
@@ -190,8 +191,12 @@ COMPILE_ESTIMATE_S[COMMON] = 25
 
 
 def cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """CPUs this process may run on (its affinity mask, not the machine's count): compile workers, sweep
+    workers, job slots."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def cpu_share(processes: int = 1) -> float:
@@ -412,7 +417,7 @@ _exit_hook: list[bool] = []
 _exiting = threading.Event()  # set at the interpreter's exit: the workers are ended on purpose
 
 
-def _process_cpu(pid: int) -> float | None:
+def process_cpu(pid: int) -> float | None:
     """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``; None elsewhere)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -430,7 +435,7 @@ def _job_estimate(job: str, state: dict | None, now: float) -> float:
     if state.get("done"):
         return state["end"] - state["t0"]
     elapsed = now - state["t0"]
-    cpu = _process_cpu(state["pid"]) if state.get("pid") else None
+    cpu = process_cpu(state["pid"]) if state.get("pid") else None
     if cpu is None or elapsed < 3.0 or cpu <= 0:
         return need / cpu_share(2)
     rate = cpu / elapsed  # the share of a core this worker actually gets
