@@ -50,11 +50,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# Seconds a first run spends compiling each solver's kernels on an empty cache: the CPU seconds of a first
-# `treeexplorer solve iris` less a second one (benchmarks/bench_coldstart.py, 2-core machine, rounded up);
-# what the CLI and the app state.  murtree: 32.3 CPU s cold, 1.6 s warm (67.8 s while its warm-up also compiled
-# the Rashomon enumeration's kernels, which now warm on their own: "rashomon" below).
-COMPILE_ESTIMATE_S = {"cart": 15, "dpdt": 75, "murtree": 35, "branches": 35, "sat": 5, "contree": 70}
+# CPU seconds a cold compile of each solver's own kernels takes (its compile job's worker, treeexplorer.warm's
+# import included): the estimate's base (estimate_seconds divides it by the share of a core a worker gets).
+# Measured by benchmarks/bench_coldstart.py --warm on a 2-core machine under load 11-16 (CPU seconds stretch
+# somewhat with the load too): cart 16 + 4 (import), dpdt 115 + 4, murtree 32 + 4, sat 2 + 4.  branches and
+# contree: the CLI's first-minus-second solve figures of a quiet machine (they included the shared kernels).
+COMPILE_ESTIMATE_S = {"cart": 20, "dpdt": 120, "murtree": 36, "branches": 35, "sat": 6, "contree": 70}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -187,7 +188,7 @@ def _run_toys(name: str) -> None:
 # The compile job of the kernels every run shares (front assembly, discretizers): compiled once, in a worker of
 # its own beside the first solver's.
 COMMON = "common"
-COMPILE_ESTIMATE_S[COMMON] = 25
+COMPILE_ESTIMATE_S[COMMON] = 16  # as above: 12 + 4
 
 
 def cores() -> int:
@@ -394,17 +395,18 @@ def _start_ticker(name: str, control: Control, t0: float, jobs: list[str]):
 # --- compiling in worker processes -----------------------------------------------------------------------------
 
 # Kernel compiles (numba ``numba:compile`` events of treeexplorer's kernels) a cold compile job makes: the
-# progress bar's "kernels compiled / total" (measured by benchmarks/bench_coldstart.py --kernels; a job that
-# compiles more shows total - 1 until it is done).
+# progress bar's "kernels compiled / total" (a job that compiles more shows total - 1 until it is done).
+# Counted by `treeexplorer warm` (its "compiled N kernels" lines): cart, dpdt, murtree, sat and common;
+# branches, contree and rashomon are not counted yet (rough guesses from their kernel modules).
 KERNEL_COMPILES = {
-    "cart": 8,
-    "dpdt": 40,
-    "murtree": 20,
+    "cart": 14,
+    "dpdt": 54,
+    "murtree": 17,
     "branches": 12,
-    "sat": 4,
+    "sat": 1,
     "contree": 25,
     "rashomon": 10,
-    COMMON: 20,
+    COMMON: 14,
 }
 
 _WORKER_CODE = "import sys; from treeexplorer.warm import _worker_main; _worker_main(sys.argv[1:])"
