@@ -9,6 +9,14 @@ For each solver, with a new empty numba cache folder (``NUMBA_CACHE_DIR``):
   the page; the figure is the time from starting the command to the first front on the page (its ``#1 S``
   legend entry).  Target: <= 30 s.
 
+* **warm** (``--warm``): a cold ``treeexplorer warm`` of every solver and the Rashomon kernels, wall and CPU
+  seconds, **serial** (every toy in one process, one after another: how a first use compiled before the
+  compile moved to worker processes) against **parallel** (``treeexplorer warm``: worker processes, one per
+  core), each on a new empty cache, in the same run so that the ratio is measured under the same load; and
+  the CPU seconds and kernel compiles of each compile job (the figures of ``treeexplorer.warm``).
+* **page during a compile** (with ``--app``): while the served app compiles cold, a second browser context
+  opens the page; the figure is the time until its controls (the Run button) are there.
+
 The load average (1 min) is printed with each figure: on a shared machine the wall times stretch with it.
 ``--kernels`` also lists, per solver (and for ``rashomon``: the Rashomon set's kernels, which have no CLI or
 app figures), every kernel compiled (numba's ``numba:compile`` events) with its signatures and its own compile
@@ -19,6 +27,8 @@ Usage::
 
     python benchmarks/bench_coldstart.py                      # CLI figures, every solver
     python benchmarks/bench_coldstart.py --app --solver cart  # also the app's first front
+    python benchmarks/bench_coldstart.py --no-cli --warm      # cold warm of everything, serial vs parallel
+    python benchmarks/bench_coldstart.py --no-cli --warm cart sat murtree   # of some
     python benchmarks/bench_coldstart.py --kernels --solver dpdt
     python benchmarks/bench_coldstart.py --no-cli --kernels rashomon   # the Alternatives card's kernels
 
@@ -42,6 +52,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from benchdata import Summary, add_summary_argument  # noqa: E402
+
+from treeexplorer.warm import process_cpu  # noqa: E402
 
 # run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
 RUN_ALL = {
@@ -96,6 +108,36 @@ def _timed(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Complete
     return time.perf_counter() - t0, _child_cpu() - c0, out
 
 
+# Run in a child: every warm-up's toys in this one process, one after another (the serial baseline).
+_SERIAL = r"""
+import sys
+from treeexplorer.warm import _run_solver_toys, _run_common_toys
+for name in sys.argv[1:]:
+    _run_solver_toys(name)
+_run_common_toys()
+"""
+
+
+def warm_serial_parallel(names: list[str]) -> dict:
+    """Cold warm-up of ``names``: serial (one process) and parallel (``treeexplorer warm``), each on a new
+    cache; wall and CPU seconds, and the parallel run's per-job lines."""
+    out = {"load": _load()}
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        wall, cpu, run = _timed([sys.executable, "-c", _SERIAL, *names], _env(Path(cache)))
+        if run.returncode != 0:
+            raise SystemExit(f"serial warm-up failed: {run.stderr.strip()[-300:]}")
+        out["serial"] = (wall, cpu)
+    out["load_mid"] = _load()
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        wall, cpu, run = _timed([sys.executable, "-m", "treeexplorer", "warm", "--solver", *names], _env(Path(cache)))
+        if run.returncode != 0:
+            raise SystemExit(f"treeexplorer warm failed: {run.stderr.strip()[-300:]}")
+        out["parallel"] = (wall, cpu)
+        out["lines"] = [line for line in run.stdout.splitlines() if ": compiled " in line or "worker" in line]
+    out["load_after"] = _load()
+    return out
+
+
 def cli(solver: str) -> dict:
     """Cold and warm ``treeexplorer solve iris`` in fresh processes on a new cache folder."""
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
@@ -115,15 +157,6 @@ def cli(solver: str) -> dict:
         "load": load,
         "said": said,
     }
-
-
-def _process_cpu(pid: int) -> float | None:
-    """CPU seconds (user + system) process ``pid`` has used so far (Linux /proc; None elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _free_port() -> int:
@@ -155,9 +188,16 @@ def app(solver: str, timeout_s: float = 900.0) -> dict:
                             raise
                         time.sleep(0.2)
                 served = time.perf_counter() - t0
+                # a second visitor while the kernels compile: a new context, until its Run bar's Cancel is there
+                t1 = time.perf_counter()
+                second = browser.new_context().new_page()
+                second.goto(f"http://127.0.0.1:{port}/", timeout=timeout_s * 1000)
+                second.get_by_role("button", name="Cancel").wait_for(timeout=timeout_s * 1000)
+                second_s = time.perf_counter() - t1
+                during = not page.locator(f"text=#1 {solver}").count()  # the first front not there yet
                 page.wait_for_selector(f"text=#1 {solver}", timeout=timeout_s * 1000)
                 front = time.perf_counter() - t0
-                cpu = _process_cpu(proc.pid)
+                cpu = process_cpu(proc.pid)
                 browser.close()
         finally:
             proc.terminate()
@@ -165,7 +205,15 @@ def app(solver: str, timeout_s: float = 900.0) -> dict:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    return {"first_front": front, "page_answered": served, "cpu": cpu, "load": load, "load_after": _load()}
+    return {
+        "first_front": front,
+        "page_answered": served,
+        "second_page": second_s,
+        "second_during_compile": during,
+        "cpu": cpu,
+        "load": load,
+        "load_after": _load(),
+    }
 
 
 def kernels(solver: str) -> list[tuple[str, list[str], float]]:
@@ -200,6 +248,13 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=f"list the kernels each solver compiles (those of --solver, or the names given: {', '.join(WARM_NAMES)})",
     )
+    ap.add_argument(
+        "--warm",
+        nargs="*",
+        choices=WARM_NAMES,
+        metavar="NAME",
+        help="cold warm-up, serial vs parallel, of the names given (default: every solver and rashomon)",
+    )
     add_summary_argument(ap)
     args = ap.parse_args(argv)
     # the Rashomon set's kernels (and any other warmed name that is not a solver) have no CLI solve or app page
@@ -219,6 +274,24 @@ def main(argv=None) -> int:
             print("skip app: playwright is not installed")
             do_app = False
 
+    if args.warm is not None:
+        names = args.warm or list(WARM_NAMES)
+        r = warm_serial_parallel(names)
+        (sw, sc), (pw, pc) = r["serial"], r["parallel"]
+        print(
+            f"cold warm-up of {', '.join(names)} ({os.cpu_count()} cores, load {r['load']}/{r['load_mid']}/"
+            f"{r['load_after']} before/between/after)"
+        )
+        print("| run | wall s | CPU s | wall vs serial |")
+        print("|---|---|---|---|")
+        print(f"| serial (one process) | {sw:.1f} | {sc:.1f} | 1.00 |")
+        print(f"| parallel (`treeexplorer warm`) | {pw:.1f} | {pc:.1f} | {pw / sw:.2f} |")
+        print("\nper compile job (parallel run):")
+        for line in r["lines"]:
+            print(f"    {line}")
+        summary.add(
+            f"cold warm, parallel vs serial wall (load {r['load']})", f"{pw / sw:.2f}", "<= 0.60", pw <= 0.6 * sw
+        )
     if not args.no_cli:
         print(
             "| solver | cold wall s | warm wall s | compile wall s | cold CPU s | warm CPU s | compile CPU s | load |",
@@ -236,13 +309,17 @@ def main(argv=None) -> int:
             )
             summary.add(f"CLI compile, {s} (CPU s, load {r['load']})", f"{dc:.1f}")
     if do_app:
-        print("\n| solver | app start -> first front s | page answered s | server CPU s by then | target s | load |")
-        print("|---|---|---|---|---|---|")
+        print(
+            "\n| solver | app start -> first front s | page answered s | 2nd page's controls s (during the compile?)"
+            " | server CPU s by then | target s | load |"
+        )
+        print("|---|---|---|---|---|---|---|")
         for s in solvers:
             r = app(s)
             ok = r["first_front"] <= APP_TARGET_S
             print(
-                f"| {s} | {r['first_front']:.1f} | {r['page_answered']:.1f} | {r['cpu'] or 0:.1f} | "
+                f"| {s} | {r['first_front']:.1f} | {r['page_answered']:.1f} | {r['second_page']:.1f} "
+                f"({'yes' if r['second_during_compile'] else 'no'}) | {r['cpu'] or 0:.1f} | "
                 f"<= {APP_TARGET_S:.0f} | {r['load']}/{r['load_after']} |",
                 flush=True,
             )

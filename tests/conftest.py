@@ -15,57 +15,18 @@ if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
 
 
-def _serialize_numba_cache_writes() -> None:
-    """Two xdist workers may compile one kernel for different argument types at once.  Numba names a new cache
-    entry's data file by the count of entries in the index it just read, and the data file does not say which
-    entry it holds, so two such saves interleaved could leave one entry pointing at the other's code.  Each
-    save (read index, write index, write data) holds an exclusive lock on a file beside the cache."""
-    import fcntl
+if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers may compile one kernel at once
+    from treeexplorer._kernel_cache import serialize_cache_writes
 
-    from numba.core import caching
-
-    save = getattr(caching.IndexDataCacheFile, "save", None)
-    if save is None or getattr(save, "_locked", False):
-        return
-
-    def locked_save(self, key, data):
-        with open(os.path.join(self._cache_path, "treeexplorer-tests-save.lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            return save(self, key, data)
-
-    locked_save._locked = True
-    caching.IndexDataCacheFile.save = locked_save
-
-
-if os.environ.get("PYTEST_XDIST_WORKER") and os.name == "posix":
-    _serialize_numba_cache_writes()
-
-
-def _warm_groups(workers: int) -> list[list[str]]:
-    """The solvers whose kernels are not in numba's cache yet, split into ``workers`` groups of about equal
-    compile time (largest first onto the lightest group); a solver and the solvers it calls share a group."""
-    from treeexplorer.warm import _ALSO, COMPILE_ESTIMATE_S, WARM_NAMES, needs_compile
-
-    cold = [name for name in WARM_NAMES if needs_compile(name)]
-    units = []
-    for name in sorted(cold, key=lambda n: len(_ALSO.get(n, ())), reverse=True):  # callers take their callees
-        if any(name in unit for unit in units):
-            continue
-        unit = [name, *(other for other in _ALSO.get(name, ()) if other in cold)]
-        units.append(unit)
-    groups: list[list[str]] = [[] for _ in range(min(workers, len(units)))]
-    weight = lambda unit: sum(COMPILE_ESTIMATE_S.get(n, 30) for n in unit)  # noqa: E731
-    for unit in sorted(units, key=weight, reverse=True):
-        min(groups, key=lambda g: sum(COMPILE_ESTIMATE_S.get(n, 30) for n in g)).extend(unit)
-    return groups
+    serialize_cache_writes()
 
 
 def pytest_sessionstart(session):
     """A whole-suite run under xdist (``python -m pytest``, no paths given): the controller compiles the cold
-    kernels once before the workers start, one process per core with a share of the solvers.  Otherwise every
-    worker would compile each solver it meets on its own (numba's cache is per process until written), paying
-    the same minute twice on two cores; the tests that check a cold start use a fresh, empty cache of their own
-    and are unaffected."""
+    kernels once before the workers start (``treeexplorer warm``: one worker process per core), saying so in a
+    line before and one per compile job as it ends.  Otherwise every xdist worker would compile each solver it
+    meets on its own (numba's cache is per process until written), paying the same minute twice on two cores;
+    the tests that check a cold start use a fresh, empty cache of their own and are unaffected."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # an xdist worker, or a run in one process (-n 0): kernels compile on first use
@@ -74,32 +35,27 @@ def pytest_sessionstart(session):
     config._treeexplorer_tests_start = time.perf_counter()
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
         return  # a chosen file or test: compile only what it uses, on first use
-    workers = config.option.numprocesses
-    if not isinstance(workers, int):  # "auto" / "logical", before xdist resolves it
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    groups = _warm_groups(max(1, workers))
-    if not groups:
+    from treeexplorer.warm import WARM_NAMES, cold_jobs
+
+    if not cold_jobs(WARM_NAMES):
         return
-    t0 = time.perf_counter()
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "treeexplorer", "warm", "--solver", *group],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for group in groups
-    ]
-    outs = [proc.communicate()[0] for proc in procs]
-    seconds = time.perf_counter() - t0
-    summary = " | ".join(" ".join(g) for g in groups)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(f"compiled the cold kernels before the tests ({summary}): {seconds:.0f} s")
+    say = reporter.write_line if reporter is not None else (lambda line: None)
+    say("compiling the kernels numba's cache lacks before the tests (once per checkout and kernel change):")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "treeexplorer", "warm"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    lines = []
+    for line in proc.stdout:  # the compile's progress as it comes: one line per compile job
+        lines.append(line.rstrip())
+        if "compil" in line:
+            say(f"  {line.rstrip()}")
+    proc.wait()
+    say(f"compiled the cold kernels before the tests: {time.perf_counter() - t0:.0f} s")
     config._treeexplorer_tests_start = time.perf_counter()
-    for proc, out in zip(procs, outs):
-        if proc.returncode and reporter is not None:  # the tests then compile what is missing on first use
-            reporter.write_line(f"warm-up failed (exit {proc.returncode}):\n{out}")
+    if proc.returncode:  # the tests then compile what is missing on first use
+        say(f"warm-up failed (exit {proc.returncode}):\n" + "\n".join(lines[-20:]))
 
 
 # Modules whose tests share one costly module-scoped fixture (a fuzz batch run once for all its targets, a

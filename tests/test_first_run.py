@@ -14,7 +14,7 @@ import treeexplorer as tx
 from treeexplorer import _kernel_cache
 from treeexplorer.cli import main
 from treeexplorer.ui.progress import describe
-from treeexplorer.warm import COMPILE_ESTIMATE_S, compile_notice, ensure_warm, needs_compile
+from treeexplorer.warm import COMPILE_ESTIMATE_S, compile_notice, ensure_warm, estimate_seconds, needs_compile
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,8 +46,11 @@ def test_a_cold_cache_is_detected_and_said(tmp_path):
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "empty"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert out.stdout.strip() == "[True, True]", out.stderr
-    estimate = COMPILE_ESTIMATE_S["dpdt"]
-    assert compile_notice("dpdt") == f"compiling the dpdt kernels (first run only, about {estimate} s)"
+    assert compile_notice("dpdt", 75.4) == "compiling the dpdt kernels (first use only, about 75 s on this machine)"
+    # without an estimate given: the CPU seconds it needs over the share of a core a worker gets now
+    assert compile_notice("dpdt", estimate_seconds("dpdt", share=0.5)).endswith(
+        f"about {2 * COMPILE_ESTIMATE_S['dpdt']} s on this machine)"
+    )
 
 
 def test_bad_input_on_a_cold_cache_is_refused_before_any_compile(tmp_path):
@@ -77,9 +80,9 @@ def test_the_cli_compile_notice_follows_the_warm_up_reports():
     notice({"phase": "solving"})
     notice.finish()
     assert stream.getvalue().splitlines() == [
-        compile_notice("cart"),
+        compile_notice("cart", 25),
         "compiled in 2 s (cached for later runs)",
-        compile_notice("branches"),
+        compile_notice("branches", 60),
         "compiled in 1 s (cached for later runs)",
     ]
     stream = io.StringIO()
@@ -97,8 +100,14 @@ def test_a_warm_solver_needs_no_compile():
 def test_the_run_bar_says_compiling_with_the_seconds_so_far():
     report = {"phase": "compiling", "solver": "murtree", "cold": True, "seconds": 12.3, "estimate_s": 40}
     text, fraction = describe(report)
-    assert text == f"{compile_notice('murtree')} · 12 s"
+    assert text == f"{compile_notice('murtree', 40)} · 12 s"
     assert fraction == pytest.approx(12.3 / 40)
+    # with the kernels compiled so far: said, and half the bar's progress
+    text, fraction = describe({**report, "kernels": 5, "kernels_total": 20})
+    assert text == f"{compile_notice('murtree', 40)} · 5 of 20 kernels · 12 s"
+    assert fraction == pytest.approx((5 / 20 + 12.3 / 40) / 2)
+    _, fraction = describe({**report, "seconds": 90.0, "kernels": 20, "kernels_total": 20})
+    assert fraction < 1.0  # never "done" before the run's own reports
     text, fraction = describe({"phase": "compiling", "solver": "cart", "cold": False, "seconds": 0.4})
     assert "loading" in text and fraction is None
 
@@ -249,7 +258,7 @@ def test_the_cli_says_when_a_first_rashomon_set_compiles(tmp_path, monkeypatch, 
     assert main([*args, "-k", "3"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert calls[0] == "rashomon"
-    assert err[:2] == [warm.compile_notice("rashomon"), "compiled in 1 s (cached for later runs)"]
+    assert err[:2] == [warm.compile_notice("rashomon", 30), "compiled in 1 s (cached for later runs)"]
 
 
 def test_warm_command_takes_rashomon_and_warms_everything_by_default(monkeypatch, capsys):
@@ -260,8 +269,9 @@ def test_warm_command_takes_rashomon_and_warms_everything_by_default(monkeypatch
     assert WARM_NAMES == (*SOLVER_NAMES, "rashomon")
     assert main(["warm", "--solver", "rashomon"]) == 0  # compiled by an earlier test or here (~30 s once)
     assert "rashomon: " in capsys.readouterr().out
-    warmed = []
+    warmed, compiled = [], []
     monkeypatch.setattr(cli, "warm_with_notice", lambda name: warmed.append(name) or 0.0)
+    monkeypatch.setattr(cli, "compile_with_notice", compiled.extend)  # the parallel compile, all names at once
     monkeypatch.setattr("treeexplorer.warm.is_warm", lambda name: False)
     assert main(["warm"]) == 0
-    assert warmed == list(WARM_NAMES)
+    assert warmed == compiled == list(WARM_NAMES)

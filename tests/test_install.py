@@ -74,7 +74,7 @@ def test_first_solve_compiles_into_the_user_cache_and_the_second_reuses_it(fresh
     first = _solve(venv, env, work)
     assert first.returncode == 0, first.stderr
     assert "iris: " in first.stdout and "solver cart" in first.stdout
-    assert "compiling the cart kernels (first run only" in first.stderr, first.stderr
+    assert "compiling the cart kernels (first use only" in first.stderr, first.stderr
     assert _files(site) == before, "the run wrote into site-packages"
     assert list(work.iterdir()) == []
     (cache,) = (home / ".cache" / "treeexplorer").glob(f"kernels-{treeexplorer.__version__}-*")

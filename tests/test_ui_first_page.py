@@ -28,6 +28,7 @@ def slow_compile(monkeypatch):
     monkeypatch.setattr(tw, "_run_toys", run_toys)
     monkeypatch.setattr(tw, "_write_stamp", lambda name: None)
     monkeypatch.setattr(tw, "needs_compile", lambda name: True)
+    monkeypatch.setattr(tw, "_cold_jobs", lambda name: [])  # no compile workers: the toy run above is the compile
     yield state
     state["release"].set()
 
@@ -74,6 +75,7 @@ def test_the_first_run_outside_a_server_waits_for_its_front_and_a_notebook_says_
 
     monkeypatch.setattr(ui_warm, "must_compile", lambda solver: True)  # as on a new machine
     monkeypatch.setattr(ex_module, "in_kernel", lambda: True)
+    monkeypatch.setattr(tw, "cpu_share", lambda processes=1: 0.5)  # the estimate, as the load is now: fixed here
     explorer = Explorer(dataset="iris", solver="cart", max_depth=2)
     assert len(explorer.controller.runs) == 1 and not explorer.controller.running  # the front, at once
     assert capsys.readouterr().out == f"{tw.compile_notice('cart')}; the explorer shows when it is done\n"

@@ -21,7 +21,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["kernel_cache_dir", "load_kernels"]
+__all__ = ["SharedCacheLocator", "kernel_cache_dir", "load_kernels", "serialize_cache_writes"]
 
 # Every module holding @njit(cache=True) kernels (the solvers' package is walked for its modules).
 _KERNEL_PACKAGE = "treeexplorer.solvers._kernels"
@@ -61,13 +61,17 @@ def kernel_cache_dir(version: str | None = None) -> Path | None:
             version = installed_version("treeexplorer")
         except PackageNotFoundError:
             version = "unknown"
+    import sys
+
+    import numba
+    import platformdirs
+
     digest = hashlib.sha256()
     for src in sources:
         digest.update(src.name.encode())
         digest.update(src.read_bytes())
-    import platformdirs
-
-    name = f"kernels-{version}-{digest.hexdigest()[:12]}"
+    py = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    name = f"kernels-{version}-numba{numba.__version__}-{py}-{digest.hexdigest()[:12]}"
     for base in (platformdirs.user_cache_path("treeexplorer", appauthor=False), _temp_base()):
         folder = base / name
         try:
@@ -97,8 +101,10 @@ def load_kernels() -> Path | None:
 
     from numba.core import config
 
+    _install_locator()
     previous = config.CACHE_DIR
     config.CACHE_DIR = str(folder)
+    SharedCacheLocator.folder = folder
     try:
         package = importlib.import_module(_KERNEL_PACKAGE)
         for module in pkgutil.iter_modules(package.__path__):
@@ -107,4 +113,65 @@ def load_kernels() -> Path | None:
             importlib.import_module(name)
     finally:
         config.CACHE_DIR = previous
+        SharedCacheLocator.folder = None
     return folder
+
+
+def _locator_base():
+    from numba.core.caching import UserProvidedCacheLocator
+
+    return UserProvidedCacheLocator
+
+
+class SharedCacheLocator(_locator_base()):
+    """Numba's cache locator for treeexplorer's kernels while :func:`load_kernels` imports them: the cache
+    subfolder is named by the kernels' folder (``_kernels``, ``discretize``), not by its absolute path, so every
+    install of one build shares it.  Other functions (and any function outside that import) get numba's own."""
+
+    folder: Path | None = None  # set while load_kernels imports the kernel modules
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        self._cache_path = str(Path(self.folder) / Path(py_file).parent.name)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if cls.folder is None or not str(getattr(py_func, "__module__", "")).startswith("treeexplorer."):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+def _install_locator() -> None:
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
+    if SharedCacheLocator not in impl._locator_classes:  # tried first, in every numba cache kind
+        impl._locator_classes.insert(0, SharedCacheLocator)
+
+
+def serialize_cache_writes() -> None:
+    """Make numba's cache saves in this process exclusive across processes (a lock file beside each cache).
+
+    Two processes may compile one kernel for different argument types at once (parallel warm-up workers, or
+    pytest-xdist workers).  Numba names a new cache entry's data file by the entries in the index it just read,
+    and the data file does not say which entry it holds, so two such saves interleaved could leave one entry
+    pointing at the other's code.  Each save (read index, write index, write data) holds an exclusive lock.
+    A no-op where ``fcntl`` is missing (Windows) or when already done.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return
+    from numba.core import caching
+
+    save = getattr(caching.IndexDataCacheFile, "save", None)
+    if save is None or getattr(save, "_locked", False):
+        return
+
+    def locked_save(self, key, data):
+        with open(os.path.join(self._cache_path, "treeexplorer-save.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return save(self, key, data)
+
+    locked_save._locked = True
+    caching.IndexDataCacheFile.save = locked_save

@@ -175,6 +175,7 @@ def serve(
     server.start()
     if show:
         server.io_loop.add_callback(server.show, "/")
+    quiet_closed_tabs(server.io_loop.asyncio_loop)
     _stop_on_ctrl_c(server, out)
     try:
         server.io_loop.start()
@@ -184,6 +185,29 @@ def serve(
         server.stop()
     print("treeexplorer app stopped", file=out, flush=True)
     return 0
+
+
+def quiet_closed_tabs(loop) -> None:
+    """Drop the errors of writes to a closed browser tab from ``loop``'s reports.
+
+    A tab closed while Bokeh still sends it a change ends its websocket under the write: Tornado's write task
+    fails with ``WebSocketClosedError`` (or ``StreamClosedError``) and asyncio prints "Task exception was never
+    retrieved" with a traceback in the server's terminal for each.  The session is gone, so nothing is lost;
+    every other error is reported as before."""
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+
+    previous = loop.get_exception_handler()
+
+    def handler(loop, context) -> None:
+        if isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError)):
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
 
 
 def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:

@@ -16,6 +16,49 @@ __all__ = ["main", "build_parser", "CompileNotice"]
 
 EXIT_BAD_INPUT = 2
 EXIT_NOT_IMPLEMENTED = 3
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command whose reader went away (128 + SIGPIPE)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors name what was mistyped and suggest the nearest spelling: an unknown
+    option before the command (not "the following arguments are required: command"), a misspelt option
+    (``--max-dpeth``: did you mean ``--max-depth``?) or command (``solv``: did you mean ``solve``?)."""
+
+    argv: list[str] | None = None  # the arguments parsed (set by main; sys.argv otherwise)
+
+    def error(self, message: str):
+        import difflib
+        import re
+
+        argv = self.argv if self.argv is not None else sys.argv[1:]
+        commands = self._commands()
+        if "arguments are required: command" in message:
+            unknown = [a for a in argv if a.startswith("-") and a.split("=")[0] not in self._option_string_actions]
+            if unknown:
+                message = (
+                    f"unrecognized arguments: {' '.join(unknown)}; give a command first: "
+                    f"treeexplorer {{{','.join(commands)}}} [options] (treeexplorer COMMAND --help lists them)"
+                )
+        elif message.startswith("unrecognized arguments:"):
+            command = next((a for a in argv if a in commands), None)
+            options = list(commands[command]._option_string_actions) if command else list(self._option_string_actions)
+            hints = []
+            for token in message.split(":", 1)[1].split():
+                if token.startswith("--"):
+                    close = difflib.get_close_matches(token.split("=")[0], options, n=1, cutoff=0.6)
+                    hints += [f"{token}: did you mean {close[0]}?"] if close else []
+            message += f" ({'; '.join(hints)})" if hints else ""
+        elif (found := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)) is not None:
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+            message += f"; did you mean '{close[0]}'?" if close else ""
+        super().error(message)
+
+    def _commands(self) -> dict:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     from treeexplorer.target import TARGET_HELP
     from treeexplorer.warm import WARM_NAMES
 
-    p = argparse.ArgumentParser(prog="treeexplorer", description="Find and explore optimal decision trees.")
+    p = _Parser(prog="treeexplorer", description="Find and explore optimal decision trees.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -213,6 +256,30 @@ def warm_with_notice(solver: str, stream=None) -> float | None:
     return seconds
 
 
+def compile_with_notice(names: list[str], stream=None) -> None:
+    """Compile the kernels of ``names`` missing from numba's cache, in parallel worker processes, saying so on
+    ``stream`` (default stdout): one line before, one per compile job as it ends."""
+    from treeexplorer.warm import batch_estimate_seconds, cold_jobs, compile_in_workers
+
+    stream = stream or sys.stdout
+    jobs = cold_jobs(names)
+    if not jobs:
+        return
+    workers, est = batch_estimate_seconds(jobs)
+    print(
+        f"compiling the kernels of {', '.join(jobs)} in {workers} worker processes "
+        f"(first use only, about {est} s on this machine)",
+        file=stream,
+        flush=True,
+    )
+
+    def done(job: str, seconds: float, kernels: int, cpu_s: float | None) -> None:
+        cpu = "" if cpu_s is None else f", {cpu_s:.0f} CPU s"
+        print(f"{job}: compiled {kernels} kernels in {seconds:.0f} s{cpu}", file=stream, flush=True)
+
+    compile_in_workers(names, on_done=done)
+
+
 def _cmd_warm(a) -> int:
     from treeexplorer._kernel_cache import kernel_cache_dir
     from treeexplorer.registry import get_solver
@@ -223,13 +290,14 @@ def _cmd_warm(a) -> int:
         if name not in WARM_NAMES:
             get_solver(name)  # an unknown name: one-line error before any work
     where = kernel_cache_dir()
-    print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}")
+    print(f"kernel cache: {where or 'numba default (NUMBA_CACHE_DIR or beside the sources)'}", flush=True)
+    compile_with_notice([n for n in names if n in WARM_NAMES and not is_warm(n)])
     for name in names:
         if name not in WARM_NAMES or is_warm(name):
             print(f"{name}: nothing to compile")
             continue
         seconds = warm_with_notice(name)
-        print(f"{name}: ready ({seconds:.1f} s)")
+        print(f"{name}: ready ({seconds:.1f} s)", flush=True)
     return 0
 
 
@@ -408,12 +476,33 @@ def _conflict_message(exc) -> str:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``treeexplorer`` console script; returns the exit code."""
+    """Entry point of the ``treeexplorer`` console script; returns the exit code.  A reader that goes away
+    (``treeexplorer solve --help | head``) ends it quietly."""
+    try:
+        try:
+            code = _main(argv)
+        except SystemExit:  # --help, --version, a usage error: argparse's exit, after its output is out
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        import os
+
+        # what is left in stdout's buffer would fail again at exit ("Exception ignored ... BrokenPipeError")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv=None) -> int:
     from treeexplorer.cli_rashomon import run_rashomon
     from treeexplorer.cli_sweep import run_sweep
     from treeexplorer.data import DataError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _Parser.argv = None if argv is None else list(argv)
+    args = parser.parse_args(argv)
     handler = {
         "solve": _cmd_solve,
         "export": _cmd_export,
@@ -430,6 +519,8 @@ def main(argv=None) -> int:
     except NotImplementedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_NOT_IMPLEMENTED
+    except BrokenPipeError:
+        raise  # main ends quietly
     except (DataError, ValueError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         if hasattr(exc, "renumbered") and hasattr(exc, "groups"):  # SAT's contradictory rows, said for the CLI

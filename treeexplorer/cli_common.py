@@ -101,6 +101,7 @@ class CompileNotice:
         self._turn = 0
         self._solver: str | None = None  # the solver whose compile was announced and not yet finished
         self._seconds = 0.0
+        self._estimate: float | None = None  # the estimate the notice stated
 
     def __call__(self, report: dict) -> None:
         from treeexplorer.warm import compile_notice
@@ -115,12 +116,19 @@ class CompileNotice:
                 self._done()  # BRANCHES compiles CART's kernels first: one line each
             if self._solver is None:
                 self._solver = report.get("solver", "")
-                print(compile_notice(self._solver), file=self.stream, end="" if self.tty else "\n", flush=True)
+                self._estimate = report.get("estimate_s")
+                notice = compile_notice(self._solver, self._estimate)
+                print(notice, file=self.stream, end="" if self.tty else "\n", flush=True)
             self._seconds = float(report.get("seconds", 0.0))
             if self.tty:
                 self._turn += 1
                 spin = "|/-\\"[self._turn % 4]
-                self.stream.write(f"\r{compile_notice(self._solver)} {spin} {self._seconds:.0f} s")
+                kernels = (
+                    f" {report['kernels']}/{report['kernels_total']} kernels" if report.get("kernels_total") else ""
+                )
+                self.stream.write(
+                    f"\r{compile_notice(self._solver, self._estimate)} {spin}{kernels} {self._seconds:.0f} s"
+                )
                 self.stream.flush()
 
     def finish(self, seconds: float | None = None) -> None:
@@ -135,7 +143,7 @@ class CompileNotice:
 
         if self._solver is None:
             return
-        end = f"\r{compile_notice(self._solver)}: " if self.tty else ""
+        end = f"\r{compile_notice(self._solver, self._estimate)}: " if self.tty else ""
         print(f"{end}compiled in {self._seconds:.0f} s (cached for later runs)", file=self.stream, flush=True)
         self._solver = None
 

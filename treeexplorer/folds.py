@@ -10,6 +10,7 @@ address or Client when given), forwarding a cancel to running tasks and handing 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import time
@@ -25,6 +26,9 @@ from treeexplorer.front import Front
 from treeexplorer.registry import get_solver
 from treeexplorer.request import RunRequest, discretizer_options
 from treeexplorer.solvers import Control, time_limit_seconds
+from treeexplorer.warm import cores  # noqa: F401 - its home is warm (a leaf); folds' callers import it here
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "KEPT_METRICS",
@@ -281,14 +285,6 @@ def mid_criterion(discretizer_params: dict | None) -> str:
 
 
 # -- the executor ------------------------------------------------------------------------------------------------
-def cores() -> int:
-    """CPUs this process may run on (its affinity mask, not the machine's count): workers, job slots."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def connect(scheduler=None, n_workers: int | None = None):
     """A ``distributed.Client`` for ``scheduler`` and a function that releases what this call started.
 
@@ -321,24 +317,51 @@ def connect(scheduler=None, n_workers: int | None = None):
         # the worker's statistical profiler samples the running task's stack every 10 ms (with the GIL)
         "distributed.worker.profile.enabled": False,
     }
+    # Worker processes start by re-reading the main script (multiprocessing's spawn); a script read from standard
+    # input (`python - <script`) cannot be re-read, and its nannies would fail to start: threads of this process
+    # instead (numba's kernels release the GIL, so folds still run in parallel).
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    processes = main_file is None or os.path.isfile(main_file)
+    if not processes:
+        logger.warning(
+            "the sweep runs on threads of this process: dask's worker processes cannot re-read a script from %s "
+            "(save it to a file to use them)",
+            main_file,
+        )
     with dask.config.set(quiet):
         cluster = LocalCluster(
             n_workers=n_workers or cores(),
             threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
+            processes=processes,
+            **({"host": "127.0.0.1"} if processes else {}),  # threads talk in-process (dask's inproc://)
             dashboard_address="127.0.0.1:0",
             # one core per worker process: numba's own thread pool (parallel kernels) would otherwise start a
             # thread per core in every worker and the processes would fight over the same cores
-            env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+            **({"env": {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}} if processes else {}),
         )
     client = Client(cluster)
 
     def close():
         client.close()
+        # dask's own close gives each worker process 4 s to exit, then kills it with a warning ("Worker process
+        # still alive after 4.0 seconds, killing"); on a busy machine a worker holding numba's code needs more
+        _close_workers(cluster, timeout=60.0)
         cluster.close()
 
     return client, close
+
+
+def _close_workers(cluster, timeout: float) -> None:
+    """Close ``cluster``'s workers (their nannies), each with ``timeout`` seconds to exit before it is killed."""
+    import asyncio
+
+    async def close_all() -> None:
+        await asyncio.gather(*(w.close(timeout=timeout) for w in list(cluster.workers.values())))
+
+    try:
+        cluster.sync(close_all)
+    except Exception:  # noqa: BLE001 - cluster.close() below still ends them
+        pass
 
 
 def dashboard_link(client) -> str | None:

@@ -12,9 +12,6 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
-import waiting
-
 CHROMIUM = Path("/usr/bin/chromium")
 # without the background-networking flags Chromium itself keeps dialling Google's hosts (not the page's
 # doing, and invisible to the page's request hook); --headless is Playwright's default
@@ -89,6 +86,8 @@ def served_app(extra_args=(), env_extra=None, log_name="panel-serve.log"):
     log_path = ARTIFACTS / worker_file(log_name)
     log = open(log_path, "wb")  # a file, not a pipe: a full pipe would block the server
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    import pytest  # here, not at the top: benchmarks/bench_ui.py imports this module without pytest installed
+
     try:
         deadline = time.time() + 90
         while time.time() < deadline:
@@ -280,6 +279,8 @@ def stable_box(locator, timeout: float = 15.0, gap_ms: int = 200) -> dict | None
 def wait_until(page, cond, timeout: float = 15.0, every_ms: int = 100) -> bool:
     """Poll ``cond()`` until it holds (True) or ``timeout`` s pass (False): a wait on a condition, not a fixed pause
     (:func:`waiting.wait_until`, the page running between two asks)."""
+    import waiting  # here: tests/ is on pytest's path, not on benchmarks/bench_ui.py's
+
     try:
         waiting.wait_until(cond, timeout, every=every_ms / 1000, pause=lambda s: page.wait_for_timeout(s * 1000))
     except AssertionError:

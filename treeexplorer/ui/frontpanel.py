@@ -137,7 +137,9 @@ class FrontPanel(SessionViewer):
             text = "No runs on this data yet: press Run."
         if text != self._placeholder:
             self._placeholder = text
-            self.ctx.bokeh(lambda: self.pareto.set_placeholder(text))
+            # the latest text when the callback runs, not this call's: a "compiling" update queued from the run's
+            # thread must not land after the run's end cleared it (the run bar saying done, the plot compiling)
+            self.ctx.bokeh(lambda: self.pareto.set_placeholder(self._placeholder))
 
     def show_data(self) -> None:
         """The caption naming the table the runs are on."""

@@ -35,12 +35,20 @@ def describe(progress: dict, params: dict | None = None, time_limit: float | Non
         text = f"cross-validating: fold {min(done + 1, folds)} of {folds} (then the refit on all rows)"
         fraction = done / (folds + 1)
     elif phase == "compiling":
-        if p.get("cold"):  # the CLI's words (treeexplorer.warm.compile_notice), with the seconds so far
+        if p.get("cold"):  # the CLI's words (treeexplorer.warm.compile_notice), with the kernels and seconds so far
             from treeexplorer.warm import compile_notice
 
-            text = f"{compile_notice(str(p.get('solver', 'solver')))} · {float(p.get('seconds') or 0):.0f} s"
-            estimate = float(p.get("estimate_s") or 0)
-            fraction = min(0.95, float(p.get("seconds") or 0) / estimate) if estimate > 0 else None
+            seconds, estimate = float(p.get("seconds") or 0), float(p.get("estimate_s") or 0)
+            text = f"{compile_notice(str(p.get('solver', 'solver')), estimate or None)}"
+            done, total = _int(p, "kernels"), _int(p, "kernels_total")
+            if total:
+                text += f" · {done} of {total} kernels"
+            text += f" · {seconds:.0f} s"
+            # half the kernels compiled, half the time against the estimate (refined from the CPU the compile
+            # gets): the bar moves every second, and never claims done before the last kernel
+            parts = [done / total] if total else []
+            parts += [seconds / estimate] if estimate > 0 else []
+            fraction = min(0.97, sum(parts) / len(parts)) if parts else None
         else:
             text = "loading the solver's compiled code (first run in this server)"
         return text, fraction

@@ -1,7 +1,9 @@
 """Start-up warm-up: run each installed solver once on a tiny table so numba's kernels are loaded (or, on a cold
 cache, compiled) before the user clicks Run (once per process; later sessions find them in memory).
 
-The solvers are warmed one at a time in a background thread, the first page's solver first; a solver the user
+The solvers are warmed in a background thread, the first page's solver first, then the others a few at a time
+(as many as there are cores: their compiles run in parallel worker processes, :func:`treeexplorer.warm.
+compile_in_workers`, so the server's interpreter keeps answering pages while they compile); a solver the user
 picks in the Solver select (:func:`prefer`) moves to the head of the queue, so its compile overlaps the user's
 other choices instead of starting at Run.  The Rashomon enumeration's kernels (the Alternatives card) come last,
 or next when the card is opened.
@@ -17,7 +19,15 @@ import threading
 
 from treeexplorer.registry import SOLVER_NAMES, available_solvers
 from treeexplorer.solvers import Cancelled
-from treeexplorer.warm import COMPILE_ESTIMATE_S, WARM_NAMES, ensure_warm, is_warm, needs_compile
+from treeexplorer.warm import (
+    WARM_NAMES,
+    compile_in_workers,
+    cores,
+    ensure_warm,
+    estimate_seconds,
+    is_warm,
+    needs_compile,
+)
 
 __all__ = [
     "compiling_report",
@@ -37,17 +47,23 @@ _start_lock = threading.Lock()
 _queue: list[str] = []  # solvers the background warm-up has yet to warm, the next one first
 _queue_lock = threading.Lock()
 # Set once a page has its first front (or the user picked another solver): until then the warm-up stops after
-# the first page's solver, since compiling the others holds the GIL the page's own build needs.
+# the first page's solver, since compiling the others takes the cores the page's first solve needs.
 _first_front = threading.Event()
 FIRST_PAGE_WAIT_S = 60.0
 
 
 def warm_up(solvers=None, time_limit: float = 20.0) -> dict[str, float]:
     """Load each built-in solver's kernels (:func:`treeexplorer.warm.ensure_warm`), then the Rashomon
-    enumeration's; returns seconds per name warmed by this call.  ``time_limit`` is kept for compatibility (the
-    toy runs are instant once compiled)."""
+    enumeration's, those not in numba's cache compiled first, in parallel worker processes; returns seconds per
+    name warmed by this call.  ``time_limit`` is kept for compatibility (the toy runs are instant once
+    compiled)."""
     out = {}
-    for name in solvers or _names():
+    names = [name for name in solvers or _names() if not is_warm(name)]
+    try:
+        compile_in_workers(names)
+    except Exception:  # noqa: BLE001 - each one's warm-up below compiles what is missing
+        pass
+    for name in names:
         if is_warm(name):
             continue
         try:
@@ -96,7 +112,11 @@ def warm_up_once(first: str | None = None) -> dict[str, float]:
         with _queue_lock:
             _queue[:] = [n for n in names if not is_warm(n)]
         while (name := _next()) is not None:
-            out.update(warm_up([name]))
+            batch = [name]
+            if name != first:  # the others a few at a time: one compile worker per core
+                while len(batch) < cores() and (more := _next()) is not None:
+                    batch.append(more)
+            out.update(warm_up(batch))
             if name == first:
                 _first_front.wait(FIRST_PAGE_WAIT_S)
     return out
@@ -105,7 +125,7 @@ def warm_up_once(first: str | None = None) -> dict[str, float]:
 def warm_up_in_background(first: str | None = None) -> threading.Thread:
     """Start :func:`warm_up_once` in a daemon thread (once per process) and return at once; ``first`` is the
     solver to warm before the others (the first page's: compiling another one meanwhile would slow it down,
-    as numba's compiler holds the GIL).
+    as the compile takes the cores).
 
     On a machine whose numba cache is cold, compiling every solver takes minutes; done in the foreground it
     would hold the first visitor's page that long.  In the background the page opens as soon as its first
@@ -133,7 +153,7 @@ def compiling_report(solver: str) -> dict:
         "solver": solver,
         "cold": True,
         "seconds": 0.0,
-        "estimate_s": COMPILE_ESTIMATE_S.get(solver, 30),
+        "estimate_s": estimate_seconds(solver),
     }
 
 
