@@ -158,7 +158,7 @@ class _Whole:
     keep: np.ndarray
     wrow: np.ndarray
     Ci: np.ndarray
-    cost_scale: int
+    cost_scale: float  # whole costs per unit of cost (``Ci = cost_scale * C``)
     total: int
     top: int  # sum of every row's largest whole cost: the kernel's values lie in 0..top
 
@@ -200,7 +200,7 @@ def _whole(wt: Weighting, y, n_classes) -> _Whole:
             f"branches: these weights and costs need {max(top, total):,} whole units, over its limit of 2**31; "
             "use simpler weights (fewer distinct fractions) or contree or murtree"
         )
-    return _Whole(wt, keep, wrow.astype(np.int32), Ci, dc // gc, total, top)
+    return _Whole(wt, keep, wrow.astype(np.int32), Ci, dc / gc, total, top)
 
 
 def _node_masses(tree: RawTree, X, y, w, n_classes) -> np.ndarray:

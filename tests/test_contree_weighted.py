@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from treeexplorer.solvers import Control
 from treeexplorer.solvers import contree as ct
@@ -38,7 +38,9 @@ def problems(draw, max_rows=12, max_features=3, integral=None):
     if draw(st.booleans()):
         np.fill_diagonal(C, 0.0)
     choice = draw(st.sampled_from(["both", "weights", "costs"]))
-    return X, y, k, (None if choice == "costs" else w), (None if choice == "weights" else C)
+    w, C = (None if choice == "costs" else w), (None if choice == "weights" else C)
+    assume(not weighted(w, C, y, k).plain)  # all ones and unit costs take the plain path (tested on its own)
+    return X, y, k, w, C
 
 
 def check(raw, X, y, k, w, C, depth):
