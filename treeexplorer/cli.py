@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
     a.add_argument("--address", default="localhost", help="address to listen on (default localhost)")
     a.add_argument(
+        "--allow-websocket-origin",
+        nargs="+",
+        metavar="HOST[:PORT]",
+        help="host names users open the app under, with a non-local --address (default: this machine's names)",
+    )
+    a.add_argument(
         "--show", action=argparse.BooleanOptionalAction, default=False, help="open a browser tab (default: no)"
     )
     a.add_argument("--num-threads", type=int, help="Panel's thread pool for concurrent sessions (default: none)")
@@ -375,6 +381,7 @@ def _cmd_app(a) -> int:
         solver=a.solver,
         port=a.port,
         address=a.address,
+        websocket_origins=a.allow_websocket_origin,
         show=a.show,
         num_threads=a.num_threads,
     )
