@@ -62,8 +62,9 @@ def add_rashomon_parser(sub):
 def set_csv(front) -> str:
     """The set as CSV text, header first (see :func:`treeexplorer.rashomon.set_table`)."""
     from treeexplorer.rashomon import set_table
+    from treeexplorer.textsafe import csv_cell
 
-    rows = set_table(front)
+    rows = [{k: csv_cell(v) for k, v in row.items()} for row in set_table(front)]  # no formula cells
     columns = list(CSV_COLUMNS)
     if rows and "objective" in rows[0]:
         columns.insert(columns.index("errors") + 1, "objective")

@@ -4,7 +4,7 @@ opens a fresh session; the same browser reloading its tab keeps its data and run
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHROMIUM, ROOT, served_app
+from browser_helpers import CHROMIUM, PAGE_TEXT_JS, ROOT, served_app
 
 from treeexplorer.ui.handover import BROWSER_COOKIE, FOREIGN_NOTE
 
@@ -44,7 +44,8 @@ def _upload_secret_and_run(page) -> None:
 def _shows_nothing_of_the_victim(page) -> None:
     page.wait_for_selector("text=#1 uigreedy", timeout=120_000)  # its own first run
     page.wait_for_selector(f"text={FOREIGN_NOTE}", timeout=30_000)  # and the one-line note
-    body = page.locator("body").inner_text()
+    body = page.evaluate(PAGE_TEXT_JS)
+    assert "#1 uigreedy" in body  # the page's text is read (shadow roots included)
     assert "secret_payroll" not in body and "#2 uigreedy" not in body
 
 

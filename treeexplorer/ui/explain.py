@@ -15,6 +15,7 @@ import param
 
 from treeexplorer.export import rules_lines
 from treeexplorer.render.bokehview import TreeFigure, tree_path
+from treeexplorer.textsafe import code_block, md
 from treeexplorer.tree import Tree
 from treeexplorer.ui.treeview import locked
 
@@ -131,15 +132,15 @@ class ExplainRow(pn.viewable.Viewer):
                 if i is None or not 0 <= i < ds.n_rows:
                     raise ValueError(f"give a row index from 0 to {ds.n_rows - 1}")
                 row, what = ds.X[i], f"Row {i}"
-                truth = f" (true class: {tree.class_text(int(ds.y[i]))})"
+                truth = f" (true class: {md(tree.class_text(int(ds.y[i])))})"
             path, rule = explain_row(tree, row)
         except ValueError as exc:
-            self.out.object = f"**Cannot explain:** {exc}"
+            self.out.object = f"**Cannot explain:** {md(exc)}"
             return None
         self._run(lambda: self.figure.explain(path))
         leaf = path[-1]
         self.out.object = (
-            f"**{what}**{truth} → predicted **{tree.leaf_label(leaf)}** at leaf {leaf} "
-            f"({len(path) - 1} tests; the path is outlined in black).\n\n```text\n{rule}\n```"
+            f"**{md(what)}**{truth} → predicted **{md(tree.leaf_label(leaf))}** at leaf {leaf} "
+            f"({len(path) - 1} tests; the path is outlined in black).\n\n{code_block(rule)}"
         )
         return rule

@@ -19,6 +19,7 @@ from panel.theme.fast import Fast
 
 from treeexplorer.data import DataError
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.textsafe import md_message
 from treeexplorer.ui import handover, warm
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE
@@ -425,9 +426,9 @@ class Explorer(pn.viewable.Viewer):
 
     def _on_messages(self, *events) -> None:
         c = self.controller
-        self.error_w.object = app_words(c.error)  # the controls to use, not the library's argument names
+        self.error_w.object = md_message(app_words(c.error))  # the controls to use, not the library's argument names
         self.error_w.visible = bool(c.error)
-        self.notice_w.object = app_words(c.notice)
+        self.notice_w.object = md_message(app_words(c.notice))
         self.notice_w.visible = bool(c.notice)
         asking = c.many_classes is not None
         if asking:

@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.textsafe import md
 from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
@@ -172,19 +173,20 @@ class DataInputs(SessionViewer):
         if ds is not None:
             n_cat = sum(col.is_categorical for col in ds.schema.columns)
             held = (
-                f"held-out file {c.test_name}"
+                f"held-out file {md(c.test_name)}"
                 if using_file
                 else (f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
             )
             summary = (
-                f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
+                f"**{md(ds.name)}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
                 f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
             )
             if c.refused_table:  # the table asked for did not load: say which one is still in use
-                summary = f"**{c.refused_table}** is not loaded (see the message). Still in use: {summary}"
+                summary = f"**{md(c.refused_table)}** is not loaded (see the message). Still in use: {summary}"
             self.data_info.object = summary
         else:
-            self.data_info.object = f"**{c.refused_table}** is not loaded (see the message)." if c.refused_table else ""
+            refused = c.refused_table
+            self.data_info.object = f"**{md(refused)}** is not loaded (see the message)." if refused else ""
 
 
 class SolverInputs(SessionViewer):
@@ -367,10 +369,10 @@ class RunBar(SessionViewer):
         self.progress_w.value = (-1 if fraction is None else int(100 * fraction)) if running else 0
         label = c.job.label if c.job is not None else ""
         if running:
-            self.status_w.object = f"{label}: {text}" if label else text
+            self.status_w.object = md(f"{label}: {text}" if label else text)
         elif c.runs:
             last = c.runs[-1]
-            self.status_w.object = f"Last run {last.label}: {last.status_text}"
+            self.status_w.object = md(f"Last run {last.label}: {last.status_text}")
         else:
             self.status_w.object = ""
 
