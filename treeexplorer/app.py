@@ -52,8 +52,7 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
     explorer = Explorer(dataset="iris" if _is_file(data) else data, solver=solver, run_default=False)
     if _is_file(data):
         path = Path(data)
-        explorer.upload_w.filename = path.name  # as if the user had uploaded it: the sidebar shows the file
-        explorer.upload_w.value = path.read_bytes()
+        explorer.sidebar.data.load_file(path.read_bytes(), path.name)  # as if uploaded: the sidebar shows the file
     if target is not None and not explorer.controller.error:
         explorer.controller.set_target(target)
     if not explorer.controller.error:

@@ -16,6 +16,7 @@ from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, MIN_TIM
 from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.progress import describe
+from treeexplorer.ui.uploads import on_document, parse_in_worker
 from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 
 __all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
@@ -103,13 +104,35 @@ class DataInputs(SessionViewer):
                 self.dataset_w.options = [entry, *c.bundled()]
             self.dataset_w.value = entry
 
+    def load_file(self, content: bytes, name: str) -> None:
+        """Load a file as if it were uploaded, at once (the app's start-up file: what follows needs it)."""
+        with self.ctx.setting():
+            self.upload_w.param.update(filename=name, value=content)
+        self._uploaded(content, name, None)
+
     def _on_upload(self, *events) -> None:
         # an empty file arrives as value None with a new file name: the controller then says it is empty
         content, name = self.upload_w.value, self.upload_w.filename
-        if content is None and not name:
+        if self.ctx.quiet or (content is None and not name):
             return
+        content, name = content or b"", name or "upload.csv"
+        if self.ctx.doc is None:  # a notebook or a test: no event loop to keep free
+            self._uploaded(content, name, None)
+            return
+        # served: read in a worker (other sessions keep their loop), then load on this session's document
+        self._upload_seq = seq = getattr(self, "_upload_seq", 0) + 1
+        self.data_info.object = f"reading {md(name)} …"
+        parsed = parse_in_worker(content, name)
+
+        def done():
+            if seq == self._upload_seq:  # a later upload replaced this one
+                self._uploaded(content, name, parsed)
+
+        parsed.add_done_callback(lambda f: on_document(self.ctx, done))
+
+    def _uploaded(self, content: bytes, name: str, parsed) -> None:
         c = self.ctx.controller
-        if c.load_upload(content or b"", name or "upload.csv"):
+        if c.load_upload(content, name, parsed=parsed):
             self._show_loaded(uploaded=True)
         elif c._pending is not None:
             # not loaded yet (missing values, a target to confirm): the select names the table the message is
