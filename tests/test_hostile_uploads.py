@@ -138,3 +138,55 @@ def test_another_session_solves_while_a_bomb_is_read():
     reader.join(120)
     assert len(front) > 0 and solved < 20, solved
     assert "expands to more than" in outcome["error"]
+
+
+# -- a crafted front JSON: its values are checked against its schema ----------------------------------------------
+@pytest.fixture(scope="module")
+def categorical_front_dict():
+    import json
+
+    import treeexplorer as tx
+    from treeexplorer.export import front_json
+
+    rng = np.random.default_rng(0)
+    colour = rng.choice(["red", "green", "blue"], 90)
+    df = pd.DataFrame({"colour": colour, "x": rng.normal(size=90), "y": np.where(colour == "red", "p", "q")})
+    front = tx.solve(df, target="y", solver="cart", max_depth=2, test_size=0.0)
+    return json.loads(front_json(front))
+
+
+def _first_categorical_test(d: dict) -> dict:
+    for t in d["trees"]:
+        for node in t["tree"]["nodes"]:
+            test = node.get("test")
+            if test and d["schema"]["columns"][test[0]]["kind"] == "categorical":
+                return node
+    raise AssertionError("no categorical test in the front")
+
+
+def test_a_crafted_front_with_a_category_code_out_of_range_is_refused(categorical_front_dict):
+    import copy
+
+    from treeexplorer.validate import FrontError, check_front_dict
+
+    check_front_dict(categorical_front_dict, "f.json")  # as written: fine
+    d = copy.deepcopy(categorical_front_dict)
+    _first_categorical_test(d)["test"][2] = 99
+    with pytest.raises(FrontError, match=r"f.json: .*category code 99 of column \"colour\" is not one of its 3") as e:
+        check_front_dict(d, "f.json")
+    assert "\n" not in str(e.value)
+
+
+def test_a_crafted_front_with_an_accuracy_of_5_is_refused(categorical_front_dict):
+    import copy
+
+    from treeexplorer.validate import FrontError, check_front_dict
+
+    d = copy.deepcopy(categorical_front_dict)
+    d["trees"][-1]["train_accuracy"] = 5.0
+    with pytest.raises(FrontError, match=r"metric 'train_accuracy' must lie in \[0, 1\], got 5.0"):
+        check_front_dict(d, "f.json")
+    d = copy.deepcopy(categorical_front_dict)
+    d["trees"][-1]["train_errors"] = -3
+    with pytest.raises(FrontError, match=r"metric 'train_errors' must lie in \[0, inf\], got -3"):
+        check_front_dict(d, "f.json")
