@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import types
+from pathlib import Path
 
 import treeexplorer.app as app
 from treeexplorer.cli import main
@@ -57,3 +58,29 @@ def test_the_cli_passes_the_origins_on(monkeypatch):
     monkeypatch.setattr("os._exit", lambda code: None)
     main(["app", "iris", "--address", "0.0.0.0", "--allow-websocket-origin", "trees.example.org:5006"])
     assert seen["websocket_origins"] == ["trees.example.org:5006"] and seen["address"] == "0.0.0.0"
+
+
+# -- the CLI never writes over its own input; absurd limits are one line --------------------------------------------
+def test_the_cli_refuses_to_write_over_its_input(tmp_path, capsys):
+    from treeexplorer.cli import EXIT_BAD_INPUT
+
+    data = tmp_path / "data.csv"
+    data.write_text((Path(__file__).parents[1] / "assets" / "iris.csv").read_text())
+    before = data.read_bytes()
+    assert main(["solve", str(data), "--solver", "cart", "--max-depth", "1", "--out", str(data)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is the input file" in err and data.read_bytes() == before
+    front = tmp_path / "f.json"
+    assert main(["solve", str(data), "--solver", "cart", "--max-depth", "1", "--out", str(front)]) == 0
+    kept = front.read_bytes()
+    capsys.readouterr()
+    assert main(["export", str(front), "--tree", "1", "--format", "json", "-o", str(front)]) == EXIT_BAD_INPUT
+    assert "is the input file" in capsys.readouterr().err and front.read_bytes() == kept
+
+
+def test_an_absurd_memory_limit_is_one_line(capsys):
+    from treeexplorer.cli import EXIT_BAD_INPUT
+
+    assert main(["solve", "iris", "--solver", "cart", "--max-depth", "1", "--memory-limit", "1e20"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "at most 1,000,000,000 MB" in err

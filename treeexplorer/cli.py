@@ -241,7 +241,7 @@ def _cmd_solve(a) -> int:
     if a.no_front:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
-    check_out(a.out, "--out")
+    check_out(a.out, "--out", inputs=(a.data, getattr(a, "test", None)))
     # a first run compiles for up to a minute once the inputs are checked: solve's warm-up reports it, said here
     notice = CompileNotice()
     try:
@@ -293,7 +293,7 @@ def _cmd_export(a) -> int:
     if a.output is None and canonical_format(a.format) not in TEXT_FORMATS:
         raise ValueError(f"--format {a.format} is binary: give -o FILE (or '-o -' to write it to standard output)")
     if not to_stdout:
-        check_out(a.output, "--output")
+        check_out(a.output, "--output", inputs=(a.front,))
     front = Front.from_json(a.front)
     entry = None if whole else front[a.tree]
     data = export_bytes(a.format, front, entry)
@@ -312,7 +312,7 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.discretize import fit_discretizer
     from treeexplorer.export import plural
 
-    check_out(a.out, "--out")
+    check_out(a.out, "--out", inputs=(a.data,))
     ds = load_dataset(a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical)
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)

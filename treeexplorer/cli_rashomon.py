@@ -80,8 +80,8 @@ def run_rashomon(a) -> int:
     from treeexplorer.export import plural
     from treeexplorer.rashomon import feature_shares, rashomon, set_table
 
-    check_out(a.out, "--out")
-    check_out(a.csv, "--csv")
+    check_out(a.out, "--out", inputs=(a.data,))
+    check_out(a.csv, "--csv", inputs=(a.data,))
     # a first set compiles the enumeration's kernels once the inputs are checked (outside the time limit): said
     notice = CompileNotice()
     try:
