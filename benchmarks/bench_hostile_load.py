@@ -113,11 +113,14 @@ def main(argv=None) -> int:
             pages["C"].wait_for_selector("text=#2 uigreedy", timeout=ms)
             alone_s = time.perf_counter() - t0
             before = rss_mb(proc.pid)
-            t0 = time.perf_counter()
-            for name, fname, content in (("A", "bomb.csv", gzip_bomb()), ("B", "wide.csv", wide_csv())):
+            files = (("A", "bomb.csv", gzip_bomb()), ("B", "wide.csv", wide_csv()))
+            t_set = time.perf_counter()
+            for name, fname, content in files:
                 pages[name].locator("input[type=file]").first.set_input_files(
                     files=[{"name": fname, "mimeType": "text/csv", "buffer": content}]
                 )
+            t0 = time.perf_counter()  # (handing the files to the two pages is the browser's time, not the server's)
+            set_s = t0 - t_set
             pages["C"].get_by_role("button", name="Run", exact=True).click()
             pages["C"].wait_for_selector("text=#3 uigreedy", timeout=ms)
             run_s = time.perf_counter() - t0
@@ -131,6 +134,7 @@ def main(argv=None) -> int:
         stop_server(proc)
     print(f"server RSS before the uploads: {before:.0f} MB; peak: {peak[0]:.0f} MB (bound {a.max_rss_mb:.0f} MB)")
     print(f"C: Run -> front alone: {alone_s:.1f} s; while A and B upload: {run_s:.1f} s (bound {a.max_run_s:.0f} s)")
+    print(f"(Playwright handed the two files to their pages in {set_s:.1f} s, before the clock starts)")
     print(f"A: gzip bomb refused after {refused['A']:.1f} s; B: 30,000 columns refused after {refused['B']:.1f} s")
     return 0 if peak[0] <= a.max_rss_mb and run_s <= a.max_run_s else 1
 
