@@ -7,6 +7,7 @@ app's cap), prints the address and returns when the user presses Ctrl-C.
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -15,6 +16,12 @@ __all__ = ["open_explorer", "explorer_page", "servable_page", "serve", "WEBSOCKE
 # Uploads travel base64-encoded over the websocket: 30 MB carries the app's 20 MB upload cap.
 WEBSOCKET_MAX_MESSAGE_SIZE = 30 * 1024 * 1024
 TITLE = "treeexplorer"
+NO_LOGIN_WARNING = (
+    "treeexplorer app on {address}: there is no login, anyone who reaches this address can use the app (each "
+    "session's data stays its own); put it behind your own authentication or reverse proxy. Pages are accepted "
+    "from {origins} (--allow-websocket-origin to change)"
+)
+_LOG = logging.getLogger(__name__)
 
 
 def _is_file(data: str | None) -> bool:
@@ -49,8 +56,7 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
     explorer = Explorer(dataset="iris" if _is_file(data) else data, solver=solver, run_default=False)
     if _is_file(data):
         path = Path(data)
-        explorer.upload_w.filename = path.name  # as if the user had uploaded it: the sidebar shows the file
-        explorer.upload_w.value = path.read_bytes()
+        explorer.sidebar.data.load_file(path.read_bytes(), path.name)  # as if uploaded: the sidebar shows the file
     if target is not None and not explorer.controller.error:
         explorer.controller.set_target(target)
     if not explorer.controller.error:
@@ -113,6 +119,7 @@ def serve(
     solver: str | None = None,
     port: int = 5006,
     address: str = "localhost",
+    websocket_origins: list[str] | None = None,
     show: bool = False,
     out=None,
     num_threads: int | None = None,
@@ -126,8 +133,11 @@ def serve(
     port : int
         0 picks a free port (the printed address has the real one).
     address : str
-        Interface to listen on; any other than ``localhost``/``127.0.0.1`` also accepts pages served under
-        another host name (the websocket origin check is opened).
+        Interface to listen on.  Any other than ``localhost``/``127.0.0.1`` logs once that the app has no login
+        (put it behind your own authentication), and its pages must be opened under one of ``websocket_origins``.
+    websocket_origins : list of str, optional
+        ``HOST[:PORT]`` names users open the app under, for a non-local ``address`` (default: this machine's host
+        names, ``address`` itself and localhost, on ``port``).
     show : bool
         Open a browser tab.
     out : file, optional
@@ -157,11 +167,15 @@ def serve(
         print(f"{compile_notice(first)}; the page opens now, its first front when it is done", file=out, flush=True)
     warm_up_in_background(first=first)
     local = address in ("localhost", "127.0.0.1")
+    if not local:
+        port = port or _free_port(address)  # the origins name the port
+        websocket_origins = websocket_origins or _own_origins(address, port)
+        _LOG.warning(NO_LOGIN_WARNING.format(address=address, origins=", ".join(websocket_origins)))
     server = pn.serve(
         {"/": session},
         port=port,
         address=address,
-        websocket_origin=None if local else "*",
+        websocket_origin=None if local else list(websocket_origins),
         show=False,
         start=False,
         title=TITLE,
@@ -208,6 +222,24 @@ def quiet_closed_tabs(loop) -> None:
             loop.default_exception_handler(context)
 
     loop.set_exception_handler(handler)
+
+
+def _own_origins(address: str, port: int) -> list[str]:
+    """The host names this machine answers to, on ``port``: the websocket origins a page may come from."""
+    import socket
+
+    names = {"localhost", "127.0.0.1", socket.gethostname(), socket.getfqdn()}
+    if address not in ("", "0.0.0.0", "::"):
+        names.add(address)
+    return sorted(f"{n}:{port}" for n in names if n)
+
+
+def _free_port(address: str) -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((address if address not in ("", "::") else "0.0.0.0", 0))
+        return s.getsockname()[1]
 
 
 def _stop_on_ctrl_c(server, out, grace: float = 0.8) -> None:

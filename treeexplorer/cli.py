@@ -157,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--port", type=int, default=5006, help="port (default 5006; 0 picks a free one)")
     a.add_argument("--address", default="localhost", help="address to listen on (default localhost)")
     a.add_argument(
+        "--allow-websocket-origin",
+        nargs="+",
+        metavar="HOST[:PORT]",
+        help="host names users open the app under, with a non-local --address (default: this machine's names)",
+    )
+    a.add_argument(
         "--show", action=argparse.BooleanOptionalAction, default=False, help="open a browser tab (default: no)"
     )
     a.add_argument("--num-threads", type=int, help="Panel's thread pool for concurrent sessions (default: none)")
@@ -310,7 +316,7 @@ def _cmd_solve(a) -> int:
     if a.no_front:
         params["front"] = False
     params.update(_typed_params(a.solver, _parse_params(a.param)))
-    check_out(a.out, "--out")
+    check_out(a.out, "--out", inputs=(a.data, getattr(a, "test", None)))
     # a first run compiles for up to a minute once the inputs are checked: solve's warm-up reports it, said here
     notice = CompileNotice()
     try:
@@ -362,7 +368,7 @@ def _cmd_export(a) -> int:
     if a.output is None and canonical_format(a.format) not in TEXT_FORMATS:
         raise ValueError(f"--format {a.format} is binary: give -o FILE (or '-o -' to write it to standard output)")
     if not to_stdout:
-        check_out(a.output, "--output")
+        check_out(a.output, "--output", inputs=(a.front,))
     front = Front.from_json(a.front)
     entry = None if whole else front[a.tree]
     data = export_bytes(a.format, front, entry)
@@ -381,7 +387,7 @@ def _cmd_discretize(a) -> int:
     from treeexplorer.discretize import fit_discretizer
     from treeexplorer.export import plural
 
-    check_out(a.out, "--out")
+    check_out(a.out, "--out", inputs=(a.data,))
     ds = load_dataset(
         a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical, features=a.features, exclude=a.exclude
     )
@@ -452,6 +458,7 @@ def _cmd_app(a) -> int:
         solver=a.solver,
         port=a.port,
         address=a.address,
+        websocket_origins=a.allow_websocket_origin,
         show=a.show,
         num_threads=a.num_threads,
     )

@@ -148,11 +148,15 @@ class CompileNotice:
         self._solver = None
 
 
-def check_out(out, flag: str) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
+def check_out(out, flag: str, inputs=()) -> None:
+    """Refuse an output path that cannot be written, or that is one of the command's ``inputs`` (its data or
+    front file: writing there would destroy it), before any work is done."""
     if out is None:
         return
     path = Path(out)
+    for given in inputs:
+        if given is not None and path.exists() and Path(given).is_file() and path.samefile(given):
+            raise ValueError(f"{flag} {out}: is the input file {str(given)!r}; write to another file")
     if path.is_dir():
         raise ValueError(f"{flag} {out}: is a directory; give a file name")
     parent = path.parent if str(path.parent) else Path(".")

@@ -62,8 +62,9 @@ def add_rashomon_parser(sub):
 def set_csv(front) -> str:
     """The set as CSV text, header first (see :func:`treeexplorer.rashomon.set_table`)."""
     from treeexplorer.rashomon import set_table
+    from treeexplorer.textsafe import csv_cell
 
-    rows = set_table(front)
+    rows = [{k: csv_cell(v) for k, v in row.items()} for row in set_table(front)]  # no formula cells
     columns = list(CSV_COLUMNS)
     if rows and "objective" in rows[0]:
         columns.insert(columns.index("errors") + 1, "objective")
@@ -79,8 +80,8 @@ def run_rashomon(a) -> int:
     from treeexplorer.export import plural
     from treeexplorer.rashomon import feature_shares, rashomon, set_table
 
-    check_out(a.out, "--out")
-    check_out(a.csv, "--csv")
+    check_out(a.out, "--out", inputs=(a.data,))
+    check_out(a.csv, "--csv", inputs=(a.data,))
     # a first set compiles the enumeration's kernels once the inputs are checked (outside the time limit): said
     notice = CompileNotice()
     try:

@@ -466,36 +466,75 @@ _BOMS = (  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one
 MAX_EXPANDED = 2 << 30  # bytes a compressed table may expand to: a decompression bomb stops here
 
 
-def read_table_bytes(raw: bytes, name: str = "data", *, _depth: int = 0) -> pd.DataFrame:
+@dataclass(frozen=True)
+class ReadLimits:
+    """Bounds an untrusted file is read within, checked while it is read (not after).
+
+    Parameters
+    ----------
+    expanded : int
+        Bytes compressed data may expand to (streamed: reading stops one chunk past it).
+    columns : int, optional
+        Columns the header may name (counted before the table is parsed).
+    rows : int, optional
+        Data rows (the parser stops one row past it).
+    what : str
+        What the limits are of, for the message (``"an upload"``).
+    """
+
+    expanded: int = MAX_EXPANDED
+    columns: int | None = None
+    rows: int | None = None
+    what: str = "a table"
+
+    def too_large(self, name: str, amount: str) -> DataError:
+        return DataError(
+            f"{name}: {amount}, over the limit of {self.what}; use the Python API or the CLI for larger tables"
+        )
+
+
+_NO_LIMITS = ReadLimits()
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):.0f} GB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MB"
+
+
+def read_table_bytes(
+    raw: bytes, name: str = "data", *, limits: ReadLimits | None = None, _depth: int = 0
+) -> pd.DataFrame:
     """Read a table from a file's bytes, recognising the format by its content, not its name.
 
     CSV/TSV text (UTF-8, UTF-16/32 with a byte-order mark or without one, Latin-1), Parquet, Feather,
     and gzip/bzip2/xz-compressed or single-file zip copies of those are read; a workbook, an image or
-    other binary content gets a :class:`DataError` saying what the file is and what to do.
+    other binary content gets a :class:`DataError` saying what the file is and what to do.  ``limits``
+    (:class:`ReadLimits`) bound what decompression, the header and the parser may produce.
     """
+    limits = limits or _NO_LIMITS
     if not raw:
         raise DataError(f"{name}: the file is empty")
     head = raw[:16]
     if raw[:4] == b"PAR1":
-        return _read_columnar(raw, name, "Parquet")
+        return _read_columnar(raw, name, "Parquet", limits)
     if raw[:6] == b"ARROW1":
-        return _read_columnar(raw, name, "Feather/Arrow")
+        return _read_columnar(raw, name, "Feather/Arrow", limits)
     if raw[:4] == b"PK\x03\x04" or raw[:4] == b"PK\x05\x06":
-        return _read_zip(raw, name, _depth)
+        return _read_zip(raw, name, _depth, limits)
     for magic, kind, module in _COMPRESSED:
         if head.startswith(magic):
             if _depth >= 2:
                 raise DataError(f"{name}: {kind} data nested too deeply; decompress it first")
-            return read_table_bytes(_expand(raw, name, kind, module), name, _depth=_depth + 1)
+            return read_table_bytes(_expand(raw, name, kind, module, limits), name, limits=limits, _depth=_depth + 1)
     for magic, what in _NOT_TABLES:
         if head.startswith(magic):
             raise DataError(f"{name}: this is {what}")
-    return read_text_table(_decode(raw, name), name)
+    return read_text_table(_decode(raw, name), name, limits=limits)
 
 
-def _read_columnar(raw: bytes, name: str, kind: str) -> pd.DataFrame:
+def _read_columnar(raw: bytes, name: str, kind: str, limits: ReadLimits = _NO_LIMITS) -> pd.DataFrame:
     try:
         if kind == "Parquet":
+            _check_parquet_shape(raw, name, limits)
             return pd.read_parquet(io.BytesIO(raw))
         return pd.read_feather(io.BytesIO(raw))
     except MemoryError:
@@ -505,7 +544,20 @@ def _read_columnar(raw: bytes, name: str, kind: str) -> pd.DataFrame:
         raise DataError(f"{name}: not a readable {kind} file{hint}: {_one_line(exc)}") from None
 
 
-def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
+def _check_parquet_shape(raw: bytes, name: str, limits: ReadLimits) -> None:
+    """Rows and columns from the Parquet footer, before any column is decompressed."""
+    if limits.rows is None and limits.columns is None:
+        return
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(io.BytesIO(raw)).metadata
+    if limits.columns is not None and meta.num_columns > limits.columns:
+        raise limits.too_large(name, f"{meta.num_columns:,} columns")
+    if limits.rows is not None and meta.num_rows > limits.rows:
+        raise limits.too_large(name, f"{meta.num_rows:,} rows")
+
+
+def _read_zip(raw: bytes, name: str, depth: int, limits: ReadLimits = _NO_LIMITS) -> pd.DataFrame:
     import lzma
     import zipfile
     import zlib
@@ -527,10 +579,10 @@ def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
                     "extract the table and load that file"
                 )
             info = infos[0]
-            if info.file_size > MAX_EXPANDED:
-                raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
+            if info.file_size > limits.expanded:  # what the archive claims; the read below is capped anyway
+                raise DataError(f"{name}: the zipped table expands to more than {_size(limits.expanded)}")
             with zf.open(info) as fh:
-                inner = _read_capped(fh)
+                inner = _read_capped(fh, limits.expanded)
     except DataError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError, ValueError) as exc:
@@ -539,14 +591,14 @@ def _read_zip(raw: bytes, name: str, depth: int) -> pd.DataFrame:
         raise DataError(f"{name}: a damaged zip archive: {_one_line(exc)}") from None
     except MemoryError:
         raise DataError(f"{name}: the zipped table is too large to load in memory") from None
-    if len(inner) > MAX_EXPANDED:
-        raise DataError(f"{name}: the zipped table expands to more than {MAX_EXPANDED >> 30} GB")
+    if len(inner) > limits.expanded:
+        raise DataError(f"{name}: the zipped table expands to more than {_size(limits.expanded)}")
     if depth >= 2:
         raise DataError(f"{name}: archives nested too deeply; extract the table first")
-    return read_table_bytes(inner, f"{name}:{info.filename}", _depth=depth + 1)
+    return read_table_bytes(inner, f"{name}:{info.filename}", limits=limits, _depth=depth + 1)
 
 
-def _expand(raw: bytes, name: str, kind: str, module: str) -> bytes:
+def _expand(raw: bytes, name: str, kind: str, module: str, limits: ReadLimits = _NO_LIMITS) -> bytes:
     import bz2
     import gzip
     import lzma
@@ -555,23 +607,24 @@ def _expand(raw: bytes, name: str, kind: str, module: str) -> bytes:
     opener = {"gzip": lambda b: gzip.GzipFile(fileobj=b), "bz2": bz2.BZ2File, "lzma": lzma.LZMAFile}[module]
     try:
         with opener(io.BytesIO(raw)) as fh:
-            out = _read_capped(fh)
+            out = _read_capped(fh, limits.expanded)
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:  # BadGzipFile is an OSError
         raise DataError(f"{name}: a damaged {kind} file: {_one_line(exc)}") from None
     except MemoryError:
         raise DataError(f"{name}: the {kind} data is too large to decompress in memory") from None
-    if len(out) > MAX_EXPANDED:
-        raise DataError(f"{name}: the {kind} data expands to more than {MAX_EXPANDED >> 30} GB")
+    if len(out) > limits.expanded:
+        raise DataError(f"{name}: the {kind} data expands to more than {_size(limits.expanded)}")
     if not out:
         raise DataError(f"{name}: the {kind} file holds no data")
     return out
 
 
-def _read_capped(fh) -> bytes:
-    """Up to ``MAX_EXPANDED + 1`` bytes, read in chunks (one big ``read(n)`` would reserve ``n`` bytes at once)."""
+def _read_capped(fh, cap: int = MAX_EXPANDED) -> bytes:
+    """Up to about ``cap`` bytes and one chunk more, read in chunks (one big ``read(n)`` would reserve ``n``
+    bytes at once): more than ``cap`` means the data expands past it."""
     parts, total = [], 0
-    while total <= MAX_EXPANDED:
-        chunk = fh.read(1 << 20)
+    while total <= cap:
+        chunk = fh.read(min(1 << 20, cap + 1 - total) or 1)
         if not chunk:
             break
         parts.append(chunk)
@@ -634,12 +687,14 @@ def _one_line(exc: BaseException, limit: int = 200) -> str:
 SNIFF_CHARS = 8192  # csv.Sniffer is quadratic on some samples (many quotes): 16 K chars took 8 s
 
 
-def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
+def read_text_table(text: str, name: str = "data", *, limits: ReadLimits | None = None) -> pd.DataFrame:
     """Parse CSV/TSV text with a sniffed delimiter and a header row (used for files and uploads).
 
     Decimal commas (``-1,18`` in a semicolon file) are read as numbers, with a notice in
     ``df.attrs["notices"]``; a first line that looks like data gets an error saying the header is missing.
+    ``limits`` bound the columns (counted in the header first) and the rows (the parser stops past them).
     """
+    limits = limits or _NO_LIMITS
     if not text.strip():
         raise DataError(f"{name}: the file is empty")
     if "\x00" in text:
@@ -656,6 +711,8 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         header = next(lines, [])
     except csv.Error as exc:
         raise DataError(f"{name}: cannot read the header line as {_sep_name(sep)}-separated text: {exc}") from None
+    if limits.columns is not None and len(header) > limits.columns:
+        raise limits.too_large(name, f"{len(header):,} columns")
     try:
         first = next(lines, None)
     except csv.Error:  # pandas will say what is wrong with it
@@ -679,7 +736,8 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
             f"{' ...' if len(dups) > MAX_SHOWN else ''}; rename them so each column has its own name"
         )
     try:
-        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True)
+        rows = None if limits.rows is None else limits.rows + 1  # one row past the limit says it is over it
+        df = pd.read_csv(io.StringIO(text), sep=r"\s+" if sep == " " else sep, skipinitialspace=True, nrows=rows)
     except pd.errors.EmptyDataError:
         raise DataError(f"{name}: the file is empty") from None
     except (ValueError, csv.Error, OverflowError, UnicodeError) as exc:  # ParserError is a ValueError
@@ -708,6 +766,8 @@ def read_text_table(text: str, name: str = "data") -> pd.DataFrame:
         _no_header(header, sep, name)
     if len(df) == 0:
         raise DataError(f"{name}: has a header but no data rows")
+    if limits.rows is not None and len(df) > limits.rows:
+        raise limits.too_large(name, f"more than {limits.rows:,} rows")
     notices = _read_comma_numbers(df, sep)
     if notices:
         df.attrs["notices"] = notices

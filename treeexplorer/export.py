@@ -15,6 +15,7 @@ from treeexplorer.claims import (  # noqa: F401  (re-exported: their old home)
     threshold_note,
 )
 from treeexplorer.schema import OP_EQ, OP_LE, Condition, format_number
+from treeexplorer.textsafe import csv_cell, visible
 from treeexplorer.tree import Tree
 
 __all__ = [
@@ -70,7 +71,7 @@ def rules_lines(tree: Tree) -> list[str]:
         label = tree.leaf_label(leaf)
         purity = tree.counts[leaf][tree.prediction[leaf]] / n if n else 0.0
         body = " AND ".join(conds) if conds else "TRUE"
-        lines.append(f"IF {body} THEN {label}  [n={n}, {purity:.0%}]")
+        lines.append(visible(f"IF {body} THEN {label}  [n={n}, {purity:.0%}]"))  # names may hold \n, ESC
     return lines
 
 
@@ -133,7 +134,7 @@ def rules_text(tree: Tree, front=None, entry=None) -> str:
     note = threshold_note(tree)
     if note:
         header.append(f"# {note}")
-    return "\n".join(header + rules_lines(tree)) + "\n"
+    return "\n".join([visible(h) for h in header] + rules_lines(tree)) + "\n"
 
 
 def tree_json(tree: Tree, front=None, entry=None) -> str:
@@ -178,6 +179,8 @@ def front_csv(front) -> str:
     table = front.to_frame()
     for key in CSV_PROVENANCE:
         table[key] = optimality_line(front).removeprefix("optimality: ") if key == "optimality" else getattr(front, key)
+    for col in table.select_dtypes(include=[object]).columns:  # text cells a spreadsheet would run as formulas
+        table[col] = table[col].map(csv_cell)
     return table.to_csv(index=False)
 
 

@@ -67,6 +67,9 @@ def default_memory_limit_mb() -> int:
     return 4096  # unknown machine: 4 GB
 
 
+MAX_MEMORY_LIMIT_MB = 10**9
+
+
 def check_memory_limit(memory_limit) -> int:
     """``memory_limit`` (MB, or ``None`` for the default) as whole megabytes; a clear error when it is not one."""
     if memory_limit is None:
@@ -75,6 +78,8 @@ def check_memory_limit(memory_limit) -> int:
         raise ValueError(f"memory_limit must be a number of megabytes (or None), got {memory_limit!r}"[:200])
     if not np.isfinite(memory_limit) or memory_limit < 1:
         raise ValueError(f"memory_limit must be at least 1 MB, got {memory_limit!r}")
+    if memory_limit > MAX_MEMORY_LIMIT_MB:  # beyond it the byte counts overflow int64 in the estimates
+        raise ValueError(f"memory_limit must be at most {MAX_MEMORY_LIMIT_MB:,} MB (a petabyte), got {memory_limit!r}")
     return int(memory_limit)
 
 

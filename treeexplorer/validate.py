@@ -168,6 +168,8 @@ def check_tree_dict(t, name: str, n_classes: int, columns: list, where: str = "t
             ):
                 _fail(name, w, f"'test' must be [column, '<=' or '==', finite number], got {_short(test)}")
             _check_column(test[0], columns, name, w, categorical=False)
+            if test[1] == "==":
+                _check_code(test[2], columns[test[0]], name, w)
             kids = [_need(node, key, _is_int, name, w, "a node id") for key in ("true", "false")]
         elif "multiway" in node:
             m = node["multiway"]
@@ -181,6 +183,8 @@ def check_tree_dict(t, name: str, n_classes: int, columns: list, where: str = "t
                 _fail(name, w, "a multiway node needs one category code per child (and at least one child)")
             if not all(_is_int(c) for c in kids) or not all(_is_num(v) and math.isfinite(v) for v in values):
                 _fail(name, w, "multiway 'children' must be node ids and 'values' finite numbers")
+            for v in values:
+                _check_code(v, columns[col], name, w)
             fb = _need(m, "fallback", _is_int, name, w, "a node id")
             if fb not in kids:
                 _fail(name, w, f"multiway fallback {fb} is not one of its children {_short(kids)}")
@@ -237,6 +241,24 @@ def _check_column(j: int, columns: list, name: str, where: str, categorical: boo
         _fail(name, where, f"a multiway node needs a categorical column; column {j} is {columns[j].get('kind')}")
 
 
+def _check_code(v, column: dict, name: str, where: str) -> None:
+    """A category code of a categorical column with its categories listed is one of them (0..n-1)."""
+    cats = column.get("categories")
+    if column.get("kind") != "categorical" or not isinstance(cats, list):
+        return
+    if not (float(v).is_integer() and 0 <= v < len(cats)):
+        _fail(
+            name,
+            where,
+            f"category code {_short(v)} of column {_short(column.get('name'))} is not one of its {len(cats)} "
+            f"categories (0..{len(cats) - 1})",
+        )
+
+
+# The range each metric lies in: accuracies are fractions, counts and sizes are not negative.
+_METRIC_RANGE = {"train_accuracy": (0.0, 1.0), "test_accuracy": (0.0, 1.0)}
+
+
 def check_front_dict(d, name: str = "front") -> None:
     """Check a parsed front; raises :class:`FrontError` naming ``name`` and the first problem found."""
     if not isinstance(d, dict):
@@ -277,6 +299,9 @@ def check_front_dict(d, name: str = "front") -> None:
                 _fail(name, w, f"missing metric {key!r}")
             if v is not None and not (_is_num(v) and math.isfinite(v)):
                 _fail(name, w, f"metric {key!r} must be a finite number, got {_short(v)}")
+            lo, hi = _METRIC_RANGE.get(key, (0.0, math.inf))
+            if v is not None and not lo <= v <= hi:
+                _fail(name, w, f"metric {key!r} must lie in [{lo:g}, {hi:g}], got {_short(v)}")
         if "tree" not in t:
             _fail(name, w, "missing 'tree'")
         facts = check_tree_dict(t["tree"], name, n_classes, columns, where=w)

@@ -308,3 +308,20 @@ def hover_point(page, run: int, tree: int, selector: str, tries: int = 3, timeou
             if attempt == tries - 1:
                 raise
     return target
+
+
+# The text of the whole page, shadow roots included (Bokeh draws its panes inside them), without styles and scripts.
+PAGE_TEXT_JS = """() => {
+  const out = [];
+  const walk = root => {
+    for (const node of root.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) out.push(node.textContent);
+      else if (node.nodeType === Node.ELEMENT_NODE && !["STYLE", "SCRIPT", "LINK"].includes(node.tagName)) {
+        if (node.shadowRoot) walk(node.shadowRoot);
+        walk(node);
+      }
+    }
+  };
+  walk(document.body);
+  return out.join(" ");
+}"""

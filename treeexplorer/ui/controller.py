@@ -21,6 +21,7 @@ from treeexplorer.data import (
     DataError,
     Dataset,
     ManyClassesError,
+    ReadLimits,
     bundled_datasets,
     load_dataset,
     read_table_bytes,
@@ -56,6 +57,8 @@ __all__ = [
 
 MAX_UPLOAD_BYTES = max_upload_bytes()  # 20 MiB unless TREEEXPLORER_MAX_UPLOAD_MB says otherwise
 MAX_UPLOAD_ROWS = 200_000
+MAX_UPLOAD_COLUMNS = 10_000  # counted in the header, before the table is parsed
+EXPANSION_FACTOR = 4  # a compressed upload may expand to this many times the upload cap, no more
 
 
 def list_solvers() -> list[str]:
@@ -132,7 +135,10 @@ def parse_upload(content: bytes, filename: str, cap: int = MAX_UPLOAD_BYTES) -> 
         )
     if suffix in (".parquet", ".pq") and not content.startswith(b"PAR1"):
         raise DataError(f"{name}: not a readable Parquet file (no Parquet header); upload the table itself")
-    return read_table_bytes(content, name)  # the one reader: format by content, UTF-16, gzip, ...
+    # the one reader (format by content, UTF-16, gzip, ...), bounded while it reads: a bomb or a huge header
+    # stops within a few times the upload cap
+    limits = ReadLimits(EXPANSION_FACTOR * cap, MAX_UPLOAD_COLUMNS, MAX_UPLOAD_ROWS, "an upload")
+    return read_table_bytes(content, name, limits=limits)
 
 
 @dataclass
@@ -378,10 +384,14 @@ class Controller(param.Parameterized):
             name=name,
         )
 
-    def load_upload(self, content: bytes, filename: str, target: str | None = None) -> bool:
-        """Load an uploaded table (size-capped, parsed in memory); False and ``error`` on bad input."""
+    def load_upload(self, content: bytes, filename: str, target: str | None = None, parsed=None) -> bool:
+        """Load an uploaded table (size-capped, parsed in memory); False and ``error`` on bad input.
+
+        ``parsed``: a future of ``parse_upload(content, filename)`` already run (off the event loop: see
+        :mod:`treeexplorer.ui.uploads`).
+        """
         try:
-            frame = parse_upload(content, filename)
+            frame = parse_upload(content, filename) if parsed is None else parsed.result()
         except DataError as exc:
             with param.parameterized.batch_call_watchers(self):
                 self.refused_table = Path(filename).name or "the upload"

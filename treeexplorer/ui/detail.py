@@ -10,6 +10,7 @@ from treeexplorer.compare import more_tests_label
 from treeexplorer.export import plural
 from treeexplorer.render.bokehview import TreeFigure
 from treeexplorer.render.legend import legend_html
+from treeexplorer.textsafe import md
 from treeexplorer.ui.exports import ExportButtons
 from treeexplorer.ui.treetabs import TreeTabs
 from treeexplorer.ui.treeview import TreeTools
@@ -93,9 +94,9 @@ class TreeDetail(SessionViewer):
         else:
             claim = "not proven optimal"
         title = (
-            f"<span style='color:{run.color}'>■</span> **{run.label}**, tree {entry.id}: "
+            f"<span style='color:{run.color}'>■</span> **{md(run.label)}**, tree {entry.id}: "
             f"{plural(entry.metrics['splits'], 'split')}, train accuracy "
-            f"{entry.metrics['train_accuracy']:.3f}, {claim}"
+            f"{entry.metrics['train_accuracy']:.3f}, {md(claim)}"
         )
         tree = entry.tree
         # The figure's own width/height reach the browser; resizing the pane too would make Panel re-sync the
@@ -104,12 +105,12 @@ class TreeDetail(SessionViewer):
         if self.tree_fig.clipped and self.tree_fig.tree is tree:
             title += " · *large tree: drag it to see the rest*"
         if gap:
-            title += f" · **{gap}**"
+            title += f" · **{md(gap)}**"
         self.tree_title.object = title
         self.class_legend.object = legend_html(tree)
         self.tree_box.visible = True
         dominated = self.ctx.dominated.get((run.id, entry.id))
-        self.dominated_pane.object = f"**Tree {entry.id} is {dominated}.**" if dominated else ""
+        self.dominated_pane.object = f"**Tree {entry.id} is {md(dominated)}.**" if dominated else ""
         self.dominated_pane.visible = bool(dominated)
         rerun = more_tests_label(run.front) if dominated else None
         self.rerun_w.visible = rerun is not None

@@ -15,6 +15,7 @@ import param
 
 from treeexplorer.export import rules_lines
 from treeexplorer.render.bokehview import TreeFigure, tree_path
+from treeexplorer.textsafe import code_block, md
 from treeexplorer.tree import Tree
 from treeexplorer.ui.treeview import locked
 
@@ -167,15 +168,15 @@ class ExplainRow(pn.viewable.Viewer):
                     raise ValueError("the selected tree was trained on another table: type its feature values")
                 i = row_index(self.index_w.value, ds.n_rows)
                 row, what = ds.X[i], f"Row {i}"
-                truth = f" (true class: {tree.class_text(int(ds.y[i]))})"
+                truth = f" (true class: {md(tree.class_text(int(ds.y[i])))})"
             path, rule = explain_row(tree, row)
         except ValueError as exc:
-            self.out.object = f"**Cannot explain:** {exc}"
+            self.out.object = f"**Cannot explain:** {md(exc)}"
             return None
         self._run(lambda: self.figure.explain(path))
         leaf = path[-1]
         self.out.object = (
-            f"**{what}**{truth} → predicted **{tree.leaf_label(leaf)}** at leaf {leaf} "
-            f"({len(path) - 1} tests; the path is outlined in black).\n\n```text\n{rule}\n```"
+            f"**{md(what)}**{truth} → predicted **{md(tree.leaf_label(leaf))}** at leaf {leaf} "
+            f"({len(path) - 1} tests; the path is outlined in black).\n\n{code_block(rule)}"
         )
         return rule

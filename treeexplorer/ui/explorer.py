@@ -19,6 +19,7 @@ from panel.theme.fast import Fast
 
 from treeexplorer.data import DataError
 from treeexplorer.front import Front, FrontTree
+from treeexplorer.textsafe import md_message
 from treeexplorer.ui import handover, warm
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE
@@ -193,11 +194,14 @@ class Explorer(pn.viewable.Viewer):
         c.exact.param.watch(self._on_exact, ["status", "running", "version", "offer"])
         self._register_session_end()
         # the same tab reloaded (the theme switch reloads the page): continue its session instead of starting over
-        self._token = handover.token_from_args(pn.state.session_args) if self.ctx.doc is not None else None
-        previous = handover.take(self._token)
-        self._token = self._token or handover.new_token()
-        if self.ctx.doc is not None:
-            handover.register(self._token, c)
+        # (only in the browser that held the tab's token: see treeexplorer.ui.handover)
+        served = self.ctx.doc is not None and getattr(self.ctx.doc, "session_context", None) is not None
+        asked = handover.token_from_args(pn.state.session_args) if served else None
+        self._browser = handover.browser_secret(self.ctx.doc.session_context.request) if served else None
+        previous = handover.take(asked, self._browser)
+        self._token = asked if previous is not None else handover.new_token()  # never a token the client chose
+        if served:
+            handover.register(self._token, self._browser, c)
         if previous is not None:
             c.take_over(previous)
             self.sidebar.data.take_over()
@@ -220,6 +224,8 @@ class Explorer(pn.viewable.Viewer):
         if broken:
             note = "; ".join(f"solver {n} is unavailable ({why})" for n, why in broken.items())
             c.notice = f"{c.notice}; {note}" if c.notice else note
+        if asked is not None and previous is None:
+            c.notice = f"{handover.FOREIGN_NOTE}; {c.notice}" if c.notice else handover.FOREIGN_NOTE
         self._on_messages()
         self.ctx.building = False
 
@@ -426,9 +432,9 @@ class Explorer(pn.viewable.Viewer):
 
     def _on_messages(self, *events) -> None:
         c = self.controller
-        self.error_w.object = app_words(c.error)  # the controls to use, not the library's argument names
+        self.error_w.object = md_message(app_words(c.error))  # the controls to use, not the library's argument names
         self.error_w.visible = bool(c.error)
-        self.notice_w.object = app_words(c.notice)
+        self.notice_w.object = md_message(app_words(c.notice))
         self.notice_w.visible = bool(c.notice)
         asking = c.many_classes is not None
         if asking:
@@ -644,7 +650,7 @@ class Explorer(pn.viewable.Viewer):
         except Exception:
             self.controller.card_settings = None
         if self._token is not None:
-            handover.keep(self._token, self.controller)
+            handover.keep(self._token, self._browser, self.controller)
         self.close()
         if running:  # one line in the server log: the job of a closed tab does not keep solving
             print(f"treeexplorer: session closed, cancelled its job {self.controller.job.label!r}", flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import panel as pn
 
 from treeexplorer.claims import optimality_text
+from treeexplorer.textsafe import md
 from treeexplorer.ui.controller import dominance
 from treeexplorer.ui.gapview import reference_curve
 from treeexplorer.ui.paretofig import ParetoFigure
@@ -144,9 +145,9 @@ class FrontPanel(SessionViewer):
     def show_data(self) -> None:
         """The caption naming the table the runs are on."""
         c = self.ctx.controller
-        caption = f"Runs on **{c.data_label()}**" if c.dataset is not None else ""
+        caption = f"Runs on **{md(c.data_label())}**" if c.dataset is not None else ""
         if caption and c.refused_table:
-            caption += f" (*{c.refused_table}* did not load)"
+            caption += f" (*{md(c.refused_table)}* did not load)"
         self.data_caption.object = caption
 
     # -- the plot ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from treeexplorer.data import Dataset
+from treeexplorer.textsafe import md
 
 __all__ = ["preview_markdown"]
 
@@ -31,9 +32,9 @@ def preview_markdown(
     """
     in_file = missing_by_column or {}
     missing = {} if dropped else in_file
-    lines = [f"**{ds.name}**: {ds.n_rows:,} rows, {len(ds.schema.columns)} feature columns"]
+    lines = [f"**{md(ds.name)}**: {ds.n_rows:,} rows, {len(ds.schema.columns)} feature columns"]
     if dropped:
-        where = ", ".join(f"{k} {n:,}" for k, n in in_file.items() if n)
+        where = ", ".join(f"{md(k)} {n:,}" for k, n in in_file.items() if n)
         lines.append(f"\n{dropped:,} rows with missing values dropped (in the file: {where}); none are left.")
     lines += [
         "",
@@ -44,21 +45,21 @@ def preview_markdown(
         x = ds.X[:, j]
         distinct = int(np.unique(x).shape[0]) if x.size else 0
         if col.kind == "categorical":
-            cats = [str(c) for c in (col.categories or ())]
+            cats = [md(c) for c in (col.categories or ())]
             shown = ", ".join(cats[:4]) + (f", … ({len(cats)})" if len(cats) > 4 else "")
             kind = "categorical"
         else:
             shown = f"{_num(float(x.min()))} … {_num(float(x.max()))}" if x.size else ""
             kind = "numeric"
-        lines.append(f"| {col.name} | {kind} | {distinct:,} | {shown} | {missing.get(col.name, 0):,} |")
+        lines.append(f"| {md(col.name)} | {kind} | {distinct:,} | {shown} | {missing.get(col.name, 0):,} |")
     if len(ds.schema.columns) > max_columns:
         lines.append(f"| … {len(ds.schema.columns) - max_columns} more | | | | |")
     counts = np.bincount(ds.y, minlength=len(ds.schema.classes)) if ds.n_rows else np.zeros(0, dtype=int)
     total = max(int(counts.sum()), 1)
     order = np.argsort(-counts, kind="stable")
-    balance = ", ".join(f"{ds.schema.classes[k]} {int(counts[k]):,} ({counts[k] / total:.0%})" for k in order[:8])
+    balance = ", ".join(f"{md(ds.schema.classes[k])} {int(counts[k]):,} ({counts[k] / total:.0%})" for k in order[:8])
     more = f", … {len(order) - 8} more classes" if len(order) > 8 else ""
     target_missing = 0 if dropped else missing.get(ds.schema.target, 0)
     unlabelled = f"; {target_missing:,} rows without a label in the file" if target_missing else ""
-    lines += ["", f"**Classes** ({ds.schema.target}): {balance}{more}{unlabelled}"]
+    lines += ["", f"**Classes** ({md(ds.schema.target)}): {balance}{more}{unlabelled}"]
     return "\n".join(lines)

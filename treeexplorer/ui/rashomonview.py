@@ -25,6 +25,7 @@ from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
 from treeexplorer.render.bokehview import DIFF_COLOR
+from treeexplorer.textsafe import md
 from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
@@ -496,7 +497,7 @@ class RashomonView(pn.viewable.Viewer):
             f"**Alternative #{entry.id}** ({plural(entry.metrics['splits'], 'split')}, "
             f"{plural(entry.info['errors'], 'error')})"
         )
-        self.compare_note.object = s.difference_text(entry)
+        self.compare_note.object = md(s.difference_text(entry))
         da, db = self.compare.differences  # the diagram's note in the card's words (ranks are not tree ids)
         self.compare.note.object = (
             f"<span style='font-size:0.85em'><span style='color:{DIFF_COLOR};font-weight:bold'>▢ outlined</span>: "

@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.textsafe import md
 from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
@@ -15,6 +16,7 @@ from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, MIN_TIM
 from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.progress import describe
+from treeexplorer.ui.uploads import on_document, parse_in_worker
 from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 
 __all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
@@ -110,13 +112,35 @@ class DataInputs(SessionViewer):
                 self.dataset_w.options = [entry, *c.bundled()]
             self.dataset_w.value = entry
 
+    def load_file(self, content: bytes, name: str) -> None:
+        """Load a file as if it were uploaded, at once (the app's start-up file: what follows needs it)."""
+        with self.ctx.setting():
+            self.upload_w.param.update(filename=name, value=content)
+        self._uploaded(content, name, None)
+
     def _on_upload(self, *events) -> None:
         # an empty file arrives as value None with a new file name: the controller then says it is empty
         content, name = self.upload_w.value, self.upload_w.filename
-        if content is None and not name:
+        if self.ctx.quiet or (content is None and not name):
             return
+        content, name = content or b"", name or "upload.csv"
+        if self.ctx.doc is None:  # a notebook or a test: no event loop to keep free
+            self._uploaded(content, name, None)
+            return
+        # served: read in a worker (other sessions keep their loop), then load on this session's document
+        self._upload_seq = seq = getattr(self, "_upload_seq", 0) + 1
+        self.data_info.object = f"reading {md(name)} …"
+        parsed = parse_in_worker(content, name)
+
+        def done():
+            if seq == self._upload_seq:  # a later upload replaced this one
+                self._uploaded(content, name, parsed)
+
+        parsed.add_done_callback(lambda f: on_document(self.ctx, done))
+
+    def _uploaded(self, content: bytes, name: str, parsed) -> None:
         c = self.ctx.controller
-        if c.load_upload(content or b"", name or "upload.csv"):
+        if c.load_upload(content, name, parsed=parsed):
             self._show_loaded(uploaded=True)
         elif c._pending is not None:
             # not loaded yet (missing values, a target to confirm): the select names the table the message is
@@ -209,19 +233,20 @@ class DataInputs(SessionViewer):
         if ds is not None:
             n_cat = sum(col.is_categorical for col in ds.schema.columns)
             held = (
-                f"held-out file {c.test_name}"
+                f"held-out file {md(c.test_name)}"
                 if using_file
                 else (f"{c.test_size:.0%} held out (seed {c.seed})" if c.test_size else "no held-out rows")
             )
             summary = (
-                f"**{ds.name}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
+                f"**{md(ds.name)}**: {ds.n_rows:,} rows, {ds.schema.n_features} features "
                 f"({n_cat} categorical), {ds.schema.n_classes} classes; {held}"
             )
             if c.refused_table:  # the table asked for did not load: say which one is still in use
-                summary = f"**{c.refused_table}** is not loaded (see the message). Still in use: {summary}"
+                summary = f"**{md(c.refused_table)}** is not loaded (see the message). Still in use: {summary}"
             self.data_info.object = summary
         else:
-            self.data_info.object = f"**{c.refused_table}** is not loaded (see the message)." if c.refused_table else ""
+            refused = c.refused_table
+            self.data_info.object = f"**{md(refused)}** is not loaded (see the message)." if refused else ""
 
 
 class SolverInputs(SessionViewer):
@@ -404,10 +429,10 @@ class RunBar(SessionViewer):
         self.progress_w.value = (-1 if fraction is None else int(100 * fraction)) if running else 0
         label = c.job.label if c.job is not None else ""
         if running:
-            self.status_w.object = f"{label}: {text}" if label else text
+            self.status_w.object = md(f"{label}: {text}" if label else text)
         elif c.runs:
             last = c.runs[-1]
-            self.status_w.object = f"Last run {last.label}: {last.status_text}"
+            self.status_w.object = md(f"Last run {last.label}: {last.status_text}")
         else:
             self.status_w.object = ""
 

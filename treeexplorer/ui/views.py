@@ -13,6 +13,7 @@ from treeexplorer.export import rules_lines
 from treeexplorer.front import FrontTree
 from treeexplorer.metrics import COMPLEXITY_MEASURES
 from treeexplorer.schema import format_number
+from treeexplorer.textsafe import code_block
 
 if hv.Store.current_backend != "bokeh":  # a notebook may have loaded matplotlib first
     hv.Store.set_current_backend("bokeh")
@@ -260,7 +261,7 @@ def _search_space_text(ss: dict | None) -> str:
 
 
 def rules_markdown(entry: FrontTree) -> str:
-    return "```text\n" + "\n".join(rules_lines(entry.tree)) + "\n```"
+    return code_block("\n".join(rules_lines(entry.tree)))
 
 
 def compare_markdown(a: FrontTree, b: FrontTree) -> str:
@@ -289,9 +290,9 @@ def compare_markdown(a: FrontTree, b: FrontTree) -> str:
     only_b = [r for r in rules_lines(b.tree) if r not in ra]
     lines += ["", f"{len(ra & rb)} rule(s) in common."]
     if only_a:
-        lines += ["", f"Only in tree {a.id}:", "```diff", *[f"- {r}" for r in only_a], "```"]
+        lines += ["", f"Only in tree {a.id}:", code_block("\n".join(f"- {r}" for r in only_a), "diff")]
     if only_b:
-        lines += ["", f"Only in tree {b.id}:", "```diff", *[f"+ {r}" for r in only_b], "```"]
+        lines += ["", f"Only in tree {b.id}:", code_block("\n".join(f"+ {r}" for r in only_b), "diff")]
     return "\n".join(lines)
 
 
