@@ -59,10 +59,11 @@ _COST_MAX = (1 << 31) - 1
 # --------------------------------------------------------------------------------------- the objective's type
 # The search and the depth-2 solver are compiled once per type of ``cm``, the workspace's cost matrix: a 1-D
 # placeholder is plain misclassification (errors from int64 counts: the kernels' original code), a 2-D matrix
-# ``cm[g, p]`` (int64 when every weight and cost is whole, else float64) the weighted objective, where ``g`` is
-# a row's group (its class and weight) and ``p`` a predicted class.  These helpers pick each variant's code at
-# compile time, so the plain kernels compile to what they were.  Those with a branch or a loop are left to LLVM to
-# inline (numba's IR inliner warns on them: NumbaIRAssumptionWarning); the branch-free ones numba inlines.
+# ``cm[g, p]`` (int64: ``solvers.murtree`` rounds real weights to quanta; float64 compiles too) the weighted
+# objective, where ``g`` is a row's group (its class and weight) and ``p`` a predicted class.  These helpers pick
+# each variant's code at compile time, so the plain kernels compile to what they were.  Those with a branch or a
+# loop are left to LLVM to inline (numba's IR inliner warns on them: NumbaIRAssumptionWarning); the branch-free
+# ones numba inlines.
 
 
 def _plain(cm):
