@@ -6,7 +6,7 @@ rows go right at a split on test ``t`` (a 0/1 feature, or ``x > threshold`` for 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def oracle_costs(tests, y, n_classes, depth, sample_weight=None, costs=None, min
             mass[y[i]] += w[i]
         return float(np.min(mass @ C))
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rows: frozenset, d: int) -> tuple:
         top = (1 << d) - 1
         out = [leaf(rows)] + [np.inf] * top
