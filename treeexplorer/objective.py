@@ -82,10 +82,10 @@ def check_row_weights(w, what: str = "sample_weight", rows=None) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         row = int(rows[i]) if rows is not None else i + 1
-        kind = "missing (NaN)" if np.isnan(a[i]) else "infinite" if np.isinf(a[i]) else "negative"
+        kind = "missing" if np.isnan(a[i]) else "infinite" if np.isinf(a[i]) else "negative"
+        more = f" (and {int(bad.sum()) - 1} other row(s))" if bad.sum() > 1 else ""
         raise ObjectiveError(
-            f"{what}: {int(bad.sum())} weight(s) are negative, missing or infinite (the first, row {row}, is "
-            f"{kind}: {a[i]!r}); weights must be finite numbers >= 0"
+            f"{what}: row {row} weighs {float(a[i]):g}, {kind}{more}; weights must be finite numbers >= 0"
         )
     if a.size and not (a > 0).any():
         raise ObjectiveError(f"{what}: every weight is 0; give at least one row a positive weight")
