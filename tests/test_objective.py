@@ -137,3 +137,62 @@ def test_objective_words():
         "the cost with class weights sick=5 and row weights from weight column 'w' and costs sick:well=10"
     )
     assert o.score() == "cost"
+
+
+def test_cli_weights_flags(tmp_path, capsys):
+    from treeexplorer.cli import main
+
+    path = tmp_path / "sick.csv"
+    imbalanced().to_csv(path, index=False)
+    args = ["solve", str(path), "--target", "status", "--solver", "cart", "--max-depth", "2"]
+    assert main([*args, "--class-weight", "balanced", "--weight-column", "w", "--costs", "sick:well=5"]) == 0
+    out = capsys.readouterr().out
+    assert "weights: minimised the cost with balanced class weights and row weights from weight column 'w'" in out
+    assert "train_cost" in out and "train_bacc" in out
+    assert main([*args, "--class-weight", "ill=3"]) != 0
+    err = capsys.readouterr().err
+    assert "'ill' is not a class of 'status'" in err and len(err.strip().splitlines()) == 1
+    assert main([*args, "--costs", "sick=3"]) != 0
+    assert "TRUE:PREDICTED=COST" in capsys.readouterr().err
+
+
+def test_estimator_sample_weight_pipeline_and_grid_search():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from treeexplorer.estimator import TreeExplorerClassifier
+
+    df = imbalanced(600, seed=4)
+    X, y, w = df[["marker", "other"]], df["status"], df["w"].to_numpy()
+    clf = TreeExplorerClassifier(max_depth=2, class_weight="balanced").fit(X, y, sample_weight=w)
+    assert clf.front_.weights["sample_weight"] == "sample_weight" and clf.front_.score == "cost"
+    # selected by the least held-out cost
+    assert clf.selected_.metrics["test_cost"] == min(t.metrics["test_cost"] for t in clf.front_)
+    pipe = make_pipeline(StandardScaler(), TreeExplorerClassifier(max_depth=2, class_weight="balanced"))
+    pipe.fit(X, y, treeexplorerclassifier__sample_weight=w)
+    assert pipe[-1].front_.weights
+    gs = GridSearchCV(TreeExplorerClassifier(class_weight="balanced"), {"max_depth": [1, 2]}, cv=3)
+    gs.fit(X, y, sample_weight=w)
+    assert gs.best_estimator_.front_.weights["class_weight_mode"] == "balanced"
+    plain = TreeExplorerClassifier(max_depth=2).fit(X, y)
+    assert plain.front_.weights == {} and plain.front_.score == "accuracy"
+
+
+def test_cross_validation_scores_held_out_rows_with_the_objective():
+    df = imbalanced(600, seed=5).drop(columns="w")
+    cvf = tx.cross_validate(df, "status", solver="cart", cv=3, max_depth=2, class_weight="balanced")
+    assert cvf.score == "balanced_accuracy"
+    rows = cvf.table()
+    # cv_mean is the mean held-out balanced accuracy of the fold trees chosen at each level
+    for r in rows:
+        fold_scores = []
+        for f in cvf.folds:
+            pick = [t for t in f.trees if t["splits"] <= r["level"]]
+            best = max(pick, key=lambda t: (t["train_score"], -t["splits"]))
+            fold_scores.append(best["test_score"])
+        assert r["cv_mean"] == pytest.approx(np.mean(fold_scores))
+    assert all(t["test_score"] is not None for f in cvf.folds for t in f.trees)
+    plain = tx.cross_validate(df, "status", solver="cart", cv=3, max_depth=2)
+    assert plain.score == "accuracy"
+    assert all(t["test_score"] == t["test_accuracy"] for f in plain.folds for t in f.trees)

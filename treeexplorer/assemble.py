@@ -84,6 +84,7 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
     stats.pop("notices", None)
     n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
     search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"))
+    n_test = 0 if prep.y_test is None else len(prep.y_test)
     return Front(
         trees,
         spec.name,
@@ -92,7 +93,7 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
         status,
         runtime,
         len(prep.y_train),
-        0 if prep.y_test is None else len(prep.y_test),
+        n_test,
         prep.dataset.name,
         schema,
         dict(resolved),
@@ -101,7 +102,7 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
         search_space,
         prepared_data_key(prep),
         [],
-        {} if prep.weights is None or prep.weights.plain else prep.weights.to_dict(schema),
+        {} if prep.weights is None or prep.weights.plain else prep.weights.to_dict(schema, len(prep.y_train), n_test),
     )
 
 

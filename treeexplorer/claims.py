@@ -124,6 +124,10 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         acc = f"train accuracy {m['train_accuracy']:.4f} ({plural(m['train_errors'], 'error')})"
         if m.get("test_accuracy") is not None:
             acc += f", test accuracy {m['test_accuracy']:.4f}"
+        if front is not None and getattr(front, "weights", None) and m.get("train_cost") is not None:
+            acc += f"; train cost {format_number(round(m['train_cost'], 6))}"
+            if m.get("train_balanced_accuracy") is not None:
+                acc += f", balanced accuracy {m['train_balanced_accuracy']:.4f}"
         out.append(
             f"tree {entry.id}: {plural(m['splits'], 'split')}, depth {m['depth']}, "
             f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "

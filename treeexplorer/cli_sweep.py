@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from treeexplorer.cli_common import add_objective_arguments, objective_options
 from treeexplorer.front import COMPLEXITY_MEASURES
 from treeexplorer.registry import COMMON_PARAMS
 from treeexplorer.target import TARGET_HELP
@@ -64,6 +65,7 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     s.add_argument("--top", type=int, default=10, help="settings shown in the per-setting table")
     s.add_argument("--drop-missing", action="store_true")
     s.add_argument("--categorical", nargs="+", default=[], metavar="COL")
+    add_objective_arguments(s)
     return s
 
 
@@ -119,6 +121,7 @@ def run_sweep(a) -> int:
         by=a.by,
         drop_missing=a.drop_missing,
         categorical=a.categorical,
+        **objective_options(a),
     )
     t = res.table
     n_tasks = len(res.task_times)

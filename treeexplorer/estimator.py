@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, load_dataset
+from treeexplorer.metrics import score_key
 from treeexplorer.registry import COMMON_PARAM_NAMES
 from treeexplorer.request import RunRequest
 
@@ -37,8 +38,37 @@ def _given_params(est) -> dict:
 def _request(est) -> RunRequest:
     """The run an estimator's settings ask for, checked as :func:`treeexplorer.solve` checks them."""
     return RunRequest.build(
-        est.solver, _given_params(est), discretizer=est.discretizer, n_bins=est.n_bins, time_limit=est.time_limit
+        est.solver,
+        _given_params(est),
+        discretizer=est.discretizer,
+        n_bins=est.n_bins,
+        time_limit=est.time_limit,
+        class_weight=est.class_weight,
     )
+
+
+def _load(est, X, y, sample_weight, allow_many_classes: bool) -> Dataset:
+    """The training table of ``fit(X, y, sample_weight)`` (its row weights checked with one line each)."""
+    df = est._frame(X, fitting=True)
+    target = _target_name(y, df.columns)
+    y = column_or_1d(y, warn=True)
+    missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
+    if missing.size:
+        raise DataError(f"y: missing labels at row(s) {', '.join(str(r) for r in missing[:5])} (0-based)")
+    check_classification_targets(y)
+    if len(y) != len(df):
+        raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
+    df[target] = y
+    weights = None if sample_weight is None else np.asarray(sample_weight)
+    try:
+        ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=allow_many_classes, weights=weights)
+    except DataError as exc:  # the internal column name means nothing to the caller: it is their y
+        raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
+    ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
+    est.n_features_in_ = df.shape[1] - 1
+    est.classes_ = np.asarray(ds.schema.classes)
+    est._dataset = ds
+    return ds
 
 
 class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
@@ -71,6 +101,11 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         Seconds per solve.
     random_state : int, default=0
         Seed of the validation split.
+    class_weight : "balanced", dict or None, default=None
+        As scikit-learn's trees: ``"balanced"`` weighs each class by ``n / (k * n_c)``, a dict ``{class:
+        weight}``; multiplied into ``fit``'s ``sample_weight``.  The solver then minimises the weighted cost
+        (solvers whose spec says ``weighted``), and ``select`` picks by the score it optimised (balanced
+        accuracy for balanced weights alone, else the least cost).
 
     Attributes
     ----------
@@ -100,6 +135,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         max_splits=None,
         time_limit=None,
         random_state=0,
+        class_weight=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -113,6 +149,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.max_splits = max_splits
         self.time_limit = time_limit
         self.random_state = random_state
+        self.class_weight = class_weight
 
     @classmethod
     def from_tree(cls, entry, front) -> TreeExplorerClassifier:
@@ -159,36 +196,21 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
 
     # -- API -------------------------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Solve the front on ``(X, y)`` and select ``tree_``."""
+    def fit(self, X, y, sample_weight=None):
+        """Solve the front on ``(X, y)`` and select ``tree_``.
+
+        ``sample_weight``: one weight per row (finite, >= 0), as scikit-learn's ``fit``; the held-out rows of
+        ``select="validation"`` are scored with their weights too."""
         if self.select not in ("validation", "train"):
             raise ValueError(f"select must be 'validation' or 'train', got {self.select!r}")
-        df = self._frame(X, fitting=True)
-        target = _target_name(y, df.columns)
-        y = column_or_1d(y, warn=True)
-        missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
-        if missing.size:
-            raise DataError(f"y: missing labels at row(s) {', '.join(str(r) for r in missing[:5])} (0-based)")
-        check_classification_targets(y)
-        if len(y) != len(df):
-            raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[target] = y
-        try:
-            # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
-            ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=True)
-        except DataError as exc:  # the internal column name means nothing to the caller: it is their y
-            raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
-        ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
-        self.n_features_in_ = df.shape[1] - 1
-        self.classes_ = np.asarray(ds.schema.classes)
-        self._dataset = ds
+        # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
+        ds = _load(self, X, y, sample_weight, allow_many_classes=True)
         request = _request(self)
         use_val = self.select == "validation" and ds.n_rows >= 20
         prep = prepare(ds, test_size=self.validation_fraction if use_val else None, seed=self.random_state)
         front = run_prepared(prep, request)
         self.front_ = front
-        by = "test_accuracy" if use_val else "train_accuracy"
-        self.selected_ = front.best(by=by, max_splits=self.max_splits)
+        self.selected_ = front.best(by=score_key(front.score, held_out=use_val), max_splits=self.max_splits)
         self.tree_ = self.selected_.tree
         return self
 
@@ -284,6 +306,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
         time_limit=None,
         scheduler="serial",
         random_state=0,
+        class_weight=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -299,12 +322,14 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.time_limit = time_limit
         self.scheduler = scheduler
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _given_params(self) -> dict:
         return _given_params(self)
 
-    def fit(self, X, y):
-        """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the front on ``(X, y)`` (rows weighted by ``sample_weight`` and ``class_weight`` in
+        every fold, held-out rows scored with the same objective) and select ``tree_`` by ``rule``."""
         from treeexplorer.choices import check_rule
         from treeexplorer.cv import cross_validate
         from treeexplorer.front import COMPLEXITY_MEASURES
@@ -312,23 +337,13 @@ class TreeExplorerCV(TreeExplorerClassifier):
         check_rule(self.rule)
         if self.by not in COMPLEXITY_MEASURES:
             raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {self.by!r}")
-        df = self._frame(X, fitting=True)
-        target = _target_name(y, df.columns)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if len(y) != len(df):
-            raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[target] = y
-        ds: Dataset = load_dataset(df, target, name="X")
-        self.n_features_in_ = df.shape[1] - 1
-        self.classes_ = np.asarray(ds.schema.classes)
-        self._dataset = ds
+        ds = _load(self, X, y, sample_weight, allow_many_classes=False)
         request = _request(self)
         k = min(int(self.cv), ds.n_rows // 2)
         if k < 2:  # too few rows for two folds of two: the most accurate training tree, as select="train"
             front = run_prepared(prepare(ds), request)
             self.cv_front_, self.cv_results_, self.front_ = None, None, front
-            self.selected_ = front.best(by="train_accuracy")
+            self.selected_ = front.best(by=score_key(front.score))
             self.level_ = self.selected_.metrics[self.by]
             self.tree_ = self.selected_.tree
             return self
@@ -342,6 +357,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
             seed=self.random_state,
             time_limit=self.time_limit,
             scheduler=self.scheduler,
+            class_weight=self.class_weight,
             **self._given_params(),
         )
         row = cvf.select(self.rule, self.by)

@@ -148,6 +148,7 @@ def tree_json(tree: Tree, front=None, entry=None) -> str:
             "params": front.to_dict(rules=False)["params"],
             "search_space": front.search_space,
             "optimality": front.optimality,
+            **({"weights": front.to_dict(rules=False)["weights"]} if front.weights else {}),
         }
     if entry is not None:
         d["metrics"] = entry.metrics
@@ -178,6 +179,8 @@ def front_csv(front) -> str:
     table = front.to_frame()
     for key in CSV_PROVENANCE:
         table[key] = optimality_line(front).removeprefix("optimality: ") if key == "optimality" else getattr(front, key)
+    if front.weights:  # a weighted run: what it minimised (class weights and costs are in the JSON)
+        table["weights"] = front.weights.get("objective", "")
     return table.to_csv(index=False)
 
 

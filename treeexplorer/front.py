@@ -276,12 +276,17 @@ class Front:
         return sorted((t for t, m in zip(trees, mask) if m), key=lambda t: t.metrics[x])
 
     def best(self, by: str = "test_accuracy", max_splits: int | None = None) -> FrontTree:
-        """Tree maximising ``by`` (falling back to train accuracy without test data), simplest on ties."""
+        """Tree maximising ``by`` (falling back to the same score on the training rows without test data; a
+        ``cost`` is minimised), simplest on ties."""
         pool = [t for t in self.trees if max_splits is None or t.metrics["splits"] <= max_splits]
         if not pool:
             raise ValueError(f"no tree with at most {max_splits} splits in this front")
-        key = by if all(t.metrics.get(by) is not None for t in pool) else "train_accuracy"
-        return max(pool, key=lambda t: (t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
+        fallback = by.replace("test_", "train_", 1) if by.startswith("test_") else "train_accuracy"
+        key = by if all(t.metrics.get(by) is not None for t in pool) else fallback
+        if any(t.metrics.get(key) is None for t in pool):
+            key = "train_accuracy"
+        sign = -1.0 if key.endswith("_cost") else 1.0
+        return max(pool, key=lambda t: (sign * t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
 
     def to_frame(self):
         """One row per tree (a pandas DataFrame): id, splits, depth, train and test accuracy, optimal, then the

@@ -28,6 +28,7 @@ __all__ = [
     "CLASS_WEIGHT_MODES",
     "weighted_solvers",
     "objective_notices",
+    "unit_score",
     "WEIGHT_FREE",
     "check_row_weights",
     "confusion_from_counts",
@@ -371,9 +372,16 @@ class Weights:
         """The weights of the training rows (or, ``held_out``, the held-out ones); None for ones."""
         return self.test if held_out else self.weighting.sample_weight
 
-    def to_dict(self, schema) -> dict:
-        """The front JSON's ``weights``: the objective in words, the class weights and the cost matrix."""
-        out = {"objective": self.text, "score": self.score}
+    def to_dict(self, schema, n_train: int = 0, n_test: int = 0) -> dict:
+        """The front JSON's ``weights``: the objective in words, the score it optimises, the class weights, the
+        cost matrix, and the total weight of the training and held-out rows (``n_train``, ``n_test`` rows)."""
+        train = self.weighting.sample_weight
+        out = {
+            "objective": self.text,
+            "score": self.score,
+            "train_weight": float(n_train if train is None else train.sum()),
+            "test_weight": float(n_test if self.test is None else self.test.sum()),
+        }
         if self.class_weight is not None:
             out["class_weight"] = {str(c): float(v) for c, v in zip(schema.classes, self.class_weight)}
             if self.objective.class_weight == "balanced":
@@ -399,6 +407,18 @@ def objective_notices(weights: Weights, spec, discretizer: str) -> list[str]:
             "solver's objective, not the discretizer's"
         )
     return out
+
+
+def unit_score(metrics: dict, score: str, part: str = "test", total_weight: float | None = None):
+    """A tree's ``score`` on its ``part`` rows (``train`` or ``test``), larger is better: its accuracy or
+    balanced accuracy, or for ``cost`` minus its cost per unit of the rows' ``total_weight`` (so that folds
+    of different weights average alike); None when the rows are not there."""
+    if score != "cost":
+        return metrics.get(f"{part}_{score}")
+    cost = metrics.get(f"{part}_cost")
+    if cost is None or not total_weight:
+        return None
+    return -cost / total_weight
 
 
 def confusion_from_counts(tree, counts: np.ndarray | None = None) -> np.ndarray:
