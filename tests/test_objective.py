@@ -91,7 +91,7 @@ def test_held_out_rows_are_scored_with_the_same_objective():
         ({"sample_weight": "status"}, "is the target"),
         ({"sample_weight": np.ones(3)}, "give one weight per row"),
         ({"sample_weight": np.full(400, -1.0)}, "negative"),
-        ({"sample_weight": np.zeros(400)}, "every weight is 0"),
+        ({"sample_weight": np.zeros(400)}, "every weight is zero"),
     ],
 )
 def test_bad_weights_get_one_line(kw, message):

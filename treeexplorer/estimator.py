@@ -47,6 +47,17 @@ def _request(est) -> RunRequest:
     )
 
 
+def _leaf_mass(tree, request: RunRequest, ds: Dataset):
+    """The weighted class mass of each node of ``tree`` on the rows of ``ds`` it was fitted on (row weights and
+    class weights folded in), for ``predict_proba``; None for a plain fit (its counts are the masses)."""
+    w = request.objective.resolve(ds.schema, ds.y, ds.weights).sample_weight
+    if w is None:
+        return None
+    from treeexplorer.evaluate import node_masses
+
+    return node_masses(tree, ds.X, ds.y, w)
+
+
 def _load(est, X, y, sample_weight, allow_many_classes: bool) -> Dataset:
     """The training table of ``fit(X, y, sample_weight)`` (its row weights checked with one line each)."""
     df = est._frame(X, fitting=True)
@@ -212,6 +223,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.front_ = front
         self.selected_ = front.best(by=score_key(front.score, held_out=use_val), max_splits=self.max_splits)
         self.tree_ = self.selected_.tree
+        self._mass = _leaf_mass(self.tree_, request, prep.dataset)
         return self
 
     def _encode(self, X) -> np.ndarray:
@@ -236,7 +248,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         """Class distribution of the training rows in the leaf each row reaches."""
         Xe = self._encode(X)
         leaves = self.tree_.apply(Xe)
-        counts = self.tree_.counts[leaves].astype(float)
+        mass = getattr(self, "_mass", None)  # weighted fits: the weighted class masses (as scikit-learn's)
+        counts = (self.tree_.counts if mass is None else mass)[leaves].astype(float)
         total = counts.sum(axis=1, keepdims=True)
         empty = total[:, 0] == 0
         counts[empty, self.tree_.prediction[leaves[empty]]] = 1.0
@@ -346,6 +359,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
             self.selected_ = front.best(by=score_key(front.score))
             self.level_ = self.selected_.metrics[self.by]
             self.tree_ = self.selected_.tree
+            self._mass = _leaf_mass(self.tree_, request, ds)
             return self
         cvf = cross_validate(
             ds,
@@ -365,4 +379,5 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.level_ = row["level"]
         self.selected_ = row["tree"]
         self.tree_ = self.selected_.tree
+        self._mass = _leaf_mass(self.tree_, request, ds)
         return self

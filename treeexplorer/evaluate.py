@@ -25,6 +25,7 @@ __all__ = [
     "spread",
     "metrics_from_counts",
     "forest_scores",
+    "node_masses",
 ]
 
 _CHUNK_ROWS = 1 << 16
@@ -342,3 +343,21 @@ def forest_scores(
         "recall": _listed(recall),
         "precision": _listed(precision),
     }
+
+
+def node_masses(tree, X, y, w) -> np.ndarray:
+    """The weighted class mass (``sum of w`` of the rows of each class) reaching every node of ``tree``."""
+    k = tree.n_classes
+    mass = np.zeros((tree.n_nodes, k))
+    rows = np.arange(len(y))
+    # a row reaches every node on its path: the leaf's ancestors are found through the parent links
+    parent = np.full(tree.n_nodes, -1, dtype=np.int64)
+    for node in range(tree.n_nodes):
+        for child in tree.child_list(node):
+            parent[child] = node
+    node = tree.apply(X)
+    while rows.size:
+        np.add.at(mass, (node, y[rows]), w[rows])
+        up = parent[node] >= 0
+        rows, node = rows[up], parent[node[up]]
+    return mass

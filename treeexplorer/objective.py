@@ -89,7 +89,7 @@ def check_row_weights(w, what: str = "sample_weight", rows=None) -> np.ndarray:
             f"{what}: row {row} weighs {float(a[i]):g}, {kind}{more}; weights must be finite numbers >= 0"
         )
     if a.size and not (a > 0).any():
-        raise ObjectiveError(f"{what}: every weight is 0; give at least one row a positive weight")
+        raise ObjectiveError(f"{what}: every weight is zero; give at least one row a positive weight")
     return a
 
 
