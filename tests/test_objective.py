@@ -7,7 +7,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 
 import treeexplorer as tx
-from treeexplorer.objective import Objective, ObjectiveError, class_metrics, confusion_from_counts
+from treeexplorer.diagnostics import class_report, confusion_matrix
+from treeexplorer.objective import Objective, ObjectiveError
 
 
 def imbalanced(n=400, seed=0):
@@ -38,8 +39,12 @@ def test_balanced_class_weights_give_a_front_of_the_cost_that_is_not_the_majorit
     for t in front:
         pred = t.tree.predict_codes(X)
         assert t.metrics["train_cost"] == pytest.approx(float(np.sum(sw * (pred != y))))
-        conf = confusion_from_counts(t.tree)
-        assert t.metrics["train_recall"] == pytest.approx(class_metrics(conf)["recall"])
+        report = class_report(confusion_matrix(t.tree, X, y))
+        assert t.metrics["train_recall"] == pytest.approx([r["recall"] for r in report])
+        assert t.metrics["train_precision"] == [
+            None if r["precision"] is None else pytest.approx(r["precision"]) for r in report
+        ]
+        assert t.metrics["train_balanced_accuracy"] == pytest.approx(np.mean([r["recall"] for r in report]))
 
 
 def test_the_full_weighted_cart_tree_is_scikit_learns():

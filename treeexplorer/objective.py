@@ -31,8 +31,6 @@ __all__ = [
     "unit_score",
     "WEIGHT_FREE",
     "check_row_weights",
-    "confusion_from_counts",
-    "class_metrics",
     "parse_class_weight",
     "parse_costs",
 ]
@@ -419,32 +417,3 @@ def unit_score(metrics: dict, score: str, part: str = "test", total_weight: floa
     if cost is None or not total_weight:
         return None
     return -cost / total_weight
-
-
-def confusion_from_counts(tree, counts: np.ndarray | None = None) -> np.ndarray:
-    """The confusion matrix ``M[true, predicted]`` (rows) of ``tree`` from its node ``counts`` (default: its
-    training counts): each leaf's rows go to the class it predicts."""
-    counts = tree.counts if counts is None else counts
-    k = counts.shape[1]
-    m = np.zeros((k, k), dtype=np.int64)
-    leaves = tree.leaves
-    np.add.at(m.T, tree.prediction[leaves], counts[leaves])
-    return m
-
-
-def class_metrics(confusion: np.ndarray) -> dict:
-    """Balanced accuracy and each class's recall and precision from a confusion matrix ``M[true, predicted]``.
-
-    Balanced accuracy is the mean recall over the classes present (scikit-learn's ``balanced_accuracy_score``);
-    a recall or precision with no row to count is None."""
-    m = np.asarray(confusion, dtype=np.float64)
-    support, predicted = m.sum(axis=1), m.sum(axis=0)
-    diag = np.diag(m)
-    recall = [float(d / s) if s > 0 else None for d, s in zip(diag, support)]
-    precision = [float(d / p) if p > 0 else None for d, p in zip(diag, predicted)]
-    present = [r for r in recall if r is not None]
-    return {
-        "balanced_accuracy": float(np.mean(present)) if present else None,
-        "recall": recall,
-        "precision": precision,
-    }
