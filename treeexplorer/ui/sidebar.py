@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.objective import CLASS_WEIGHT_MODES
 from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
@@ -20,6 +21,7 @@ from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 __all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
 
 UPLOAD_PREFIX = "uploaded: "
+NO_WEIGHTS = "(none: every row weighs 1)"
 
 # Inline SVG icons: an icon *name* makes the browser fetch the tabler-icons webfont from a CDN.
 _SVG = (
@@ -58,11 +60,20 @@ class DataInputs(SessionViewer):
         self.test_clear_w = pn.widgets.Button(label="Use the split instead", color="light", visible=False, **_SW)
         self.data_info = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
         self.drop_missing_w = pn.widgets.Checkbox(label="Drop rows with missing values", value=False, **_SW)
+        # the weighted objective: class weights (none / balanced / per class) and a column of row weights
+        self.weigh_w = pn.widgets.Select(label="Weigh the classes", options=list(CLASS_WEIGHT_MODES), **_SW)
+        self.class_weights_w = pn.widgets.TextInput(
+            label="Class weights", placeholder="e.g. sick=10, well=1", visible=False, **_SW
+        )
+        self.weight_column_w = pn.widgets.Select(label="Weight column (optional)", options=[NO_WEIGHTS], **_SW)
 
         self.dataset_w.param.watch(lambda e: ctx.quiet or self._load_bundled(e.new), "value")
         # both: Panel turns an empty file's content into None, so only its name changes
         self.upload_w.param.watch(self._on_upload, ["value", "filename"])
         self.drop_missing_w.param.watch(lambda e: ctx.quiet or c.set_drop_missing(e.new), "value")
+        self.weigh_w.param.watch(self._on_weigh, "value")
+        self.class_weights_w.param.watch(lambda e: ctx.quiet or c.set_class_weights("per class", e.new), "value")
+        self.weight_column_w.param.watch(self._on_weight_column, "value")
         self.target_w.param.watch(self._on_target_w, "value")
         self.test_size_w.param.watch(lambda e: setattr(c, "test_size", e.new), "value")
         self.seed_w.param.watch(lambda e: setattr(c, "seed", int(e.new or 0)), "value")
@@ -74,6 +85,9 @@ class DataInputs(SessionViewer):
             self.upload_w,
             self.drop_missing_w,
             self.target_w,
+            self.weigh_w,
+            self.class_weights_w,
+            self.weight_column_w,
             self.test_size_w,
             self.seed_w,
             pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)),
@@ -132,6 +146,19 @@ class DataInputs(SessionViewer):
             with self.ctx.setting():  # refused: the select shows the target still in use
                 self.target_w.value = c.target
 
+    def _on_weigh(self, event) -> None:
+        self.class_weights_w.visible = event.new == "per class"
+        if not self.ctx.quiet:
+            self.ctx.controller.set_class_weights(event.new)
+
+    def _on_weight_column(self, event) -> None:
+        c = self.ctx.controller
+        if self.ctx.quiet:
+            return
+        if not c.set_weight_column("" if event.new == NO_WEIGHTS else event.new):
+            with self.ctx.setting():  # refused (a text column): the select shows the weights still in use
+                self.weight_column_w.value = c.weight_column or NO_WEIGHTS
+
     def keep_previous_table(self) -> None:
         """Decline a target with many classes: back to the table and target in use."""
         c = self.ctx.controller
@@ -158,6 +185,15 @@ class DataInputs(SessionViewer):
             self.target_w.value = c.target
         with self.ctx.setting():
             self.drop_missing_w.value = c.drop_missing
+            self.weigh_w.value = c.class_weight_mode
+            self.class_weights_w.value = c.class_weight_text
+            self.class_weights_w.visible = c.class_weight_mode == "per class"
+            # the table's columns but the target (a weight column in use is no longer a feature: still listed)
+            cols = [col for col in c.columns if col != c.target]
+            if c.weight_column and c.weight_column not in cols:
+                cols.append(c.weight_column)
+            self.weight_column_w.options = [NO_WEIGHTS, *cols]
+            self.weight_column_w.value = c.weight_column or NO_WEIGHTS
         if c.missing:
             verb = "drops" if c.drop_missing else "would drop"
             self.drop_missing_w.label = (

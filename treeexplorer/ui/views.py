@@ -38,6 +38,10 @@ HOVER_COLS = [
     "test_accuracy",
     "train_errors",
     "test_errors",
+    "train_bacc",
+    "test_bacc",
+    "train_cost",
+    "objective",
     "proven",
     "info",
 ]
@@ -57,8 +61,13 @@ def claim_text(entry: FrontTree, front, dominated: str | None = None) -> str:
     followed by "; dominated by run #3 ..." when another run on the same data beats a proven tree."""
     if not entry.optimal:
         return "not proven optimal"
-    text = "proven " + optimality_text(front.search_space)
+    text = "proven " + optimality_text(front.search_space, objective=front.weights.get("objective"))
     return f"{text}; {dominated}" if dominated else text
+
+
+def _num(v) -> float:
+    """A metric for the plot's columns: NaN when the tree has none (a front read from an older file)."""
+    return float("nan") if v is None else float(v)
 
 
 def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
@@ -86,6 +95,10 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
                     "test_accuracy": m["test_accuracy"] if m["test_accuracy"] is not None else float("nan"),
                     "train_errors": m["train_errors"],
                     "test_errors": m["test_errors"] if m["test_errors"] is not None else -1,
+                    "train_bacc": _num(m.get("train_balanced_accuracy")),
+                    "test_bacc": _num(m.get("test_balanced_accuracy")),
+                    "train_cost": _num(m.get("train_cost")),
+                    "objective": run.front.weights.get("objective", "misclassifications"),
                     "proven": claim_text(t, run.front, dominated.get((run.id, t.id))),
                     "info": _info_text(t.info),
                     "optimal": bool(t.optimal),
