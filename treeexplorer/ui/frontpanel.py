@@ -41,7 +41,7 @@ class FrontPanel(SessionViewer):
             value="accuracy",
             color="primary",
             variant="outline",
-            width=260,
+            width=400,
         )
         self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))

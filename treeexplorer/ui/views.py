@@ -248,6 +248,14 @@ def metrics_frame(entry: FrontTree, front, dominated: str | None = None) -> pd.D
     ]
     if m.get("test_accuracy") is not None:
         rows.append(("held-out accuracy", f"{m['test_accuracy']:.4f} ({m['test_errors']} errors / {front.n_test})"))
+    if front.weights:  # a weighted run: what it minimised, and the scores it is judged by
+        rows.append(("objective", front.weights.get("objective", "")))
+        for part, name in (("train", "train"), ("test", "held-out")):
+            if m.get(f"{part}_cost") is not None:
+                bacc = m.get(f"{part}_balanced_accuracy")
+                rows.append((f"{name} cost", format_number(round(m[f"{part}_cost"], 6))))
+                if bacc is not None:
+                    rows.append((f"{name} balanced accuracy", f"{bacc:.4f}"))
     rows += [
         ("solver", f"{front.solver} ({front.objective})" if front.objective else front.solver),
         ("discretizer", front.discretizer),
