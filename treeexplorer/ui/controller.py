@@ -556,11 +556,13 @@ class Controller(param.Parameterized):
         if self._dataset is None:
             return False
         ok = self._reload(self.target)
-        if not ok:  # e.g. a text column: the table stays as it was, with its weights
+        if not ok:  # e.g. a text column: the table stays as it was, with its weights (and the message shows)
+            message = self.error
             self.weight_column = old
             self._pending = None
             if old != (column or ""):
                 self._reload(self.target)
+            self.error = message
             return False
         self._remember_weights()
         return True
