@@ -237,10 +237,10 @@ def _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, we
         ]
     if not front or stopped:
         return RawFront([solution(is_leaf, {"alpha_lo": 0.0})], objective, status, stats)
-    from ._kernels.cart_weighted import mass_impurity
+    from ._kernels.cart import node_impurity
 
     total = float(mass[0].sum())
-    r_node = np.array([mass[k].sum() / total * mass_impurity(mass[k], crit) for k in range(f.shape[0])])
+    r_node = np.array([mass[k].sum() / total * node_impurity(mass[k], crit) for k in range(f.shape[0])])
     alphas, imps, pruned = weakest_link_path(left, right, r_node, np.ones(f.shape[0]))
     sols = []
     for j in range(alphas.shape[0]):

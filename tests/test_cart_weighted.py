@@ -6,7 +6,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine, make_clas
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 from treeexplorer.solvers import predict_raw
-from treeexplorer.solvers._kernels.cart_weighted import mass_impurity
+from treeexplorer.solvers._kernels.cart import node_impurity
 from treeexplorer.solvers._objective import leaf_prediction, tree_cost, weighted
 from treeexplorer.solvers.cart import CRITERIA, cart_path
 
@@ -40,7 +40,7 @@ def weighted_decrease(rows, X, y, w, f, t, k, crit):
     go = X[rows, f] <= t
     ml = np.bincount(y[rows[go]], weights=w[rows[go]], minlength=k)
     mr = mass - ml
-    parts = [m.sum() * mass_impurity(m, crit) for m in (mass, ml, mr)]
+    parts = [m.sum() * node_impurity(m, crit) for m in (mass, ml, mr)]
     return parts[0] - parts[1] - parts[2]
 
 

@@ -12,36 +12,16 @@ nodes not yet looked at as leaves.
 import numpy as np
 from numba import njit
 
-from .cart import GINI, _midpoint, argsort_stable
+from .cart import _midpoint, argsort_stable, node_impurity
 
 EPSILON = np.finfo(np.float64).eps
 
 
 @njit(nogil=True, cache=True)
-def mass_impurity(mass, criterion):
-    """Gini or entropy (log2) impurity of one node's class masses (float64), as scikit-learn computes it."""
-    total = 0.0
-    for c in range(mass.shape[0]):
-        total += mass[c]
-    if total <= 0.0:
-        return 0.0
-    if criterion == GINI:
-        sq = 0.0
-        for c in range(mass.shape[0]):
-            sq += mass[c] * mass[c]
-        return 1.0 - sq / (total * total)
-    imp = 0.0
-    for c in range(mass.shape[0]):
-        if mass[c] > 0.0:
-            f = mass[c] / total
-            imp -= f * np.log(f) / np.log(2.0)
-    return imp
-
-
-@njit(nogil=True, cache=True)
 def _proxy(ml, mr, wl, wr, criterion):
-    """scikit-learn's ``proxy_impurity_improvement``: ``-W_r * impurity_r - W_l * impurity_l``."""
-    return -wr * mass_impurity(mr, criterion) - wl * mass_impurity(ml, criterion)
+    """scikit-learn's ``proxy_impurity_improvement``: ``-W_r * impurity_r - W_l * impurity_l`` (the plain
+    kernel's :func:`node_impurity`, here of float class masses)."""
+    return -wr * node_impurity(mr, criterion) - wl * node_impurity(ml, criterion)
 
 
 @njit(nogil=True, cache=True)
@@ -95,7 +75,7 @@ def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fl
         m = end - start
         if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
             continue
-        if mass_impurity(mass[k], criterion) <= EPSILON:
+        if node_impurity(mass[k], criterion) <= EPSILON:
             continue
         total_w = 0.0
         for c in range(n_classes):
