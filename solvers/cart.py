@@ -10,6 +10,15 @@ float32 the trees are the same either way (only thresholds differ in the last fl
 Two deliberate differences: ties between equally good splits go to the lowest feature index
 (scikit-learn visits features in a random order), and values closer than scikit-learn's 1e-7 are still
 treated as distinct.
+
+Weights and costs
+-----------------
+With ``sample_weight`` (class weights folded in, as scikit-learn folds ``class_weight``) :func:`cart_path`
+grows the tree on weighted class masses (``_kernels/cart_weighted.py``: scikit-learn's weighted gini or
+entropy, ``min_samples_leaf`` still counting rows) and prunes it by weighted cost complexity (each node's
+impurity times its share of the total weight).  A cost matrix does not change the impurity CART splits on: it
+labels every node with its class of least cost (``_objective.leaf_prediction``), and each subtree of the path
+reports its training cost in ``info["cost"]``.
 """
 
 from __future__ import annotations
@@ -18,7 +27,8 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.cart import _leaf_only, grow_best_first, grow_depth_first, sorted_rows_stoppable
-from ._kernels.cart_prune import extract_subtree, prune_path
+from ._kernels.cart_prune import extract_subtree, prune_path, weakest_link_path
+from ._objective import Weighting, weighted
 
 __all__ = ["fit_cart", "cart_path", "CRITERIA"]
 
@@ -102,6 +112,8 @@ def cart_path(
     n_classes: int | None = None,
     control: Control | None = None,
     front: bool = True,
+    sample_weight=None,
+    costs=None,
 ) -> RawFront:
     """CART tree and its minimal cost-complexity pruning path, one solution per subtree.
 
@@ -109,6 +121,11 @@ def cart_path(
     ----------
     X, y, max_depth, criterion, min_samples_leaf, max_leaves, n_classes
         As :func:`fit_cart`.
+    sample_weight : ndarray of float64 (n,), optional
+        Row weights (finite, >= 0; checked upstream): the tree grows and is pruned on weighted class masses,
+        as scikit-learn's with ``sample_weight`` (see the module docstring; not with ``max_leaves``).
+    costs : ndarray of float64 (k, k), optional
+        ``costs[true, predicted]``: every node predicts its class of least cost; splits stay on the impurity.
     control : Control, optional
         Time limit / cancel, looked at between nodes while the tree grows (level by level) and between the
         subtrees of the pruning path: a stopped run returns the tree grown so far (its nodes not yet split
@@ -123,10 +140,14 @@ def cart_path(
         ``[alpha_lo, alpha_hi)`` (``info``: ``alpha_lo``, ``alpha_hi``, ``impurity`` = total weighted
         leaf impurity, ``step``).  Several nodes with the same effective alpha are pruned one at a time,
         as in ``cost_complexity_pruning_path``, giving solutions with ``alpha_lo == alpha_hi``.
-        ``optimal`` is always False (CART is greedy).
+        ``optimal`` is always False (CART is greedy).  With weights or costs, ``objective`` is ``"cost"`` and
+        each ``info["cost"]`` is the subtree's training cost.
     """
     X, y, n_classes = check_xy(X, y, n_classes)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
+    weighting = weighted(sample_weight, costs, y, n_classes)
+    if not weighting.plain:
+        return _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, weighting)
     idx = np.arange(X.shape[0], dtype=np.int64)
     objective = f"CART ({criterion}) and its cost-complexity pruning path"
     if control is None:
@@ -167,3 +188,87 @@ def cart_path(
             break
     stats["path_length"] = len(sols)
     return RawFront(sols, objective, "done" if control is None else control.status(), stats)
+
+
+def _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, weighting: Weighting) -> RawFront:
+    """:func:`cart_path` on weighted rows and/or with a cost matrix (its checked arguments)."""
+    from ._kernels.cart_weighted import grow_weighted
+
+    if leaves:
+        raise ValueError("max_leaves (best-first growth) does not take weights or costs; leave max_leaves out")
+    w = weighting.row_weights(X.shape[0])
+    C = weighting.cost_matrix(n_classes)
+    flag = np.zeros(1, dtype=np.int64) if control is None else control.flag
+    if control is not None:
+        control.watch("cart", ())
+    # rows of weight 0 take no part in the growth (scikit-learn's splitter leaves them out: thresholds,
+    # min_samples_leaf and the node sizes are of the weighted rows); they are counted in the nodes afterwards
+    pos = w > 0
+    some = not pos.all()
+    try:
+        Xg, yg, wg = (X[pos], y[pos], w[pos]) if some else (X, y, w)
+        f, t, left, right, counts, mass = grow_weighted(Xg, yg, wg, n_classes, depth, msl, crit, flag)
+    finally:
+        if control is not None:
+            control.unwatch()
+    if some:
+        counts = _node_counts(f, t, left, right, X, y, n_classes)
+    status = "done" if control is None else control.status()
+    stopped = control is not None and control.stopped
+    stats = {"n_nodes": int(f.shape[0])}
+    node_costs = mass @ C
+    prediction = np.argmin(node_costs, axis=1)  # the first least cost: the lowest code on ties
+    least = node_costs[np.arange(f.shape[0]), prediction]
+
+    def solution(keep_leaf, info):
+        ids = np.arange(f.shape[0], dtype=np.int64).reshape(-1, 1)
+        nf, nt, nl, nr, old = extract_subtree(f, t, left, right, ids, keep_leaf)
+        old = old[:, 0]
+        tree = RawTree(nf, nt, nl, nr, counts[old], prediction[old])
+        info["cost"] = float(least[old][nf < 0].sum())
+        return RawSolution(tree, False, info)
+
+    objective = "cost"
+    is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
+    if stopped:
+        stats["notices"] = [
+            f"CART stopped ({status.replace('_', ' ')}) while growing: the tree shown is the tree grown so far "
+            f"({int(np.count_nonzero(f >= 0))} splits), its nodes not yet split being leaves"
+        ]
+    if not front or stopped:
+        return RawFront([solution(is_leaf, {"alpha_lo": 0.0})], objective, status, stats)
+    from ._kernels.cart import node_impurity
+
+    total = float(mass[0].sum())
+    r_node = np.array([mass[k].sum() / total * node_impurity(mass[k], crit) for k in range(f.shape[0])])
+    alphas, imps, pruned = weakest_link_path(left, right, r_node, np.ones(f.shape[0]))
+    sols = []
+    for j in range(alphas.shape[0]):
+        if pruned[j] >= 0:
+            is_leaf[pruned[j]] = True
+        if j and j + 1 < alphas.shape[0] and control is not None and control.stopped:
+            j = alphas.shape[0] - 1  # out of time while listing the path: the subtrees so far and the root
+            is_leaf[:] = True
+        hi = float(alphas[j + 1]) if j + 1 < alphas.shape[0] else float("inf")
+        sols.append(
+            solution(is_leaf, {"alpha_lo": float(alphas[j]), "alpha_hi": hi, "impurity": float(imps[j]), "step": j})
+        )
+        if j == alphas.shape[0] - 1:
+            break
+    stats["path_length"] = len(sols)
+    return RawFront(sols, objective, "done" if control is None else control.status(), stats)
+
+
+def _node_counts(feature, threshold, left, right, X, y, n_classes) -> np.ndarray:
+    """The rows of each class reaching every node of a binary tree (``x <= threshold`` goes left): one level at a
+    time over all the rows."""
+    counts = np.zeros((feature.shape[0], n_classes), dtype=np.int64)
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    rows = np.arange(X.shape[0])
+    while rows.size:
+        np.add.at(counts, (node, y[rows]), 1)
+        inner = feature[node] >= 0
+        rows, node = rows[inner], node[inner]
+        go_left = X[rows, feature[node]] <= threshold[node]
+        node = np.where(go_left, left[node], right[node])
+    return counts

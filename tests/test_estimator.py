@@ -9,9 +9,22 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from treeexplorer.estimator import TreeExplorerClassifier
 
+# A weight of 2 is not two copies of a row here: the validation split (or the folds) draw rows, and a copy can
+# land on the other side of it.
+WEIGHTS_ARE_NOT_COPIES = {
+    "check_sample_weight_equivalence_on_dense_data": "the held-out rows are drawn by row: a copy may be held out"
+}
+
 
 def test_passes_scikit_learn_estimator_checks():
-    check_estimator(TreeExplorerClassifier(max_depth=3))
+    check_estimator(TreeExplorerClassifier(max_depth=3), expected_failed_checks=WEIGHTS_ARE_NOT_COPIES)
+
+
+def test_weights_are_copies_without_a_validation_split():
+    """With ``select="train"`` the weighted CART is scikit-learn's: a weight of 2 is two copies of the row."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+
+    check_sample_weight_equivalence_on_dense_data("TreeExplorerClassifier", TreeExplorerClassifier(select="train"))
 
 
 def test_fit_selects_a_tree_from_the_front():

@@ -18,7 +18,8 @@ import time
 from treeexplorer.encode import encode, feature_matrix, numeric_features
 from treeexplorer.front import Front
 from treeexplorer.limits import check_memory_limit, return_freed_memory
-from treeexplorer.prepared import Prepared, check_data_args, prepare
+from treeexplorer.objective import objective_notices
+from treeexplorer.prepared import Prepared, check_data_args, prepare, with_weights
 from treeexplorer.registry import SolverSpec
 from treeexplorer.request import RunRequest, check_discretizer, check_mid_budget, check_n_bins, got
 from treeexplorer.runner import mid_anytime, run
@@ -49,6 +50,9 @@ def solve(
     exclude=None,
     mid_budget: float | None = None,
     discretizer_params: dict | None = None,
+    class_weight=None,
+    sample_weight=None,
+    costs=None,
     **params,
 ) -> Front:
     """Find a front of decision trees.
@@ -96,6 +100,15 @@ def solve(
     discretizer_params : dict, optional
         Options of the discretizer (:data:`treeexplorer.request.DISCRETIZER_OPTIONS`): ``{"criterion": "gini"}``
         makes MID rank thresholds by Gini impurity (default entropy; MDLP always uses entropy).
+    class_weight : "balanced" or dict, optional
+        Weigh the classes: ``"balanced"`` (scikit-learn's ``n / (k * n_c)`` on the training rows, so the cost
+        is ``1 - balanced accuracy``, scaled) or ``{class: weight}``.  With weights or costs the solver
+        minimises the total cost ``sum_i w_i * C[y_i, yhat_i]`` (:mod:`treeexplorer.objective`; solvers whose
+        spec says ``weighted``).
+    sample_weight : str or array-like, optional
+        Row weights: the name of a numeric column (then not a feature) or one number per row of the table.
+    costs : dict or array-like, optional
+        ``{(true, predicted): cost}`` by class name (other pairs: 0 right, 1 wrong) or a k x k matrix.
     **params
         Solver parameters (``max_depth``, ``max_nodes``, ``sparsity``, ``cart_depth``, ``criterion``, ``front``,
         ...); a parameter the solver does not use is an error.  A solver parameter is never taken by the
@@ -115,6 +128,8 @@ def solve(
         discretizer_params=discretizer_params,
         time_limit=time_limit,
         memory_limit=memory_limit,
+        class_weight=class_weight,
+        costs=costs,
     )
     data, target = check_data_args(
         data, target, test_size=test_size, seed=seed, progress=progress, control=control, drop_missing=drop_missing
@@ -134,6 +149,7 @@ def solve(
         allow_many_classes=allow_many_classes,
         features=features,
         exclude=exclude,
+        weights=sample_weight,
     )
     return run_prepared(prep, request, control=control)
 
@@ -208,13 +224,18 @@ def run_prepared(
     elif resolved is not None or settings:
         raise TypeError("a RunRequest carries its settings: pass it alone (with control=)")
     spec, resolved = request.spec, request.params
+    weights = request.objective.resolve(
+        prep.schema, prep.y_train, prep.dataset.weights, prep.y_test, prep.w_test, prep.dataset.weight_source
+    )
+    weights.solver_kwargs(spec)  # a solver that takes no weights is refused before any work
+    prep = with_weights(prep, weights)
     control = control or Control(request.time_limit)
     limit_mb = check_memory_limit(request.memory_limit)
     return_freed_memory()
     # Kernels load (or compile) before the clock starts: compiling is not part of the time limit.
     ensure_warm(spec, control)
     control.start_once()
-    notices = list(prep.notices)
+    notices = list(prep.notices) + objective_notices(weights, spec, request.discretizer_used)
     if request.discretizer_used == "mid" and request.mid_budget is not None:
         control.report("discretizing", method="mid")
         return mid_anytime(prep, request, control, notices)

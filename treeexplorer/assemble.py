@@ -11,7 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from treeexplorer.claims import make_search_space
-from treeexplorer.evaluate import count_forest_stoppable, forest_metrics, forest_shape, pack_forest, spread
+from treeexplorer.evaluate import (
+    count_forest_stoppable,
+    forest_metrics,
+    forest_scores,
+    forest_shape,
+    pack_forest,
+    spread,
+)
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.prepared import Prepared, prepared_data_key
 from treeexplorer.solvers import Control
@@ -77,6 +84,7 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
     stats.pop("notices", None)
     n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
     search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"))
+    n_test = 0 if prep.y_test is None else len(prep.y_test)
     return Front(
         trees,
         spec.name,
@@ -85,7 +93,7 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
         status,
         runtime,
         len(prep.y_train),
-        0 if prep.y_test is None else len(prep.y_test),
+        n_test,
         prep.dataset.name,
         schema,
         dict(resolved),
@@ -93,6 +101,8 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
         stats,
         search_space,
         prepared_data_key(prep),
+        [],
+        {} if prep.weights is None or prep.weights.plain else prep.weights.to_dict(schema, len(prep.y_train), n_test),
     )
 
 
@@ -149,6 +159,8 @@ def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked:
     splits, leaves, depth = (shape[k].tolist() for k in ("splits", "leaves", "depth"))
     tr_err = tr["errors"].tolist()
     te_err = te["errors"].tolist() if has_test else None
+    tr_s = _scores(trees, tr_counts, shape, prep, held_out=False)
+    te_s = _scores(trees, te_counts, shape, prep, held_out=True) if has_test else None
     for i, e in enumerate(entries):
         e.tree = e.tree.with_counts(counts=tr_counts[bases[i] : bases[i + 1]])
         e.metrics = {  # metrics_dict's keys and values, from the arrays
@@ -161,8 +173,34 @@ def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked:
             "test_accuracy": te["accuracy"][i] if has_test else None,
             "test_errors": te_err[i] if has_test else None,
             "test_avg_tests": te["avg_tests"][i] if has_test else None,
+            "train_cost": tr_s["cost"][i],
+            "train_balanced_accuracy": tr_s["balanced_accuracy"][i],
+            "test_cost": te_s["cost"][i] if has_test else None,
+            "test_balanced_accuracy": te_s["balanced_accuracy"][i] if has_test else None,
+            "train_recall": tr_s["recall"][i],
+            "train_precision": tr_s["precision"][i],
+            "test_recall": te_s["recall"][i] if has_test else None,
+            "test_precision": te_s["precision"][i] if has_test else None,
         }
     return entries
+
+
+def _scores(trees, counts, shape, prep: Prepared, held_out: bool) -> dict:
+    """:func:`~treeexplorer.evaluate.forest_scores` of the run's objective (``prep.weights``) on its training
+    (or held-out) rows: from the counts, unless the rows carry weights of their own."""
+    k = prep.schema.n_classes
+    w = prep.weights
+    plain = 1.0 - np.eye(k)
+    if w is None or w.plain:
+        return forest_scores(trees, counts, shape, plain)
+    costs = w.costs if w.costs is not None else plain
+    if w.source is None:  # class weights alone: a row's weight is its class's
+        cw = w.class_weight if w.class_weight is not None else np.ones(k)
+        return forest_scores(trees, counts, shape, cw[:, None] * costs)
+    X, y = (prep.X_test, prep.y_test) if held_out else (prep.X_train, prep.y_train)
+    rw = w.row_weights(y, held_out)
+    rw = np.ones(len(y)) if rw is None else rw
+    return forest_scores(trees, counts, shape, costs, row_weight=rw, X=X, y=y)
 
 
 def _engine_counts_hold(trees, shape, prep: Prepared, n_classes: int) -> bool:

@@ -22,6 +22,7 @@ __all__ = [
     "plural",
     "provenance_lines",
     "threshold_note",
+    "weights_lines",
 ]
 
 
@@ -51,13 +52,22 @@ STOPPED = {
 }
 
 
-def optimality_text(search_space: dict | None, short: bool = False) -> str:
+def optimality_text(search_space: dict | None, short: bool = False, objective: str | None = None) -> str:
     """How to state a proven optimum of a run with this ``search_space`` (the one home for the wording).
 
     Long form: "optimal over the 16 tests of MID", "optimal over the table's 21 0/1 tests" (no discretizer) or
     "optimal on the raw features (every threshold)";
-    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".
+    ``short=True`` gives the qualifier alone: "over 16 MID tests" or "on the raw features".  A weighted run's
+    ``objective`` (:meth:`treeexplorer.objective.Objective.describe`) is named: "optimal for the cost with
+    balanced class weights over the 16 tests of MID".
     """
+    text = _optimality_text(search_space, short)
+    if objective and objective != "misclassifications" and not short:
+        text = text.replace("optimal", f"optimal for {objective}", 1)
+    return text
+
+
+def _optimality_text(search_space: dict | None, short: bool) -> str:
     ss = search_space or {}
     if ss.get("kind") == "raw":
         return "on the raw features" if short else "optimal on the raw features (every threshold)"
@@ -104,6 +114,7 @@ def provenance_lines(front=None, entry=None) -> list[str]:
             f"dataset: {front.dataset} ({plural(front.n_train, 'train row')}, {plural(front.n_test, 'test row')})"
         )
         out.append(f"solver: {front.solver}  discretizer: {front.discretizer}  objective: {front.objective}")
+        out += weights_lines(front)
         params = ", ".join(f"{k}={v}" for k, v in front.params.items() if v is not None)
         if params:
             out.append(f"parameters: {params}")
@@ -113,12 +124,31 @@ def provenance_lines(front=None, entry=None) -> list[str]:
         acc = f"train accuracy {m['train_accuracy']:.4f} ({plural(m['train_errors'], 'error')})"
         if m.get("test_accuracy") is not None:
             acc += f", test accuracy {m['test_accuracy']:.4f}"
+        if front is not None and getattr(front, "weights", None) and m.get("train_cost") is not None:
+            acc += f"; train cost {format_number(round(m['train_cost'], 6))}"
+            if m.get("train_balanced_accuracy") is not None:
+                acc += f", balanced accuracy {m['train_balanced_accuracy']:.4f}"
         out.append(
             f"tree {entry.id}: {plural(m['splits'], 'split')}, depth {m['depth']}, "
             f"{format_number(round(m['avg_tests'], 3))} tests per sample; {acc}; "
             f"{entry_claim(entry, front)}"
         )
     return out
+
+
+def weights_lines(front) -> list[str]:
+    """A weighted run's line naming what it minimised and with which weights (none for a plain run)."""
+    w = getattr(front, "weights", None) or {}
+    if not w:
+        return []
+    line = f"weights: minimised {w.get('objective', 'a weighted cost')}"
+    cw = w.get("class_weight")
+    if cw:
+        line += " (class weights " + ", ".join(f"{k}={format_number(round(v, 4))}" for k, v in cw.items()) + ")"
+    costs = w.get("costs")
+    if costs:
+        line += "; costs[true][predicted] = " + str([[format_number(c) for c in row] for row in costs]).replace("'", "")
+    return [line]
 
 
 def threshold_note(tree: Tree) -> str | None:

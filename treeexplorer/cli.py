@@ -226,22 +226,31 @@ def _fmt(v, digits=4) -> str:
 def front_table(front) -> str:
     """The readable table ``solve`` prints."""
     cols = ["id", "splits", "leaves", "depth", "avg_tests", "train_acc", "test_acc", "train_err", "optimal"]
+    weighted = bool(front.weights)  # a weighted run also shows what it minimised and the balanced accuracies
+    if weighted:
+        cols[-1:-1] = ["train_cost", "test_cost", "train_bacc", "test_bacc"]
     rows = []
     for t in front.trees:
         m = t.metrics
-        rows.append(
-            [
-                str(t.id),
-                str(m["splits"]),
-                str(m["leaves"]),
-                str(m["depth"]),
-                _fmt(m["avg_tests"], 3),
-                _fmt(m["train_accuracy"]),
-                _fmt(m["test_accuracy"]),
-                str(m["train_errors"]),
-                "yes" if t.optimal else "no",
+        row = [
+            str(t.id),
+            str(m["splits"]),
+            str(m["leaves"]),
+            str(m["depth"]),
+            _fmt(m["avg_tests"], 3),
+            _fmt(m["train_accuracy"]),
+            _fmt(m["test_accuracy"]),
+            str(m["train_errors"]),
+            "yes" if t.optimal else "no",
+        ]
+        if weighted:
+            row[-1:-1] = [
+                _fmt(m.get("train_cost"), 2),
+                _fmt(m.get("test_cost"), 2),
+                _fmt(m.get("train_balanced_accuracy")),
+                _fmt(m.get("test_balanced_accuracy")),
             ]
-        )
+        rows.append(row)
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
     lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
     lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
@@ -309,6 +318,7 @@ def _cmd_warm(a) -> int:
 
 def _cmd_solve(a) -> int:
     from treeexplorer.api import solve
+    from treeexplorer.claims import weights_lines
     from treeexplorer.export import optimality_line, plural, rules_lines
     from treeexplorer.registry import COMMON_PARAM_NAMES
 
@@ -339,6 +349,8 @@ def _cmd_solve(a) -> int:
     )
     if front.objective:
         print(f"objective: {front.objective}")
+    for line in weights_lines(front):
+        print(line)
     for n in front.notices:
         print(f"note: {n}")
     print(optimality_line(front))  # what the table's "optimal" column ranges over

@@ -7,7 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["CompileNotice", "add_run_arguments", "check_out", "run_options"]
+__all__ = [
+    "CompileNotice",
+    "add_objective_arguments",
+    "add_run_arguments",
+    "check_out",
+    "run_options",
+    "objective_options",
+]
 
 
 def add_run_arguments(
@@ -51,6 +58,7 @@ def add_run_arguments(
     p.add_argument(
         "--categorical", nargs="+", default=[], metavar="COL", help="treat these numeric-looking columns as categorical"
     )
+    add_objective_arguments(p)
     p.add_argument(
         "--features",
         nargs="+",
@@ -63,6 +71,25 @@ def add_run_arguments(
         choices=("entropy", "gini"),
         help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
         "criterion is -P criterion=...",
+    )
+
+
+def add_objective_arguments(p: argparse.ArgumentParser) -> None:
+    """``--class-weight``, ``--weight-column`` and ``--costs``: the weighted objective (``solve``, ``rashomon``,
+    ``sweep``; :func:`objective_options` reads them)."""
+    p.add_argument(
+        "--class-weight",
+        metavar="balanced|CLASS=W,...",
+        help="weigh the classes: balanced (n / (k * rows of the class)) or e.g. sick=10,well=1; the solver then "
+        "minimises the weighted cost",
+    )
+    p.add_argument(
+        "--weight-column", metavar="COL", help="a numeric column holding each row's weight (then not a feature)"
+    )
+    p.add_argument(
+        "--costs",
+        metavar="TRUE:PRED=C,...",
+        help="the cost of predicting PRED for a row of class TRUE (others: 0 right, 1 wrong), e.g. sick:well=10",
     )
 
 
@@ -83,7 +110,23 @@ def run_options(a) -> dict:
         "features": a.features,
         "exclude": a.exclude,
         "discretizer_params": None if a.criterion is None else {"criterion": a.criterion},
+        **objective_options(a),
     }
+
+
+def objective_options(a) -> dict:
+    """``class_weight``, ``sample_weight`` and ``costs`` of :func:`treeexplorer.solve` from ``--class-weight``,
+    ``--weight-column`` and ``--costs`` (parsed by :mod:`treeexplorer.objective`; none when not given)."""
+    from treeexplorer.objective import parse_class_weight, parse_costs
+
+    out = {}
+    if getattr(a, "class_weight", None):
+        out["class_weight"] = parse_class_weight(a.class_weight)
+    if getattr(a, "weight_column", None):
+        out["sample_weight"] = a.weight_column
+    if getattr(a, "costs", None):
+        out["costs"] = parse_costs(a.costs)
+    return out
 
 
 class CompileNotice:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from treeexplorer.cli_common import add_objective_arguments, objective_options
 from treeexplorer.front import COMPLEXITY_MEASURES
 from treeexplorer.registry import COMMON_PARAMS
 from treeexplorer.target import TARGET_HELP
@@ -66,6 +67,7 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     s.add_argument("--categorical", nargs="+", default=[], metavar="COL")
     s.add_argument("--features", nargs="+", metavar="COL", help="learn from these columns only")
     s.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
+    add_objective_arguments(s)
     return s
 
 
@@ -123,6 +125,7 @@ def run_sweep(a) -> int:
         categorical=a.categorical,
         features=a.features,
         exclude=a.exclude,
+        **objective_options(a),
     )
     t = res.table
     n_tasks = len(res.task_times)

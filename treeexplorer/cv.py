@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from treeexplorer.folds import (
     run_tasks,
 )
 from treeexplorer.front import COMPLEXITY_MEASURES, Front, FrontTree
+from treeexplorer.objective import Objective, unit_score
 from treeexplorer.request import RunRequest
 from treeexplorer.solvers import Control
 
@@ -46,14 +47,18 @@ _EPS = 1e-9  # avg_tests levels are floats: "<= level" tolerates rounding
 
 
 # -- aggregation -------------------------------------------------------------------------------------------------
-def _best_at(trees, measure: str, level: float):
-    """The best train-accuracy tree with ``measure <= level``; ties: the simplest (then fewest splits, first)."""
+def _best_at(trees, measure: str, level: float, front: Front | None = None):
+    """The tree with ``measure <= level`` best on the training rows for what the run optimised (a fold tree's
+    ``train_score``; a tree of ``front``, its score there); ties: the simplest (then fewest splits, first)."""
     best, best_key = None, None
     for t in trees:
         m = t.metrics if isinstance(t, FrontTree) else t
         if m[measure] > level + _EPS:
             continue
-        key = (m["train_accuracy"], -m[measure], -m["splits"], -m["avg_tests"])
+        score = m.get("train_score")
+        if front is not None and front.weights:
+            score = unit_score(m, front.score, "train", front.weights.get("train_weight"))
+        key = (m["train_accuracy"] if score is None else score, -m[measure], -m["splits"], -m["avg_tests"])
         if best_key is None or key > best_key:
             best, best_key = t, key
     return best
@@ -86,6 +91,9 @@ class CVFront:
     dataset : str
     n_rows : int
     notices : list of str
+    score : str
+        What ``cv_mean`` averages (:data:`treeexplorer.metrics.SCORE_METRICS`): ``accuracy`` when plain,
+        ``balanced_accuracy``, or ``cost`` (then ``cv_mean`` is minus the held-out cost per unit of weight).
     """
 
     folds: list[FoldResult]
@@ -101,6 +109,7 @@ class CVFront:
     n_rows: int = 0
     notices: list[str] = field(default_factory=list)
     refit_error: str | None = None
+    score: str = "accuracy"
 
     # -- state -----------------------------------------------------------------------------------------------
     @property
@@ -150,8 +159,8 @@ class CVFront:
             for trees in fold_trees:
                 t = _best_at(trees, by, level)
                 if t is not None:
-                    test.append(t["test_accuracy"])
-                    train.append(t["train_accuracy"])
+                    test.append(t.get("test_score", t["test_accuracy"]))
+                    train.append(t.get("train_score", t["train_accuracy"]))
                 if any(m[by] >= level - _EPS for m in trees):
                     reached += 1
             n = len(test)
@@ -165,7 +174,7 @@ class CVFront:
                     "train_mean": float(np.mean(train)) if n else math.nan,
                     "n_folds": n,
                     "n_reached": reached,
-                    "tree": _best_at(refit_trees, by, level),
+                    "tree": _best_at(refit_trees, by, level, self.refit),
                     "best": False,
                     "one_se": False,
                 }
@@ -234,7 +243,14 @@ def assemble(results: list[FoldResult], task: FoldTask, ds: Dataset, notices=())
         ds.n_rows,
         all_notices,
         refit.error if refit is not None else None,
+        base_score(ds, task),
     )
+
+
+def base_score(ds: Dataset, task: FoldTask) -> str:
+    """What a setting's folds optimise (:meth:`treeexplorer.objective.Objective.score`), given the data's own
+    row weights."""
+    return task.objective.score(ds.weight_source if ds.weights is not None else None)
 
 
 def cross_validate(
@@ -257,6 +273,9 @@ def cross_validate(
     scheduler="serial",
     features=None,
     exclude=None,
+    class_weight=None,
+    sample_weight=None,
+    costs=None,
     **params,
 ) -> CVFront:
     """Cross-validate a solver's front: held-out accuracy per complexity level, stratified folds.
@@ -285,6 +304,11 @@ def cross_validate(
     scheduler : "serial", None, str or distributed.Client, default="serial"
         ``"serial"``: the folds run here one after another; anything else runs them as parallel tasks, as
         :func:`treeexplorer.sweep` does (``None``: a LocalCluster; an address or a Client: that cluster).
+    class_weight, sample_weight, costs
+        As for :func:`treeexplorer.solve`: every fold minimises the weighted cost (balanced class weights are
+        those of its training rows; its held-out rows keep their own weights) and ``cv_mean`` is the mean
+        held-out score the run optimised (:attr:`CVFront.score`): balanced accuracy for balanced class weights
+        alone, else minus the cost per unit of weight, so that the 1-SE rule uses the objective.
 
     Returns
     -------
@@ -303,6 +327,8 @@ def cross_validate(
         n_bins=n_bins,
         discretizer_params=discretizer_params,
         time_limit=time_limit,
+        class_weight=class_weight,
+        costs=costs,
     )
     if features is not None or exclude is not None:  # the columns chosen once, before any fold
         data = prepare(
@@ -329,8 +355,10 @@ def cross_validate(
             discretizer_params=discretizer_params,
             scheduler=scheduler,
             params=params,
+            objective=request.objective,
+            sample_weight=sample_weight,
         )
-    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
+    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical, weights=sample_weight).dataset
     folds = None
     if not isinstance(cv, (int, np.integer)):
         if repeats != 1:
@@ -342,7 +370,21 @@ def cross_validate(
         check_cv(cv, repeats, ds.n_rows)
         notices = cv_notices(ds, cv)
     criterion = request.criterion
-    base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit, None, folds)
+    base = FoldTask(
+        solver,
+        dict(params),
+        discretizer,
+        n_bins,
+        criterion,
+        cv,
+        repeats,
+        seed,
+        0,
+        time_limit,
+        None,
+        folds,
+        request.objective,
+    )
     tasks = fold_tasks(base, refit)
     control = control or Control()
     t0 = time.perf_counter()
@@ -385,15 +427,18 @@ def _distributed(
     discretizer_params,
     scheduler,
     params,
+    objective=None,
+    sample_weight=None,
 ) -> CVFront:
     """One setting's folds as parallel tasks on dask (:func:`treeexplorer.folds.run_tasks`)."""
     if not isinstance(cv, (int, np.integer)):
         raise ValueError("explicit folds run serially only (scheduler='serial')")
-    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical).dataset
+    ds = prepare(data, target, drop_missing=drop_missing, categorical=categorical, weights=sample_weight).dataset
     check_cv(cv, repeats, ds.n_rows)
     notices = cv_notices(ds, cv)
     criterion = mid_criterion(discretizer_params)
     base = FoldTask(solver, dict(params), discretizer, n_bins, criterion, cv, repeats, seed, 0, time_limit)
+    base = replace(base, objective=objective or Objective())
     tasks = fold_tasks(base, refit)
     results: list[FoldResult] = []
     t0 = time.perf_counter()
@@ -406,7 +451,19 @@ def _distributed(
     status = run_tasks(ds, [(0, t) for t in tasks], collect, scheduler=scheduler, control=control)
     if status == "cancelled" and len(results) < len(tasks):  # cancelled before the last fold came in
         folds = [FoldResult(i, "cancelled", 0.0, 0, 0) for i in range(cv * repeats)]
-        return CVFront(folds, None, solver, discretizer, dict(params), n_bins, cv, repeats, seed, notices=notices)
+        return CVFront(
+            folds,
+            None,
+            solver,
+            discretizer,
+            dict(params),
+            n_bins,
+            cv,
+            repeats,
+            seed,
+            notices=notices,
+            score=base_score(ds, base),
+        )
     failed = next((r for r in sorted(results, key=lambda r: r.index) if r.error), None)
     if failed is not None:
         raise ValueError(f"{'refit' if failed.index < 0 else f'fold {failed.index + 1}'}: {failed.error}")

@@ -82,6 +82,11 @@ class Dataset:
     target_guess : TargetGuess, optional
         How the target was chosen when none was given (:func:`treeexplorer.target.guess_target`); ``None`` when
         the caller named it.
+    weights : ndarray of float64, shape (n,), optional
+        Each row's weight (``load_dataset(weights=...)``: a column of the table or an array), checked finite and
+        >= 0; ``None``: every row weighs 1.
+    weight_source : str, optional
+        Where :attr:`weights` came from, in words (``column 'w'``, ``sample_weight``).
     """
 
     name: str
@@ -91,6 +96,8 @@ class Dataset:
     notices: list[str] = field(default_factory=list)
     source_rows: np.ndarray | None = None
     target_guess: TargetGuess | None = None
+    weights: np.ndarray | None = None
+    weight_source: str | None = None
 
     def row_numbers(self) -> np.ndarray:
         """Row numbers as the loader's messages count them: from 1 after the header."""
@@ -102,8 +109,17 @@ class Dataset:
 
     def subset(self, rows) -> Dataset:
         source = np.arange(self.n_rows) if self.source_rows is None else self.source_rows
+        w = None if self.weights is None else self.weights[rows]
         return Dataset(
-            self.name, self.schema, self.X[rows], self.y[rows], list(self.notices), source[rows], self.target_guess
+            self.name,
+            self.schema,
+            self.X[rows],
+            self.y[rows],
+            list(self.notices),
+            source[rows],
+            self.target_guess,
+            w,
+            self.weight_source,
         )
 
     def split(self, test_size: float, seed: int = 0) -> tuple[Dataset, Dataset]:
@@ -215,6 +231,7 @@ def load_dataset(
     stop=None,
     features=None,
     exclude=None,
+    weights=None,
 ) -> Dataset:
     """Load and validate a classification table.
 
@@ -248,6 +265,9 @@ def load_dataset(
         numbers), which are left out with a notice naming them.
     exclude : list of str, optional
         Columns to leave out as well.
+    weights : str or array-like, optional
+        Row weights: the name of a numeric column of the table (then not a feature) or one number per row of
+        the table; finite and >= 0 (a missing weight is a missing value).  See :attr:`Dataset.weights`.
 
     Returns
     -------
@@ -279,6 +299,9 @@ def load_dataset(
         excluded = check_column_list(exclude, "exclude") or []
     except ValueError as exc:
         raise DataError(f"{name}: {exc}") from None
+    weight_col, weight_name = _weight_column(df, weights, target, name)
+    if weight_col is not None and isinstance(weights, str):  # the weight column is not a feature
+        df = df.drop(columns=weights)
     guess = guess_target(df.drop(columns=[c for c in excluded if c in df.columns])) if target is None else None
     target = guess.column if guess is not None else _pick_target(df, target, name)
     if guess is not None:
@@ -303,6 +326,8 @@ def load_dataset(
         raise DataError(f"{name}: {len(df):,} rows exceed the limit of {max_rows:,} rows")
     _check_cells(df, name)
     miss = df.isna()
+    if weight_col is not None:
+        miss[weight_name] = weight_col.isna()
     if miss.to_numpy().any():
         if not drop_missing:
             per_col = miss.sum()
@@ -351,7 +376,47 @@ def load_dataset(
         )
     y = _codes(labels, classes, target, name, kind="class").astype(np.int64)
     schema = Schema(tuple(columns), target, classes)
-    return Dataset(name, schema, X, y, notices, source_rows, guess)
+    w = None
+    if weight_col is not None:
+        from treeexplorer.objective import check_row_weights
+
+        rows = (np.arange(len(df)) if source_rows is None else source_rows) + 1
+        w = check_row_weights(weight_col.loc[df.index].to_numpy(dtype=np.float64), f"{name}: {weight_name}", rows)
+    return Dataset(name, schema, X, y, notices, source_rows, guess, w, weight_name)
+
+
+def _weight_column(df: pd.DataFrame, weights, target, name: str) -> tuple[pd.Series | None, str | None]:
+    """The row weights :func:`load_dataset` was given (a column's name or one number per row) as a float
+    Series on ``df``'s index, and their name in messages; one clear line when they cannot be weights."""
+    if weights is None:
+        return None, None
+    if isinstance(weights, str):
+        if weights not in df.columns:
+            cols = ", ".join(map(repr, list(df.columns)[:12])) + (" ..." if df.shape[1] > 12 else "")
+            raise DataError(f"{name}: the weight column {weights!r} is not in the table (its columns: {cols})")
+        if target is not None and str(target) == weights:
+            raise DataError(f"{name}: the weight column {weights!r} is the target; weigh the rows by another column")
+        s, what = df[weights], f"weight column {weights!r}"
+        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+            bad = s[pd.to_numeric(s, errors="coerce").isna() & s.notna()]
+            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+            raise DataError(
+                f"{name}: the {what} is not numeric{example}; row weights must be numbers >= 0 (or choose "
+                "another column)"
+            )
+        return s.astype(np.float64), what
+    if isinstance(weights, pd.Series):
+        weights = weights.to_numpy()
+    try:
+        a = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError("sample_weight must be numbers (one weight per row) or the name of a column") from None
+    if a.ndim != 1 or len(a) != len(df):
+        raise DataError(
+            f"sample_weight has shape {a.shape} but {name} has {len(df)} rows; give one weight per row "
+            "(or the name of a weight column)"
+        )
+    return pd.Series(a, index=df.index), "sample_weight"
 
 
 def count_missing_rows(source) -> tuple[int, dict[str, int]]:

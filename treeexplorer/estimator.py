@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from treeexplorer.api import prepare, run_prepared
 from treeexplorer.data import DataError, Dataset, load_dataset
+from treeexplorer.metrics import score_key
 from treeexplorer.registry import COMMON_PARAM_NAMES
 from treeexplorer.request import RunRequest
 
@@ -42,8 +43,50 @@ def _columns(est) -> dict:
 def _request(est) -> RunRequest:
     """The run an estimator's settings ask for, checked as :func:`treeexplorer.solve` checks them."""
     return RunRequest.build(
-        est.solver, _given_params(est), discretizer=est.discretizer, n_bins=est.n_bins, time_limit=est.time_limit
+        est.solver,
+        _given_params(est),
+        discretizer=est.discretizer,
+        n_bins=est.n_bins,
+        time_limit=est.time_limit,
+        class_weight=est.class_weight,
     )
+
+
+def _leaf_mass(tree, request: RunRequest, ds: Dataset):
+    """The weighted class mass of each node of ``tree`` on the rows of ``ds`` it was fitted on (row weights and
+    class weights folded in), for ``predict_proba``; None for a plain fit (its counts are the masses)."""
+    w = request.objective.resolve(ds.schema, ds.y, ds.weights).sample_weight
+    if w is None:
+        return None
+    from treeexplorer.evaluate import node_masses
+
+    return node_masses(tree, ds.X, ds.y, w)
+
+
+def _load(est, X, y, sample_weight, allow_many_classes: bool) -> Dataset:
+    """The training table of ``fit(X, y, sample_weight)`` (its row weights checked with one line each)."""
+    df = est._frame(X, fitting=True)
+    target = _target_name(y, df.columns)
+    y = column_or_1d(y, warn=True)
+    missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
+    if missing.size:
+        raise DataError(f"y: missing labels at row(s) {', '.join(str(r) for r in missing[:5])} (0-based)")
+    check_classification_targets(y)
+    if len(y) != len(df):
+        raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
+    df[target] = y
+    weights = None if sample_weight is None else np.asarray(sample_weight)
+    try:
+        ds: Dataset = load_dataset(
+            df, target, name="X", allow_many_classes=allow_many_classes, weights=weights, **_columns(est)
+        )
+    except DataError as exc:  # the internal column name means nothing to the caller: it is their y
+        raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
+    ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
+    est.n_features_in_ = df.shape[1] - 1
+    est.classes_ = np.asarray(ds.schema.classes)
+    est._dataset = ds
+    return ds
 
 
 class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
@@ -81,6 +124,11 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         ``front_.notices``; see :mod:`treeexplorer.columns`).
     exclude : list of str, optional
         Columns of ``X`` to leave out.
+    class_weight : "balanced", dict or None, default=None
+        As scikit-learn's trees: ``"balanced"`` weighs each class by ``n / (k * n_c)``, a dict ``{class:
+        weight}``; multiplied into ``fit``'s ``sample_weight``.  The solver then minimises the weighted cost
+        (solvers whose spec says ``weighted``), and ``select`` picks by the score it optimised (balanced
+        accuracy for balanced weights alone, else the least cost).
 
     Attributes
     ----------
@@ -112,6 +160,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         random_state=0,
         features=None,
         exclude=None,
+        class_weight=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -127,6 +176,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.features = features
         self.exclude = exclude
+        self.class_weight = class_weight
 
     @classmethod
     def from_tree(cls, entry, front) -> TreeExplorerClassifier:
@@ -173,37 +223,23 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
 
     # -- API -------------------------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Solve the front on ``(X, y)`` and select ``tree_``."""
+    def fit(self, X, y, sample_weight=None):
+        """Solve the front on ``(X, y)`` and select ``tree_``.
+
+        ``sample_weight``: one weight per row (finite, >= 0), as scikit-learn's ``fit``; the held-out rows of
+        ``select="validation"`` are scored with their weights too."""
         if self.select not in ("validation", "train"):
             raise ValueError(f"select must be 'validation' or 'train', got {self.select!r}")
-        df = self._frame(X, fitting=True)
-        target = _target_name(y, df.columns)
-        y = column_or_1d(y, warn=True)
-        missing = np.flatnonzero(pd.isna(pd.Series(y, dtype=object)).to_numpy())
-        if missing.size:
-            raise DataError(f"y: missing labels at row(s) {', '.join(str(r) for r in missing[:5])} (0-based)")
-        check_classification_targets(y)
-        if len(y) != len(df):
-            raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[target] = y
-        try:
-            # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
-            ds: Dataset = load_dataset(df, target, name="X", allow_many_classes=True, **_columns(self))
-        except DataError as exc:  # the internal column name means nothing to the caller: it is their y
-            raise DataError(str(exc).replace(repr(TARGET), "y").replace(TARGET, "y")) from None
-        ds.notices = [n.replace(repr(TARGET), "y").replace(TARGET, "y") for n in ds.notices]
-        self.n_features_in_ = df.shape[1] - 1
-        self.classes_ = np.asarray(ds.schema.classes)
-        self._dataset = ds
+        # y is given explicitly and checked by scikit-learn: no "looks continuous" confirmation here
+        ds = _load(self, X, y, sample_weight, allow_many_classes=True)
         request = _request(self)
         use_val = self.select == "validation" and ds.n_rows >= 20
         prep = prepare(ds, test_size=self.validation_fraction if use_val else None, seed=self.random_state)
         front = run_prepared(prep, request)
         self.front_ = front
-        by = "test_accuracy" if use_val else "train_accuracy"
-        self.selected_ = front.best(by=by, max_splits=self.max_splits)
+        self.selected_ = front.best(by=score_key(front.score, held_out=use_val), max_splits=self.max_splits)
         self.tree_ = self.selected_.tree
+        self._mass = _leaf_mass(self.tree_, request, prep.dataset)
         return self
 
     def _encode(self, X) -> np.ndarray:
@@ -228,7 +264,8 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
         """Class distribution of the training rows in the leaf each row reaches."""
         Xe = self._encode(X)
         leaves = self.tree_.apply(Xe)
-        counts = self.tree_.counts[leaves].astype(float)
+        mass = getattr(self, "_mass", None)  # weighted fits: the weighted class masses (as scikit-learn's)
+        counts = (self.tree_.counts if mass is None else mass)[leaves].astype(float)
         total = counts.sum(axis=1, keepdims=True)
         empty = total[:, 0] == 0
         counts[empty, self.tree_.prediction[leaves[empty]]] = 1.0
@@ -302,6 +339,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
         random_state=0,
         features=None,
         exclude=None,
+        class_weight=None,
     ):
         self.solver = solver
         self.discretizer = discretizer
@@ -319,12 +357,14 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.random_state = random_state
         self.features = features
         self.exclude = exclude
+        self.class_weight = class_weight
 
     def _given_params(self) -> dict:
         return _given_params(self)
 
-    def fit(self, X, y):
-        """Cross-validate the front on ``(X, y)`` and select ``tree_`` by ``rule``."""
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the front on ``(X, y)`` (rows weighted by ``sample_weight`` and ``class_weight`` in
+        every fold, held-out rows scored with the same objective) and select ``tree_`` by ``rule``."""
         from treeexplorer.choices import check_rule
         from treeexplorer.cv import cross_validate
         from treeexplorer.front import COMPLEXITY_MEASURES
@@ -332,25 +372,16 @@ class TreeExplorerCV(TreeExplorerClassifier):
         check_rule(self.rule)
         if self.by not in COMPLEXITY_MEASURES:
             raise ValueError(f"by must be one of {', '.join(COMPLEXITY_MEASURES)}, got {self.by!r}")
-        df = self._frame(X, fitting=True)
-        target = _target_name(y, df.columns)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if len(y) != len(df):
-            raise ValueError(f"X has {len(df)} rows but y has {len(y)} labels")
-        df[target] = y
-        ds: Dataset = load_dataset(df, target, name="X", **_columns(self))
-        self.n_features_in_ = df.shape[1] - 1
-        self.classes_ = np.asarray(ds.schema.classes)
-        self._dataset = ds
+        ds = _load(self, X, y, sample_weight, allow_many_classes=False)
         request = _request(self)
         k = min(int(self.cv), ds.n_rows // 2)
         if k < 2:  # too few rows for two folds of two: the most accurate training tree, as select="train"
             front = run_prepared(prepare(ds), request)
             self.cv_front_, self.cv_results_, self.front_ = None, None, front
-            self.selected_ = front.best(by="train_accuracy")
+            self.selected_ = front.best(by=score_key(front.score))
             self.level_ = self.selected_.metrics[self.by]
             self.tree_ = self.selected_.tree
+            self._mass = _leaf_mass(self.tree_, request, ds)
             return self
         cvf = cross_validate(
             ds,
@@ -362,6 +393,7 @@ class TreeExplorerCV(TreeExplorerClassifier):
             seed=self.random_state,
             time_limit=self.time_limit,
             scheduler=self.scheduler,
+            class_weight=self.class_weight,
             **self._given_params(),
         )
         row = cvf.select(self.rule, self.by)
@@ -369,4 +401,5 @@ class TreeExplorerCV(TreeExplorerClassifier):
         self.level_ = row["level"]
         self.selected_ = row["tree"]
         self.tree_ = self.selected_.tree
+        self._mass = _leaf_mass(self.tree_, request, ds)
         return self

@@ -24,6 +24,8 @@ __all__ = [
     "forest_metrics",
     "spread",
     "metrics_from_counts",
+    "forest_scores",
+    "node_masses",
 ]
 
 _CHUNK_ROWS = 1 << 16
@@ -293,3 +295,69 @@ def forest_metrics(trees, counts: np.ndarray, tests: np.ndarray, n_rows: int, sh
         "accuracy": (1.0 - errors / n_rows).tolist(),
         "avg_tests": (np.asarray(tests, dtype=np.float64) / n_rows).tolist(),
     }
+
+
+def _listed(a: np.ndarray) -> list:
+    """Rows of a float array as lists, NaN (nothing to count) as None."""
+    return [[None if v != v else v for v in row] for row in a.tolist()]
+
+
+def forest_scores(
+    trees, counts: np.ndarray, shape: dict, cost_matrix: np.ndarray, row_weight=None, X=None, y=None
+) -> dict:
+    """The objective's scores of every tree at once, from the node ``counts`` of some rows.
+
+    Returns ``cost`` (``sum_i w_i * C[y_i, yhat_i]``), ``balanced_accuracy`` (mean recall over the classes
+    present), and per-class ``recall`` and ``precision`` lists (None where no row counts).  ``cost_matrix`` is
+    ``diag(class weights) @ C`` (``1 - I`` when plain: the cost is then the errors), applied to the counts; when
+    the rows have weights of their own, ``row_weight`` (one per row of ``X``, ``y``, class weights folded in)
+    with the plain ``C`` as ``cost_matrix``: the cost then needs a pass of each tree over the rows.
+    """
+    n = len(trees)
+    k = counts.shape[1] if counts.ndim == 2 else 0
+    bases = shape["bases"]
+    leaf = (shape["node_depth"] >= 0) & (shape["column"] < 0)
+    prediction = np.concatenate([t.prediction for t in trees]) if n else np.zeros(0, dtype=np.int64)
+    nodes = np.flatnonzero(leaf)
+    tree_of = np.repeat(np.arange(n), np.diff(bases))[nodes]
+    pred = prediction[nodes]
+    c = counts[nodes].astype(np.float64)
+    slot = tree_of * k + pred
+    hits = np.bincount(slot, weights=c[np.arange(len(nodes)), pred], minlength=n * k).reshape(n, k)
+    predicted = np.bincount(slot, weights=c.sum(axis=1), minlength=n * k).reshape(n, k)
+    support = counts[bases[:-1]].astype(np.float64)  # every tree's root: all the rows of each class
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(support > 0, hits / support, np.nan)
+        precision = np.where(predicted > 0, hits / predicted, np.nan)
+    present = support > 0
+    balanced = np.where(present.any(axis=1), np.nansum(recall, axis=1) / np.maximum(present.sum(axis=1), 1), np.nan)
+    if row_weight is None:
+        per_leaf = (c @ cost_matrix)[np.arange(len(nodes)), pred]
+        cost = np.bincount(tree_of, weights=per_leaf, minlength=n)
+    else:  # weights of the rows' own: each row's cost under the leaf it reaches
+        w = np.asarray(row_weight, dtype=np.float64)
+        cost = np.array([float(np.sum(w * cost_matrix[y, t.predict_codes(X)])) for t in trees])
+    return {
+        "cost": cost.tolist(),
+        "balanced_accuracy": [None if v != v else v for v in balanced.tolist()],
+        "recall": _listed(recall),
+        "precision": _listed(precision),
+    }
+
+
+def node_masses(tree, X, y, w) -> np.ndarray:
+    """The weighted class mass (``sum of w`` of the rows of each class) reaching every node of ``tree``."""
+    k = tree.n_classes
+    mass = np.zeros((tree.n_nodes, k))
+    rows = np.arange(len(y))
+    # a row reaches every node on its path: the leaf's ancestors are found through the parent links
+    parent = np.full(tree.n_nodes, -1, dtype=np.int64)
+    for node in range(tree.n_nodes):
+        for child in tree.child_list(node):
+            parent[child] = node
+    node = tree.apply(X)
+    while rows.size:
+        np.add.at(mass, (node, y[rows]), w[rows])
+        up = parent[node] >= 0
+        rows, node = rows[up], parent[node[up]]
+    return mass

@@ -149,6 +149,7 @@ def tree_json(tree: Tree, front=None, entry=None) -> str:
             "params": front.to_dict(rules=False)["params"],
             "search_space": front.search_space,
             "optimality": front.optimality,
+            **({"weights": front.to_dict(rules=False)["weights"]} if front.weights else {}),
         }
     if entry is not None:
         d["metrics"] = entry.metrics
@@ -179,6 +180,8 @@ def front_csv(front) -> str:
     table = front.to_frame()
     for key in CSV_PROVENANCE:
         table[key] = optimality_line(front).removeprefix("optimality: ") if key == "optimality" else getattr(front, key)
+    if front.weights:  # a weighted run: what it minimised (class weights and costs are in the JSON)
+        table["weights"] = front.weights.get("objective", "")
     for col in table.select_dtypes(include=[object]).columns:  # text cells a spreadsheet would run as formulas
         table[col] = table[col].map(csv_cell)
     return table.to_csv(index=False)

@@ -23,6 +23,7 @@ import numpy as np
 from treeexplorer.api import Prepared, prepare, run_prepared
 from treeexplorer.data import DataError, Dataset
 from treeexplorer.front import Front
+from treeexplorer.objective import Objective, unit_score
 from treeexplorer.registry import get_solver
 from treeexplorer.request import RunRequest, discretizer_options
 from treeexplorer.solvers import Control, time_limit_seconds
@@ -136,6 +137,7 @@ class FoldTask:
     time_limit: float | None = None
     cancel_event: str | None = None  # name of a distributed.Event that cancels the run (sweeps only)
     folds: tuple | None = None  # explicit ((train rows), (test rows)) pairs instead of (cv, repeats, seed)
+    objective: Objective = field(default_factory=Objective)  # class weights and costs (row weights: the data's)
 
     @property
     def is_refit(self) -> bool:
@@ -153,6 +155,7 @@ class FoldTask:
             # the discretizer's impurity; a solver's own "criterion" is in params
             discretizer_params=None if raw else {"criterion": self.criterion},
             time_limit=self.time_limit,
+            class_weight=self.objective,
         )
 
 
@@ -202,7 +205,8 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
             else:
                 train, test = fold_splits(ds.y, task.cv, task.repeats, task.seed)[task.index]
             sub = ds.subset(train)
-            prep = Prepared(sub, sub.X, sub.y, ds.X[test], ds.y[test], list(ds.notices))
+            w_test = None if ds.weights is None else ds.weights[test]  # held-out rows keep their weights
+            prep = Prepared(sub, sub.X, sub.y, ds.X[test], ds.y[test], list(ds.notices), w_test)
         front = run_prepared(prep, task.request(), control=control)
     except (ValueError, RuntimeError, MemoryError, NotImplementedError) as exc:
         # one failing setting (memory guard, too many bins, ...) must not stop a sweep: it becomes a row
@@ -210,7 +214,7 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
     finally:
         if stop_watch is not None:
             stop_watch()
-    trees = [{k: t.metrics[k] for k in KEPT_METRICS} for t in front.trees]
+    trees = [{**{k: t.metrics[k] for k in KEPT_METRICS}, **fold_scores(t.metrics, front)} for t in front.trees]
     return FoldResult(
         task.index,
         front.status,
@@ -222,6 +226,15 @@ def run_fold(ds: Dataset, task: FoldTask, control: Control | None = None) -> Fol
         None,
         list(front.notices),
     )
+
+
+def fold_scores(metrics: dict, front: Front) -> dict:
+    """A fold tree's ``train_score`` and ``test_score``: what the run optimised, larger is better (accuracy,
+    balanced accuracy, or minus the cost per unit of weight, see :func:`treeexplorer.objective.unit_score`)."""
+    return {
+        f"{part}_score": unit_score(metrics, front.score, part, front.weights.get(f"{part}_weight"))
+        for part in ("train", "test")
+    }
 
 
 def _watch_cancel_event(name: str, control: Control):

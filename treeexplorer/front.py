@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treeexplorer.claims import STOPPED, make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
-from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS
+from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS, PER_CLASS_METRICS
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
 
@@ -161,6 +161,9 @@ class Front:
     dominated : list of FrontTree
         Trees the run found but set aside as dominated (see :meth:`drop_dominated`): not in ``trees``, the
         plot or the table; kept in the JSON under ``"dominated"``.
+    weights : dict
+        The weighted objective the run minimised (:meth:`treeexplorer.objective.Weights.to_dict`: ``objective``
+        in words, ``score``, ``class_weight``, ``sample_weight``, ``costs``); empty for plain misclassification.
     """
 
     trees: list[FrontTree]
@@ -179,6 +182,13 @@ class Front:
     search_space: dict = field(default_factory=dict)
     data_key: str = ""
     dominated: list[FrontTree] = field(default_factory=list)
+    weights: dict = field(default_factory=dict)
+
+    @property
+    def score(self) -> str:
+        """What the run optimised, as a score of :data:`treeexplorer.metrics.SCORE_METRICS` (``accuracy`` when
+        plain): the plot's default axis."""
+        return self.weights.get("score", "accuracy")
 
     def drop_dominated(self) -> Front:
         """Move the trees off every complexity measure's front (:func:`non_dominated_mask`, on train
@@ -198,7 +208,7 @@ class Front:
         a run stopped before any proof says so ("nothing proven optimal (the time limit stopped the run)")."""
         if self.status in STOPPED and not any(t.optimal for t in self.trees):
             return f"nothing proven optimal ({STOPPED[self.status]})"
-        return optimality_text(self.search_space)
+        return optimality_text(self.search_space, objective=self.weights.get("objective"))
 
     def __repr__(self) -> str:
         proven = sum(t.optimal for t in self.trees)
@@ -266,12 +276,17 @@ class Front:
         return sorted((t for t, m in zip(trees, mask) if m), key=lambda t: t.metrics[x])
 
     def best(self, by: str = "test_accuracy", max_splits: int | None = None) -> FrontTree:
-        """Tree maximising ``by`` (falling back to train accuracy without test data), simplest on ties."""
+        """Tree maximising ``by`` (falling back to the same score on the training rows without test data; a
+        ``cost`` is minimised), simplest on ties."""
         pool = [t for t in self.trees if max_splits is None or t.metrics["splits"] <= max_splits]
         if not pool:
             raise ValueError(f"no tree with at most {max_splits} splits in this front")
-        key = by if all(t.metrics.get(by) is not None for t in pool) else "train_accuracy"
-        return max(pool, key=lambda t: (t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
+        fallback = by.replace("test_", "train_", 1) if by.startswith("test_") else "train_accuracy"
+        key = by if all(t.metrics.get(by) is not None for t in pool) else fallback
+        if any(t.metrics.get(key) is None for t in pool):
+            key = "train_accuracy"
+        sign = -1.0 if key.endswith("_cost") else 1.0
+        return max(pool, key=lambda t: (sign * t.metrics[key], t.metrics["train_accuracy"], -t.metrics["splits"]))
 
     def to_frame(self):
         """One row per tree (a pandas DataFrame): id, splits, depth, train and test accuracy, optimal, then the
@@ -307,6 +322,7 @@ class Front:
             "search_space": _jsonable(self.search_space),
             "optimality": self.optimality,
             "data_key": self.data_key,
+            **({"weights": _jsonable(self.weights)} if self.weights else {}),
             "schema": self.schema.to_dict(),
             "trees": [],
         }
@@ -340,6 +356,7 @@ class Front:
         for group, trees in groups.items():
             for t in d.get(group) or []:
                 metrics = {k: t.get(k) for k in METRIC_KEYS}
+                metrics.update({k: t[k] for k in PER_CLASS_METRICS if k in t})
                 if "gap_errors" in t:  # set by treeexplorer.gap.attach_gaps
                     metrics["gap_errors"] = t["gap_errors"]
                 tree = Tree.from_dict(t["tree"], schema)
@@ -362,6 +379,7 @@ class Front:
             d.get("search_space") or {"kind": "tests", "discretizer": d["discretizer"], "n_tests": None},
             d.get("data_key", ""),
             groups["dominated"],
+            d.get("weights") or {},
         )
 
     @classmethod

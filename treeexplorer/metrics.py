@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Metric", "METRICS", "METRIC_KEYS", "COMPLEXITY_MEASURES", "LEAD_COLUMNS"]
+__all__ = [
+    "Metric",
+    "METRICS",
+    "METRIC_KEYS",
+    "COMPLEXITY_MEASURES",
+    "LEAD_COLUMNS",
+    "PER_CLASS_METRICS",
+    "SCORE_METRICS",
+    "score_key",
+]
 
 
 @dataclass(frozen=True)
@@ -45,8 +54,29 @@ METRICS: tuple[Metric, ...] = (
     Metric("test_accuracy", "held-out accuracy", "float", held_out=True),
     Metric("test_errors", "held-out errors", "int", held_out=True),
     Metric("test_avg_tests", "held-out tests/sample", "float", held_out=True),
+    # the objective's measures (treeexplorer.objective): the cost sum_i w_i C[y_i, yhat_i] (the errors when
+    # plain) and the mean recall over the classes
+    Metric("train_cost", "train cost", "float"),
+    Metric("train_balanced_accuracy", "train balanced accuracy", "float"),
+    Metric("test_cost", "held-out cost", "float", held_out=True),
+    Metric("test_balanced_accuracy", "held-out balanced accuracy", "float", held_out=True),
 )
 METRIC_KEYS: tuple[str, ...] = tuple(m.key for m in METRICS)
 COMPLEXITY_MEASURES: tuple[str, ...] = tuple(m.key for m in METRICS if m.complexity)
 # The columns a table of trees starts with (Front.to_frame): what a reader compares first.
 LEAD_COLUMNS: tuple[str, ...] = ("id", "splits", "depth", "train_accuracy", "test_accuracy", "optimal")
+# Per-class lists each tree also carries (one value per class, None where no row counts): not table columns.
+PER_CLASS_METRICS: tuple[str, ...] = ("train_recall", "train_precision", "test_recall", "test_precision")
+# What a front can be scored and drawn by (the plot's y-axis): key suffix -> (label, larger is better).
+SCORE_METRICS: dict[str, tuple[str, bool]] = {
+    "accuracy": ("accuracy", True),
+    "balanced_accuracy": ("balanced accuracy", True),
+    "cost": ("cost", False),
+}
+
+
+def score_key(score: str, held_out: bool = False) -> str:
+    """The metrics key of a score of :data:`SCORE_METRICS` on the training (or held-out) rows."""
+    if score not in SCORE_METRICS:
+        raise ValueError(f"unknown score {score!r}; choose one of {', '.join(SCORE_METRICS)}")
+    return f"{'test' if held_out else 'train'}_{score}"

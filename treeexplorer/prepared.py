@@ -6,7 +6,7 @@ The app keeps one :class:`Prepared` across runs; :func:`treeexplorer.api.solve` 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -16,12 +16,15 @@ from treeexplorer.request import got, is_number
 from treeexplorer.schema import Schema
 from treeexplorer.solvers import Control
 
-__all__ = ["Prepared", "prepare", "check_data_args", "prepared_data_key"]
+__all__ = ["Prepared", "prepare", "check_data_args", "prepared_data_key", "with_weights"]
 
 
 @dataclass
 class Prepared:
-    """Everything a solver run needs, computed once (the app reuses it across runs)."""
+    """Everything a solver run needs, computed once (the app reuses it across runs).
+
+    ``w_test`` are the held-out rows' own weights (the training rows' are ``dataset.weights``), None for ones;
+    ``weights`` is the run's objective resolved on these rows (:func:`with_weights`, set by the runner)."""
 
     dataset: Dataset
     X_train: np.ndarray
@@ -29,6 +32,8 @@ class Prepared:
     X_test: np.ndarray | None
     y_test: np.ndarray | None
     notices: list
+    w_test: np.ndarray | None = None
+    weights: object = None  # treeexplorer.objective.Weights
 
     @property
     def schema(self) -> Schema:
@@ -49,10 +54,12 @@ def prepare(
     stop=None,
     features=None,
     exclude=None,
+    weights=None,
 ) -> Prepared:
     """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table); ``stop`` is
-    polled while loading, ``features`` / ``exclude`` choose the columns (see
-    :func:`treeexplorer.data.load_dataset`)."""
+    polled while loading, ``features`` / ``exclude`` choose the columns and ``weights`` (a column's name or one
+    weight per row) are the rows' weights (see :func:`treeexplorer.data.load_dataset`).  The rows of a separate
+    ``test`` table weigh 1 (times their class weights)."""
     dataset = (
         data
         if isinstance(data, Dataset)
@@ -66,10 +73,13 @@ def prepare(
             stop=stop,
             features=features,
             exclude=exclude,
+            weights=weights,
         )
     )
     if isinstance(data, Dataset) and (features is not None or exclude is not None):
         raise DataError("features= and exclude= choose columns while loading a table, not of a loaded Dataset")
+    if weights is not None and isinstance(data, Dataset):
+        raise DataError("sample_weight goes with a table to load; this dataset is already loaded (Dataset.weights)")
     notices = list(dataset.notices)
     if test is not None and test_size is not None:
         raise DataError("give either a test file or a test size, not both")
@@ -81,7 +91,7 @@ def prepare(
     if test_size:  # 0 means no hold-out, as None (the app's slider at 0, CLI --test-size 0)
         train, te = dataset.split(test_size, seed)
         notices += [n for n in train.notices if n not in notices]
-        return Prepared(train, train.X, train.y, te.X, te.y, notices)
+        return Prepared(train, train.X, train.y, te.X, te.y, notices, te.weights)
     return Prepared(dataset, dataset.X, dataset.y, None, None, notices)
 
 
@@ -90,6 +100,15 @@ def prepared_data_key(prep: Prepared) -> str:
     if "_data_key" not in prep.__dict__:
         prep.__dict__["_data_key"] = data_key(prep.X_train, prep.y_train, prep.X_test, prep.y_test, prep.schema.target)
     return prep.__dict__["_data_key"]
+
+
+def with_weights(prep: Prepared, weights) -> Prepared:
+    """``prep`` for a run with the objective ``weights`` (:class:`treeexplorer.objective.Weights`): a shallow copy
+    (the app shares one :class:`Prepared` between runs), its cached data key kept."""
+    out = replace(prep, weights=weights)
+    if "_data_key" in prep.__dict__:
+        out.__dict__["_data_key"] = prep.__dict__["_data_key"]
+    return out
 
 
 def check_data_args(data, target, *, test_size, seed, progress, control, drop_missing):

@@ -21,6 +21,7 @@ from fractions import Fraction
 from treeexplorer.api import _check_solve_args, load_and_start, run_prepared
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.limits import check_memory_limit
+from treeexplorer.objective import Objective
 from treeexplorer.registry import Param, SolverSpec, get_solver
 from treeexplorer.solvers import Control
 from treeexplorer.solvers.rashomon import OBJECTIVES
@@ -137,6 +138,9 @@ def rashomon(
     discretizer_params: dict | None = None,
     features=None,
     exclude=None,
+    class_weight=None,
+    sample_weight=None,
+    costs=None,
 ) -> Front:
     """The ``k`` best distinct trees (the Rashomon set), best first, as a :class:`Front`.
 
@@ -164,9 +168,10 @@ def rashomon(
     min_leaf_support : int
         Fewest training rows in a leaf.
     discretizer, n_bins, test_size, test, seed, time_limit, memory_limit, progress, control, drop_missing,
-    allow_many_classes, categorical, discretizer_params, features, exclude
+    allow_many_classes, categorical, discretizer_params, features, exclude, class_weight, sample_weight, costs
         As :func:`treeexplorer.solve`; a time limit or cancel returns the trees found so far (the first of the
-        order, each exact).
+        order, each exact).  Weights and costs rank the set by the weighted cost when the set's solver spec
+        says ``weighted`` (else they are refused in one line).
 
     Returns
     -------
@@ -201,6 +206,7 @@ def rashomon(
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     params.update(_objective_params(objective, sparsity))
     spec.resolve(params)  # range checks before loading anything
+    Objective.build(class_weight, costs)  # their form checked before loading too
     memory_limit = check_memory_limit(memory_limit)
     prep, control = load_and_start(
         spec,
@@ -217,6 +223,7 @@ def rashomon(
         allow_many_classes=allow_many_classes,
         features=features,
         exclude=exclude,
+        weights=sample_weight,
     )
     return rashomon_prepared(
         prep,
@@ -233,6 +240,8 @@ def rashomon(
         control=control,
         discretizer_params=discretizer_params,
         memory_limit=memory_limit,
+        class_weight=class_weight,
+        costs=costs,
     )
 
 
@@ -264,8 +273,11 @@ def rashomon_prepared(
     control: Control | None = None,
     discretizer_params: dict | None = None,
     memory_limit: float | None = None,
+    class_weight=None,
+    costs=None,
 ) -> Front:
-    """:func:`rashomon` on data already loaded and split (a :class:`treeexplorer.api.Prepared`, as the app holds)."""
+    """:func:`rashomon` on data already loaded and split (a :class:`treeexplorer.api.Prepared`, as the app holds;
+    its rows' own weights are ``prep.dataset.weights``)."""
     if solver not in SOLVERS:
         raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")
     spec = _spec()
@@ -286,6 +298,8 @@ def rashomon_prepared(
         control=control,
         discretizer_params=discretizer_params,
         memory_limit=memory_limit,
+        class_weight=class_weight,
+        costs=costs,
     )
     return _in_order(front, solver, k, epsilon, sparsity if objective == "branches" else None)
 

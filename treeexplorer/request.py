@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treeexplorer.limits import check_memory_limit
+from treeexplorer.objective import Objective
 from treeexplorer.registry import SolverSpec, get_solver
 from treeexplorer.solvers import time_limit_seconds
 from treeexplorer.solvers._base import MAX_SECONDS
@@ -103,6 +104,9 @@ class RunRequest:
         Seconds for the run (finite, positive); None: no limit.
     memory_limit : int or None
         Megabytes; None: the default share of the machine running it (decided there).
+    objective : Objective
+        Class weights and costs (:class:`treeexplorer.objective.Objective`, checked for their form here and
+        against the classes when the run starts); the default is plain misclassification.
     """
 
     spec: SolverSpec
@@ -113,6 +117,7 @@ class RunRequest:
     options: dict = field(default_factory=lambda: dict(DISCRETIZER_OPTIONS))
     time_limit: float | None = None
     memory_limit: int | None = None
+    objective: Objective = field(default_factory=Objective)
 
     @classmethod
     def build(
@@ -126,6 +131,8 @@ class RunRequest:
         discretizer_params: dict | None = None,
         time_limit: float | None = None,
         memory_limit: float | None = None,
+        class_weight=None,
+        costs=None,
     ) -> RunRequest:
         """Check every setting of a run once (one clear error each) and return the request."""
         if isinstance(solver, SolverSpec):
@@ -157,7 +164,8 @@ class RunRequest:
                 )
         elif mid_budget is not None and (discretizer or spec.default_discretizer) != "mid":
             raise ValueError("mid_budget (the MID anytime loop) needs discretizer='mid'")
-        return cls(spec, resolved, discretizer, n_bins, mid_budget, options, time_limit, memory_limit)
+        objective = Objective.build(class_weight, costs)
+        return cls(spec, resolved, discretizer, n_bins, mid_budget, options, time_limit, memory_limit, objective)
 
     @property
     def solver(self) -> str:

@@ -132,8 +132,12 @@ def _solve_once(spec, matrix, prep, control, resolved, features):
 
 
 def _extra(spec, features, prep) -> dict:
-    """Keyword arguments a solver asks for beyond the matrix (see ``SolverSpec.wants_features``)."""
-    return {"features": list(features), "encoded": prep.X_train, "schema": prep.schema} if spec.wants_features else {}
+    """Keyword arguments a solver asks for beyond the matrix (see ``SolverSpec.wants_features``), and the run's
+    ``sample_weight`` and ``costs`` for a solver whose spec says ``weighted`` (none on the plain path)."""
+    out = {"features": list(features), "encoded": prep.X_train, "schema": prep.schema} if spec.wants_features else {}
+    if prep.weights is not None:
+        out.update(prep.weights.solver_kwargs(spec))
+    return out
 
 
 def _relay_partials(control, prep, spec, resolved, parts, current, disc_name, notices):

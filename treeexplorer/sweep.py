@@ -14,7 +14,7 @@ import itertools
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from treeexplorer.folds import (
     run_tasks,
 )
 from treeexplorer.jobs import Job
+from treeexplorer.objective import Objective
 from treeexplorer.registry import get_solver
 from treeexplorer.request import RunRequest, check_discretizer, check_n_bins
 from treeexplorer.solvers import Control, time_limit_seconds
@@ -308,6 +309,9 @@ def sweep(
     discretizer_params: dict | None = None,
     features=None,
     exclude=None,
+    class_weight=None,
+    sample_weight=None,
+    costs=None,
 ) -> SweepResult:
     """Cross-validate every setting of ``grid``; each (setting x fold) is one task.
 
@@ -341,6 +345,9 @@ def sweep(
         A tqdm bar on stderr and the dashboard address printed (default: when stderr is a terminal).
     by : str, default="splits"
         Complexity measure of the table's levels.
+    class_weight, sample_weight, costs
+        As for :func:`treeexplorer.cross_validate`: every setting and fold minimises the same weighted cost
+        and is scored on its held-out rows by it.
 
     Returns
     -------
@@ -355,8 +362,15 @@ def sweep(
     time_limit = time_limit_seconds(time_limit)
     settings, notices = expand_grid(grid)
     param_keys = sorted({k for s in settings for k in s["params"]})
+    objective = Objective.build(class_weight, costs)
     ds = prepare(
-        data, target, drop_missing=drop_missing, categorical=categorical, features=features, exclude=exclude
+        data,
+        target,
+        drop_missing=drop_missing,
+        categorical=categorical,
+        features=features,
+        exclude=exclude,
+        weights=sample_weight,
     ).dataset
     check_cv(cv, repeats, ds.n_rows)
     notices += cv_notices(ds, cv)
@@ -365,6 +379,7 @@ def sweep(
         FoldTask(s["solver"], s["params"], s["discretizer"], s["n_bins"], criterion, cv, repeats, seed, 0, time_limit)
         for s in settings
     ]
+    bases = [replace(b, objective=objective) for b in bases]
     tasks = [(i, t) for i, b in enumerate(bases) for t in fold_tasks(b, refit)]
     per_setting = [len(fold_tasks(b, refit)) for b in bases]
     control = control or Control()

@@ -20,7 +20,15 @@ MAX_TREE_DEPTH = 1000  # deeper trees are refused: their rules alone would be mi
 MAX_NODES = 1_000_000  # nodes per tree
 MAX_FILE_BYTES = 1 << 30
 METRICS = ("splits", "leaves", "depth", "avg_tests", "train_accuracy", "train_errors")
-OPTIONAL_METRICS = ("test_accuracy", "test_errors", "test_avg_tests")
+OPTIONAL_METRICS = (
+    "test_accuracy",
+    "test_errors",
+    "test_avg_tests",
+    "train_cost",
+    "train_balanced_accuracy",
+    "test_cost",
+    "test_balanced_accuracy",
+)
 KINDS = ("numeric", "categorical")
 
 

@@ -20,8 +20,21 @@ PARAMS = (
 )
 
 
-def run(X, y, n_classes, control, max_depth=5, criterion="gini", min_samples_leaf=1, max_leaves=None, front=True):
-    """Grow CART on ``(X, y)`` and return it with its pruning path (see :func:`solvers.cart.cart_path`)."""
+def run(
+    X,
+    y,
+    n_classes,
+    control,
+    max_depth=5,
+    criterion="gini",
+    min_samples_leaf=1,
+    max_leaves=None,
+    front=True,
+    sample_weight=None,
+    costs=None,
+):
+    """Grow CART on ``(X, y)`` and return it with its pruning path (see :func:`solvers.cart.cart_path`; weighted
+    rows and costs as scikit-learn's ``sample_weight``, leaves labelled by least cost)."""
     depth = None if max_depth is None or max_depth < 0 else max_depth
     return cart_path(
         X,
@@ -33,6 +46,8 @@ def run(X, y, n_classes, control, max_depth=5, criterion="gini", min_samples_lea
         n_classes=n_classes,
         control=control,
         front=front,
+        sample_weight=sample_weight,
+        costs=costs,
     )
 
 
@@ -48,6 +63,7 @@ SPEC = register(
         run=run,
         progress_words=progress_words,
         params=PARAMS,
+        weighted=True,
         title="CART",
         description="Greedy CART tree (scikit-learn compatible) and its minimal cost-complexity pruning path: "
         "a fast baseline, not optimal.",

@@ -28,6 +28,7 @@ from treeexplorer.data import (
 )
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
+from treeexplorer.objective import CLASS_WEIGHT_MODES
 from treeexplorer.registry import COMMON_PARAM_NAMES, SolverSpec, available_solvers, get_solver, unavailable_solvers
 from treeexplorer.render.layout import PALETTE
 from treeexplorer.request import RunRequest
@@ -153,6 +154,7 @@ class RunSettings:
     time_limit: float | None = DEFAULT_TIME_LIMIT
     cv: int | None = None  # cross-validate with this many folds (None: a plain run)
     name: str | None = None  # the legend's words for a run solved elsewhere (add_fronts), else made up
+    class_weight: str | dict | None = None  # "balanced" or {class: weight} (the sidebar's "Weigh the classes")
 
     def request(self) -> RunRequest:
         """The run these settings ask for, checked (:meth:`RunRequest.build`: the gate every entry point uses).
@@ -171,6 +173,7 @@ class RunSettings:
             n_bins=self.n_bins if disc is not None else None,
             mid_budget=self.mid_budget if disc == "mid" else None,
             time_limit=self.time_limit,
+            class_weight=self.class_weight,
         )
 
     def label(self) -> str:
@@ -188,6 +191,10 @@ class RunSettings:
                 bits.append(f"{key.replace('max_', '')}={self.params[key]}")
         if self.cv:
             bits.append(f"CV {self.cv}-fold")
+        if self.class_weight == "balanced":
+            bits.append("balanced")
+        elif self.class_weight:
+            bits.append("weights " + ",".join(f"{k}={v:g}" for k, v in self.class_weight.items()))
         return " · ".join(bits)
 
 
@@ -284,6 +291,9 @@ class Controller(param.Parameterized):
     seed = param.Integer(default=0, bounds=(0, None))
     test_name = param.String(default="", doc="Name of an uploaded test file ('' = use test_size)")
     drop_missing = param.Boolean(default=False, doc="Drop rows with missing values instead of refusing them")
+    weight_column = param.String(default="", doc="A numeric column of row weights ('' = none); not a feature")
+    class_weight_mode = param.Selector(default="none", objects=list(CLASS_WEIGHT_MODES), doc="Weigh the classes")
+    class_weight_text = param.String(default="", doc="Per-class weights as CLASS=W, ... (mode 'per class')")
     missing = param.Integer(default=0, doc="Rows with a missing value in the current table")
     many_classes = param.Dict(
         default=None, allow_None=True, doc="A target waiting for confirmation: {column, n_classes}"
@@ -309,6 +319,7 @@ class Controller(param.Parameterized):
         super().__init__(**params)
         self._frame: pd.DataFrame | None = None  # uploaded table (bundled ones are reloaded by name)
         self._frame_id = ""  # content hash of the uploaded table: two uploads named alike are different data
+        self._weights_by_table: dict = {}  # table -> (class weight mode, per-class text, weight column)
         self._bundled: str | None = None
         self._dataset: Dataset | None = None
         self._allow_many: set = set()  # (table, target) pairs the user confirmed
@@ -349,6 +360,7 @@ class Controller(param.Parameterized):
             "missing_by_column",
             "_features",
             "column_info",
+            "_weights_by_table",
         ):
             if hasattr(old, name):
                 setattr(self, name, getattr(old, name))
@@ -357,6 +369,7 @@ class Controller(param.Parameterized):
         self.exact._incomparable = set(old.exact._incomparable)
         self.exact._tried = set(old.exact._tried)
         keep = ("dataset_name", "columns", "target", "test_size", "seed", "test_name", "drop_missing", "missing")
+        keep += ("weight_column", "class_weight_mode", "class_weight_text")
         self.param.update({name: getattr(old, name) for name in keep})
         self.param.update(runs=list(old.runs), selected=old.selected, compare=old.compare, compare_run=old.compare_run)
         self.data_version = old.data_version + 1
@@ -450,6 +463,15 @@ class Controller(param.Parameterized):
 
     def _try_load(self, load: TableLoad) -> bool:
         bundled, frame, probe, table = load.bundled, load.frame, load.probe, load.table
+        current = self._weights_key() if self._dataset is not None else None
+        if table != current:  # another table: the weights chosen for it last (none the first time)
+            self._restore_weights(table)
+        ok = self._try_load_weighted(load, bundled, frame, probe, table)
+        if not ok and table != current and current is not None:
+            self._restore_weights(current)  # the table in use keeps its own
+        return ok
+
+    def _try_load_weighted(self, load: TableLoad, bundled, frame, probe, table) -> bool:
         missing = missing_rows(probe) if probe is not None else 0
         self.missing_by_column = missing_by_column(probe) if probe is not None else {}
 
@@ -459,7 +481,10 @@ class Controller(param.Parameterized):
             if features is not None and t in features:  # the new target is no feature
                 features = [f for f in features if f != t]
             kw = {"features": features} if features is not None else {}
-            return load.loader(t or None, drop_missing=self.drop_missing, allow_many_classes=allow, **kw)
+            weights = self.weight_column or None
+            return load.loader(
+                t or None, drop_missing=self.drop_missing, allow_many_classes=allow, weights=weights, **kw
+            )
 
         try:
             ds = attempt(load.target)
@@ -532,6 +557,64 @@ class Controller(param.Parameterized):
             self.refused_table = ""
             self.error = ""
 
+    # -- weights ---------------------------------------------------------------------------------------
+    def class_weight(self):
+        """What "Weigh the classes" asks for: None, "balanced" or {class: weight} (parsed as the CLI's
+        ``--class-weight``; a bad entry is a one-line ``ValueError``)."""
+        from treeexplorer.objective import parse_class_weight
+
+        if self.class_weight_mode == "balanced":
+            return "balanced"
+        if self.class_weight_mode == "per class" and self.class_weight_text.strip():
+            return parse_class_weight(self.class_weight_text.replace(";", ","))
+        return None
+
+    def set_class_weights(self, mode: str, text: str | None = None) -> None:
+        """Set "Weigh the classes" (``none``, ``balanced`` or ``per class`` with ``text``), remembered for this
+        table."""
+        with param.parameterized.batch_call_watchers(self):
+            self.class_weight_mode = mode
+            if text is not None:
+                self.class_weight_text = text
+        self._remember_weights()
+
+    def set_weight_column(self, column: str) -> bool:
+        """Weigh the rows by a numeric column ('' for none) and reload the table (the column is then not a
+        feature); remembered for this table.  False (and ``error``) when the column cannot be weights."""
+        old = self.weight_column
+        self.weight_column = column or ""
+        if self._dataset is None:
+            return False
+        ok = self._reload(self.target)
+        if not ok:  # e.g. a text column: the table stays as it was, with its weights (and the message shows)
+            message = self.error
+            self.weight_column = old
+            self._pending = None
+            if old != (column or ""):
+                self._reload(self.target)
+            self.error = message
+            return False
+        self._remember_weights()
+        return True
+
+    def _weights_key(self) -> str:
+        """The current table as :attr:`TableLoad.table` names it (the key its weights are remembered by)."""
+        return self._bundled if self._bundled is not None else f"upload:{self._frame_id}"
+
+    def _remember_weights(self) -> None:
+        if self._dataset is not None:
+            self._weights_by_table[self._weights_key()] = (
+                self.class_weight_mode,
+                self.class_weight_text,
+                self.weight_column,
+            )
+
+    def _restore_weights(self, table) -> None:
+        """The weights chosen last for ``table`` (none for a table seen for the first time)."""
+        mode, text, column = self._weights_by_table.get(table, ("none", "", ""))
+        self.param.update(class_weight_mode=mode, class_weight_text=text)
+        self.weight_column = column
+
     def set_drop_missing(self, value: bool) -> bool:
         """Turn "drop rows with missing values" on or off and reload the current (or refused) table."""
         self.drop_missing = bool(value)
@@ -599,7 +682,7 @@ class Controller(param.Parameterized):
             return ()
         table = ("bundled", self._bundled) if self._bundled is not None else ("upload", self._frame_id)
         split = ("file", self._test_id) if self._test_frame is not None else ("split", self.test_size, self.seed)
-        key = (*table, self.target, self.drop_missing, split)
+        key = (*table, self.target, self.drop_missing, split, self.weight_column)
         chosen = self._features.get(self._table_id())
         return key if chosen is None else (*key, ("features", *chosen))  # other columns: other data
 
@@ -704,6 +787,8 @@ class Controller(param.Parameterized):
             self.error = "a run is already in progress: cancel it or wait for it to finish"
             return None
         try:
+            if settings.class_weight is None:  # the Data card's "Weigh the classes"
+                settings = replace(settings, class_weight=self.class_weight())
             request = settings.request()
             prep = self.prepared()
             if settings.cv is not None and not FOLD_CHOICES[0] <= settings.cv <= FOLD_CHOICES[1]:

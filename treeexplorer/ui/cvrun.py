@@ -63,6 +63,7 @@ def cv_work(
             refit=False,
             progress=report,
             control=control,
+            class_weight=request.objective,  # the run's weights and costs in every fold
             **params,
         )
         if control.cancelled:

@@ -38,13 +38,13 @@ class FrontPanel(SessionViewer):
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center", width=130)
         # the y axis: accuracy framed around the trees with a split (one click for 0-1), or errors above the best
         self.y_w = pn.widgets.RadioButtonGroup(
-            options={"Accuracy": "accuracy", "Errors above the best": "excess"},
+            options={"Accuracy": "accuracy", "Balanced accuracy": "balanced", "Errors above the best": "excess"},
             value="accuracy",
             description="Errors above the best: each tree's training errors minus the fewest of any shown tree of "
             "its kind (binary or multiway) with at most its splits",
             color="primary",
             variant="outline",
-            width=260,
+            width=400,
         )
         self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
@@ -75,7 +75,9 @@ class FrontPanel(SessionViewer):
         self.exact_stop_w.on_click(lambda e: c.exact.cancel())
         self.x_w.param.watch(self.redraw, "value")
         self.show_test_w.param.watch(self.redraw, "value")
-        self.y_w.param.watch(self.redraw, "value")
+        self.y_w.param.watch(self._on_y, "value")
+        self._y_chosen = False  # the user picked the vertical axis: a weighted run no longer changes it
+        self._y_runs: set = set()  # runs whose objective already chose the axis
         self.whole_w.param.watch(self.redraw, "value")
         # the control rows wrap (FlexBox) rather than scroll: the Explorer fits an 800 px notebook output
         wrap = {"flex_wrap": "wrap", "align_items": "center", "sizing_mode": "stretch_width"}
@@ -158,9 +160,10 @@ class FrontPanel(SessionViewer):
         runs = [*c.runs, c.partial] if c.partial is not None else list(c.runs)
         self.ctx.dominated = dominated = dominance(c.runs)
         x, show_test, selected = self.x_w.value, self.show_test_w.value, c.selected
+        self._default_y(c.runs)
         y, whole = self.y_w.value, self.whole_w.value
         reference, gaps = reference_curve(c.exact.record()), c.exact.gaps(runs)
-        self.whole_w.disabled = y != "accuracy"
+        self.whole_w.disabled = y == "excess"
 
         def redraw():
             self.pareto.update(runs, x, show_test, selected, dominated, reference, gaps, y=y, whole=whole)
@@ -169,6 +172,26 @@ class FrontPanel(SessionViewer):
 
         self.ctx.bokeh(redraw)
         self._update_legend_note(c.runs)
+
+    def _on_y(self, event) -> None:
+        if not self.ctx.quiet and not getattr(self, "_setting_y", False):
+            self._y_chosen = True
+        self.redraw()
+
+    def _default_y(self, runs) -> None:
+        """The vertical axis shows what a new run optimised (balanced accuracy for class-weighted runs), unless
+        the user picked the axis."""
+        new = [r for r in runs if r.id not in self._y_runs]
+        self._y_runs |= {r.id for r in new}
+        if self._y_chosen or not new:
+            return
+        want = "balanced" if new[-1].front.score != "accuracy" else "accuracy"
+        if self.y_w.value != "excess" and self.y_w.value != want:
+            self._setting_y = True
+            try:
+                self.y_w.value = want
+            finally:
+                self._setting_y = False
 
     def _frame_note(self) -> str:
         """Say which trees are drawn on the bottom edge of the accuracy frame, and how to see the whole range."""

@@ -143,6 +143,11 @@ if (tip._hit_key !== key) {
     line("train acc", num(d.train_accuracy[i], 4));
     line("held-out acc", num(d.test_accuracy[i], 4));
     line("train errors", d.train_errors[i]);
+    if (d.objective && d.objective[i] != "misclassifications") {
+      line("balanced acc", num(d.train_bacc[i], 4) + " (held-out " + num(d.test_bacc[i], 4) + ")");
+      line("train cost", num(d.train_cost[i], 2));
+      line("objective", d.objective[i]);
+    }
     line("status", d.proven[i]);
     if (d.info[i]) line("solver info", d.info[i]);
     if (d.gap[i] && d.gap[i] != "—") line("vs optimum", d.gap[i]);

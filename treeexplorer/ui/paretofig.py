@@ -61,6 +61,10 @@ COLUMNS = [
     "train_accuracy",
     "test_accuracy",
     "train_errors",
+    "train_bacc",
+    "test_bacc",
+    "train_cost",
+    "objective",
     "proven",
     "info",
     "gap",
@@ -72,7 +76,24 @@ CLOUD_COLUMNS = ["x", "y", "size", "radius", "color", "rank", "stamp", "count", 
 CLOUD_ALPHA = (0.16, 0.5)  # fill, line: clearly behind the runs' points
 CLOUD_COLOR = "#7f7f7f"  # mid grey, no run's colour: secondary on the light and the dark theme
 
-Y_LABELS = {"accuracy": "Accuracy", "excess": "Training errors above the best shown tree"}
+Y_LABELS = {
+    "accuracy": "Accuracy",
+    "balanced": "Balanced accuracy",
+    "excess": "Training errors above the best shown tree",
+}
+# The y modes drawn from other columns than the accuracies: (train column, held-out column) of points_frame
+Y_COLUMNS = {"balanced": ("train_bacc", "test_bacc")}
+
+
+def _as_accuracy(df, mode: str):
+    """``df`` with the score of ``mode`` (balanced accuracy) in the accuracy columns the plot draws, frames and
+    steps (the hovers keep their own columns)."""
+    if mode not in Y_COLUMNS or not len(df):
+        return df
+    train, test = Y_COLUMNS[mode]
+    return df.assign(train_accuracy=df[train], test_accuracy=df[test])
+
+
 POINT_SIZE = 13  # train points' marker size (screen pixels)
 
 
@@ -335,8 +356,9 @@ class ParetoFigure:
         lines = [self._line(run) for run in runs]
         hidden = self.hidden
         shown = [r for r in runs if r.id not in hidden]
-        df = points_frame(shown, dominated)
-        self.frame = df
+        shown_df = points_frame(shown, dominated)
+        self.frame = shown_df
+        df = _as_accuracy(shown_df, self.y_mode)  # the y values: accuracy, or balanced accuracy
         cvf = cv_frame(shown, x) if not excess else cv_frame([], x)
         window = None
         if not excess and not self.whole:
@@ -362,8 +384,9 @@ class ParetoFigure:
             }
             for c in COLUMNS[2:]:
                 if c not in data:
-                    data[c] = df[c].tolist()
-            data["test_accuracy"] = df.test_accuracy.fillna(-1).tolist()
+                    data[c] = shown_df[c].tolist()  # the hovers' figures, whatever the y axis shows
+            for c in ("test_accuracy", "train_bacc", "test_bacc", "train_cost"):
+                data[c] = shown_df[c].fillna(-1).tolist()
         else:
             data = {c: [] for c in COLUMNS}
             self.below = []
@@ -383,7 +406,7 @@ class ParetoFigure:
         finally:
             self._muted = False
         items = []
-        everything = points_frame(runs)
+        everything = _as_accuracy(points_frame(runs), self.y_mode)
         if excess and len(everything):
             everything["excess"] = errors_above_best(everything, x)
         for run, line in zip(runs, lines):
@@ -487,7 +510,7 @@ class ParetoFigure:
         """Axis labels, the accuracy frame (``None``: automatic) and whole-number ticks on count axes."""
         fig = self.figure
         fig.xaxis.axis_label = X_MEASURES[x]
-        fig.yaxis.axis_label = Y_LABELS["excess" if excess else "accuracy"]
+        fig.yaxis.axis_label = Y_LABELS["excess" if excess else self.y_mode if self.y_mode in Y_LABELS else "accuracy"]
         # splits, leaves and depth are counts: never a tick at 0.5 (a run with one point has a tiny range)
         fig.xaxis.ticker.min_interval = 0 if x == "avg_tests" else 1
         fig.yaxis.ticker.min_interval = 1 if excess else 0

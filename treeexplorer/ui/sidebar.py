@@ -7,6 +7,7 @@ from pathlib import Path
 import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
+from treeexplorer.objective import CLASS_WEIGHT_MODES
 from treeexplorer.textsafe import md
 from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
@@ -22,6 +23,7 @@ from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 __all__ = ["Sidebar", "DataInputs", "SolverInputs", "RunBar", "UPLOAD_PREFIX"]
 
 UPLOAD_PREFIX = "uploaded: "
+NO_WEIGHTS = "(none: every row weighs 1)"
 
 # Inline SVG icons: an icon *name* makes the browser fetch the tabler-icons webfont from a CDN.
 _SVG = (
@@ -65,11 +67,20 @@ class DataInputs(SessionViewer):
             label="Columns (the features runs learn from)", options={}, value=[], search_option_limit=50, **_SW
         )
         self.columns_note = pn.pane.Markdown("", styles=SMALL_TEXT, margin=(0, 10))
+        # the weighted objective: class weights (none / balanced / per class) and a column of row weights
+        self.weigh_w = pn.widgets.Select(label="Weigh the classes", options=list(CLASS_WEIGHT_MODES), **_SW)
+        self.class_weights_w = pn.widgets.TextInput(
+            label="Class weights", placeholder="e.g. sick=10, well=1", visible=False, **_SW
+        )
+        self.weight_column_w = pn.widgets.Select(label="Weight column (optional)", options=[NO_WEIGHTS], **_SW)
 
         self.dataset_w.param.watch(lambda e: ctx.quiet or self._load_bundled(e.new), "value")
         # both: Panel turns an empty file's content into None, so only its name changes
         self.upload_w.param.watch(self._on_upload, ["value", "filename"])
         self.drop_missing_w.param.watch(lambda e: ctx.quiet or c.set_drop_missing(e.new), "value")
+        self.weigh_w.param.watch(self._on_weigh, "value")
+        self.class_weights_w.param.watch(lambda e: ctx.quiet or c.set_class_weights("per class", e.new), "value")
+        self.weight_column_w.param.watch(self._on_weight_column, "value")
         self.target_w.param.watch(self._on_target_w, "value")
         self.columns_w.param.watch(self._on_columns_w, "value")
         self.test_size_w.param.watch(lambda e: setattr(c, "test_size", e.new), "value")
@@ -84,6 +95,9 @@ class DataInputs(SessionViewer):
             self.target_w,
             self.columns_w,
             self.columns_note,
+            self.weigh_w,
+            self.class_weights_w,
+            self.weight_column_w,
             self.test_size_w,
             self.seed_w,
             pn.pane.Markdown("Held-out file (optional)", margin=(0, 10)),
@@ -187,10 +201,23 @@ class DataInputs(SessionViewer):
             self.columns_w.value = [u for u in used if u in options.values()]
         ids = [i for i in info if i["identifier"] and i["name"] not in used]
         if ids and c.features_chosen is None:
-            names = ", ".join(f"`{i['name']}` ({i['identifier']})" for i in ids)
+            names = ", ".join(f"{md(i['name'])} ({md(i['identifier'])})" for i in ids)
             self.columns_note.object = f"Left out as row IDs: {names}. Add one back in Columns to use it."
         else:
             self.columns_note.object = ""
+
+    def _on_weigh(self, event) -> None:
+        self.class_weights_w.visible = event.new == "per class"
+        if not self.ctx.quiet:
+            self.ctx.controller.set_class_weights(event.new)
+
+    def _on_weight_column(self, event) -> None:
+        c = self.ctx.controller
+        if self.ctx.quiet:
+            return
+        if not c.set_weight_column("" if event.new == NO_WEIGHTS else event.new):
+            with self.ctx.setting():  # refused (a text column): the select shows the weights still in use
+                self.weight_column_w.value = c.weight_column or NO_WEIGHTS
 
     def keep_previous_table(self) -> None:
         """Decline a target with many classes: back to the table and target in use."""
@@ -218,6 +245,15 @@ class DataInputs(SessionViewer):
             self.target_w.value = c.target
         with self.ctx.setting():
             self.drop_missing_w.value = c.drop_missing
+            self.weigh_w.value = c.class_weight_mode
+            self.class_weights_w.value = c.class_weight_text
+            self.class_weights_w.visible = c.class_weight_mode == "per class"
+            # the table's columns but the target (a weight column in use is no longer a feature: still listed)
+            cols = [col for col in c.columns if col != c.target]
+            if c.weight_column and c.weight_column not in cols:
+                cols.append(c.weight_column)
+            self.weight_column_w.options = [NO_WEIGHTS, *cols]
+            self.weight_column_w.value = c.weight_column or NO_WEIGHTS
         if c.missing:
             verb = "drops" if c.drop_missing else "would drop"
             self.drop_missing_w.label = (

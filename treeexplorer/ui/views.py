@@ -39,6 +39,10 @@ HOVER_COLS = [
     "test_accuracy",
     "train_errors",
     "test_errors",
+    "train_bacc",
+    "test_bacc",
+    "train_cost",
+    "objective",
     "proven",
     "info",
 ]
@@ -58,8 +62,13 @@ def claim_text(entry: FrontTree, front, dominated: str | None = None) -> str:
     followed by "; dominated by run #3 ..." when another run on the same data beats a proven tree."""
     if not entry.optimal:
         return "not proven optimal"
-    text = "proven " + optimality_text(front.search_space)
+    text = "proven " + optimality_text(front.search_space, objective=front.weights.get("objective"))
     return f"{text}; {dominated}" if dominated else text
+
+
+def _num(v) -> float:
+    """A metric for the plot's columns: NaN when the tree has none (a front read from an older file)."""
+    return float("nan") if v is None else float(v)
 
 
 def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
@@ -87,6 +96,10 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
                     "test_accuracy": m["test_accuracy"] if m["test_accuracy"] is not None else float("nan"),
                     "train_errors": m["train_errors"],
                     "test_errors": m["test_errors"] if m["test_errors"] is not None else -1,
+                    "train_bacc": _num(m.get("train_balanced_accuracy")),
+                    "test_bacc": _num(m.get("test_balanced_accuracy")),
+                    "train_cost": _num(m.get("train_cost")),
+                    "objective": run.front.weights.get("objective", "misclassifications"),
                     "proven": claim_text(t, run.front, dominated.get((run.id, t.id))),
                     "info": _info_text(t.info),
                     "optimal": bool(t.optimal),
@@ -237,6 +250,14 @@ def metrics_frame(entry: FrontTree, front, dominated: str | None = None) -> pd.D
     ]
     if m.get("test_accuracy") is not None:
         rows.append(("held-out accuracy", f"{m['test_accuracy']:.4f} ({m['test_errors']} errors / {front.n_test})"))
+    if front.weights:  # a weighted run: what it minimised, and the scores it is judged by
+        rows.append(("objective", front.weights.get("objective", "")))
+        for part, name in (("train", "train"), ("test", "held-out")):
+            if m.get(f"{part}_cost") is not None:
+                bacc = m.get(f"{part}_balanced_accuracy")
+                rows.append((f"{name} cost", format_number(round(m[f"{part}_cost"], 6))))
+                if bacc is not None:
+                    rows.append((f"{name} balanced accuracy", f"{bacc:.4f}"))
     rows += [
         ("solver", f"{front.solver} ({front.objective})" if front.objective else front.solver),
         ("discretizer", front.discretizer),
