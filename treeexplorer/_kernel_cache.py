@@ -118,9 +118,10 @@ def load_kernels() -> Path | None:
 
 
 def _locator_base():
-    from numba.core.caching import UserProvidedCacheLocator
+    from numba.core import caching
 
-    return UserProvidedCacheLocator
+    # numba 0.59 (our floor) names it _UserProvidedCacheLocator; later releases made it public
+    return getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
 
 
 class SharedCacheLocator(_locator_base()):
