@@ -189,7 +189,9 @@ def serve(
     server.start()
     if show:
         server.io_loop.add_callback(server.show, "/")
-    quiet_closed_tabs(server.io_loop.asyncio_loop)
+    loop = getattr(server.io_loop, "asyncio_loop", None)  # (a test's stand-in server has none)
+    if loop is not None:
+        quiet_closed_tabs(loop)
     _stop_on_ctrl_c(server, out)
     try:
         server.io_loop.start()

@@ -201,7 +201,7 @@ class DataInputs(SessionViewer):
             self.columns_w.value = [u for u in used if u in options.values()]
         ids = [i for i in info if i["identifier"] and i["name"] not in used]
         if ids and c.features_chosen is None:
-            names = ", ".join(f"{md(i['name'])} ({md(i['identifier'])})" for i in ids)
+            names = ", ".join(f"`{i['name']}` ({i['identifier']})" for i in ids)
             self.columns_note.object = f"Left out as row IDs: {names}. Add one back in Columns to use it."
         else:
             self.columns_note.object = ""

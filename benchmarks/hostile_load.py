@@ -10,7 +10,7 @@ each show their one-line message.  **Peak RSS** is the server process's resident
 
 Usage::
 
-    python benchmarks/bench_hostile_load.py            # prints the figures; exit 1 if a bound is missed
+    python benchmarks/hostile_load.py            # prints the figures; exit 1 if a bound is missed
 
 Skips (exit 0) without /usr/bin/chromium or Playwright.
 """
