@@ -26,6 +26,29 @@ def test_one_pass_metrics_equal_per_tree_evaluation(data, kw):
         assert np.array_equal(t.tree.counts, t.tree.with_counts(prep.X_train, prep.y_train).counts)
 
 
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"class_weight": "balanced"},
+        {"class_weight": {"B": 3, "R": 0.5}, "costs": {("L", "R"): 4}},
+    ],
+)
+def test_weighted_one_pass_scores_equal_a_row_by_row_count(kw):
+    """The cost, balanced accuracy, recall and precision of a weighted run, counted in one pass, equal each
+    tree's predictions summed row by row with the run's weights."""
+    from treeexplorer.objective import Objective
+
+    front = tx.solve("balance-scale", solver="cart", test_size=0.3, seed=1, **kw)  # 49 B, 288 L, 288 R
+    prep = prepare("balance-scale", test_size=0.3, seed=1)
+    weights = Objective.build(**kw).resolve(prep.schema, prep.y_train, None, prep.y_test, None)
+    assert not weights.plain and len(front) > 1
+    for t in front:
+        ref = compute_metrics(t.tree, prep.X_train, prep.y_train, prep.X_test, prep.y_test, weights)
+        assert t.metrics.keys() == ref.keys()
+        for key, value in ref.items():
+            assert t.metrics[key] == (value if not isinstance(value, float) else pytest.approx(value)), key
+
+
 def test_chunks_threads_and_progress_cover_every_row(monkeypatch):
     import treeexplorer.evaluate as ev
 

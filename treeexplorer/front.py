@@ -60,10 +60,49 @@ class FrontTree:
         )
 
 
-def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None) -> dict:
-    """Every metric of ``tree`` recomputed from the data (never trusted from a solver)."""
+def compute_metrics(tree: Tree, X_train, y_train, X_test=None, y_test=None, weights=None) -> dict:
+    """Every metric of ``tree`` recomputed from the data, row by row (never trusted from a solver).
+
+    ``weights`` is the run's :class:`~treeexplorer.objective.Weights` (``Prepared.weights``; None: plain
+    misclassification).  This is the reference the one-pass front assembly is checked against."""
     te = tree.evaluate(X_test, y_test) if X_test is not None and y_test is not None and len(y_test) else None
-    return metrics_dict(tree, tree.evaluate(X_train, y_train), te)
+    out = metrics_dict(tree, tree.evaluate(X_train, y_train), te)
+    out.update(_row_scores(tree, X_train, y_train, weights, "train"))
+    out.update(_row_scores(tree, X_test if te else None, y_test if te else None, weights, "test"))
+    return out
+
+
+def _row_scores(tree: Tree, X, y, weights, side: str) -> dict:
+    """The objective's scores of ``tree`` on ``(X, y)`` from its predictions row by row (``None`` without rows)."""
+    keys = ("cost", "balanced_accuracy", "recall", "precision")
+    if y is None:
+        return {f"{side}_{k}": None for k in keys}
+    k = tree.n_classes
+    y = np.asarray(y, dtype=np.int64)
+    pred = tree.predict_codes(X)
+    C = 1.0 - np.eye(k)
+    w = np.ones(len(y))
+    if weights is not None and not weights.plain:
+        C = C if weights.costs is None else np.asarray(weights.costs, dtype=np.float64)
+        rw = weights.row_weights(y, held_out=side == "test")
+        if rw is not None:
+            w = np.asarray(rw, dtype=np.float64)
+        elif weights.class_weight is not None:
+            w = np.asarray(weights.class_weight, dtype=np.float64)[y]
+    support = np.bincount(y, minlength=k).astype(np.float64)
+    predicted = np.bincount(pred, minlength=k).astype(np.float64)
+    hits = np.bincount(y[pred == y], minlength=k).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(support > 0, hits / support, np.nan)
+        precision = np.where(predicted > 0, hits / predicted, np.nan)
+    present = int((support > 0).sum())
+    listed = [[None if v != v else v for v in a.tolist()] for a in (recall, precision)]
+    return {
+        f"{side}_cost": float(np.sum(w * C[y, pred])),
+        f"{side}_balanced_accuracy": float(np.nansum(recall) / present) if present else None,
+        f"{side}_recall": listed[0],
+        f"{side}_precision": listed[1],
+    }
 
 
 def metrics_dict(tree: Tree, train: dict, test: dict | None = None) -> dict:
