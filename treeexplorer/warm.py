@@ -315,7 +315,7 @@ def is_warm(solver: str | SolverSpec) -> bool:
 _said: set[str] = set()  # solvers whose compile the Python API announced (once per solver and process)
 
 
-def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> float:
+def ensure_warm(solver: str | SolverSpec, control: Control | None = None, announce: bool = True) -> float:
     """Load ``solver``'s kernels if this process has not yet; returns the seconds it took (0 when warm).
 
     Only the built-in (numba) solvers and the other kernels of :data:`WARM_NAMES` (``"rashomon"``) are warmed:
@@ -325,8 +325,8 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
     ``"compiling"`` progress reports (``solver``, ``cold``: kernels to compile rather than load, ``seconds`` so
     far, ``estimate_s``, ``kernels`` compiled and ``kernels_total`` expected; one a second); its clock is not
     started here.  Without a progress callback to tell, a cold compile is announced once per solver as a
-    ``logging`` warning of ``treeexplorer.warm`` (shown on stderr when logging is not set up, as in a notebook).
-    A solver that fails on the toy table is marked warm anyway (its real run reports the problem).
+    ``logging`` warning of ``treeexplorer.warm`` (shown on stderr when logging is not set up, as in a notebook),
+    unless ``announce`` is false (the app's background warm-up, which says it in the page).  A solver that fails on the toy table is marked warm anyway (its real run reports the problem).
     """
     name = solver if isinstance(solver, str) else solver.name
     if isinstance(solver, str) and name not in _OWN_TOYS:
@@ -335,7 +335,7 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
         return 0.0
     t0 = time.perf_counter()
     jobs = _cold_jobs(name)
-    if jobs and (control is None or control.progress is None) and name not in _said:
+    if announce and jobs and (control is None or control.progress is None) and name not in _said:
         _said.add(name)
         logger.warning("%s", compile_notice(name))
     # Reports start before the compile and the lock: a run waiting for another thread's compile (the app's
@@ -347,7 +347,7 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None) -> flo
             if _exiting.is_set():  # the interpreter is ending: nothing to load for
                 return 0.0
         for other in _ALSO.get(name, ()):
-            ensure_warm(other)
+            ensure_warm(other, announce=announce)
         with _lock(name):
             if name in _done:
                 return 0.0
