@@ -197,6 +197,7 @@ def test_stopped_exact_run_claims_only_its_lower_bound(iris_cart):
 
 def test_explorer_draws_the_reference_and_the_gap_text():
     pytest.importorskip("panel")
+    from treeexplorer.textsafe import md
     from treeexplorer.ui import Explorer
 
     e = Explorer(solver="cart")  # runs CART (depth 5) at start: the exact front is computed at depth 3
@@ -219,7 +220,7 @@ def test_explorer_draws_the_reference_and_the_gap_text():
             assert hover[(run.id, t.id)] == gap_text(t, c.exact.record())
         _, entry = c.selection()
         words = gap_text(entry, c.exact.record())
-        assert words in e.tree_title.object
+        assert md(words) in e.tree_title.object  # the title is Markdown: its text escaped
         assert words in e.metrics_pane.object["value"].tolist()
         # CART's deeper trees (depth 4-5): more than depth 3 covers, so the offer is the depth-4 button
         assert c.exact.offer["depth"] == 4 and e.exact_btn.visible

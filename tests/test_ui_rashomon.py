@@ -11,6 +11,7 @@ import treeexplorer as tx
 from treeexplorer.api import prepare
 from treeexplorer.data import frame_from_arrays
 from treeexplorer.rashomon import rashomon_prepared, tree_columns
+from treeexplorer.textsafe import md
 from treeexplorer.ui import rashomonview
 from treeexplorer.ui.comparediagram import tree_differences
 from treeexplorer.ui.controller import Run, RunSettings
@@ -56,7 +57,8 @@ def test_session_lists_the_set_of_the_point_and_filters_without_solving():
     shown = session.front[view.pick.value]
     assert shown.id not in same or len(same) == len(session.front)
     assert view.compare.box.visible and view.compare.differences == tree_differences(point.tree, shown.tree)
-    assert view.compare_note.object.startswith(f"Alternative #{shown.id}: ")
+    note = session.difference_text(shown)
+    assert note.startswith(f"Alternative #{shown.id}: ") and view.compare_note.object == md(note)  # data names escaped
     top = session.shares()[0]["feature"]
     before = session.version
     session.exclude = [top]

@@ -271,11 +271,11 @@ class RashomonSession(param.Parameterized):
         if entry.id in self.same_as_point():
             return f"Alternative #{entry.id} is the selected tree itself."
         cost = (
-            "as many training errors"
+            "as many training errors as"
             if gap == 0
-            else f"{plural(abs(gap), 'training error')} {'more' if gap > 0 else 'fewer'}"
+            else f"{plural(abs(gap), 'training error')} {'more' if gap > 0 else 'fewer'} than"
         )
-        parts = [f"Alternative #{entry.id}: {cost} than the selected tree"]
+        parts = [f"Alternative #{entry.id}: {cost} the selected tree"]
         if theirs - mine:
             parts.append("tests " + ", ".join(names[j] for j in sorted(theirs - mine)))
         if mine - theirs:
