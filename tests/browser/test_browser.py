@@ -296,7 +296,7 @@ def test_runs_belong_to_their_dataset_target_and_split(app):
 
 def test_a_target_with_many_classes_asks_for_confirmation(app):
     select(app, "Target column", "petal_width")
-    app.wait_for_selector("text=/petal_width.*22/", timeout=30_000)
+    app.wait_for_selector("text=/target column .petal_width. has 22/", timeout=30_000)  # the message, not an option
     keep = app.get_by_role("button", name="Keep the previous table")
     keep.click()
     app.wait_for_selector("text=/target column 'petal_width' has 22/", state="hidden", timeout=30_000)
