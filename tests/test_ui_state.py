@@ -167,7 +167,7 @@ def test_columns_control_leaves_ids_out_and_brings_them_back():
         labels = {v: k for k, v in data.columns_w.options.items()}
         assert "survived" not in labels and labels["PassengerId"].endswith("ID-like")
         assert "whole number, 120 distinct" in labels["PassengerId"]
-        assert "`Unnamed: 0`" in data.columns_note.object and "`PassengerId`" in data.columns_note.object
+        assert "'Unnamed: 0'" in data.columns_note.object and "'PassengerId'" in data.columns_note.object
         first = c.runs[-1]
         data.columns_w.value = [*data.columns_w.value, "PassengerId"]  # brought back
         assert "PassengerId" in c.dataset.schema.feature_names and c.features_chosen is not None

@@ -25,7 +25,7 @@ from treeexplorer.front import Front, FrontTree
 from treeexplorer.jobs import Job
 from treeexplorer.rashomon import feature_shares, filter_set, rashomon_prepared, tree_columns
 from treeexplorer.render.bokehview import DIFF_COLOR
-from treeexplorer.textsafe import md
+from treeexplorer.textsafe import html_text, md
 from treeexplorer.ui.comparediagram import CompareDiagram, tree_differences
 from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT
 from treeexplorer.ui.jobs import app_job, limit_error
@@ -448,6 +448,8 @@ class RashomonView(pn.viewable.Viewer):
         self._refresh_status()
         self.filter_note.object = html.escape(s.filter_text())
         cols = s.columns()
+        # Choices.js draws MultiChoice labels as HTML: column names from the data are escaped to stay text
+        cols = {html_text(name): name for name in cols}
         self.exclude.options = cols
         self.require.options = cols
         table = s.table(SHOWN_ROWS)

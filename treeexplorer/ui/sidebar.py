@@ -8,7 +8,7 @@ import panel as pn
 
 from treeexplorer.discretize import takes_n_bins
 from treeexplorer.objective import CLASS_WEIGHT_MODES
-from treeexplorer.textsafe import md
+from treeexplorer.textsafe import html_text, md
 from treeexplorer.ui import warm
 from treeexplorer.ui.admission import mib
 from treeexplorer.ui.controller import MAX_UPLOAD_BYTES, RunSettings, solver_spec
@@ -194,14 +194,15 @@ class DataInputs(SessionViewer):
         options = {}
         for i in info:
             what = f"{i['kind']}, {i['distinct']:,} distinct" + (", ID-like" if i["identifier"] else "")
-            options[f"{i['name']} · {what}"] = i["name"]
+            # Bokeh's MultiChoice (Choices.js) draws its labels as HTML: a column's name is escaped to stay text
+            options[html_text(f"{i['name']} · {what}")] = i["name"]
         used = list(ds.schema.feature_names) if ds is not None else []
         with self.ctx.setting():
             self.columns_w.options = options
             self.columns_w.value = [u for u in used if u in options.values()]
         ids = [i for i in info if i["identifier"] and i["name"] not in used]
         if ids and c.features_chosen is None:
-            names = ", ".join(f"`{i['name']}` ({i['identifier']})" for i in ids)
+            names = ", ".join(f"'{md(i['name'])}' ({md(i['identifier'])})" for i in ids)  # names from the data
             self.columns_note.object = f"Left out as row IDs: {names}. Add one back in Columns to use it."
         else:
             self.columns_note.object = ""
