@@ -15,6 +15,7 @@ from pathlib import Path
 
 from treeexplorer.claims import optimality_text, plural
 from treeexplorer.schema import format_number
+from treeexplorer.textsafe import visible
 from treeexplorer.tree import Tree, class_text
 
 __all__ = [
@@ -191,12 +192,14 @@ def _percent(p: float) -> str:
 
 
 def _node_lines(tree: Tree, k: int, n: int, purity: float, hidden: int = 0) -> list[tuple[str, bool]]:
-    label = tree.leaf_label(k)
+    """A node box's lines (text, bold); names from the data with their newlines written ``\\n`` (one line each)."""
+    label = visible(tree.leaf_label(k))
     if tree.is_leaf(k):
         return [(label, True), (f"n={n} · {_percent(purity)}", False)]
+    test = visible(tree.node_text(k))
     if hidden:
-        return [(f"⊞ {tree.node_text(k)}", True), (f"n={n} · {label} {_percent(purity)} · +{hidden} splits", False)]
-    return [(tree.node_text(k), True), (f"n={n} · {label} {_percent(purity)}", False)]
+        return [(f"⊞ {test}", True), (f"n={n} · {label} {_percent(purity)} · +{hidden} splits", False)]
+    return [(test, True), (f"n={n} · {label} {_percent(purity)}", False)]
 
 
 def hidden_splits(tree: Tree, k: int) -> int:
