@@ -147,6 +147,20 @@ def test_in_process_cluster_equals_serial_and_cancel_stops_every_task(slowcart):
         wait_until(lambda: not any(client.processing().values()), what="the cluster to drop every task")
 
 
+@pytest.mark.parametrize(
+    "objective, head, title",
+    [
+        (["--class-weight", "balanced"], "cv_bacc", "best mean held-out balanced accuracy"),
+        (["--costs", "L:R=3"], "cv_neg_cost", "best mean held-out cost per unit of weight, negated"),
+    ],
+)
+def test_cli_names_the_score_a_weighted_sweep_is_judged_by(capsys, objective, head, title):
+    args = ["sweep", "balance-scale", "--solver", "cart", "--max-depth", "1", "2", "--cv", "2", "--scheduler", "serial"]
+    assert main([*args, *objective]) == 0
+    printed = capsys.readouterr().out
+    assert title in printed and head in printed and "cv_acc" not in printed
+
+
 def test_cli_writes_three_formats_and_rejects_bad_grids(tmp_path, capsys):
     args = ["sweep", "iris", "--solver", "cart", "--max-depth", "1", "2", "--cv", "3", "--scheduler", "serial"]
     for ext in ("csv", "json", "parquet"):

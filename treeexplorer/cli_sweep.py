@@ -94,9 +94,15 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _show(df, by: str, params: list[str]) -> str:
+# The table's names of what cv_mean and train_mean average, by the score the sweep's objective is judged by
+# (treeexplorer.metrics.SCORE_METRICS; the cost is averaged negated, larger is better: scikit-learn's neg_ names).
+_SCORE_HEADS = {"accuracy": "acc", "balanced_accuracy": "bacc", "cost": "neg_cost"}
+
+
+def _show(df, by: str, params: list[str], score: str = "accuracy") -> str:
     cols = ["setting", "solver", "discretizer", "n_bins", *params, by, "cv_mean", "cv_std", "train_mean", "tree_id"]
-    heads = [c.replace("cv_mean", "cv_acc").replace("train_mean", "train_acc") for c in cols]
+    head = _SCORE_HEADS[score]
+    heads = [c.replace("cv_mean", f"cv_{head}").replace("train_mean", f"train_{head}") for c in cols]
     rows = [[_fmt(r[c]) for c in cols] for _, r in df.iterrows()]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(heads, widths))]
@@ -106,8 +112,12 @@ def _show(df, by: str, params: list[str]) -> str:
 
 def run_sweep(a) -> int:
     """Run ``treeexplorer sweep`` from parsed arguments; returns the exit code."""
+    from treeexplorer.metrics import SCORE_METRICS
+    from treeexplorer.objective import Objective
     from treeexplorer.sweep import SERIAL, sweep
 
+    objective = objective_options(a)
+    score = Objective.build(objective.get("class_weight"), objective.get("costs")).score(objective.get("sample_weight"))
     if a.out and not a.out.lower().endswith((".parquet", ".csv", ".json")):
         raise ValueError(f"--out {a.out}: the sweep table is written as .parquet, .csv or .json")
     res = sweep(
@@ -125,7 +135,7 @@ def run_sweep(a) -> int:
         categorical=a.categorical,
         features=a.features,
         exclude=a.exclude,
-        **objective_options(a),
+        **objective,
     )
     t = res.table
     n_tasks = len(res.task_times)
@@ -143,17 +153,17 @@ def run_sweep(a) -> int:
         print(f"failed: setting {r['setting']} ({r['solver']}, {r['discretizer']}): {r['error']}")
     params = sorted({k for s in res.settings for k in s["params"]})
     for rule, title in (
-        ("best", "best mean held-out accuracy"),
+        ("best", f"best mean held-out {SCORE_METRICS[score][0]}{' per unit of weight, negated' if score == 'cost' else ''}"),
         ("1se", "1-SE rule: the simplest tree within one standard error of the best"),
     ):
         choice = res.choice(rule)
         if not choice.empty:
             print(f"\n{title}:")
-            print(_show(choice, a.by, params))
+            print(_show(choice, a.by, params, score))
     best = res.best("1se")
     if not best.empty:
         print(f"\nper setting, at its own 1-SE level (top {min(a.top, len(best))} of {len(best)}):")
-        print(_show(best.head(a.top), a.by, params))
+        print(_show(best.head(a.top), a.by, params, score))
     if a.out:
         res.save(a.out)
         print(f"\nsweep table written to {a.out}")
