@@ -146,3 +146,24 @@ def test_front_json_round_trip_predicts_identically(toy_solver, tmp_path):
     text = rules_text(front[1].tree, front, front[1])
     assert text.startswith("# dataset: iris") and "solver: toy" in text
     assert front_csv(front).count("\n") == 1 + 3  # column names first, then 3 trees
+
+
+def test_a_cost_front_keeps_the_cheapest_trees_not_the_most_accurate():
+    """``drop_dominated`` judges trees by the score the run optimised: the cost is minimised, so a tree with
+    fewer errors but a larger cost is dominated by a simpler cheaper one."""
+    from treeexplorer.front import Front, FrontTree, non_dominated_mask
+    from treeexplorer.tree import Tree
+
+    def entry(i, splits, accuracy, cost):
+        m = {"splits": splits, "leaves": splits + 1, "depth": splits, "avg_tests": float(splits)}
+        m |= {"train_accuracy": accuracy, "train_cost": cost, "train_balanced_accuracy": accuracy}
+        return FrontTree(i, Tree.__new__(Tree), False, m)
+
+    trees = [entry(0, 1, 0.70, 5.0), entry(1, 2, 0.80, 9.0), entry(2, 2, 0.75, 4.0)]
+    assert non_dominated_mask(trees).tolist() == [True, True, False]  # by accuracy
+    assert non_dominated_mask(trees, "train_cost", larger_is_better=False).tolist() == [True, False, True]
+    front = Front.__new__(Front)
+    front.trees, front.dominated, front.weights = list(trees), [], {"score": "cost"}
+    front.drop_dominated()
+    assert [t.metrics["train_cost"] for t in front.trees] == [5.0, 4.0]
+    assert [t.metrics["train_cost"] for t in front.dominated] == [9.0]

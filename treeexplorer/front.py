@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treeexplorer.claims import STOPPED, make_search_space, optimality_text  # noqa: F401  (re-exported: their old home)
-from treeexplorer.metrics import COMPLEXITY_MEASURES, LEAD_COLUMNS, METRIC_KEYS, PER_CLASS_METRICS
+from treeexplorer.metrics import (
+    COMPLEXITY_MEASURES,
+    LEAD_COLUMNS,
+    METRIC_KEYS,
+    PER_CLASS_METRICS,
+    SCORE_METRICS,
+    score_key,
+)
 from treeexplorer.schema import Schema
 from treeexplorer.tree import Tree
 
@@ -149,19 +156,21 @@ def pareto_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return keep
 
 
-def non_dominated_mask(trees: list[FrontTree], y: str = "train_accuracy") -> np.ndarray:
-    """Which ``trees`` are on the Pareto front of ``y`` (maximised) along at least one complexity measure.
+def non_dominated_mask(trees: list[FrontTree], y: str = "train_accuracy", larger_is_better: bool = True) -> np.ndarray:
+    """Which ``trees`` are on the Pareto front of ``y`` (maximised, or minimised when not ``larger_is_better``:
+    a cost) along at least one complexity measure.
 
-    A tree is kept when no other tree is as simple and at least as accurate (better in one) for some
+    A tree is kept when no other tree is as simple and at least as good (better in one) for some
     measure of :data:`COMPLEXITY_MEASURES`, so whichever axis the front is drawn along shows its whole front.
     Ties keep the first tree once (:func:`pareto_mask`).
     """
     keep = np.zeros(len(trees), dtype=bool)
     if not trees:
         return keep
-    acc = [t.metrics[y] for t in trees]
+    sign = 1.0 if larger_is_better else -1.0
+    score = [sign * t.metrics[y] for t in trees]
     for x in COMPLEXITY_MEASURES:
-        keep |= pareto_mask([t.metrics[x] for t in trees], acc)
+        keep |= pareto_mask([t.metrics[x] for t in trees], score)
     return keep
 
 
@@ -230,9 +239,11 @@ class Front:
         return self.weights.get("score", "accuracy")
 
     def drop_dominated(self) -> Front:
-        """Move the trees off every complexity measure's front (:func:`non_dominated_mask`, on train
-        accuracy) to :attr:`dominated`; ids are renumbered, the kept trees first.  Returns ``self``."""
-        keep = non_dominated_mask(self.trees)
+        """Move the trees off every complexity measure's front (:func:`non_dominated_mask`, on the training
+        score the run optimised, :attr:`score`) to :attr:`dominated`; ids are renumbered, the kept trees first.
+        Returns ``self``."""
+        larger = SCORE_METRICS[self.score][1]
+        keep = non_dominated_mask(self.trees, score_key(self.score), larger)
         if keep.all():
             return self
         self.dominated = self.dominated + [t for t, k in zip(self.trees, keep) if not k]
