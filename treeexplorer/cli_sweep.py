@@ -152,8 +152,9 @@ def run_sweep(a) -> int:
     for _, r in failed.iterrows():
         print(f"failed: setting {r['setting']} ({r['solver']}, {r['discretizer']}): {r['error']}")
     params = sorted({k for s in res.settings for k in s["params"]})
+    judged = SCORE_METRICS[score][0] + (" per unit of weight, negated" if score == "cost" else "")
     for rule, title in (
-        ("best", f"best mean held-out {SCORE_METRICS[score][0]}{' per unit of weight, negated' if score == 'cost' else ''}"),
+        ("best", f"best mean held-out {judged}"),
         ("1se", "1-SE rule: the simplest tree within one standard error of the best"),
     ):
         choice = res.choice(rule)

@@ -326,7 +326,8 @@ def ensure_warm(solver: str | SolverSpec, control: Control | None = None, announ
     far, ``estimate_s``, ``kernels`` compiled and ``kernels_total`` expected; one a second); its clock is not
     started here.  Without a progress callback to tell, a cold compile is announced once per solver as a
     ``logging`` warning of ``treeexplorer.warm`` (shown on stderr when logging is not set up, as in a notebook),
-    unless ``announce`` is false (the app's background warm-up, which says it in the page).  A solver that fails on the toy table is marked warm anyway (its real run reports the problem).
+    unless ``announce`` is false (the app's background warm-up, which says it in the page).  A solver that
+    fails on the toy table is marked warm anyway (its real run reports the problem).
     """
     name = solver if isinstance(solver, str) else solver.name
     if isinstance(solver, str) and name not in _OWN_TOYS:
