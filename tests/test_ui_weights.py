@@ -14,6 +14,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "browser"))
 import fakes  # noqa: E402,F401  (registers uigreedy / uislow / uifail)
 
+from treeexplorer.ui.axes import EDGE_MARKER  # noqa: E402
+
 
 def imbalanced_csv(n=600, seed=0) -> bytes:
     rng = np.random.default_rng(seed)
@@ -73,6 +75,21 @@ def test_balanced_weights_in_the_app(explorer):
     data.class_weights_w.value = "sick=19"
     run = explorer.run_now(wait=True)
     assert run.front.weights["class_weight"] == {"sick": 19.0, "well": 1.0}
+    # not balanced: the run optimised the cost, and the axis shows it (per unit of weight, 0 at the top)
+    explorer.front.redraw()
+    fig = explorer.pareto.figure
+    assert explorer.front.y_w.value == "cost" and fig.yaxis.axis_label.startswith("Cost per unit of weight")
+    top = explorer.pareto._cost_top
+    assert top == 1.0 and fig.yaxis[0].formatter.args == {"top": top}  # ticks read top - y: the cost
+    pts = explorer.pareto.points.data
+    mine = [i for i, r in enumerate(pts["run_id"]) if r == run.id]
+    total = run.front.weights["train_weight"]
+    drawn = [i for i in mine if pts["marker"][i] != EDGE_MARKER]  # not moved to the frame's bottom edge
+    assert drawn and all(pts["y"][i] == pytest.approx(top - pts["train_cost"][i] / total) for i in drawn)
+    best = min(drawn, key=lambda i: pts["train_cost"][i])
+    assert pts["y"][best] == max(pts["y"][i] for i in drawn)  # the cheapest tree is drawn highest
+    explorer.front.y_w.value = "accuracy"
+    assert fig.yaxis[0].formatter is not None and not hasattr(fig.yaxis[0].formatter, "code")
 
 
 def test_weight_column_and_settings_remembered_per_table(explorer):

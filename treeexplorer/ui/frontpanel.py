@@ -21,6 +21,9 @@ AXIS_HELP = (
     "goes through on average (the training rows' mean path length), DPDT's trade-off measure."
 )
 
+# The vertical axis that shows each score a run can optimise (treeexplorer.metrics.SCORE_METRICS)
+_SCORE_AXES = {"accuracy": "accuracy", "balanced_accuracy": "balanced", "cost": "cost"}
+
 
 class FrontPanel(SessionViewer):
     """The "Pareto front" card: complexity axis, held-out points, the plot, the exact front and the runs.
@@ -38,7 +41,12 @@ class FrontPanel(SessionViewer):
         self.show_test_w = pn.widgets.Checkbox(label="held-out points", value=True, align="center", width=130)
         # the y axis: accuracy framed around the trees with a split (one click for 0-1), or errors above the best
         self.y_w = pn.widgets.RadioButtonGroup(
-            options={"Accuracy": "accuracy", "Balanced accuracy": "balanced", "Errors above the best": "excess"},
+            options={
+                "Accuracy": "accuracy",
+                "Balanced accuracy": "balanced",
+                "Cost": "cost",
+                "Errors above the best": "excess",
+            },
             value="accuracy",
             description="Errors above the best: each tree's training errors minus the fewest of any shown tree of "
             "its kind (binary or multiway) with at most its splits",
@@ -179,13 +187,13 @@ class FrontPanel(SessionViewer):
         self.redraw()
 
     def _default_y(self, runs) -> None:
-        """The vertical axis shows what a new run optimised (balanced accuracy for class-weighted runs), unless
-        the user picked the axis."""
+        """The vertical axis shows what a new run optimised (balanced accuracy for balanced class weights, the
+        cost for other weights and costs), unless the user picked the axis."""
         new = [r for r in runs if r.id not in self._y_runs]
         self._y_runs |= {r.id for r in new}
         if self._y_chosen or not new:
             return
-        want = "balanced" if new[-1].front.score != "accuracy" else "accuracy"
+        want = _SCORE_AXES[new[-1].front.score]
         if self.y_w.value != "excess" and self.y_w.value != want:
             self._setting_y = True
             try:
@@ -198,11 +206,12 @@ class FrontPanel(SessionViewer):
         below = self.pareto.below
         if not below:
             return ""
-        accs = sorted({round(a, 3) for _, _, a in below})
+        word, value = self.pareto.axis_value
+        accs = sorted({round(value(a), 3) for _, _, a in below})
         acc = ", ".join(f"{a:.3f}" for a in accs[:3]) + (" ..." if len(accs) > 3 else "")
         n = len(below)
         return (
-            f"<span style='font-size:0.85em;opacity:0.8'>▼ {n} tree{'s' * (n > 1)} below the frame (accuracy {acc}), "
+            f"<span style='font-size:0.85em;opacity:0.8'>▼ {n} tree{'s' * (n > 1)} below the frame ({word} {acc}), "
             f"drawn on its bottom edge; tick <b>whole accuracy range</b> to see them in place</span>"
         )
 

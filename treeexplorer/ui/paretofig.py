@@ -15,7 +15,17 @@ import math
 from collections.abc import Callable
 
 from bokeh import events
-from bokeh.models import ColumnDataSource, CustomJS, DataRange1d, Label, Node, Range1d, Tooltip
+from bokeh.models import (
+    BasicTickFormatter,
+    ColumnDataSource,
+    CustomJS,
+    CustomJSTickFormatter,
+    DataRange1d,
+    Label,
+    Node,
+    Range1d,
+    Tooltip,
+)
 from bokeh.plotting import figure
 
 from treeexplorer.metrics import COMPLEXITY_MEASURES
@@ -79,18 +89,26 @@ CLOUD_COLOR = "#7f7f7f"  # mid grey, no run's colour: secondary on the light and
 Y_LABELS = {
     "accuracy": "Accuracy",
     "balanced": "Balanced accuracy",
+    "cost": "Cost per unit of weight (lower is better: 0 at the top)",
     "excess": "Training errors above the best shown tree",
 }
 # The y modes drawn from other columns than the accuracies: (train column, held-out column) of points_frame
-Y_COLUMNS = {"balanced": ("train_bacc", "test_bacc")}
+Y_COLUMNS = {"balanced": ("train_bacc", "test_bacc"), "cost": ("train_cost_rate", "test_cost_rate")}
+# The y modes drawn from the trees alone: no CV means, exact front or Rashomon cloud (those are accuracies)
+TREES_ONLY = ("excess", "cost")
+# The cost axis is drawn upside down (``top - cost``: larger is better, as the plot's frames and steps assume);
+# its ticks say the cost itself
+_COST_TICKS = "return Number((top - tick).toPrecision(6)).toString();"
 
 
-def _as_accuracy(df, mode: str):
-    """``df`` with the score of ``mode`` (balanced accuracy) in the accuracy columns the plot draws, frames and
-    steps (the hovers keep their own columns)."""
+def _as_accuracy(df, mode: str, top: float = 1.0):
+    """``df`` with the score of ``mode`` (balanced accuracy; ``top`` minus the cost per unit of weight) in the
+    accuracy columns the plot draws, frames and steps (the hovers keep their own columns)."""
     if mode not in Y_COLUMNS or not len(df):
         return df
     train, test = Y_COLUMNS[mode]
+    if mode == "cost":
+        return df.assign(train_accuracy=top - df[train], test_accuracy=top - df[test])
     return df.assign(train_accuracy=df[train], test_accuracy=df[test])
 
 
@@ -150,6 +168,9 @@ class ParetoFigure:
         # errors' 0-6 on the accuracy axis after a switch back (and the reset tool returned to it)
         self._auto_y, self._framed_y = fig.y_range, Range1d(0, 1)
         self._auto_excess = DataRange1d(range_padding=0.08)
+        self._ticks = fig.yaxis[0].formatter if isinstance(fig.yaxis[0].formatter, BasicTickFormatter) else None
+        self._cost_ticks = CustomJSTickFormatter(args={"top": 1.0}, code=_COST_TICKS)
+        self._cost_top = 1.0
         fig.toolbar.logo = None  # room for the tools
         fig.xgrid.grid_line_alpha = fig.ygrid.grid_line_alpha = 0.5
         fill, line = CLOUD_ALPHA
@@ -347,6 +368,7 @@ class ParetoFigure:
         self.y_mode = y if y is not None else self.y_mode
         self.whole = whole if whole is not None else self.whole
         excess = self.y_mode == "excess"
+        trees_only = self.y_mode in TREES_ONLY
         show_test = show_test and not excess  # held-out errors are not on the training errors' scale
         live = {run.id for run in runs}
         gone = [line for rid, line in self._lines.items() if rid not in live]
@@ -358,14 +380,17 @@ class ParetoFigure:
         shown = [r for r in runs if r.id not in hidden]
         shown_df = points_frame(shown, dominated)
         self.frame = shown_df
-        df = _as_accuracy(shown_df, self.y_mode)  # the y values: accuracy, or balanced accuracy
-        cvf = cv_frame(shown, x) if not excess else cv_frame([], x)
+        everything = points_frame(runs)
+        # one top for every run drawn: the cost axis' 0 is the top of the plot, the dearest unit cost the bottom
+        self._cost_top = float(everything.cost_top.max()) if len(everything) else 1.0
+        df = _as_accuracy(shown_df, self.y_mode, self._cost_top)  # the y values: accuracy, balanced, top - cost
+        cvf = cv_frame(shown, x) if not trees_only else cv_frame([], x)
         window = None
         if not excess and not self.whole:
             extra = cvf[cvf.level >= 1].cv_mean.tolist() if x != "leaves" else cvf[cvf.level >= 2].cv_mean.tolist()
             ref = reference if reference is not None and x in ("splits", "leaves") else None
             extra += [a for k, a in zip(ref["splits"], ref["accuracy"]) if k >= 1] if ref else []
-            extra += self._cloud_accuracies(show_test)
+            extra += self._cloud_accuracies(show_test) if not trees_only else []
             window = accuracy_window(df if show_test else df.drop(columns="test_accuracy"), extra)
         self.window = window
         if len(df):
@@ -406,7 +431,7 @@ class ParetoFigure:
         finally:
             self._muted = False
         items = []
-        everything = _as_accuracy(points_frame(runs), self.y_mode)
+        everything = _as_accuracy(everything, self.y_mode, self._cost_top)
         if excess and len(everything):
             everything["excess"] = errors_above_best(everything, x)
         for run, line in zip(runs, lines):
@@ -418,16 +443,25 @@ class ParetoFigure:
                 "y": (ys if excess else clip_below(stair["train_accuracy"].tolist(), window)[0]) if len(sub) else [],
             }
             items.append({"key": run.id, "label": run.label, "color": run.color, "marker": run_marker(run.id)})
-        cv = self.cv.update([] if excess else shown, x)
+        cv = self.cv.update([] if trees_only else shown, x)
         if self.cv._made and self._hover.args["means_r"] is None:  # the CV renderers exist from the first CV run
             for js in (self._hover, self._pick):
                 js.args = {**js.args, "means_r": self.cv._means, "marks_r": self.cv._marks}
         items += [{"key": ("cv", k), "label": label} for k, (label, _) in enumerate(cv)]
-        self._draw_reference(None if excess else reference, x)
-        self._draw_cloud(x, show_test, excess, window, df)
+        self._draw_reference(None if trees_only else reference, x)
+        self._draw_cloud(x, show_test, excess, window, df, hidden=self.y_mode == "cost")
         self.entries = items
         self._set_axes(x, window, excess)
         self._changed()
+
+    @property
+    def axis_value(self):
+        """``(word, value)``: what the y axis shows in words and ``value(y)``, a drawn y in the axis' own units
+        (the cost axis is drawn upside down)."""
+        if self.y_mode == "cost":
+            top = self._cost_top
+            return "cost", lambda y: top - y
+        return ("balanced accuracy" if self.y_mode == "balanced" else "accuracy"), lambda y: y
 
     # -- the Rashomon set's cloud ----------------------------------------------------------------------
     def set_cloud(self, cloud, color: str = CLOUD_COLOR) -> None:
@@ -451,10 +485,10 @@ class ParetoFigure:
         values = {t.metrics[k] for t in self._cloud.trees if t.metrics["splits"] >= 1 for k in keys}
         return [v for v in values if v is not None]
 
-    def _draw_cloud(self, x: str, show_test: bool, excess: bool, window, df) -> None:
+    def _draw_cloud(self, x: str, show_test: bool, excess: bool, window, df, hidden: bool = False) -> None:
         cloud = self._cloud
         empty = {c: [] for c in CLOUD_COLUMNS}
-        if cloud is None or not cloud.trees:
+        if cloud is None or not cloud.trees or hidden:  # hidden: a y axis the set's places are not on
             self.cloud.data, self.cloud_tests.data, self.cloud_label = empty, dict(empty), ""
             return
         run = next((r for r in self._args[0] if r.id == cloud.run_id), None)
@@ -514,6 +548,11 @@ class ParetoFigure:
         # splits, leaves and depth are counts: never a tick at 0.5 (a run with one point has a tiny range)
         fig.xaxis.ticker.min_interval = 0 if x == "avg_tests" else 1
         fig.yaxis.ticker.min_interval = 1 if excess else 0
+        if self.y_mode == "cost":
+            self._cost_ticks.args = {"top": self._cost_top}
+        ticks = self._cost_ticks if self.y_mode == "cost" else self._ticks
+        if ticks is not None and fig.yaxis[0].formatter is not ticks:
+            fig.yaxis[0].formatter = ticks
         # a framed axis is a fixed Range1d (the reset tool returns to the frame); else Bokeh's automatic range
         if window is None:
             auto = self._auto_excess if excess else self._auto_y

@@ -80,6 +80,7 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
     dominated = dominated or {}
     rows = []
     for run in runs:
+        per = _per_unit(run.front.weights)
         for t in run.front:
             m = t.metrics
             rows.append(
@@ -99,6 +100,10 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
                     "train_bacc": _num(m.get("train_balanced_accuracy")),
                     "test_bacc": _num(m.get("test_balanced_accuracy")),
                     "train_cost": _num(m.get("train_cost")),
+                    # the cost per unit of weight (the plot's cost axis): 1 - accuracy on a plain run
+                    "train_cost_rate": per(m, "train"),
+                    "test_cost_rate": per(m, "test"),
+                    "cost_top": _cost_top(run.front.weights),
                     "objective": run.front.weights.get("objective", "misclassifications"),
                     "proven": claim_text(t, run.front, dominated.get((run.id, t.id))),
                     "info": _info_text(t.info),
@@ -106,8 +111,32 @@ def points_frame(runs, dominated: dict | None = None) -> pd.DataFrame:
                     "multiway": t.tree.has_multiway,  # errors above the best: compared within a kind
                 }
             )
-    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:], "optimal", "multiway"]
+    cols = ["run", "run_id", "tree", "color", *HOVER_COLS[2:], "optimal", "multiway", *COST_RATE_COLS]
     return pd.DataFrame(rows, columns=cols)
+
+
+# points_frame's cost axis columns: train and held-out cost per unit of weight, and the most a unit can cost
+COST_RATE_COLS = ["train_cost_rate", "test_cost_rate", "cost_top"]
+
+
+def _per_unit(weights: dict):
+    """``per(metrics, part)``: a tree's cost on the ``part`` rows divided by their total weight (NaN without
+    them); a plain run's cost is its errors and each row weighs 1, so that is ``1 - accuracy``."""
+
+    def per(m: dict, part: str) -> float:
+        cost, total = m.get(f"{part}_cost"), weights.get(f"{part}_weight")
+        if cost is not None and total:
+            return float(cost) / float(total)
+        acc = m.get(f"{part}_accuracy")
+        return float("nan") if acc is None or weights.get("costs") or weights.get("class_weight") else 1.0 - acc
+
+    return per
+
+
+def _cost_top(weights: dict) -> float:
+    """The most one unit of weight can cost: the cost matrix's largest entry (1 when there is none)."""
+    costs = weights.get("costs")
+    return float(max(max(row) for row in costs)) if costs else 1.0
 
 
 def _staircase(df: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
