@@ -111,7 +111,10 @@ class DiagnosticsView(pn.viewable.Viewer):
             if split in t:
                 m = t[split]
                 acc = m.trace() / max(m.sum(), 1)
-                parts.append(f"<b>{split}</b> ({int(m.sum())} rows, accuracy {acc:.4f})")
+                support = m.sum(axis=1)
+                present = support > 0  # balanced accuracy: the mean recall over the classes with rows here
+                bacc = (m.diagonal()[present] / support[present]).mean() if present.any() else float("nan")
+                parts.append(f"<b>{split}</b> ({int(m.sum())} rows, accuracy {acc:.4f}, balanced accuracy {bacc:.4f})")
                 parts.append(_matrix_html(m, t["names"]))
                 parts.append(_report_html(class_report(m, t["names"])))
         parts.append("<b>Features used</b> (importance from the training counts of the tree's nodes)")
