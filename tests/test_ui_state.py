@@ -206,3 +206,30 @@ def test_compare_pairs_trees_of_two_runs_of_the_same_data():
             c.compare_with(99, 0)
     finally:
         e.close()
+
+
+def test_a_target_waiting_for_confirmation_shows_only_its_question():
+    """mtcars' layout: choosing ``mpg`` (25 distinct numbers) asks first; meanwhile the page holds the question,
+    not the notes of the table still in use under its old target ('carb'), and they come back with the answer."""
+    from treeexplorer.ui import Explorer
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "Unnamed: 0": [f"car {i}" for i in range(32)],
+            "mpg": np.round(rng.uniform(10, 34, 32), 1),
+            "wt": np.round(rng.uniform(1.5, 5.5, 32), 3),
+            "carb": rng.integers(1, 5, 32),
+        }
+    )
+    e = Explorer(df, solver="uigreedy", run_default=False)
+    try:
+        c, data = e.controller, e.sidebar.data
+        assert c.target == "carb" and e.notice_w.visible and "'carb'" in e.notice_w.object
+        data.target_w.value = "mpg"
+        assert c.many_classes is not None and c.target == "carb" and e.error_w.visible
+        assert "'mpg'" in e.error_w.object and not e.notice_w.visible
+        data.keep_previous_table()
+        assert c.target == "carb" and data.target_w.value == "carb" and e.notice_w.visible
+    finally:
+        e.close()

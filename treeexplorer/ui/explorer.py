@@ -434,9 +434,11 @@ class Explorer(pn.viewable.Viewer):
         c = self.controller
         self.error_w.object = md_message(app_words(c.error))  # the controls to use, not the library's argument names
         self.error_w.visible = bool(c.error)
-        self.notice_w.object = md_message(app_words(c.notice))
-        self.notice_w.visible = bool(c.notice)
         asking = c.many_classes is not None
+        self.notice_w.object = md_message(app_words(c.notice))
+        # while a target waits for confirmation the notes are of the table still in use, under another target
+        # than the select shows: the question alone is on the page until it is answered
+        self.notice_w.visible = bool(c.notice) and not asking
         if asking:
             self.many_w.label = f"Use {c.many_classes['column']!r} anyway ({c.many_classes['n_classes']:,} classes)"
             self.many_w.width = 330
