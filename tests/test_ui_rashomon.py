@@ -92,9 +92,9 @@ def test_the_explorer_finds_the_alternatives_of_the_selected_tree_and_opens_one_
         s = e.alternatives.session
         assert len(s.front) == 30 and s.front.trees[0].info["errors"] == point.metrics["train_errors"]
         assert all(t.metrics["splits"] <= 2 for t in s.front.trees)
-        e.alternatives.open(5)  # the set joins the plot as a run and its tree number 5 is the selection
+        e.alternatives.open(5)  # its tree number 5 joins the plot pinned as a run of one point, selected
         sel = e.selected
-        assert sel.run_id != run.id and sel.entry.id == 5 and len(sel.front) == 30
+        assert sel.run_id != run.id and sel.entry is s.front[5] and len(sel.front) == 1
         assert e._alternatives_panel() is not None
     finally:
         e.close()
@@ -218,20 +218,22 @@ def test_the_cloud_draws_the_listed_trees_for_their_run_and_a_click_opens_only_a
         kept = s.trees()
         assert c.cloud.trees == tuple(kept) and sum(pareto.cloud.data["count"]) == len(kept) < 200
         gone = next(t for t in s.front.trees if t not in kept)
-        # a click opens the set's tree: the set joins the plot as a run once, the cloud stays (it is the set's)
+        # a click opens the set's tree pinned as a run of its own (one point), the cloud stays (it is the set's)
         n_runs = len(c.runs)
         rank = pareto.cloud.data["rank"][-1]
         pareto._on_cloud_pick("data", {}, {"stamp": [c.cloud.stamp], "rank": [rank], "at": [1]})
         sel = e.selected
-        assert sel.front is s.front and sel.entry.id == rank and len(c.runs) == n_runs + 1
-        assert c.cloud is not None
+        assert sel.entry is s.front[rank] and len(sel.front) == 1 and len(c.runs) == n_runs + 1
+        assert c.runs[-1].label.endswith(f" · #{rank}") and c.cloud is not None
         other = pareto.cloud.data["rank"][0]
         pareto._on_cloud_pick("data", {}, {"stamp": [c.cloud.stamp], "rank": [other], "at": [2]})
-        assert e.selected.entry.id == other and len(c.runs) == n_runs + 1  # the same run, not a new one
+        assert e.selected.entry.id == other and len(c.runs) == n_runs + 2 and c.cloud is not None  # a second pin
+        pareto._on_cloud_pick("data", {}, {"stamp": [c.cloud.stamp], "rank": [rank], "at": [3]})
+        assert e.selected.entry.id == rank and len(c.runs) == n_runs + 2  # the first pin again, not a new one
         # never another tree: a stale click, or a tree the filters left out of the cloud, opens nothing
         assert c.open_cloud_tree(rank, stamp=c.cloud.stamp - 1) is None
         assert c.open_cloud_tree(gone.id, stamp=c.cloud.stamp) is None
-        assert e.selected.entry.id == other
+        assert e.selected.entry.id == rank
         # the selection moves to another run: the cloud goes and the toggle is off
         c.select(run.id, point.id)
         assert c.cloud is not None  # the set's own run
@@ -287,7 +289,7 @@ def test_in_a_notebook_a_click_on_the_cloud_opens_the_sets_tree_through_the_same
 
         rank = pareto.cloud.data["rank"][-1]
         click(rank, c.cloud.stamp)
-        assert e.selected.front is s.front and e.selected.entry.id == rank
+        assert e.selected.entry is s.front[rank] and len(e.selected.front) == 1
         other = pareto.cloud.data["rank"][0]
         click(other, c.cloud.stamp - 1)  # a click made on an older cloud opens nothing
         assert e.selected.entry.id == rank

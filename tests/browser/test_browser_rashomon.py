@@ -173,11 +173,13 @@ def check_card(page):
         time.sleep(0.2)
     assert top not in page.evaluate(SHARES_JS)["feature"]
 
-    # open the shown alternative in the tree view: the set joins the plot as a run, its tree selected
+    # open the shown alternative in the tree view: that one tree is pinned as a run (one point), selected
     pick = card.locator(".bk-input-group:has(label:text-is('Alternative shown beside the selected tree')) select")
     rank = int(pick.evaluate("el => el.options[el.selectedIndex].textContent").split(":")[0].lstrip("#"))
     card.get_by_role("button", name="Open in tree view").click()
-    page.wait_for_selector("text=/#2 alternatives to tree \\d+: 60 trees/", timeout=30_000)
+    page.wait_for_selector(f"text=/#2 alternatives to tree \\d+ · #{rank}: 1 tree /", timeout=30_000)
     page.wait_for_selector(f"text=/tree {rank}: \\d+ splits?/", timeout=30_000)
+    page.wait_for_function(f"() => ({POINTS_JS})().some(p => p.run === 2)", timeout=30_000)
+    assert [p["tree"] for p in page.evaluate(POINTS_JS) if p["run"] == 2] == [rank]  # a single point
     assert not page.locator("text=/#2 murtree/").count()
     assert time.time() - t0 < 60

@@ -14,6 +14,7 @@ import pandas as pd
 import param
 
 from treeexplorer.api import Prepared, prepare, run_prepared
+from treeexplorer.claims import plural
 from treeexplorer.columns import column_summary
 from treeexplorer.compare import dominated_by, more_tests_rerun
 from treeexplorer.cv import CVFront
@@ -271,9 +272,9 @@ class Run:
         )
         claim = f"{proven} {self.front.optimality}" if proven else "none proven optimal"
         if self.cv is None:
-            return f"{n} trees ({claim}), {status} in {self.front.runtime_s:.2f} s"
+            return f"{plural(n, 'tree')} ({claim}), {status} in {self.front.runtime_s:.2f} s"
         # the run's time is its folds' and the refit's, not the refit's alone (which read "done in 0.00 s")
-        text = f"{n} trees ({claim}), {status} in {self.cv.runtime_s:.2f} s (folds and refit)"
+        text = f"{plural(n, 'tree')} ({claim}), {status} in {self.cv.runtime_s:.2f} s (folds and refit)"
         return f"{text}; {cv_summary(self.cv)}"
 
 
@@ -327,6 +328,7 @@ class Controller(param.Parameterized):
         self._test_id = ""
         self._prep: Prepared | None = None
         self._all_runs: list[Run] = []  # every run of the session, of every data set
+        self._pinned: dict[int, tuple] = {}  # run id -> (the set, rank) of an alternative pinned as its own run
         # what belongs to each table (selection, the Alternatives card's set, ...): saved and shown with it
         self.tables = TableStates()
         self.tables.register(
@@ -1014,28 +1016,33 @@ class Controller(param.Parameterized):
         self.cloud = None
 
     def _set_runs(self, run_id: int, front: Front) -> set[int]:
-        """The runs a set's cloud belongs to: the one it was computed for and the set opened as a run."""
-        return {run_id} | {r.id for r in self.runs if r.front is front}
+        """The runs a set's cloud belongs to: the one it was computed for and the set's trees pinned as runs."""
+        return {run_id} | {r.id for r in self.runs if r.id in self._pinned and self._pinned[r.id][0] is front}
 
-    def set_run(self, front: Front, label: str) -> Run | None:
-        """The set ``front`` as a run of the current data: the one already opened, else added."""
-        run = next((r for r in self.runs if r.front is front), None)
-        if run is None:
-            added = self.add_fronts([front], labels=[label])  # selects its best tree: the caller selects next
-            run = added[0] if added else None
-        return run
+    def _pinned_as(self, run_id: int, front: Front, rank: int) -> bool:
+        """Whether run ``run_id`` is tree ``rank`` of the set ``front`` pinned (the set by identity)."""
+        pin = self._pinned.get(run_id)
+        return pin is not None and pin[0] is front and pin[1] == rank
 
     def open_set_tree(self, front: Front, rank: int, label: str) -> tuple[int, int] | None:
-        """Select tree ``rank`` of the set ``front`` in the tree view: the set joins the plot as a run (once).
+        """Select tree ``rank`` of the set ``front`` in the tree view, pinned as a run of its own: one point on
+        the plot, named ``label · #rank`` in the run list (``alternatives to tree 4 · #12``), not the whole set
+        stacked at a few places.  The same tree opened again is the same run.
 
         Only a tree of ``front`` is ever opened (the cloud's click rule): ``None`` when it has no such tree.
         """
         entry = next((t for t in front.trees if t.id == int(rank)), None)
         if entry is None:
             return None
-        run = self.set_run(front, label)
+        run = next((r for r in self.runs if self._pinned_as(r.id, front, entry.id)), None)
         if run is None:
-            return None
+            one = replace(front, trees=[entry], dominated=[])
+            # known as the set's before it is added: selecting it (as adding does) keeps the set's cloud
+            self._pinned[self._next_id] = (front, entry.id)
+            added = self.add_fronts([one], labels=[f"{label} · #{entry.id}"])
+            if not added:
+                return None
+            run = added[0]
         self.select(run.id, entry.id)
         return run.id, entry.id
 
