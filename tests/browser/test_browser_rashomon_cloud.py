@@ -109,9 +109,9 @@ def check_cloud(page, tag: str) -> None:
     assert "train errors" in text and "columns tested" in text
     shot(page, f"rashomon-cloud-hover-{tag}", full_page=False)
     page.mouse.click(target["x"], target["y"])
-    page.wait_for_selector("text=/#2 alternatives to tree \\d+: 300 trees/", timeout=30_000)
+    page.wait_for_selector(f"text=/#2 alternatives to tree \\d+ · #{target['rank']}: 1 tree /", timeout=30_000)
     page.wait_for_selector(f"text=/tree {target['rank']}: \\d+ splits?/", timeout=30_000)
-    # the cloud stays (the selection is on the set's own run); Hide takes it away
+    # the cloud stays (the selection is on a tree of the set, pinned); Hide takes it away
     page.evaluate(PLOT_INTO_VIEW_JS)
     shot(page, f"rashomon-cloud-opened-{tag}", full_page=False)
     assert page.evaluate(CLOUD_JS)
