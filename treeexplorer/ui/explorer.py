@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import functools
+import logging
+import threading
 from typing import NamedTuple
 
 import panel as pn
@@ -20,7 +22,7 @@ from panel.theme.fast import Fast
 from treeexplorer.data import DataError
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.textsafe import md_message
-from treeexplorer.ui import handover, warm
+from treeexplorer.ui import handover, session_store, warm
 from treeexplorer.ui.controller import Controller, RunSettings, broken_solvers
 from treeexplorer.ui.defaults import DEFAULT_HELD_OUT, DEFAULT_TIME_LIMIT, HELD_OUT_RANGE
 from treeexplorer.ui.detail import TreeDetail
@@ -38,6 +40,9 @@ from treeexplorer.ui.viewkit import POLL_MS, Poller, ViewContext, batched, safe
 from treeexplorer.warm import compile_notice
 
 __all__ = ["Explorer", "Selection"]
+
+log = logging.getLogger(__name__)
+_keep_lock = threading.Lock()  # the sessions' writers to the server's disk (treeexplorer.ui.session_store)
 
 
 class Selection(NamedTuple):
@@ -178,6 +183,8 @@ class Explorer(pn.viewable.Viewer):
             params.setdefault("run_default", False)  # the fronts are the runs: nothing to solve at start
         super().__init__(**params)
         self._input = given
+        self._token = self._browser = None
+        self._keeping = self._keep_again = False  # a write of the session to the server's disk is under way
         self.controller = c = Controller(test_size=self.test_size)
         self.ctx = ViewContext(c)
         self._poller = Poller(self._apply_job_events, POLL_MS, self.ctx.periodic)
@@ -199,7 +206,9 @@ class Explorer(pn.viewable.Viewer):
         asked = handover.token_from_args(pn.state.session_args) if served else None
         self._browser = handover.browser_secret(self.ctx.doc.session_context.request) if served else None
         previous = handover.take(asked, self._browser)
-        self._token = asked if previous is not None else handover.new_token()  # never a token the client chose
+        # not in this server's memory (it was restarted): the copy it kept on disk, for this browser only
+        stored = session_store.load(asked, self._browser) if served and previous is None else None
+        self._token = asked if previous is not None or stored is not None else handover.new_token()  # never chosen
         if served:
             handover.register(self._token, self._browser, c)
         if previous is not None:
@@ -210,22 +219,27 @@ class Explorer(pn.viewable.Viewer):
                 self.sidebar.solver.show_settings(card)  # the reloaded tab keeps its solver card
             self._on_data()
             self._on_selected()
+        elif stored is not None and self._show_stored(stored):
+            pass
         else:
+            stored = None
             self._apply_settings(given)
             if self._load_input(given):
                 self._on_data()
         # a tab reloaded before its first front arrived (the theme switch reloads; that run was cancelled with
         # the old page) starts it again
         again = previous is not None and not c.all_runs and c.dataset is not None and not c.error
-        if (previous is None or again) and self.run_default and self.solver_w.options:
+        if (previous is None and stored is None or again) and self.run_default and self.solver_w.options:
             self.first_run()
         self._on_runs()
         broken = broken_solvers()
         if broken:
             note = "; ".join(f"solver {n} is unavailable ({why})" for n, why in broken.items())
             c.notice = f"{c.notice}; {note}" if c.notice else note
-        if asked is not None and previous is None:
+        if asked is not None and previous is None and stored is None:
             c.notice = f"{handover.FOREIGN_NOTE}; {c.notice}" if c.notice else handover.FOREIGN_NOTE
+        if served:  # kept on the server's disk after every run and selection (the link survives a restart)
+            c.param.watch(lambda *e: self._keep_on_disk(), ["runs", "selected"])
         self._on_messages()
         self.ctx.building = False
 
@@ -553,6 +567,44 @@ class Explorer(pn.viewable.Viewer):
         """
         return self.detail.exports.export(kind, run_id, tree_id)
 
+    # -- the tab's session kept on the server's disk (treeexplorer.ui.session_store) --------------------
+    def _show_stored(self, data) -> bool:
+        """Show the session this tab's link kept on the server's disk; False when it no longer opens."""
+        from treeexplorer.session_file import SessionError
+
+        try:
+            self.show_session(data, "this tab's session")
+        except SessionError as exc:
+            self.controller.error = ""
+            self.controller.notice = f"this link's kept session no longer opens ({exc}): a new one"
+            return False
+        self.controller.notice = "this tab's session, kept by the server: its runs and selection are back"
+        return True
+
+    def _keep_on_disk(self) -> None:
+        """Write the session to the server's disk in a thread (one at a time; a change meanwhile writes again)."""
+        if self._token is None or self._browser is None:
+            return
+        with _keep_lock:
+            if self._keeping:
+                self._keep_again = True
+                return
+            self._keeping, self._keep_again = True, False
+
+        def work():
+            while True:
+                try:
+                    session_store.save(self._token, self._browser, self.controller)
+                except Exception:  # never the tab's problem: its work goes on, only not kept on disk
+                    log.exception("keeping the session on disk failed")
+                with _keep_lock:
+                    if not self._keep_again:
+                        self._keeping = False
+                        return
+                    self._keep_again = False
+
+        threading.Thread(target=work, name="treeexplorer-keep-session", daemon=True).start()
+
     # -- sessions kept in a file ---------------------------------------------------------------------
     def save(self, path):
         """Write the current table's session (table or its digest, settings, columns, runs, selection) to
@@ -653,6 +705,7 @@ class Explorer(pn.viewable.Viewer):
             self.controller.card_settings = None
         if self._token is not None:
             handover.keep(self._token, self._browser, self.controller)
+            self._keep_on_disk()
         self.close()
         if running:  # one line in the server log: the job of a closed tab does not keep solving
             print(f"treeexplorer: session closed, cancelled its job {self.controller.job.label!r}", flush=True)
