@@ -12,18 +12,19 @@ The same MDP as the plain path (:mod:`solvers.dpdt`), with rows counted by their
 Rows of weight 0 take no part (as in the weighted CART): thresholds are midpoints between values of weighted
 rows, and they are counted in the trees' nodes afterwards.  The two dynamic programmes (the lower convex hull
 of (tests, cost) of every state, and the best tree for every split budget) are those of
-``_kernels/dpdt_hull.py`` and ``_kernels/dpdt_budget.py``, here on exact numbers: Python integers when every
-weight and cost is whole (:attr:`Weighting.integral`), else the exact rationals of the float64 leaf costs, so a
-tree's claimed cost is exact within the MDP.  Only ``cart``, ``hybrid`` and ``exhaustive`` take weights
-(``cart_leaves`` and ``topb`` rank tests on unweighted counts).  The MDP is built and solved in Python over
-numba CART fits (one per state): slower than the plain kernels, no threads, no greedy incumbent or anytime
-schedule (a stopped run returns the trees of the states expanded so far, the others being leaves).
+``_kernels/dpdt_hull.py`` and ``_kernels/dpdt_budget.py``, here on Python integers: whole weights and costs as
+they are, real ones in quanta of 2**-50 of the largest total (:class:`_Problem`), so every comparison is exact;
+a tree's reported cost is recomputed from its leaves with the given weights.  Only ``cart``, ``hybrid`` and
+``exhaustive`` take weights (``cart_leaves`` and ``topb`` rank tests on unweighted counts).  The MDP is built
+and solved in Python over numba CART fits (one per state): slower than the plain kernels, no threads, no
+greedy incumbent or anytime schedule (a stopped run returns the trees of the states expanded so far, the others
+being leaves).
 """
 
 from __future__ import annotations
 
+import math
 import time
-from fractions import Fraction
 
 import numpy as np
 
@@ -51,7 +52,14 @@ class _State:
 
 
 class _Problem:
-    """The weighted rows and the exact numbers the MDP counts in."""
+    """The weighted rows and the integers the MDP counts in.
+
+    ``cm[i, p]`` is row i's cost when predicted ``p`` and ``wq[i]`` its weight, in whole quanta: 1 when every
+    weight and cost is whole (:attr:`Weighting.integral`), else the power of two that puts the largest possible
+    total at 2**50 (as MurTree's weighted objective).  A quantity is then off by at most half a quantum per row
+    (about ``n * 2**-51`` of the total, float64 summation's own error) and every sum and comparison of the two
+    dynamic programmes is exact: a split that changes no prediction never wins by a rounding error.
+    """
 
     def __init__(self, X, y, n_classes, wt: Weighting):
         w = wt.row_weights(X.shape[0])
@@ -59,17 +67,26 @@ class _Problem:
         self.X, self.y, self.w = np.ascontiguousarray(X[keep]), np.ascontiguousarray(y[keep]), w[keep]
         self.C = wt.cost_matrix(n_classes)
         self.k = n_classes
-        self.num = int if wt.integral else Fraction  # exact: whole numbers, or the floats' own rationals
+        total = float(self.w.sum())
+        if not total > 0:
+            raise ValueError("dpdt: every sample weight is 0: give some rows a positive weight")
+        if total * float(self.C.max(initial=0.0)) >= 1e300:
+            raise ValueError("dpdt: weights times costs overflow float64: scale the weights or costs down")
+        worst = float(np.sum(self.w * self.C.max(axis=1)[self.y]))  # no tree costs more
+        self.q = 1.0 if wt.integral or worst == 0 else 2.0 ** (np.ceil(np.log2(worst)) - 50)
+        self.qt = 1.0 if wt.integral else 2.0 ** (np.ceil(np.log2(total)) - 50)
+        self.cm = np.rint(self.w[:, None] * self.C[self.y] / self.q).astype(np.int64)
+        self.wq = np.rint(self.w / self.qt).astype(np.int64)
 
     def mass(self, rows):
         return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
 
     def leaf(self, rows):
-        """The least weighted cost of ``rows`` (exact)."""
-        return self.num(leaf_prediction(self.mass(rows), self.C)[1])
+        """The least cost of ``rows`` in quanta (a Python int: exact)."""
+        return int(self.cm[rows].sum(axis=0).min())
 
     def state(self, rows, depth):
-        return _State(rows, depth, self.num(float(self.w[rows].sum())), self.leaf(rows))
+        return _State(rows, depth, int(self.wq[rows].sum()), self.leaf(rows))
 
     def tests(self, rows, gen, cart_depth, depth, d0, criterion, flag):
         """The tests ``(feature, threshold)`` proposed at a state (first occurrences, in the generator's order)."""
@@ -198,21 +215,23 @@ def _budgets(states, max_depth, k_max):
 
 
 def _tree(pb: _Problem, X, y, n_classes, root, expand):
-    """A root-to-leaves walk as a :class:`RawTree`: ``expand(choice)`` is None at a leaf, else ``(feature,
-    threshold, left choice, right choice)``; each choice carries its weighted rows first."""
-    feature, threshold, left, right, pred = [], [], [], [], []
+    """A root-to-leaves walk as a :class:`RawTree` and its training cost (float64, of the given weights):
+    ``expand(choice)`` is None at a leaf, else ``(feature, threshold, left choice, right choice)``; each choice
+    carries its weighted rows first.  Every node predicts its class of least cost (``leaf_prediction``)."""
+    feature, threshold, left, right, pred, leaf_costs = [], [], [], [], [], []
     stack = [(root, -1, False)]
     while stack:
         choice, parent, is_left = stack.pop()
         k = len(feature)
         if parent >= 0:
             (left if is_left else right)[parent] = k
-        p, _ = leaf_prediction(pb.mass(choice[0]), pb.C)
+        p, cost = leaf_prediction(pb.mass(choice[0]), pb.C)
         pred.append(p)
         left.append(-1)
         right.append(-1)
         step = expand(choice)
         if step is None:
+            leaf_costs.append(cost)
             feature.append(-1)
             threshold.append(0.0)
             continue
@@ -223,7 +242,8 @@ def _tree(pb: _Problem, X, y, n_classes, root, expand):
     arr = [np.array(a, dtype=np.int64) for a in (feature, left, right)]
     thr = np.array(threshold, dtype=np.float64)
     value = node_counts(arr[0], thr, arr[1], arr[2], X, y, n_classes)  # every row, weight 0 too
-    return RawTree(arr[0], thr, arr[1], arr[2], value, np.array(pred, dtype=np.int64))
+    tree = RawTree(arr[0], thr, arr[1], arr[2], value, np.array(pred, dtype=np.int64))
+    return tree, math.fsum(leaf_costs)
 
 
 def _split_rows(pb, rows, f, t):
@@ -236,9 +256,8 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
     """:func:`solvers.dpdt.dpdt` on the weighted objective (its checked arguments; ``gen`` and ``criterion`` are the
     kernels' codes).  Returns the front, or None when the MDP needs more than ``max_states`` states."""
     pb = _Problem(X, y, n_classes, wt)
-    total = pb.num(float(pb.w.sum()))
-    if total == 0:
-        raise ValueError("dpdt: every sample weight is 0: give some rows a positive weight")
+    total = int(pb.wq.sum())
+    ratio = pb.q / pb.qt  # an α in quanta of cost per quantum of tests, in cost per unit of tests
     t0 = time.perf_counter()
     control.watch("dpdt: building the MDP", ("depth", "states", "expanded_at_depth", "states_at_depth"))
     try:
@@ -265,25 +284,26 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
     root = hull[0]
     Ts, Es = [v[0] for v in root], [v[1] for v in root]
     ivals = hull_intervals(Ts, Es)
+    lo_r = [float(iv[1]) * ratio for iv in ivals]
+    hi_r = [np.inf if iv[2] is None else float(iv[2]) * ratio for iv in ivals]
     chosen = range(len(root))
     if alpha is not None:
-        chosen = [q for q in chosen if ivals[q][1] <= alpha <= (np.inf if ivals[q][2] is None else ivals[q][2])][:1]
+        chosen = [q for q in chosen if lo_r[q] <= alpha <= hi_r[q]][:1]
     elif n_alphas is not None:
         grid = np.linspace(0.0, 1.0, n_alphas) if n_alphas > 1 else np.zeros(1)
-        chosen = [q for q in chosen if np.any((grid >= ivals[q][1]) & (grid <= (ivals[q][2] or np.inf)))]
+        chosen = [q for q in chosen if np.any((grid >= lo_r[q]) & (grid <= hi_r[q]))]
     sols, by_point = [], {}
     for q in chosen:
-        tree = _tree(pb, X, y, n_classes, (states[0].rows, 0, q), hull_step)
-        lo, hi = ivals[q][1], ivals[q][2]
+        tree, cost = _tree(pb, X, y, n_classes, (states[0].rows, 0, q), hull_step)
         info = {
-            "alpha_lo": float(lo),
-            "alpha_hi": float("inf") if hi is None else float(hi),
-            "objective_at_alpha_lo": float((Es[q] + lo * Ts[q]) / total),
+            "alpha_lo": lo_r[q],
+            "alpha_hi": hi_r[q],
+            "objective_at_alpha_lo": (Es[q] * pb.q + lo_r[q] * Ts[q] * pb.qt) / (total * pb.qt),
             "on_hull": True,
             "on_splits_front": False,
             "kind": "hull",
         }
-        sols.append(_solution(tree, Es[q], Ts[q], total, optimal, run_status, info))
+        sols.append(_solution(tree, cost, Es[q], Ts[q], total, optimal, run_status, info))
         by_point[(Es[q], Ts[q], tree.n_splits)] = sols[-1]
     if splits_front and alpha is None and n_alphas is None:
         k_max = 2**max_depth - 1 if max_splits is None else min(max_splits, 2**max_depth - 1)
@@ -303,15 +323,15 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
         v0 = val[0]
         steps = [b for b in range(len(v0)) if b == 0 or v0[b][0] < v0[b - 1][0]]
         for j, b in enumerate(steps):
-            tree = _tree(pb, X, y, n_classes, (states[0].rows, 0, b), budget_step)
+            tree, cost = _tree(pb, X, y, n_classes, (states[0].rows, 0, b), budget_step)
             hi = steps[j + 1] - 1 if j + 1 < len(steps) else k_max
             key = (v0[b][0], v0[b][1], tree.n_splits)
             if key in by_point:  # a hull tree that is also a step
                 by_point[key].info.update(on_splits_front=True, kind="hull+budget", budget=b, budget_max=hi)
                 continue
             info = {"on_hull": False, "on_splits_front": True, "kind": "budget", "budget": b, "budget_max": hi}
-            sols.append(_solution(tree, v0[b][0], v0[b][1], total, optimal, run_status, info))
-    sols.sort(key=lambda sol: (sol.info["cost"], sol.info["expected_tests"]))
+            sols.append(_solution(tree, cost, v0[b][0], v0[b][1], total, optimal, run_status, info))
+    sols.sort(key=lambda sol: sol.info.pop("_exact"))  # the least cost first, then the fewest tests
     per_depth = np.bincount([st.depth for st in states]).tolist()
     stats = {
         "states": len(states),
@@ -327,14 +347,16 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
     return RawFront(sols, "cost", run_status, stats)
 
 
-def _solution(tree, cost, tests, total, optimal, run_status, info):
-    """A front entry: the tree, its exact cost and weighted tests as floats, and the misclassified rows."""
+def _solution(tree, cost, e, t, total, optimal, run_status, info):
+    """A front entry: the tree, its cost (float64) and expected tests per unit of weight, its misclassified rows
+    (``e``, ``t``: its cost and tests in quanta, to sort by)."""
     leaves = tree.feature < 0
     value = tree.value[leaves]
     errors = int(value.sum() - value[np.arange(value.shape[0]), tree.prediction[leaves]].sum())
     info.update(
-        cost=float(cost),
-        expected_tests=float(Fraction(tests) / Fraction(total)),
+        cost=cost,
+        expected_tests=t / total,  # whole numbers: the correctly rounded quotient
+        _exact=(e, t),
         train_errors=errors,
         splits=tree.n_splits,
         optimal_in_mdp=run_status == "done",

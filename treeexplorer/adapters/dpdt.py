@@ -105,8 +105,11 @@ def run(
     n_jobs=None,
     sparsity=None,
     front=True,
+    sample_weight=None,
+    costs=None,
 ):
-    """Solve with DPDT and return its convex hull and splits front (see :func:`solvers.dpdt.dpdt`)."""
+    """Solve with DPDT and return its convex hull and splits front (see :func:`solvers.dpdt.dpdt`; ``sample_weight``
+    and ``costs``: the weighted objective, None when plain)."""
     alpha = sparsity if sparsity is not None else (None if front else 0.0)
     return dpdt(
         X,
@@ -125,6 +128,8 @@ def run(
         n_classes=n_classes,
         control=control,
         n_jobs=n_jobs,
+        sample_weight=sample_weight,
+        costs=costs,
     )
 
 
@@ -155,5 +160,6 @@ SPEC = register(
         "every node, solved for every trade-off at once; returns the (average tests, error) convex "
         "hull, each tree with its exact α interval, and the best tree of the MDP for every number of splits. "
         "Exhaustive tests give the true optimum.",
+        weighted=True,
     )
 )
