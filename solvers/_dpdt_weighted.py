@@ -2,9 +2,10 @@
 
 The same MDP as the plain path (:mod:`solvers.dpdt`), with rows counted by their weights:
 
-* a state's tests come from the CART that scikit-learn's ``DecisionTreeClassifier`` grows on its rows with
-  ``sample_weight`` (weighted gini or entropy over class masses: :func:`_kernels.cart_weighted.grow_weighted`,
-  the weighted CART's own kernel), or from every threshold (``exhaustive``);
+* with row weights, a state's tests come from the CART that scikit-learn's ``DecisionTreeClassifier`` grows on
+  its rows with ``sample_weight`` (weighted gini or entropy over class masses:
+  :func:`_kernels.cart_weighted.grow_weighted`, the weighted CART's own kernel), or from every threshold
+  (``exhaustive``); with a cost matrix alone (which does not change the impurity) from the plain generators;
 * a leaf costs the least weighted cost of its rows, ``min_p sum_c W[c] C[c, p]``, and predicts that class;
 * a test costs the weight of the rows that take it, so ``T / total weight`` is the expected number of tests
   of a sample drawn by weight (integer weights: exactly the plain path's figures on the rows repeated).
@@ -15,7 +16,7 @@ of (tests, cost) of every state, and the best tree for every split budget) are t
 ``_kernels/dpdt_hull.py`` and ``_kernels/dpdt_budget.py``, here on Python integers: whole weights and costs as
 they are, real ones in quanta of 2**-50 of the largest total (:class:`_Problem`), so every comparison is exact;
 a tree's reported cost is recomputed from its leaves with the given weights.  Only ``cart``, ``hybrid`` and
-``exhaustive`` take weights (``cart_leaves`` and ``topb`` rank tests on unweighted counts).  The MDP is built
+``exhaustive`` take row weights (``cart_leaves`` and ``topb`` rank tests on unweighted counts).  The MDP is built
 and solved in Python over numba CART fits (one per state): slower than the plain kernels, no threads, no
 greedy incumbent or anytime schedule (a stopped run returns the trees of the states expanded so far, the others
 being leaves).
@@ -30,8 +31,9 @@ import numpy as np
 
 from ._base import RawFront, RawSolution, RawTree
 from ._hull import hull_intervals, lower_hull
+from ._kernels.cart import feature_ranks_stoppable
 from ._kernels.cart_weighted import grow_weighted
-from ._kernels.dpdt_gen import BOTH, GEN_EXHAUSTIVE, GEN_HYBRID
+from ._kernels.dpdt_gen import BOTH, GEN_EXHAUSTIVE, GEN_HYBRID, generate_tests
 from ._kernels.predict import node_counts
 from ._objective import Weighting, leaf_prediction
 
@@ -77,6 +79,8 @@ class _Problem:
         self.qt = 1.0 if wt.integral else 2.0 ** (np.ceil(np.log2(total)) - 50)
         self.cm = np.rint(self.w[:, None] * self.C[self.y] / self.q).astype(np.int64)
         self.wq = np.rint(self.w / self.qt).astype(np.int64)
+        # costs alone do not change the impurity CART splits on: the plain generators then propose the tests
+        self.ranks = None if wt.sample_weight is not None else feature_ranks_stoppable(self.X, np.zeros(1, np.int64))[0]
 
     def mass(self, rows):
         return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
@@ -88,8 +92,12 @@ class _Problem:
     def state(self, rows, depth):
         return _State(rows, depth, int(self.wq[rows].sum()), self.leaf(rows))
 
-    def tests(self, rows, gen, cart_depth, depth, d0, criterion, flag):
-        """The tests ``(feature, threshold)`` proposed at a state (first occurrences, in the generator's order)."""
+    def tests(self, rows, gen, k, depth, d0, criterion, flag):
+        """The tests ``(feature, threshold)`` proposed at a state (first occurrences, in the generator's order);
+        ``k`` as :func:`_kernels.dpdt_gen.generate_tests` takes it."""
+        if self.ranks is not None:
+            f, t = generate_tests(self.X, self.y, self.ranks, rows, self.k, gen, k, depth, d0, criterion)
+            return [(int(a), float(b)) for a, b in zip(f, t)]
         X = self.X[rows]
         if gen == GEN_EXHAUSTIVE:
             out = []
@@ -99,7 +107,7 @@ class _Problem:
                 t = np.where((t == v[1:]) | np.isinf(t), v[:-1], t)  # as cart._midpoint
                 out += [(f, float(x)) for x in t]
             return out
-        md = 1 if gen == GEN_HYBRID and depth >= d0 else cart_depth
+        md = 1 if gen == GEN_HYBRID and depth >= d0 else k
         out, seen = [], set()
         for c in (BOTH - 2, BOTH - 1) if criterion == BOTH else (criterion,):
             f, t, _, _, _, _ = grow_weighted(X, self.y[rows], self.w[rows], self.k, md, 1, c, flag)
@@ -110,7 +118,7 @@ class _Problem:
         return out
 
 
-def _build(pb: _Problem, max_depth, gen, cart_depth, d0, criterion, max_states, control):
+def _build(pb: _Problem, max_depth, gen, k, d0, criterion, max_states, control):
     """The MDP's states, depth by depth (children after parents); ``None`` past ``max_states``."""
     states = [pb.state(np.arange(pb.y.shape[0]), 0)]
     level = [0]
@@ -127,7 +135,7 @@ def _build(pb: _Problem, max_depth, gen, cart_depth, d0, criterion, max_states, 
             if st.rows.shape[0] < 2 or st.leaf == 0:
                 continue
             best = None
-            for f, t in pb.tests(st.rows, gen, cart_depth, d, d0, criterion, control.flag):
+            for f, t in pb.tests(st.rows, gen, k, d, d0, criterion, control.flag):
                 go = pb.X[st.rows, f] <= t
                 rl, rr = st.rows[go], st.rows[~go]
                 if last:  # two leaves: every test costs the state's weight, keep the first least-cost one
@@ -251,7 +259,7 @@ def _split_rows(pb, rows, f, t):
     return rows[go], rows[~go]
 
 
-def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, cart_depth, d0, criterion, max_states,
+def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, k, d0, criterion, max_states,
                   alpha, n_alphas, splits_front, max_splits, control, own):  # fmt: skip
     """:func:`solvers.dpdt.dpdt` on the weighted objective (its checked arguments; ``gen`` and ``criterion`` are the
     kernels' codes).  Returns the front, or None when the MDP needs more than ``max_states`` states."""
@@ -261,7 +269,7 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
     t0 = time.perf_counter()
     control.watch("dpdt: building the MDP", ("depth", "states", "expanded_at_depth", "states_at_depth"))
     try:
-        states = _build(pb, max_depth, gen, cart_depth, d0, criterion, max_states, control)
+        states = _build(pb, max_depth, gen, k, d0, criterion, max_states, control)
     finally:
         control.unwatch()
     if states is None:

@@ -386,20 +386,20 @@ def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left,
     )
 
 
-def _weighted(X, y, n_classes, wt, max_depth, generator, cart_depth, d0, criterion, max_states, alpha, n_alphas,
+def _weighted(X, y, n_classes, wt, max_depth, generator, k, d0, criterion, max_states, alpha, n_alphas,
               splits_front, max_splits, control) -> RawFront:  # fmt: skip
     """:func:`dpdt` on the weighted objective (:mod:`solvers._dpdt_weighted`)."""
     from ._dpdt_weighted import WEIGHTED_GENERATORS, weighted_dpdt
 
-    if generator not in WEIGHTED_GENERATORS:
+    if generator not in WEIGHTED_GENERATORS and wt.sample_weight is not None:
         raise ValueError(
-            f"dpdt: generator={generator!r} does not take weights or costs (it ranks tests on unweighted counts); "
-            f"use generator {', '.join(repr(g) for g in WEIGHTED_GENERATORS)}"
+            f"dpdt: generator={generator!r} does not take row or class weights (it ranks tests on unweighted "
+            f"counts); use generator {', '.join(repr(g) for g in WEIGHTED_GENERATORS)}"
         )
     own = control is None
     front = weighted_dpdt(
         X, y, n_classes, wt, max_depth=max_depth, gen=GENERATORS[generator], generator=generator,
-        cart_depth=cart_depth, d0=d0, criterion=DPDT_CRITERIA[criterion], max_states=max_states, alpha=alpha,
+        k=k, d0=d0, criterion=DPDT_CRITERIA[criterion], max_states=max_states, alpha=alpha,
         n_alphas=n_alphas, splits_front=splits_front, max_splits=max_splits, control=control or Control(), own=own,
     )  # fmt: skip
     if front is None:
@@ -504,7 +504,8 @@ def dpdt(
         ``sum_i w[i] * costs[y[i], yhat[i]]`` (:mod:`solvers._dpdt_weighted`): the tests come from the weighted
         CART (scikit-learn's ``sample_weight``), a leaf costs its least weighted cost, a test the weight of its
         rows; the trees are optimal within the MDP as above.  Generators ``cart``, ``hybrid`` and
-        ``exhaustive`` only; ``anytime``, ``n_jobs``, ``max_pool`` and the greedy incumbent do not apply.
+        ``exhaustive`` only (any with ``costs`` alone: costs do not change the impurity); ``anytime``,
+        ``n_jobs``, ``max_pool`` and the greedy incumbent do not apply.
     costs : ndarray of float64 (k, k), optional
         ``costs[true, predicted]`` (finite, >= 0; default 0 on the diagonal, 1 elsewhere).
 
@@ -549,7 +550,7 @@ def dpdt(
     k = {"cart": cart_depth, "hybrid": cart_depth, "cart_leaves": cart_leaves, "topb": top_b}.get(generator, 0)
     wt = weighted(sample_weight, costs, y, n_classes)
     if not wt.plain:
-        return _weighted(X, y, n_classes, wt, max_depth, generator, cart_depth, hybrid_depth, criterion, max_states,
+        return _weighted(X, y, n_classes, wt, max_depth, generator, k, hybrid_depth, criterion, max_states,
                          alpha, n_alphas, splits_front, max_splits, control)  # fmt: skip
 
     if anytime is None:
