@@ -176,3 +176,19 @@ def test_balanced_class_weights_through_the_api():
         theirs = dp.loc[dp["splits"] <= splits, "train_balanced_accuracy"].max()
         assert ours > theirs if splits > 1 else ours == pytest.approx(theirs), (splits, ours, theirs)
     assert dw.loc[dw["splits"] == 6, "train_balanced_accuracy"].max() > 0.59 > dp["train_balanced_accuracy"].max()
+
+
+def test_cancelled_run_returns_the_trees_of_the_states_so_far():
+    """A cancel lands while the weighted MDP grows: the front holds trees of the states expanded so far (the others
+    are leaves), worth what they report, none claimed optimal."""
+    from tests.waiting import cancelling_control
+
+    X, y, w, C = _real_case(1)
+    control, on = cancelling_control(lambda info: info["phase"].startswith("dpdt") and info.get("states", 0) > 50)
+    front = dpdt(X, y, max_depth=3, generator="exhaustive", n_classes=3, sample_weight=w, costs=C, control=control)
+    assert front.status == "cancelled" and on.clock.stop().within(2.0), f"the cancel took {on.clock} to land"
+    assert not any(s.optimal or s.info["optimal_in_mdp"] for s in front.solutions)
+    wt = weighted(w, C, y, 3)
+    for s in front.solutions:
+        assert s.info["cost"] == pytest.approx(tree_cost(y, predict_raw(s.tree, X), wt, 3), rel=1e-9, abs=1e-9)
+    assert min(s.info["cost"] for s in front.solutions) < front.solutions[-1].info["cost"]  # better than the leaf
