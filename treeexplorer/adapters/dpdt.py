@@ -14,7 +14,8 @@ PARAMS = (
         "which tests each state may use: cart = every split of a CART of depth cart_depth fitted on the "
         "state's rows (the paper's DPDT-K); cart_leaves = CART with cart_leaves leaves (reference code); "
         "topb = the top_b splits with the largest impurity decrease; exhaustive = every threshold (true "
-        "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below",
+        "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below (row or class "
+        "weights: cart, hybrid or exhaustive, the CART weighted as scikit-learn's)",
         choices=tuple(GENERATORS),
     ),
     Param(
