@@ -92,6 +92,28 @@ class _Problem:
     def state(self, rows, depth):
         return _State(rows, depth, int(self.wq[rows].sum()), self.leaf(rows))
 
+    def best_leaf_split(self, rows):
+        """The first least-cost split of ``rows`` into two leaves over every threshold (features, then thresholds,
+        in increasing order: the exhaustive generator's), by one cumulative sum per feature
+        (``dpdt_gen.best_exhaustive_leaf_split`` of the weighted objective).  ``(f, t, el, er)`` or None."""
+        X, cm = self.X[rows], self.cm[rows]
+        total = cm.sum(axis=0)
+        best = None
+        for f in range(X.shape[1]):
+            order = np.argsort(X[:, f], kind="stable")
+            x = X[order, f]
+            cum = np.cumsum(cm[order], axis=0)[:-1]
+            el, er = cum.min(axis=1), (total - cum).min(axis=1)
+            cand = np.flatnonzero(x[1:] > x[:-1])
+            if cand.size == 0:
+                continue
+            i = cand[np.argmin(el[cand] + er[cand])]  # the first least cost: the lowest threshold
+            if best is None or el[i] + er[i] < best[2] + best[3]:
+                t = x[i] / 2.0 + x[i + 1] / 2.0
+                t = x[i] if t == x[i + 1] or np.isinf(t) else t  # as cart._midpoint
+                best = (f, float(t), int(el[i]), int(er[i]))
+        return best
+
     def tests(self, rows, gen, k, depth, d0, criterion, flag):
         """The tests ``(feature, threshold)`` proposed at a state (first occurrences, in the generator's order);
         ``k`` as :func:`_kernels.dpdt_gen.generate_tests` takes it."""
@@ -135,6 +157,11 @@ def _build(pb: _Problem, max_depth, gen, k, d0, criterion, max_states, control):
             if st.rows.shape[0] < 2 or st.leaf == 0:
                 continue
             best = None
+            if last and gen == GEN_EXHAUSTIVE:  # every threshold to two leaves: one pass per feature
+                best = pb.best_leaf_split(st.rows)
+                if best is not None and best[2] + best[3] < st.leaf:
+                    st.actions.append((best[0], best[1], -1, -1, best[2], best[3]))
+                continue
             for f, t in pb.tests(st.rows, gen, k, d, d0, criterion, control.flag):
                 go = pb.X[st.rows, f] <= t
                 rl, rr = st.rows[go], st.rows[~go]
