@@ -1,16 +1,19 @@
-"""Weighted vs plain objective, CPU seconds: ConTree on Quant-BnB train splits, BRANCHES on the paper's sets.
+"""Weighted vs plain objective, CPU seconds: ConTree on Quant-BnB train splits, BRANCHES on the paper's sets,
+DPDT on synthetic tables.
 
 Usage::
 
     python benchmarks/bench_weighted.py [--data DIR] [--contree bank raisin wilt] [--depths 2 3]
                                         [--branches monk1 monk3 tictactoe] [--time-limit 120]
+                                        [--dpdt 1000 5000] [--dpdt-depths 3 4]
 
 Each run is timed in CPU seconds of this process (``time.process_time``; the machine may be shared, wall time
 would measure the load), once, after a warm-up that loads or compiles both kernels.  ``plain`` is the unweighted
 objective, ``balanced`` scikit-learn's balanced class weights (``n / (k * n_class)``), ``costs`` a cost matrix
 charging 5 for missing the rarest class (1 elsewhere).  ConTree: the single optimal tree (``front=False``, one
 thread) at each depth, its cost and whether it was proven within ``--time-limit``; BRANCHES: the tree for the
-paper's λ, no depth limit.
+paper's λ, no depth limit; DPDT: its whole front (``cart`` generator, K=3, one thread) on ``make_classification``
+tables of the given sizes (10 features rounded to 2 decimals, 3 classes 70/20/10%; no data needed).
 
 Data: ``<data>/quantbnb/<name>.json`` and ``<data>/branches/preprocessed/<name>.txt`` (``--data DIR``,
 ``$TREEEXPLORER_DATASETS`` or ``benchmarks/data/``); a missing collection or set is skipped.
@@ -34,8 +37,37 @@ from benchdata import Summary, add_arguments, collection_dir  # noqa: E402
 # run_all.py: arguments of each mode (see benchmarks/README.md, "run_all protocol")
 RUN_ALL = {
     "data": ["quantbnb", "branches"],
-    "smoke": ["--contree", "bank", "--depths", "2", "--branches", "monk1", "--time-limit", "30"],
-    "quick": ["--contree", "bank", "raisin", "--depths", "2", "--branches", "monk2", "monk3", "--time-limit", "60"],
+    "smoke": [
+        "--contree",
+        "bank",
+        "--depths",
+        "2",
+        "--branches",
+        "monk1",
+        "--time-limit",
+        "30",
+        "--dpdt",
+        "1000",
+        "--dpdt-depths",
+        "3",
+    ],
+    "quick": [
+        "--contree",
+        "bank",
+        "raisin",
+        "--depths",
+        "2",
+        "--branches",
+        "monk2",
+        "monk3",
+        "--time-limit",
+        "60",
+        "--dpdt",
+        "1000",
+        "5000",
+        "--dpdt-depths",
+        "3",
+    ],
     "full": ["--time-limit", "120"],
 }
 
@@ -123,6 +155,48 @@ def bench_branches(folder, names, limit, ratios):
             )
 
 
+def bench_dpdt(sizes, depths, ratios):
+    from sklearn.datasets import make_classification
+    from treeexplorer.solvers.dpdt import dpdt
+
+    X0 = np.random.default_rng(0).random((40, 3))
+    y0 = (X0[:, 0] > 0.5).astype(np.int64)
+    dpdt(X0, y0, max_depth=2, n_jobs=1)
+    dpdt(X0, y0, max_depth=2, n_jobs=1, sample_weight=np.arange(1.0, 41.0))
+    dpdt(X0, y0, max_depth=2, n_jobs=1, costs=2.0 * (1.0 - np.eye(2)))
+    print("| n | D | objective | CPU s | x plain | states | trees | least cost |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        X, y = make_classification(n, 10, n_informative=6, n_classes=3, weights=[0.7, 0.2, 0.1], random_state=0)
+        X = X.round(2)
+        for depth in depths:
+            base = None
+            for label, kw in _weightings(y, 3).items():
+                t, raw = _cpu(dpdt, X, y, max_depth=depth, cart_depth=3, n_jobs=1, **kw)
+                base = t if base is None else base
+                if label != "plain":
+                    ratios.append(t / max(base, 1e-3))
+                best = raw.solutions[0].info
+                print(
+                    f"| {n} | {depth} | {label} | {t:.2f} | {t / base:.1f} | {raw.stats['states']} | "
+                    f"{len(raw.solutions)} | {best.get('cost', best['train_errors']):.6g} |",
+                    flush=True,
+                )
+    # the exhaustive generator (every threshold: small data only) on the first 200 rows of the first table, depth 2
+    X, y = make_classification(max(sizes), 10, n_informative=6, n_classes=3, weights=[0.7, 0.2, 0.1], random_state=0)
+    X, y = X[:200, :4].round(2), y[:200]
+    base = None
+    for label, kw in _weightings(y, 3).items():
+        t, raw = _cpu(dpdt, X, y, max_depth=2, generator="exhaustive", n_jobs=1, **kw)
+        base = t if base is None else base
+        best = raw.solutions[0].info
+        print(
+            f"| 200 (exhaustive, 4 features) | 2 | {label} | {t:.2f} | {t / base:.1f} | {raw.stats['states']} | "
+            f"{len(raw.solutions)} | {best.get('cost', best['train_errors']):.6g} |",
+            flush=True,
+        )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_arguments(ap)
@@ -130,8 +204,16 @@ def main(argv=None) -> int:
     ap.add_argument("--depths", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--branches", nargs="*", default=["monk2", "monk3", "balance", "tictactoe"])
     ap.add_argument("--time-limit", type=float, default=120.0)
+    ap.add_argument("--dpdt", type=int, nargs="*", default=[1000, 5000])
+    ap.add_argument("--dpdt-depths", type=int, nargs="+", default=[3, 4])
     args = ap.parse_args(argv)
     summary = Summary(args.summary)
+    if args.dpdt:
+        dratios: list = []
+        bench_dpdt(args.dpdt, args.dpdt_depths, dratios)
+        med = statistics.median(dratios)
+        summary.add("dpdt: median CPU time weighted / plain (whole front)", f"{med:.1f}", "", None)
+        print()
     folder = collection_dir(args.data, "quantbnb", "bench_weighted", summary=summary)
     if folder is None:
         return 0

@@ -60,6 +60,7 @@ from ._kernels.dpdt_mdp import (
     mdp_init,
 )
 from ._kernels.predict import node_counts
+from ._objective import weighted
 from .cart import CRITERIA
 
 __all__ = ["dpdt", "GENERATORS", "DPDT_CRITERIA", "MDPTooLarge"]
@@ -385,6 +386,30 @@ def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left,
     )
 
 
+def _weighted(X, y, n_classes, wt, max_depth, generator, k, d0, criterion, max_states, alpha, n_alphas,
+              splits_front, max_splits, control) -> RawFront:  # fmt: skip
+    """:func:`dpdt` on the weighted objective (:mod:`solvers._dpdt_weighted`)."""
+    from ._dpdt_weighted import WEIGHTED_GENERATORS, weighted_dpdt
+
+    if generator not in WEIGHTED_GENERATORS and wt.sample_weight is not None:
+        raise ValueError(
+            f"dpdt: generator={generator!r} does not take row or class weights (it ranks tests on unweighted "
+            f"counts); use generator {', '.join(repr(g) for g in WEIGHTED_GENERATORS)}"
+        )
+    own = control is None
+    front = weighted_dpdt(
+        X, y, n_classes, wt, max_depth=max_depth, gen=GENERATORS[generator], generator=generator,
+        k=k, d0=d0, criterion=DPDT_CRITERIA[criterion], max_states=max_states, alpha=alpha,
+        n_alphas=n_alphas, splits_front=splits_front, max_splits=max_splits, control=control or Control(), own=own,
+    )  # fmt: skip
+    if front is None:
+        raise MDPTooLarge(
+            f"DPDT's MDP needs more than max_states={max_states} states; lower cart_depth or max_depth, or use "
+            "generator='hybrid' (DPDT-K near the root, greedy below)"
+        )
+    return front
+
+
 def dpdt(
     X,
     y,
@@ -406,6 +431,8 @@ def dpdt(
     seed: int = 0,
     n_jobs: int | None = None,
     anytime: bool | None = None,
+    sample_weight=None,
+    costs=None,
     _ranks: np.ndarray | None = None,
     _incumbent: RawFront | None = None,
 ) -> RawFront:
@@ -472,6 +499,15 @@ def dpdt(
         cheaper K's complete front (``stats["anytime_k_done"]``).  A K whose MDP exceeds the memory
         guards ends the schedule with the last complete front (``stats["anytime_guard"]``).  Default: on
         when ``control`` has a time limit.
+    sample_weight : ndarray of float64 (n,), optional
+        Row weights (finite, >= 0; checked upstream).  With ``costs`` they make the objective the weighted cost
+        ``sum_i w[i] * costs[y[i], yhat[i]]`` (:mod:`solvers._dpdt_weighted`): the tests come from the weighted
+        CART (scikit-learn's ``sample_weight``), a leaf costs its least weighted cost, a test the weight of its
+        rows; the trees are optimal within the MDP as above.  Generators ``cart``, ``hybrid`` and
+        ``exhaustive`` only (any with ``costs`` alone: costs do not change the impurity); ``anytime``,
+        ``n_jobs``, ``max_pool`` and the greedy incumbent do not apply.
+    costs : ndarray of float64 (k, k), optional
+        ``costs[true, predicted]`` (finite, >= 0; default 0 on the diagonal, 1 elsewhere).
 
     Returns
     -------
@@ -483,7 +519,8 @@ def dpdt(
         ``objective_at_alpha_lo``), ``on_splits_front`` (the best tree of the MDP for the budgets
         ``budget .. budget_max`` splits), ``kind`` (``"hull"``, ``"budget"`` or ``"hull+budget"``),
         ``optimal_in_mdp``.  ``optimal`` is True only for the exhaustive generator on a run that was
-        not stopped.
+        not stopped.  Weighted: ``objective`` is ``"cost"``, ``info["cost"]`` the tree's training cost (the
+        errors above), ``expected_tests`` per unit of weight and ``train_errors`` its misclassified rows.
 
     Raises
     ------
@@ -511,6 +548,10 @@ def dpdt(
     n_jobs = _check_int("n_jobs", n_jobs, 1) if n_jobs is not None else min(4, os.cpu_count() or 1)
     gen = GENERATORS[generator]
     k = {"cart": cart_depth, "hybrid": cart_depth, "cart_leaves": cart_leaves, "topb": top_b}.get(generator, 0)
+    wt = weighted(sample_weight, costs, y, n_classes)
+    if not wt.plain:
+        return _weighted(X, y, n_classes, wt, max_depth, generator, k, hybrid_depth, criterion, max_states,
+                         alpha, n_alphas, splits_front, max_splits, control)  # fmt: skip
 
     if anytime is None:
         anytime = control is not None and control.time_limit is not None

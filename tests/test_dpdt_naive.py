@@ -169,22 +169,44 @@ def lower_hull(points):
 class ReferenceMDP:
     """DPDT's MDP on ``(X, y)``, explored by plain memoised recursion (see the module docstring).
 
-    A state is ``(rows, depth)`` with ``rows`` a sorted tuple of row indices.
+    A state is ``(rows, depth)`` with ``rows`` a sorted tuple of row indices.  The weighted objective
+    (``w``: whole row weights, ``C``: a whole cost matrix ``C[true, predicted]``, with the ``exhaustive``
+    generator: every threshold): a leaf costs ``min_p sum_i w_i C[y_i, p]`` and a test the weight of its rows.
     """
 
-    def __init__(self, X, y, max_depth, generator, k):
+    def __init__(self, X, y, max_depth, generator, k, w=None, C=None):
         self.X, self.y, self.max_depth, self.generator, self.k = X, y, max_depth, generator, k
+        n_classes = int(y.max()) + 1
+        self.w = [1] * len(y) if w is None else [int(v) for v in w]
+        self.C = 1 - np.eye(n_classes, dtype=np.int64) if C is None else np.asarray(C, dtype=np.int64)
+        self.plain = w is None and C is None
+        assert (w is None and C is None) or generator == "exhaustive", "weights: the exhaustive generator only"
         self.root = (tuple(range(len(y))), 0)
         self._tests = {}  # rows -> proposed tests (the generator does not depend on the depth)
         self._children = {}  # (rows, test) -> (left rows, right rows)
         self._pareto = {}  # state -> its Pareto set
 
+    def leaf(self, rows):
+        """The least cost of a leaf holding ``rows`` (misclassified rows when unweighted)."""
+        if self.plain:
+            return leaf_errors(self.y[list(rows)])
+        return min(sum(self.w[r] * int(self.C[self.y[r], p]) for r in rows) for p in range(self.C.shape[0]))
+
+    def size(self, rows):
+        """The tests a test at a state takes: its rows' weight (its rows when unweighted)."""
+        return len(rows) if self.plain else sum(self.w[r] for r in rows)
+
     def actions(self, rows, depth):
         """Tests available at a state; none when it can only be a leaf."""
-        if depth >= self.max_depth or not can_split(self.y, np.array(rows)):
+        if depth >= self.max_depth or len(rows) < 2 or self.leaf(rows) == 0:
             return set()
         if rows not in self._tests:
-            self._tests[rows] = cart_tests(self.X, self.y, np.array(rows), self.generator, self.k)
+            if self.generator == "exhaustive":
+                values = [np.unique(self.X[list(rows), f]) for f in range(self.X.shape[1])]
+                tests = {(f, midpoint(a, b)) for f, v in enumerate(values) for a, b in zip(v[:-1], v[1:])}
+            else:
+                tests = cart_tests(self.X, self.y, np.array(rows), self.generator, self.k)
+            self._tests[rows] = tests
         return self._tests[rows]
 
     def children(self, rows, test):
@@ -200,24 +222,24 @@ class ReferenceMDP:
     def pareto(self, rows, depth):
         """Pareto set of (tests, errors) over every policy of the sub-MDP rooted at state (rows, depth)."""
         if (rows, depth) not in self._pareto:
-            points = [(0, leaf_errors(self.y[list(rows)]))]
+            points = [(0, self.leaf(rows))]
             for test in self.actions(rows, depth):
                 left, right = self.children(rows, test)
                 for tl, el in self.pareto(left, depth + 1):
                     for tr, er in self.pareto(right, depth + 1):
-                        points.append((len(rows) + tl + tr, el + er))
+                        points.append((self.size(rows) + tl + tr, el + er))
             self._pareto[rows, depth] = pareto(points)
         return self._pareto[rows, depth]
 
     def value(self, alpha, rows, depth, memo):
         """Bellman's ``V(s, α) = min(leaf errors, min over tests of α·|s| + V(left, α) + V(right, α))``."""
         if (rows, depth) not in memo:
-            best = Fraction(leaf_errors(self.y[list(rows)]))
+            best = Fraction(self.leaf(rows))
             for test in self.actions(rows, depth):
                 left, right = self.children(rows, test)
                 best = min(
                     best,
-                    alpha * len(rows)
+                    alpha * self.size(rows)
                     + self.value(alpha, left, depth + 1, memo)
                     + self.value(alpha, right, depth + 1, memo),
                 )
@@ -228,14 +250,14 @@ class ReferenceMDP:
         """MurTree's recursion in the MDP: the smallest ``(errors, tests)`` (lexicographic) over the policies
         below state (rows, depth) with at most ``b`` splits."""
         if (rows, depth, b) not in memo:
-            best = (leaf_errors(self.y[list(rows)]), 0)
+            best = (self.leaf(rows), 0)
             if b > 0:
                 for test in self.actions(rows, depth):
                     left, right = self.children(rows, test)
                     for bl in range(b):
                         el, tl = self.budget(left, depth + 1, bl, memo)
                         er, tr = self.budget(right, depth + 1, b - 1 - bl, memo)
-                        best = min(best, (el + er, len(rows) + tl + tr))
+                        best = min(best, (el + er, self.size(rows) + tl + tr))
             memo[rows, depth, b] = best
         return memo[rows, depth, b]
 
@@ -261,11 +283,11 @@ class ReferenceMDP:
         while stack:
             node, rows, depth = stack.pop()
             if tree.feature[node] < 0:
-                errors += leaf_errors(self.y[list(rows)])
+                errors += self.leaf(rows)
                 continue
             test = (int(tree.feature[node]), float(tree.threshold[node]))
             assert test in self.actions(rows, depth), f"test {test} is not an action at depth {depth}"
-            tests += len(rows)
+            tests += self.size(rows)
             left, right = self.children(rows, test)
             stack += [(tree.left[node], left, depth + 1), (tree.right[node], right, depth + 1)]
         return tests, errors

@@ -162,10 +162,11 @@ def _run_solver_toys(name: str) -> None:
                 spec.run(matrix, y, 3, toy_control, **params)
         except Exception:  # noqa: BLE001 - as above
             continue
-    if spec.weighted:  # the weighted path's kernels: whole weights (an int64 path may take them) and real ones
+    if spec.weighted:  # the weighted path's kernels: whole weights (an int64 path may take them), real ones, and
+        # costs alone (dpdt's generators then stay the plain ones, called from the weighted path)
         costs = 1.0 - np.eye(3)
         costs[0, 1] = 2.0
-        for w in (np.arange(len(y)) % 3 + 1.0, np.linspace(0.5, 2.0, len(y))):
+        for w in (np.arange(len(y)) % 3 + 1.0, np.linspace(0.5, 2.0, len(y)), None):
             try:
                 with Control() as toy_control:
                     spec.run(matrix, y, 3, toy_control, sample_weight=w, costs=costs, **spec.resolve({}))

@@ -14,7 +14,8 @@ PARAMS = (
         "which tests each state may use: cart = every split of a CART of depth cart_depth fitted on the "
         "state's rows (the paper's DPDT-K); cart_leaves = CART with cart_leaves leaves (reference code); "
         "topb = the top_b splits with the largest impurity decrease; exhaustive = every threshold (true "
-        "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below",
+        "optimum, small data only); hybrid = DPDT-K above hybrid_depth, one greedy split below (row or class "
+        "weights: cart, hybrid or exhaustive, the CART weighted as scikit-learn's)",
         choices=tuple(GENERATORS),
     ),
     Param(
@@ -105,8 +106,11 @@ def run(
     n_jobs=None,
     sparsity=None,
     front=True,
+    sample_weight=None,
+    costs=None,
 ):
-    """Solve with DPDT and return its convex hull and splits front (see :func:`solvers.dpdt.dpdt`)."""
+    """Solve with DPDT and return its convex hull and splits front (see :func:`solvers.dpdt.dpdt`; ``sample_weight``
+    and ``costs``: the weighted objective, None when plain)."""
     alpha = sparsity if sparsity is not None else (None if front else 0.0)
     return dpdt(
         X,
@@ -125,6 +129,8 @@ def run(
         n_classes=n_classes,
         control=control,
         n_jobs=n_jobs,
+        sample_weight=sample_weight,
+        costs=costs,
     )
 
 
@@ -155,5 +161,6 @@ SPEC = register(
         "every node, solved for every trade-off at once; returns the (average tests, error) convex "
         "hull, each tree with its exact α interval, and the best tree of the MDP for every number of splits. "
         "Exhaustive tests give the true optimum.",
+        weighted=True,
     )
 )
