@@ -13,12 +13,10 @@ comma-separated list of modules to import first (each may register extra solvers
 
 import os
 
-import panel as pn
-
-from treeexplorer.app import explorer_page, servable_page
+from treeexplorer.app import explorer_page, page_extension, servable_page
 from treeexplorer.ui.warm import warm_up_in_background
 
-pn.extension(sizing_mode="stretch_width")
+page_extension()  # pn.extension as the app needs it (the page says when its server is gone)
 warm_up_in_background(first=os.environ.get("TREEEXPLORER_SOLVER") or "cart")  # the first page's solver first
 # the page `treeexplorer app` serves (it also loads the TREEEXPLORER_PLUGINS modules, through the registry)
 servable_page(

@@ -11,7 +11,16 @@ import logging
 import sys
 from pathlib import Path
 
-__all__ = ["open_explorer", "explorer_page", "servable_page", "serve", "WEBSOCKET_MAX_MESSAGE_SIZE", "TITLE"]
+__all__ = [
+    "open_explorer",
+    "explorer_page",
+    "page_extension",
+    "servable_page",
+    "serve",
+    "WEBSOCKET_MAX_MESSAGE_SIZE",
+    "TITLE",
+    "DISCONNECTED",
+]
 
 # Uploads travel base64-encoded over the websocket: 30 MB carries the app's 20 MB upload cap.
 WEBSOCKET_MAX_MESSAGE_SIZE = 30 * 1024 * 1024
@@ -64,6 +73,12 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
     return explorer
 
 
+DISCONNECTED = (
+    "The connection to the treeexplorer server was lost: this page no longer responds. Reload it; while the "
+    "server keeps this tab's session, its runs come back."
+)
+
+
 def explorer_page(data: str | None = "iris", target: str | None = None, solver: str | None = None):
     """The full page one session serves: :func:`open_explorer` in the app's template."""
     import panel as pn
@@ -75,6 +90,16 @@ def explorer_page(data: str | None = "iris", target: str | None = None, solver: 
     # (~3 walks of ~50 ms of the server's thread per session).
     pn.config.design = OfflineFast
     return open_explorer(data, target, solver).app()
+
+
+def page_extension() -> None:
+    """``pn.extension`` as the app's pages need it (both routes: ``panel serve apps/explorer.py`` and
+    ``treeexplorer app``): notifications on, so that a page whose server went away (restarted, a dropped
+    connection) says so instead of looking alive."""
+    import panel as pn
+
+    pn.extension(sizing_mode="stretch_width", notifications=True)
+    pn.config.disconnect_notification = DISCONNECTED
 
 
 def servable_page(page) -> None:
@@ -156,7 +181,7 @@ def serve(
     out = out or sys.stdout
 
     def session():
-        pn.extension(sizing_mode="stretch_width")
+        page_extension()
         servable_page(explorer_page(data, target, solver))
 
     # What `panel serve apps/explorer.py --warm` gets from running the script once: the solvers' kernels load (or,

@@ -88,3 +88,12 @@ def test_a_tab_link_survives_a_server_restart_in_its_browser_only(new_page, tmp_
         stranger.goto(f"{url}?s={token}", timeout=180_000)
         stranger.wait_for_selector("text=/not open in this browser/", timeout=120_000)
         assert "kept by the server" not in page_text(stranger)
+
+
+def test_a_page_whose_server_stopped_says_so(new_page):
+    from treeexplorer.app import DISCONNECTED
+
+    with served_app(log_name="panel-serve-disconnect.log") as (url, _):
+        page = new_page(url, 1280, 800, wait_for="text=#1 uigreedy")
+    page.wait_for_selector(f"text={DISCONNECTED[:40]}", timeout=60_000)  # the server is gone: the page says so
+    shot(page, "disconnected", full_page=False)

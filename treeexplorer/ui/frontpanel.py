@@ -52,7 +52,7 @@ class FrontPanel(SessionViewer):
             "its kind (binary or multiway) with at most its splits",
             color="primary",
             variant="outline",
-            width=400,
+            width=470,
         )
         self.whole_w = pn.widgets.Checkbox(label="whole accuracy range", value=False, align="center", width=180)
         self.frame_note = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
