@@ -17,6 +17,7 @@ from treeexplorer.ui.defaults import DEFAULT_TIME_LIMIT, HELD_OUT_RANGE, MIN_TIM
 from treeexplorer.ui.enterkey import EnterKey
 from treeexplorer.ui.paramwidgets import RESERVED, read_values, widget_for
 from treeexplorer.ui.progress import describe
+from treeexplorer.ui.uploadguard import UploadGuard
 from treeexplorer.ui.uploads import on_document, parse_in_worker
 from treeexplorer.ui.viewkit import SMALL_TEXT, SessionViewer, ViewContext, safe
 
@@ -493,13 +494,25 @@ class Sidebar(SessionViewer):
         if not self.solver.solver_w.value:
             self.run_bar.run_w.disabled = True
         self.enter_key = EnterKey(height=0, width=0, margin=0)  # Enter in a field: the Explorer runs
+        # a file over the upload cap is refused before the browser sends it (no dead websocket), in one line
+        self.upload_guard = UploadGuard(max_bytes=MAX_UPLOAD_BYTES, height=0, width=0, margin=0)
+        self.upload_guard.param.watch(self._on_refused_upload, "refused")
         self._layout = pn.Column(
             self.enter_key,
+            self.upload_guard,
             self.run_bar,
             self.data,
             self.solver,
             sizing_mode="stretch_width",
             css_classes=["enter-run"],  # Enter runs in these fields only (EnterKey)
+        )
+
+    def _on_refused_upload(self, event) -> None:
+        got = event.new or {}
+        size, cap = int(got.get("size") or 0), self.upload_guard.max_bytes
+        self.ctx.controller.error = (
+            f"{got.get('name') or 'the file'}: {mib(size)} is over the {mib(cap)} upload limit, so the browser did "
+            "not send it; use the Python API or the CLI for larger tables"
         )
 
     def __panel__(self):
