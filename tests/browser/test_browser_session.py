@@ -26,16 +26,22 @@ def selected_title(page) -> tuple:
     return m.groups()
 
 
+def select_another_tree(page) -> tuple[list, tuple]:
+    """Click a tree of run #1 other than the one selected; returns the plot's points and the new title."""
+    points = settled(page)
+    first = selected_title(page)
+    other = next(p for p in points if p["run"] == 1 and str(p["tree"]) != first[1])
+    page.mouse.click(other["x"], other["y"])
+    page.wait_for_selector(f"text=/tree {other['tree']}: /", timeout=30_000)
+    chosen = selected_title(page)
+    assert chosen[1] == str(other["tree"])
+    return points, chosen
+
+
 def test_a_saved_session_opens_in_a_fresh_server(new_page, tmp_path):
     with served_app(log_name="panel-serve-session-1.log") as (url, _):
         page = new_page(url, 1280, 800, wait_for="text=#1 uigreedy")
-        points = settled(page)
-        first = selected_title(page)
-        other = next(p for p in points if p["run"] == 1 and str(p["tree"]) != first[1])
-        page.mouse.click(other["x"], other["y"])
-        page.wait_for_selector(f"text=/tree {other['tree']}: /", timeout=30_000)
-        chosen = selected_title(page)
-        assert chosen[1] == str(other["tree"])
+        points, chosen = select_another_tree(page)
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name="Save session").click()
         path = tmp_path / "work.txsession"
@@ -61,12 +67,7 @@ def test_a_tab_link_survives_a_server_restart_in_its_browser_only(new_page, tmp_
     env = {"TREEEXPLORER_SESSION_DIR": str(tmp_path / "kept"), "TREEEXPLORER_EXACT_AUTO_ROWS": "0"}
     with served_app(env_extra=env, log_name="panel-serve-restart-1.log") as (url, _):
         page = new_page(url, 1280, 800, wait_for="text=#1 uigreedy")
-        points = settled(page)
-        first = selected_title(page)
-        other = next(p for p in points if p["run"] == 1 and str(p["tree"]) != first[1])
-        page.mouse.click(other["x"], other["y"])
-        page.wait_for_selector(f"text=/tree {other['tree']}: /", timeout=30_000)
-        chosen = selected_title(page)
+        points, chosen = select_another_tree(page)
         page.wait_for_function("() => new URLSearchParams(location.search).get('s')", timeout=30_000)
         token = page.evaluate("() => new URLSearchParams(location.search).get('s')")
         deadline = time.time() + 30  # written in a thread after the selection
