@@ -136,3 +136,21 @@ def test_api_set_is_ordered_by_the_train_cost():
     within = [t.info["cost"] for t in every.trees if t.info["gap"] <= bound + 1e-9]
     assert len(within) < len(every.trees)  # the bound leaves trees out
     assert [t.info["cost"] for t in eps.trees] == [_approx(c) for c in within]
+
+
+def test_cli_rashomon_with_class_weights_says_cost(tmp_path, capsys):
+    import csv
+
+    from treeexplorer.cli import main
+
+    path = tmp_path / "rare.csv"
+    _table().to_csv(path, index=False)
+    table = tmp_path / "set.csv"
+    args = ["rashomon", str(path), "--target", "label", "--discretizer", "none", "--max-depth", "2", "-k", "8"]
+    assert main([*args, "--class-weight", "balanced", "--csv", str(table)]) == 0
+    text = capsys.readouterr().out
+    assert "ranked by the cost with balanced class weights; optimum cost " in text
+    rows = list(csv.DictReader(table.open()))
+    api = tx.rashomon(_table(), "label", max_depth=2, k=8, class_weight="balanced", discretizer="none")
+    assert [float(r["cost"]) for r in rows] == [_approx(t.info["cost"]) for t in api.trees]
+    assert [float(r["gap"]) for r in rows] == [_approx(t.info["gap"]) for t in api.trees]

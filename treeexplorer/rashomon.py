@@ -194,10 +194,11 @@ def rashomon(
     -------
     Front
         Trees in order (``id`` = rank): ``info`` holds ``rank``, ``errors``, ``splits`` and ``gap`` (errors above
-        the first tree; with ``objective="branches"`` also ``objective`` and ``gap`` is in the objective);
-        ``optimal`` marks the trees with the optimum's value.  ``stats["rashomon"]`` holds ``k``, ``epsilon``,
-        ``objective``, ``sparsity``, ``optimum`` (errors or objective of the first tree), ``complete`` (True when no
-        further tree is within the bounds).
+        the first tree; with ``objective="branches"`` also ``objective`` and ``gap`` is in the objective; with
+        weights or costs also ``cost``, the training cost the set is ranked by, equal to the tree's
+        ``metrics["train_cost"]``, and ``gap`` is in cost); ``optimal`` marks the trees with the optimum's value.
+        ``stats["rashomon"]`` holds ``k``, ``epsilon``, ``objective``, ``sparsity``, ``optimum`` (errors, objective
+        or cost of the first tree), ``complete`` (True when no further tree is within the bounds).
     """
     if solver not in SOLVERS:
         raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")

@@ -626,16 +626,16 @@ def _num(x) -> str:
     return f"{x:.4g}"
 
 
-def _same(gap, scale) -> bool:
-    """A cost gap that is a float's rounding of 0 (costs are sums of float64 products)."""
-    return abs(gap) <= 1e-9 * max(1.0, abs(scale))
+def _same(gap) -> bool:
+    """A cost gap that is a float's rounding of 0 (costs are sums of float64 products, in other orders)."""
+    return abs(gap) <= 1e-9
 
 
 def _gap_words(gap, than: str, cost: bool | None = None) -> str:
     """``gap`` (errors, or a float cost when ``cost`` or the gap is a float) said against ``than``: "as many
     training errors as #0", "3 training errors more than", "0.25 more training cost than"."""
     if cost or (cost is None and isinstance(gap, float)):
-        if _same(gap, gap):
+        if _same(gap):
             return f"the same training cost as {than}"
         return f"{_num(abs(gap))} {'more' if gap > 0 else 'less'} training cost than {than}"
     if gap == 0:
