@@ -506,10 +506,16 @@ def _collect(out, m, trees, best, wq=1, wp=0, scale=0, obj=None):
     nns = (feat[:m] != -2).sum(axis=1)
     made = [None] * m
     new = RawTree.__new__
+    facts = [None] * m
     for nn in np.unique(nns).tolist():
         idx = np.flatnonzero(nns == nn)
         val = value[idx, :nn]
-        pred = val.argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+        if obj is None:
+            pred = val.argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+        else:  # group counts to class counts, least-cost predictions, each tree's errors and cost
+            val, pred, errors, total = obj.batch(val, feat[idx, :nn] == -1)
+            for r, e, c in zip(idx.tolist(), errors.tolist(), total.tolist()):
+                facts[r] = (e, c)
         half = np.full(nn, 0.5)
         rows = zip(idx.tolist(), feat[idx, :nn], left[idx, :nn], right[idx, :nn], val, pred)
         for r, f, lo, hi, v, p in rows:
@@ -520,10 +526,9 @@ def _collect(out, m, trees, best, wq=1, wp=0, scale=0, obj=None):
     opt = (wq * err[:m] + wp * splits[:m] == best).tolist()
     rank = len(trees)
     add = trees.append
-    for tree, e, s, o in zip(made, err[:m].tolist(), splits[:m].tolist(), opt):
-        if obj is not None:
-            tree, facts = obj.solution(tree, e)
-            add(RawSolution(tree, o, {"rank": rank, **facts, "splits": s}))
+    for tree, e, s, o, fc in zip(made, err[:m].tolist(), splits[:m].tolist(), opt, facts):
+        if fc is not None:  # weighted: misclassified rows and the cost, as MurTree's solutions say them
+            add(RawSolution(tree, o, {"rank": rank, "errors": fc[0], "cost": fc[1], "splits": s}))
             rank += 1
             continue
         info = {"rank": rank, "errors": e, "splits": s}
