@@ -288,8 +288,12 @@ def measure_cost(path: Path, depth: int, repeat: int = 3, time_limit: float = 20
     rows = []
     for name, w in weights.items():
         t_w, w_w, res = _timed(lambda w=w: limited(sample_weight=w), repeat)
-        opt = murtree(X, y, max_depth=depth, front=False, sample_weight=w).solutions[-1].info["cost"]
         first = res.solutions[0].info["cost"] if res.solutions else None
+        opt = None
+        if first is not None:  # weighted MurTree's optimum, within the same time limit
+            with Control(time_limit=time_limit) as ctl:
+                best = murtree(X, y, max_depth=depth, front=False, sample_weight=w, control=ctl).solutions[-1]
+            opt = best.info["cost"] if best.optimal else None
         rows.append(
             {
                 "set": path.stem,
@@ -303,7 +307,8 @@ def measure_cost(path: Path, depth: int, repeat: int = 3, time_limit: float = 20
                 "ratio": t_w / t_err,
                 "trees": len(res.solutions),
                 "errors_trees": len(err.solutions),
-                "same_optimum": first is not None and abs(first - opt) <= 1e-9 * max(1.0, opt),
+                "murtree": opt,  # None: no tree, or MurTree not proven within the time limit
+                "same_optimum": opt is not None and abs(first - opt) <= 1e-9 * max(1.0, opt),
                 "first_cost": first,
                 "last_cost": res.solutions[-1].info["cost"] if res.solutions else None,
             }
@@ -311,20 +316,44 @@ def measure_cost(path: Path, depth: int, repeat: int = 3, time_limit: float = 20
     return rows
 
 
+def _md(head: str, lines) -> str:
+    """A Markdown table: ``head``, its separator row, then ``lines``."""
+    return "\n".join([head, "|" + "---|" * (head.count("|") - 1), *lines])
+
+
+def _cost_line(r) -> str:
+    short = "" if r["trees"] == 1000 and r["errors_trees"] == 1000 else f" (stopped: {r['trees']} trees)"
+    first, last = (f"{v:.6g}" if v is not None else "-" for v in (r["first_cost"], r["last_cost"]))
+    same = "-" if r["murtree"] is None else "yes" if r["same_optimum"] else "NO"
+    return (
+        f"| {r['set']} | {r['n']} | {r['tests']} | {r['depth']} | {r['weights']} | {r['errors_s']:.4f} | "
+        f"{r['cost_s']:.4f}{short} | {r['ratio']:.2f} | {r['cost_wall']:.4f} | {first} | {same} | {last} |"
+    )
+
+
 def cost_table(rows) -> str:
     head = (
         "| set | n | tests | D | weights | errors: 1000 s | cost: 1000 s | ratio | cost wall | first cost "
         "| = weighted MurTree | 1000th cost |"
     )
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    for r in rows:
-        short = "" if r["trees"] == 1000 and r["errors_trees"] == 1000 else " (stopped)"
-        lines.append(
-            f"| {r['set']} | {r['n']} | {r['tests']} | {r['depth']} | {r['weights']} | {r['errors_s']:.4f} | "
-            f"{r['cost_s']:.4f}{short} | {r['ratio']:.2f} | {r['cost_wall']:.4f} | {r['first_cost']:.6g} | "
-            f"{'yes' if r['same_optimum'] else 'NO'} | {r['last_cost']:.6g} |"
-        )
-    return "\n".join(lines)
+    return _md(head, [_cost_line(r) for r in rows])
+
+
+def _each_set(a, measure, table_of) -> None:
+    """``measure(path, depth)`` (a list of rows) on each set of ``--sets`` (default OBJECTIVE_SETS) and depth of
+    ``--depth`` (default 3), each row printed as a line of ``table_of``'s table as it comes."""
+    root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
+    if root is None:
+        return
+    print(table_of([]))
+    for name in a.sets or OBJECTIVE_SETS:
+        path = root / f"{name}.txt"
+        if not path.is_file():
+            print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
+            continue
+        for depth in a.depth or [3]:
+            for row in measure(path, depth):
+                print(table_of([row]).splitlines()[-1], flush=True)
 
 
 def objective_table(rows) -> str:
@@ -332,7 +361,7 @@ def objective_table(rows) -> str:
         "| set | n | tests | D | λ | errors: 1000 s | branches: 1000 s | ratio | errors wall | branches wall "
         "| first objective (splits) | = best of MurTree's front | 1000th objective |"
     )
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    lines = []
     for r in rows:
         short = "" if r["branches_trees"] == 1000 and r["errors_trees"] == 1000 else " (stopped)"
         lines.append(
@@ -341,7 +370,7 @@ def objective_table(rows) -> str:
             f"{r['first_objective']:.5f} ({r['first_splits']}) | {'yes' if r['same_optimum'] else 'NO'} | "
             f"{r['last_objective']:.5f} |"
         )
-    return "\n".join(lines)
+    return _md(head, lines)
 
 
 def table(rows) -> str:
@@ -450,33 +479,14 @@ def main(argv=None):
                 print(f"worst ratio {worst:.2f} (target <= {TARGET_RATIO:g}): {verdict}", flush=True)
         return
     if a.objective == "cost":
-        root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
-        if root is None:
-            return
-        print(cost_table([]))
-        for name in a.sets or OBJECTIVE_SETS:
-            path = root / f"{name}.txt"
-            if not path.is_file():
-                print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
-                continue
-            for depth in a.depth or [3]:
-                for row in measure_cost(path, depth, a.repeat, a.time_limit):
-                    print(cost_table([row]).splitlines()[-1], flush=True)
+        _each_set(a, lambda path, depth: measure_cost(path, depth, a.repeat, a.time_limit), cost_table)
         return
     if a.objective == "branches":
-        root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
-        if root is None:
-            return
-        rows = []
-        print(objective_table([]))
-        for name in a.sets or OBJECTIVE_SETS:
-            path = root / f"{name}.txt"
-            if not path.is_file():
-                print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
-                continue
-            for depth in a.depth or [3]:
-                rows.append(measure_objective(path, depth, a.sparsity, a.repeat, a.time_limit))
-                print(objective_table(rows[-1:]).splitlines()[-1], flush=True)
+
+        def measure(path, depth):
+            return [measure_objective(path, depth, a.sparsity, a.repeat, a.time_limit)]
+
+        _each_set(a, measure, objective_table)
         return
     sets = a.sets or (FULL_SETS if a.full else ["tic-tac-toe"])
     depths = a.depth or ([3, 4] if a.full else [3])
