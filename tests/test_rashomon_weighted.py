@@ -127,6 +127,8 @@ def test_api_set_is_ordered_by_the_train_cost():
     plain = tx.rashomon(df, "label", max_depth=2, k=10, discretizer="none")
     assert plain.trees[0].metrics["train_cost"] == plain.trees[0].info["errors"]  # unweighted: errors
     assert [t.info["errors"] for t in plain.trees] == sorted(t.info["errors"] for t in plain.trees)
+    with pytest.raises(ValueError, match="objective='branches' ranks the unweighted error rate .* balanced class"):
+        tx.rashomon(df, "label", max_depth=2, objective="branches", sparsity=0.01, class_weight="balanced")
     # epsilon bounds the cost by a share of the training rows' total weight (n with balanced weights)
     opts = {"max_depth": 2, "k": 10**4, "class_weight": "balanced", "discretizer": "none"}
     every = tx.rashomon(df, "label", **opts)

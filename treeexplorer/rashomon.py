@@ -302,12 +302,17 @@ def rashomon_prepared(
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     params["max_bytes"] = check_memory_limit(memory_limit) * 2**20  # the pools stop growing there (trees so far)
     params.update(_objective_params(objective, sparsity))
+    weights = Objective.build(class_weight, costs).resolve(
+        prep.schema, prep.y_train, prep.dataset.weights, prep.y_test, prep.w_test, prep.dataset.weight_source
+    )
+    if objective == "branches" and not weights.plain:
+        raise ValueError(
+            f"objective='branches' ranks the unweighted error rate + sparsity x splits, not {weights.text}: use "
+            "objective='errors' for a set ranked by that cost, or leave the weights and costs out"
+        )
     if epsilon is not None and objective == "branches":
         params["max_objective_gap"] = epsilon  # objective <= optimum + epsilon, compared exactly
     elif epsilon is not None:
-        weights = Objective.build(class_weight, costs).resolve(
-            prep.schema, prep.y_train, prep.dataset.weights, prep.y_test, prep.w_test, prep.dataset.weight_source
-        )
         if weights.plain:
             params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
         else:  # cost <= optimum + epsilon * (the training rows' total weight)
