@@ -32,12 +32,21 @@ def _approx(x):
 
 
 @SETTINGS
-@given(data=problems(max_rows=12, max_features=4), depth=st.integers(1, 3), K=st.integers(0, 7), k=st.integers(1, 400))
-def test_k_best_costs_match_the_oracle(data, depth, K, k):
+@given(
+    data=problems(max_rows=12, max_features=4),
+    depth=st.integers(1, 3),
+    K=st.integers(0, 7),
+    k=st.integers(1, 400),
+    min_leaf=st.sampled_from([1, 1, 2]),
+)
+def test_k_best_costs_match_the_oracle(data, depth, K, k, min_leaf):
     X, y, n_classes, w, C, _ = data
     K = min(K, (1 << depth) - 1)
-    every = sorted((t for t in canonical_trees(X, y, n_classes, depth, w, C) if t[1] <= K), key=lambda t: t[:2])
-    res = rashomon(X, y, n_classes, max_depth=depth, max_nodes=K, k=k, sample_weight=w, costs=C)
+    trees = canonical_trees(X, y, n_classes, depth, w, C, min_leaf=min_leaf)
+    every = sorted((t for t in trees if t[1] <= K), key=lambda t: t[:2])
+    res = rashomon(
+        X, y, n_classes, max_depth=depth, max_nodes=K, k=k, sample_weight=w, costs=C, min_leaf_support=min_leaf
+    )
     sols = res.solutions
     assert res.status == "done" and res.objective == "cost"
     assert len(sols) == min(k, len(every))
