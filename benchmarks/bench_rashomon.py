@@ -17,6 +17,10 @@ objective (``errors / n + λ x splits``, ``--sparsity``, default 0.01) against t
 (best warm CPU seconds of each, the ratio), on tic-tac-toe, anneal and german-credit (``--sets`` to change),
 with the check that the first tree's objective is the best of MurTree's error-vs-splits front.
 
+``--objective cost`` adds a table of the same 1,000 best depth-3 trees ranked by the weighted cost (balanced class
+weights; real row weights drawn in [0.5, 2], seed 0) against the 1,000 ranked by errors, with the check that the
+first tree's cost is weighted MurTree's optimum.
+
 ``--strict`` measures the target alone, the lead's way: in one process, each side warm and in blocks of its own
 (``--calls`` calls of MurTree's optimum, then as many of the 1,000 best, ``--blocks`` times), the best CPU time
 of a call in each block, the ratio per pair of blocks and its worst (the target holds when the worst is <= 5).
@@ -29,6 +33,7 @@ Usage::
     python benchmarks/bench_rashomon.py --data ../shared/datasets                  # quick: tic-tac-toe, depth 3
     python benchmarks/bench_rashomon.py --data ../shared/datasets --full --time-limit 20
     python benchmarks/bench_rashomon.py --data ../shared/datasets --objective branches --sparsity 0.01
+    python benchmarks/bench_rashomon.py --data ../shared/datasets --objective cost --repeat 5
     python benchmarks/bench_rashomon.py --data ../shared/datasets --strict --blocks 5 --calls 100
 
 ``quick()`` and ``full()`` return the rows ``(benchmark, figure, target, pass/short)`` for a run-all script.
@@ -258,12 +263,105 @@ def strict_table(name, depth, pairs, k=1000) -> str:
     return "\n".join(lines)
 
 
+def measure_cost(path: Path, depth: int, repeat: int = 3, time_limit: float = 20.0):
+    """The 1,000 best trees ranked by errors and by the weighted cost (balanced class weights, real row weights),
+    warm, same process."""
+    from treeexplorer.solvers import Control
+    from treeexplorer.solvers.murtree import murtree
+    from treeexplorer.solvers.rashomon import rashomon
+
+    X, y = load(path)
+    n, k = len(y), int(y.max()) + 1
+    weights = {
+        "balanced": (n / (k * np.bincount(y, minlength=k)))[y],
+        "real rows": np.random.default_rng(0).uniform(0.5, 2.0, n),
+    }
+    for w in weights.values():  # compile / load both paths first
+        rashomon(X[:60], y[:60], max_depth=depth, k=10, sample_weight=w[:60])
+
+    def limited(**extra):
+        ctl = Control(time_limit=time_limit)
+        with ctl:
+            return rashomon(X, y, max_depth=depth, k=1000, control=ctl, **extra)
+
+    t_err, _, err = _timed(limited, repeat)
+    rows = []
+    for name, w in weights.items():
+        t_w, w_w, res = _timed(lambda w=w: limited(sample_weight=w), repeat)
+        first = res.solutions[0].info["cost"] if res.solutions else None
+        opt = None
+        if first is not None:  # weighted MurTree's optimum, within the same time limit
+            with Control(time_limit=time_limit) as ctl:
+                best = murtree(X, y, max_depth=depth, front=False, sample_weight=w, control=ctl).solutions[-1]
+            opt = best.info["cost"] if best.optimal else None
+        rows.append(
+            {
+                "set": path.stem,
+                "n": n,
+                "tests": X.shape[1],
+                "depth": depth,
+                "weights": name,
+                "errors_s": t_err,
+                "cost_s": t_w,
+                "cost_wall": w_w,
+                "ratio": t_w / t_err,
+                "trees": len(res.solutions),
+                "errors_trees": len(err.solutions),
+                "murtree": opt,  # None: no tree, or MurTree not proven within the time limit
+                "same_optimum": opt is not None and abs(first - opt) <= 1e-9 * max(1.0, opt),
+                "first_cost": first,
+                "last_cost": res.solutions[-1].info["cost"] if res.solutions else None,
+            }
+        )
+    return rows
+
+
+def _md(head: str, lines) -> str:
+    """A Markdown table: ``head``, its separator row, then ``lines``."""
+    return "\n".join([head, "|" + "---|" * (head.count("|") - 1), *lines])
+
+
+def _cost_line(r) -> str:
+    short = "" if r["trees"] == 1000 and r["errors_trees"] == 1000 else f" (stopped: {r['trees']} trees)"
+    first, last = (f"{v:.6g}" if v is not None else "-" for v in (r["first_cost"], r["last_cost"]))
+    same = "-" if r["murtree"] is None else "yes" if r["same_optimum"] else "NO"
+    return (
+        f"| {r['set']} | {r['n']} | {r['tests']} | {r['depth']} | {r['weights']} | {r['errors_s']:.4f} | "
+        f"{r['cost_s']:.4f}{short} | {r['ratio']:.2f} | {r['cost_wall']:.4f} | {first} | {same} | {last} |"
+    )
+
+
+def cost_table(rows) -> str:
+    head = (
+        "| set | n | tests | D | weights | errors: 1000 s | cost: 1000 s | ratio | cost wall | first cost "
+        "| = weighted MurTree | 1000th cost |"
+    )
+    return _md(head, [_cost_line(r) for r in rows])
+
+
+def _each_set(a, measure, table_of) -> None:
+    """``measure(path, depth)`` (a list of rows) on each set of ``--sets`` (default OBJECTIVE_SETS) and depth of
+    ``--depth`` (default 3), each row printed as a line of ``table_of``'s table as it comes."""
+    root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
+    if root is None:
+        return
+    print(table_of([]))
+    for name in a.sets or OBJECTIVE_SETS:
+        path = root / f"{name}.txt"
+        if not path.is_file():
+            print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
+            continue
+        for depth in a.depth or [3]:
+            for row in measure(path, depth):
+                print(table_of([row]).splitlines()[-1], flush=True)
+
+
 def objective_table(rows) -> str:
     head = (
         "| set | n | tests | D | λ | errors: 1000 s | branches: 1000 s | ratio | errors wall | branches wall "
         "| first objective (splits) | = best of MurTree's front | 1000th objective |"
     )
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    lines = []
     for r in rows:
         short = "" if r["branches_trees"] == 1000 and r["errors_trees"] == 1000 else " (stopped)"
         lines.append(
@@ -272,7 +370,7 @@ def objective_table(rows) -> str:
             f"{r['first_objective']:.5f} ({r['first_splits']}) | {'yes' if r['same_optimum'] else 'NO'} | "
             f"{r['last_objective']:.5f} |"
         )
-    return "\n".join(lines)
+    return _md(head, lines)
 
 
 def table(rows) -> str:
@@ -352,9 +450,10 @@ def main(argv=None):
     ap.add_argument("--no-peers", action="store_true", help="leave TreeFARMS out")
     ap.add_argument(
         "--objective",
-        choices=("errors", "branches"),
+        choices=("errors", "branches", "cost"),
         default="errors",
-        help="branches: the 1,000 best at depth 3 ranked by errors / n + sparsity x splits against errors",
+        help="branches: the 1,000 best at depth 3 ranked by errors / n + sparsity x splits against errors; cost: "
+        "ranked by the weighted cost (balanced class weights, real row weights) against errors",
     )
     ap.add_argument("--sparsity", type=float, default=0.01, help="λ of --objective branches (default 0.01)")
     ap.add_argument(
@@ -379,20 +478,15 @@ def main(argv=None):
                 verdict = "pass" if worst <= TARGET_RATIO else "short"
                 print(f"worst ratio {worst:.2f} (target <= {TARGET_RATIO:g}): {verdict}", flush=True)
         return
+    if a.objective == "cost":
+        _each_set(a, lambda path, depth: measure_cost(path, depth, a.repeat, a.time_limit), cost_table)
+        return
     if a.objective == "branches":
-        root = collection_dir(a.data, "murtree-dl", "bench_rashomon")
-        if root is None:
-            return
-        rows = []
-        print(objective_table([]))
-        for name in a.sets or OBJECTIVE_SETS:
-            path = root / f"{name}.txt"
-            if not path.is_file():
-                print(f"skip {name}: {path} not found (pass --data DIR holding murtree-dl/)")
-                continue
-            for depth in a.depth or [3]:
-                rows.append(measure_objective(path, depth, a.sparsity, a.repeat, a.time_limit))
-                print(objective_table(rows[-1:]).splitlines()[-1], flush=True)
+
+        def measure(path, depth):
+            return [measure_objective(path, depth, a.sparsity, a.repeat, a.time_limit)]
+
+        _each_set(a, measure, objective_table)
         return
     sets = a.sets or (FULL_SETS if a.full else ["tic-tac-toe"])
     depths = a.depth or ([3, 4] if a.full else [3])

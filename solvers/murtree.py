@@ -35,7 +35,7 @@ from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._hull import hull_intervals
 from ._kernels.murtree_cache import MAX_FEATURES, cache_rehash, leaf_cost
 from ._kernels.murtree_search import Workspace, _build, solve
-from ._objective import Weighting, leaf_prediction, weighted
+from ._objective import Weighting, leaf_costs, weighted
 
 __all__ = ["murtree", "COUNTERS", "hull_flags"]
 
@@ -401,15 +401,23 @@ class _Weighted:
 
     def solution(self, tree, cost):
         """The tree with class counts and least-cost predictions; its info: misclassified rows and cost."""
-        mass = (tree.value * self.gw) @ self.member
-        leaf = [leaf_prediction(m, self.costs) for m in mass]
-        pred = np.array([p for p, _ in leaf], dtype=np.int64)
-        value = tree.value @ self.member
-        leaves = tree.feature < 0
-        errors = int(value[leaves].sum() - value[leaves, pred[leaves]].sum())
-        total = float(sum(c for (_, c), is_leaf in zip(leaf, leaves) if is_leaf))
-        out = RawTree(tree.feature, tree.threshold, tree.left, tree.right, value, prediction=pred)
-        return out, {"errors": errors, "cost": total}
+        value, pred, errors, total = self.batch(tree.value[None], (tree.feature < 0)[None])
+        out = RawTree(tree.feature, tree.threshold, tree.left, tree.right, value[0], prediction=pred[0])
+        return out, {"errors": int(errors[0]), "cost": float(total[0])}
+
+    def batch(self, counts, leaves):
+        """Trees of one node count at once: group counts ``counts`` (trees x nodes x groups) and their ``leaves``
+        (trees x nodes, bool) to class counts, least-cost predictions (lowest class on ties, as
+        ``_objective.leaf_prediction``), misclassified rows and cost (recomputed with the given weights) of
+        each tree."""
+        per = leaf_costs((counts * self.gw) @ self.member, self.costs)  # each node's cost of each prediction
+        pred = per.argmin(axis=2)  # the first minimum: the lowest class on ties, as leaf_prediction
+        value = counts @ self.member
+        at = np.take_along_axis(per, pred[..., None], axis=2)[..., 0]
+        right = np.take_along_axis(value, pred[..., None], axis=2)[..., 0]
+        errors = np.where(leaves, value.sum(axis=2) - right, 0).sum(axis=1)
+        total = np.where(leaves, at, 0.0).sum(axis=1)
+        return value, pred, errors, total
 
 
 def _run(X, y, n_classes, depth, budget, min_leaf, sparsity, front, fewest_splits, control, obj):

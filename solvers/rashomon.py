@@ -13,6 +13,12 @@ leaves predict their majority class (lowest class on ties); two trees differ in 
 The run stops after ``k`` trees, or at the first tree beyond ``max_errors``; a time limit or cancel returns
 the trees so far, which are exactly the first trees of the full order.
 
+With ``sample_weight=`` or ``costs=`` (``objective="errors"``) the set is ordered by the weighted cost
+``sum_i w[i] * C[y[i], yhat[i]]`` (``solvers._objective``), ties to fewer splits: a leaf predicts its least-cost
+class, the canonical rules use that prediction, and the kernel counts rows per (class, weight) group and prices
+them in int64 with MurTree's quanta (:class:`solvers.murtree._Weighted`: every comparison exact); the root's
+optimum and bounds come from weighted MurTree.  ``max_errors`` and ``max_gap`` are then costs.
+
 The penalised objective is exact in integers: every stream has one number of splits, so it is sorted by the
 objective too, and the root merges its streams by ``q * errors + p * n * splits`` with ``lambda = p / q``
 (:func:`_weights`; ``lambda`` as typed, e.g. 0.01 = 1/100, is recovered exactly from its float's decimal).  Equal
@@ -27,8 +33,9 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.rashomon import DS_COLS, FR_COLS, N_POOLS, ST_COLS, Workspace, enumerate_trees, init_root
+from ._objective import weighted
 from .branches import _check_lambda
-from .murtree import _CACHE_BITS, _solve_budget, empty_cache
+from .murtree import _CACHE_BITS, _PLAIN, _solve_budget, _Weighted, empty_cache
 from .murtree import COUNTERS as MURTREE_COUNTERS
 from .murtree import _workspace as _murtree_workspace
 
@@ -63,7 +70,7 @@ def _pool_sizes(n, f, depth, k):
     }
 
 
-def _bytes(sizes, n_classes):
+def _bytes(sizes, n_classes, wide=False):
     per = {
         "datasets": 8 * (DS_COLS + n_classes + 2),
         "rows": 4,
@@ -72,7 +79,7 @@ def _bytes(sizes, n_classes):
         "trees": 32,
         "heap": 32,
         "candidates": 32,
-        "lists": 4 * (2 + n_classes),
+        "lists": 4 * (2 + n_classes) + (8 if wide else 0),  # wide: int64 costs in the lists (weighted)
     }
     return sum(per[name] * sizes[name] for name in _POOL_NAMES)
 
@@ -94,7 +101,7 @@ def estimate_bytes(n_rows: int, n_tests: int, n_classes: int, max_depth: int, k:
     return _bytes(_pool_sizes(n_rows, n_tests, max_depth, k), n_classes)
 
 
-def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds):
+def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds, cm=_PLAIN):
     n, f = XR.shape
     words = n // 64 + n_classes + 1
     return Workspace(
@@ -111,7 +118,8 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.empty((sizes["heap"], 4), dtype=np.int64),
         np.empty((sizes["candidates"], 4), dtype=np.int64),
         # int32: a list entry holds errors, a feature and class counts of one leaf, all below the row count
-        np.empty((sizes["lists"], 2), dtype=np.int32),
+        # (int64 for the weighted objective's costs)
+        np.empty((sizes["lists"], 2), dtype=np.int32 if cm.ndim == 1 else np.int64),
         np.empty((sizes["lists"], n_classes), dtype=np.int32),
         np.zeros(N_POOLS, dtype=np.int64),
         np.zeros(3, dtype=np.int64),
@@ -130,6 +138,7 @@ def _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds
         np.zeros((2 * depth + 4, FR_COLS), dtype=np.int64),
         *bounds,
         np.empty((sizes["datasets"], 2), dtype=np.uint64),
+        cm,
     )
 
 
@@ -149,6 +158,8 @@ def rashomon(
     sparsity: float | None = None,
     max_objective_gap: float | None = None,
     control: Control | None = None,
+    sample_weight=None,
+    costs=None,
 ) -> RawFront:
     """The ``k`` best distinct canonical trees on 0/1 tests, in order of training errors (or BRANCHES'
     penalised objective), then splits.
@@ -167,11 +178,12 @@ def rashomon(
         Most splits ``K`` of a tree (default and maximum ``2**D - 1``).
     k : int
         Most trees returned (>= 1).
-    max_errors : int or None
-        Only trees with at most this many training errors (``objective="errors"`` only).
-    max_gap : int or None
+    max_errors : int or float or None
+        Only trees with at most this many training errors (``objective="errors"`` only); with weights or costs,
+        a maximum weighted cost (a number >= 0, compared in MurTree's quanta).
+    max_gap : int or float or None
         Only trees with at most this many errors above the first tree (the Rashomon bound ``epsilon * n``;
-        ``objective="errors"`` only).
+        ``objective="errors"`` only); with weights or costs, a cost above the first tree's.
     min_leaf_support : int
         Minimum number of training rows in every leaf.
     max_bytes : int or None
@@ -187,15 +199,24 @@ def rashomon(
         Rashomon bound ``epsilon``), compared exactly (the decimal the float prints as, as ``sparsity``).
     control : Control, optional
         Time limit / cancel / progress (counters: trees, streams, datasets; and a report per batch of trees
-        with ``trees`` and ``errors``).  A stopped run keeps the trees found: the first of the full order.
+        with ``trees`` and ``errors``, or ``cost`` when weighted).  A stopped run keeps the trees found: the first
+        of the full order.
+    sample_weight : ndarray of float64 (n,), optional
+        Row weights (finite, >= 0; checked upstream).  With ``costs`` the set is ordered by the weighted cost
+        ``sum_i w[i] * costs[y[i], yhat[i]]`` (``objective="errors"`` only; ``min_leaf_support`` still counts
+        rows).
+    costs : ndarray of float64 (k, k), optional
+        ``costs[true, predicted]`` (finite, >= 0; default 0 on the diagonal, 1 elsewhere).
 
     Returns
     -------
     RawFront
         ``objective="misclassifications"`` (or ``"error rate + lambda * splits"``); ``solutions`` in order, each
         ``info``: ``rank`` (0-based), ``errors``, ``splits`` (and ``objective``, the float nearest the tree's
-        exact objective, with ``objective="branches"``); ``optimal`` is True for the trees with the optimum's
-        errors (objective).  ``status``
+        exact objective, with ``objective="branches"``; when weighted ``cost``, the tree's training cost, and
+        ``errors`` its misclassified rows; ``objective="cost"``); ``optimal`` is True for the trees with the
+        optimum's errors (objective, cost).  Trees count rows per class in ``value``; each leaf's ``prediction``
+        is its majority class (least-cost class when weighted).  ``status``
         says why a run stopped early; ``stats``: ``complete`` (True when no further tree exists within the
         bounds), ``memory_bytes`` (the pools), ``restarts`` (pool growths; the run goes on, no work redone).
     """
@@ -212,15 +233,27 @@ def rashomon(
         K = min(int(max_nodes), full)
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
-    if max_errors is not None and (int(max_errors) != max_errors or max_errors < 0):
-        raise ValueError(f"max_errors must be a non-negative integer, got {max_errors!r}")
-    if max_gap is not None and (int(max_gap) != max_gap or max_gap < 0):
-        raise ValueError(f"max_gap must be a non-negative integer, got {max_gap!r}")
+    wt = weighted(sample_weight, costs, y, n_classes)
+    for name, bound in (("max_errors", max_errors), ("max_gap", max_gap)):
+        if bound is None:
+            continue
+        if not wt.plain:  # a cost: any number >= 0
+            if isinstance(bound, bool) or not isinstance(bound, (int, float, np.number)) or not bound >= 0:
+                raise ValueError(f"{name} is a cost with weights or costs: a number >= 0, got {bound!r}")
+            if not np.isfinite(bound):
+                raise ValueError(f"{name} must be finite, got {bound!r}")
+        elif int(bound) != bound or bound < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {bound!r}")
     if int(min_leaf_support) != min_leaf_support or min_leaf_support < 1:
         raise ValueError(f"min_leaf_support must be an integer >= 1, got {min_leaf_support!r}")
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     lam = None
+    if objective == "branches" and not wt.plain:
+        raise ValueError(
+            "objective='branches' ranks error rate + lambda * splits, unweighted: with sample_weight or costs use "
+            "objective='errors' (the set is ranked by the weighted cost)"
+        )
     if objective == "branches":
         if sparsity is None:
             raise ValueError("objective='branches' needs sparsity (lambda, the cost of a split in accuracy, e.g. 0.01)")
@@ -234,10 +267,15 @@ def rashomon(
         if not (gap_ok and np.isfinite(max_objective_gap) and max_objective_gap >= 0):
             raise ValueError(f"max_objective_gap must be a number >= 0, got {max_objective_gap!r}")
     n = X.shape[0]
+    obj = None if wt.plain else _Weighted(y, n_classes, wt, X.shape[1])
     wq, wp = _weights(lam, n, K)
     weights = (wq, wp, lam is not None)
     gap_key = None
-    if max_gap is not None:
+    if max_errors is not None and obj is not None:
+        max_errors = _cost_key(max_errors, obj)
+    if max_gap is not None and obj is not None:
+        gap_key = _cost_key(max_gap, obj)
+    elif max_gap is not None:
         gap_key = int(max_gap)
     elif max_objective_gap is not None:
         # objective <= best + gap in keys, exactly, with the gap's decimal as lambda's (0.03 is 3/100)
@@ -247,11 +285,28 @@ def rashomon(
         control = Control().start()
     try:
         return _run(
-            X, y, n_classes, depth, K, int(k), max_errors, gap_key, weights, int(min_leaf_support), max_bytes, control
+            X,
+            y,
+            n_classes,
+            depth,
+            K,
+            int(k),
+            max_errors,
+            gap_key,
+            weights,
+            int(min_leaf_support),
+            max_bytes,
+            control,
+            obj,
         )
     finally:
         if own:
             control.stop()
+
+
+def _cost_key(cost, obj):
+    """A cost bound in the kernel's int64 quanta: the most quanta whose cost is at most ``cost`` (exact)."""
+    return min(int(Fraction(float(cost)) / Fraction(obj.quantum)), _INF)
 
 
 def _weights(lam, n, K):
@@ -268,14 +323,24 @@ def _weights(lam, n, K):
     return frac.denominator, frac.numerator * n
 
 
-def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, max_bytes, control):
+def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, max_bytes, control, obj=None):
     n, f = X.shape
+    # weighted: the kernel's "classes" are MurTree's (class, weight) groups, priced by cm (groups x classes)
+    y, n_classes, cm = (y, n_classes, _PLAIN) if obj is None else obj.kernel_data(y, n_classes)
+    wide = obj is not None
     order = np.argsort(y, kind="stable")  # rows sorted by class: class blocks in every dataset (bitsets)
     XR = np.ascontiguousarray(X[order])
     XT = np.ascontiguousarray(XR.T)
     ys = np.ascontiguousarray(y[order], dtype=np.int64)
     cnt = np.bincount(ys, minlength=n_classes).astype(np.int64)
     sizes = _pool_sizes(n, f, depth, k)
+    if wide and max_bytes is not None and _bytes(sizes, n_classes, wide) > max_bytes:
+        # each dataset counts its rows per (class, weight) group: many distinct real weights make big pools
+        raise ValueError(
+            f"rashomon: {n_classes} distinct (class, weight) pairs need {_bytes(sizes, n_classes, wide) / 2**20:.0f} "
+            f"MB of pools, more than the memory limit of {max_bytes / 2**20:.0f} MB: round the weights to fewer "
+            "distinct values or select fewer tests"
+        )
     wq, wp, penalised = weights
     max_key = _INF if max_errors is None else int(max_errors)  # (max_errors goes with the errors objective)
     nodes = 2 * K + 1
@@ -283,7 +348,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
     restarts = 0
     complete = False
     stopped_by = None
-    bounds = _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control)
+    bounds = _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control, cm)
     # the kernel writes the trees to ``out`` (row ``t - base`` for tree ``t``); they become solutions in chunks
     out = _out(min(k, _CHUNK), nodes, n_classes)
     base = 0  # trees before ``base`` are solutions already
@@ -291,7 +356,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
     best = None  # the first tree's key
     control.watch("rashomon", COUNTERS)
     try:
-        ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds)
+        ws = _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds, cm)
         if control.stopped:
             ws = None
         done = 0  # trees in order so far
@@ -299,7 +364,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
         while ws is not None and not control.stopped:
             stop = min(k, max(done, have) + batch)
             if stop - base > out[0].shape[0]:
-                _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0)
+                _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0, obj)
                 base = have
             t = enumerate_trees(ws, done, stop, have, max_key, wq, wp, *(a[have - base :] for a in out))
             have = max(have, t)
@@ -311,7 +376,7 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
             if ws.status[0]:  # a full pool: it grows, and the run goes on where it stopped (no work redone)
                 pool = _POOL_NAMES[int(ws.status[1])]
                 sizes[pool] *= 2
-                if max_bytes is not None and _bytes(sizes, n_classes) > max_bytes:
+                if max_bytes is not None and _bytes(sizes, n_classes, wide) > max_bytes:
                     stopped_by = "memory"  # the trees so far are still the first of the order
                     break
                 restarts += 1
@@ -320,17 +385,21 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
                 continue
             complete = bool(ws.status[2])
             if have and control.progress is not None:
-                last = int(out[4][have - base - 1]) if have > base else trees[-1].info["errors"]
-                control.report("rashomon", trees=have, errors=last)
+                if obj is not None:  # the last tree's cost (its quanta, exactly; or the solution's own)
+                    last = float(obj.exact(out[4][have - base - 1])) if have > base else trees[-1].info["cost"]
+                    control.report("rashomon", trees=have, cost=last)
+                else:
+                    last = int(out[4][have - base - 1]) if have > base else trees[-1].info["errors"]
+                    control.report("rashomon", trees=have, errors=last)
             if complete or t >= k:
                 break
             batch = min(2 * batch, _MAX_BATCH)
     finally:
         control.unwatch()
-    _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0)
+    _collect(out, have - base, trees, best, wq, wp, wq * n if penalised else 0, obj)
     stats = {
         "complete": complete,
-        "memory_bytes": _bytes(sizes, n_classes),
+        "memory_bytes": _bytes(sizes, n_classes, wide),
         "restarts": restarts,
         "stopped_by": stopped_by,
         "max_depth": depth,
@@ -340,22 +409,25 @@ def _run(X, y, n_classes, depth, K, k, max_errors, max_gap, weights, min_leaf, m
     if penalised:
         lam = Fraction(wp, wq * n)
         stats["lambda"] = [lam.numerator, lam.denominator]  # lambda as ranked, exactly
-    return RawFront(trees, OBJECTIVE_BRANCHES if penalised else "misclassifications", control.status(), stats)
+    name = OBJECTIVE_BRANCHES if penalised else "misclassifications" if obj is None else obj.name
+    return RawFront(trees, name, control.status(), stats)
 
 
 OBJECTIVE_BRANCHES = "error rate + lambda * splits"
 
 
-def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control):
+def _murtree_bounds(X, y, n_classes, depth, K, min_leaf, control, cm=_PLAIN):
     """MurTree's cache after solving the root (depth ``depth``, ``K`` splits): the optimum and bounds of the
     subproblems it visited, which the enumeration's streams start from (SORTD's first phase).  Depths <= 2
-    are counted exactly by the enumeration and need none.  Returns (z1, z2, keys, vals)."""
+    are counted exactly by the enumeration and need none.  With a weighted ``cm`` (``y`` the rows' groups) the
+    cache holds int64 costs in the same quanta.  Returns (z1, z2, keys, vals)."""
     if depth <= 2 or K == 0:
         empty = np.zeros(X.shape[0], dtype=np.uint64)
-        return empty, empty, *empty_cache(1)  # MurTree's layout: the kernels keep one signature at every depth
+        # MurTree's layout: the kernels keep one signature at every depth (int64 costs when weighted)
+        return empty, empty, *empty_cache(1, np.int32 if cm.ndim == 1 else np.int64)
     control.watch("murtree", MURTREE_COUNTERS)
     try:
-        ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS)
+        ws, h1, h2 = _murtree_workspace(X, y, n_classes, depth, K, min_leaf, control, _CACHE_BITS, cm)
         best = _solve_budget(ws, X.shape[0], h1, h2, depth, K, _INF)  # a stop is seen by the caller (control.stopped)
         # at depth >= 4, as MurTree's single optimum: the fewest splits reaching it (binary search, bounded by
         # the optimum).  Its bounds on smaller budgets keep the enumeration off them: on mushroom the optimum is
@@ -400,9 +472,9 @@ def _grow(ws, pool, size):
     return ws._replace(**new)
 
 
-def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds):
+def _fresh(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, cnt, bounds, cm=_PLAIN):
     while True:
-        ws = _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds)
+        ws = _workspace(XT, XR, ys, n_classes, depth, K, sizes, min_leaf, control, bounds, cm)
         if init_root(ws, depth, K, cnt):
             return ws
         sizes[_POOL_NAMES[int(ws.status[1])]] *= 4
@@ -421,9 +493,11 @@ def _out(m, nodes, n_classes):
     )
 
 
-def _collect(out, m, trees, best, wq=1, wp=0, scale=0):
+def _collect(out, m, trees, best, wq=1, wp=0, scale=0, obj=None):
     """Append the first ``m`` trees of ``out`` as solutions (``optimal`` when their key is ``best``, the first
-    tree's).  Trees of one node count are copied out at once (``out`` is reused) and split into per-tree row
+    tree's).  Weighted (``obj``): each tree's group counts become class counts with least-cost predictions, and
+    its info gets ``cost`` (recomputed with the given weights) and ``errors`` (misclassified rows), as MurTree's.
+    Trees of one node count are copied out at once (``out`` is reused) and split into per-tree row
     views: no per-node work in Python, and each tree's arrays are contiguous int64 of the right shapes, so
     RawTree's checks and copies are skipped."""
     feat, left, right, value, err, splits = out
@@ -432,10 +506,16 @@ def _collect(out, m, trees, best, wq=1, wp=0, scale=0):
     nns = (feat[:m] != -2).sum(axis=1)
     made = [None] * m
     new = RawTree.__new__
+    facts = [None] * m
     for nn in np.unique(nns).tolist():
         idx = np.flatnonzero(nns == nn)
         val = value[idx, :nn]
-        pred = val.argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+        if obj is None:
+            pred = val.argmax(axis=2)  # the majority class, lowest on ties (as RawTree's default)
+        else:  # group counts to class counts, least-cost predictions, each tree's errors and cost
+            val, pred, errors, total = obj.batch(val, feat[idx, :nn] == -1)
+            for r, e, c in zip(idx.tolist(), errors.tolist(), total.tolist()):
+                facts[r] = (e, c)
         half = np.full(nn, 0.5)
         rows = zip(idx.tolist(), feat[idx, :nn], left[idx, :nn], right[idx, :nn], val, pred)
         for r, f, lo, hi, v, p in rows:
@@ -446,7 +526,11 @@ def _collect(out, m, trees, best, wq=1, wp=0, scale=0):
     opt = (wq * err[:m] + wp * splits[:m] == best).tolist()
     rank = len(trees)
     add = trees.append
-    for tree, e, s, o in zip(made, err[:m].tolist(), splits[:m].tolist(), opt):
+    for tree, e, s, o, fc in zip(made, err[:m].tolist(), splits[:m].tolist(), opt, facts):
+        if fc is not None:  # weighted: misclassified rows and the cost, as MurTree's solutions say them
+            add(RawSolution(tree, o, {"rank": rank, "errors": fc[0], "cost": fc[1], "splits": s}))
+            rank += 1
+            continue
         info = {"rank": rank, "errors": e, "splits": s}
         if scale:  # the float nearest the exact objective (key / (q * n)): equal objectives, equal floats
             info["objective"] = float(Fraction(wq * e + wp * s, scale))

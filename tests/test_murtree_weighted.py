@@ -11,36 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from treeexplorer.solvers._objective import leaf_costs, tree_cost, weighted
 from treeexplorer.solvers.murtree import murtree
-from weighted_oracle import oracle_costs
+from weighted_oracle import oracle_costs, problems
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def problems(draw, real=None):
-    """Small random 0/1 data, 2-3 classes, random weights (integer or real, some 0) and a random cost matrix."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    n = draw(st.integers(2, 24))
-    f = draw(st.integers(1, 5))
-    k = draw(st.integers(2, 3))
-    X = (rng.random((n, f)) < rng.uniform(0.2, 0.8)).astype(np.uint8)
-    y = rng.integers(0, k, n)
-    if real is None:
-        real = draw(st.booleans())
-    if real:
-        w = rng.uniform(0.0, 3.0, n) * (rng.random(n) > 0.1)
-        C = rng.uniform(0.0, 4.0, (k, k))
-    else:
-        w = rng.integers(0, 5, n).astype(np.float64)
-        C = rng.integers(0, 6, (k, k)).astype(np.float64)
-    if draw(st.booleans()):
-        np.fill_diagonal(C, 0.0)  # the usual shape; a cost on the diagonal is allowed too
-    if not w.sum() > 0:
-        w[0] = 1.0
-    if weighted(w, C, y, k).plain:  # all ones and the default costs: that is the plain path, tested elsewhere
-        w[0] = 2.0
-    return X, y, k, w, C, real
 
 
 def _close(a, b, real):

@@ -12,36 +12,12 @@ from hypothesis import strategies as st
 from treeexplorer.solvers import Control, predict_raw
 from treeexplorer.solvers.murtree import murtree
 from treeexplorer.solvers.rashomon import rashomon
-
-
-def _leaf(y, rows, C):
-    cnt = np.bincount(y[rows], minlength=C)
-    return int(cnt.sum() - cnt.max()), int(np.argmax(cnt))
+from weighted_oracle import canonical_trees
 
 
 def brute(X, y, C, depth, min_leaf=1):
     """Every canonical tree of depth <= ``depth``: ``(errors, splits, key)``; ``key`` names shape and tests."""
-
-    def rec(rows, d):
-        e, c = _leaf(y, rows, C)
-        out = [(e, 0, "L", c)]
-        if d == 0:
-            return out
-        for f in range(X.shape[1]):
-            lr = rows[X[rows, f] == 0]
-            rr = rows[X[rows, f] == 1]
-            if len(lr) < min_leaf or len(rr) < min_leaf:
-                continue
-            left = rec(lr, d - 1)
-            right = rec(rr, d - 1)
-            for el, sl, kl, cl in left:
-                for er, sr, kr, cr in right:
-                    if kl == "L" and kr == "L" and cl == cr:
-                        continue  # both leaves predict one class: the same classifier as the leaf
-                    out.append((el + er, sl + sr + 1, f"({f} {kl} {kr})", -1))
-        return out
-
-    return [(e, s, k) for e, s, k, _ in rec(np.arange(len(y)), depth)]
+    return canonical_trees(X, y, C, depth, min_leaf=min_leaf)
 
 
 def key(tree, k=0):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 from waiting import WorkClock, wait_until
 
 import treeexplorer as tx
@@ -295,3 +296,28 @@ def test_in_a_notebook_a_click_on_the_cloud_opens_the_sets_tree_through_the_same
         assert e.selected.entry.id == rank
     finally:
         e.close()
+
+
+def test_a_weighted_run_lists_its_alternatives_by_training_cost():
+    """With the Data card's class weights the set is ranked by the run's cost, and the card says cost."""
+    prep = _data()
+    settings = RunSettings("murtree", {"max_depth": 2}, discretizer="none", class_weight="balanced")
+    front = tx.api.run_prepared(prep, "murtree", {"max_depth": 2}, discretizer="none", class_weight="balanced")
+    run = Run(1, "#1", "#000", front, settings)
+    point = max(front.trees, key=lambda t: t.metrics["splits"])  # optimal for its number of splits
+    session = RashomonSession(lambda: prep, k=20)
+    view = RashomonView(session)
+    assert view.start(run, point) is not None
+    _wait(session)
+    view.refresh()
+    assert session.weighted()
+    costs = [t.info["cost"] for t in session.front.trees]
+    assert costs == sorted(costs) and costs[0] == pytest.approx(point.metrics["train_cost"])  # the point is optimal
+    assert "training cost" in session.status and "training errors" not in session.status
+    table = session.table()
+    assert list(table.columns) == ["rank", "cost", "gap", "splits", "features"]
+    assert "train cost" in view.table.object.columns
+    other = next(t for t in session.front.trees if t.info["cost"] > costs[0] + 1e-6)
+    note = session.difference_text(other)
+    assert "more training cost than the selected tree" in note, note
+    assert all(label.startswith("#") and ": cost " in label for label in view.pick.options)

@@ -66,8 +66,9 @@ def set_csv(front) -> str:
 
     rows = [{k: csv_cell(v) for k, v in row.items()} for row in set_table(front)]  # no formula cells
     columns = list(CSV_COLUMNS)
-    if rows and "objective" in rows[0]:
-        columns.insert(columns.index("errors") + 1, "objective")
+    for extra in ("cost", "objective"):  # a set ranked by a weighted cost, or by --objective branches
+        if rows and extra in rows[0]:
+            columns.insert(columns.index("errors") + 1, extra)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()
@@ -106,25 +107,30 @@ def run_rashomon(a) -> int:
     if info.get("stopped_by") == "memory":
         more += " (memory limit: the first trees of the order; lower -k, --max-depth or the tests)"
     penalised = info.get("objective") == "branches"
+    rows = set_table(front)
+    weighted = bool(rows) and "cost" in rows[0]  # ranked by the weighted training cost (weights or costs)
     optimum = f"ranked by {front.objective.split(';')[0]}; optimum objective {info['optimum']:.6g}"
+    if weighted:
+        optimum = f"ranked by {front.objective.split(';')[0]}; optimum cost {info['optimum']:.6g}"
     depth = front.params.get("max_depth")
     splits = front.params.get("max_nodes")
     splits = (2 ** int(depth) - 1) if splits is None and depth is not None else splits  # the default: any
     print(
         f"{front.dataset}: {front.n_train} train rows; {more}, depth <= {depth}, "
         f"splits <= {splits}, over the {front.discretizer} tests; "
-        f"{optimum if penalised else 'optimum ' + str(info['optimum']) + ' errors'}; "
+        f"{optimum if penalised or weighted else 'optimum ' + str(info['optimum']) + ' errors'}; "
         f"{front.runtime_s:.3f} s{status.get(front.status, '')}"
     )
-    rows = set_table(front)
-    if penalised:
-        print(f"{'rank':>5} {'errors':>6} {'objective':>10} {'gap':>10} {'splits':>6}  features")
+    if penalised or weighted:
+        value = "objective" if penalised else "cost"
+        print(f"{'rank':>5} {'errors':>6} {value:>10} {'gap':>10} {'splits':>6}  features")
     else:
         print(f"{'rank':>5} {'errors':>6} {'gap':>4} {'splits':>6}  features")
     for r in rows[: max(a.show, 0)]:
         features = r["features"].replace(";", ", ")
-        if penalised:
-            value = f"{r['objective']:>10.6f} {r['gap']:>10.6f}"
+        if penalised or weighted:
+            fmt = "10.6f" if penalised else "10.6g"
+            value = f"{r['objective' if penalised else 'cost']:>{fmt}} {r['gap']:>{fmt}}"
             print(f"{r['rank']:>5} {r['errors']:>6} {value} {r['splits']:>6}  {features}")
         else:
             print(f"{r['rank']:>5} {r['errors']:>6} {r['gap']:>4} {r['splits']:>6}  {features}")

@@ -2,7 +2,8 @@
 
 :func:`rashomon` enumerates the distinct canonical trees of MurTree's search space (depth <= ``max_depth``,
 at most ``splits`` splits, over the discretizer's 0/1 tests) best first: by training errors, fewer splits
-first on ties, or by BRANCHES' objective ``errors / n + sparsity * splits`` with ``objective="branches"``
+first on ties (by the weighted training cost with ``class_weight``, ``sample_weight`` or ``costs``), or by
+BRANCHES' objective ``errors / n + sparsity * splits`` with ``objective="branches"``
 (:mod:`treeexplorer.solvers.rashomon`).  The result is a :class:`~treeexplorer.front.Front`
 (every view, export and the JSON work) whose trees are in that order (``id`` = rank).  A stopped run keeps the
 first trees of the order, each exact.
@@ -57,7 +58,12 @@ def _run_raw(
     objective="errors",
     sparsity=None,
     max_objective_gap=None,
+    max_cost_gap=None,
+    sample_weight=None,
+    costs=None,
 ):
+    if max_cost_gap is not None:  # a weighted run's bound: a cost above the best (the solver's max_gap)
+        max_gap = max_cost_gap
     return _raw_rashomon(
         X,
         y,
@@ -72,6 +78,8 @@ def _run_raw(
         sparsity=sparsity,
         max_objective_gap=max_objective_gap,
         control=control,
+        sample_weight=sample_weight,
+        costs=costs,
     )
 
 
@@ -83,7 +91,7 @@ def _spec() -> SolverSpec:
         name="rashomon",
         run=_run_raw,
         title="Rashomon set (MurTree)",
-        description="The k best distinct trees of MurTree's search space, in order of training errors.",
+        description="The k best distinct trees of MurTree's search space, in order of training errors (or cost).",
         ranked=True,
         params=(
             depth,
@@ -105,6 +113,13 @@ def _spec() -> SolverSpec:
                 "float",
                 None,
                 "With objective=branches: only trees within this much of the best objective.",
+                bounds=(0.0, None),
+            ),
+            Param(
+                "max_cost_gap",
+                "float",
+                None,
+                "With weights or costs: only trees with at most this much training cost above the best.",
                 bounds=(0.0, None),
             ),
         ),
@@ -159,7 +174,9 @@ def rashomon(
         Most trees in the set.
     epsilon : float, optional
         Only trees with at most ``optimum + epsilon * n_train`` training errors (capped by ``k``); with
-        ``objective="branches"``, only trees whose objective is at most the optimum's plus ``epsilon``.
+        ``objective="branches"``, only trees whose objective is at most the optimum's plus ``epsilon``; with
+        weights or costs, a training cost at most ``optimum + epsilon * W`` (``W`` the training rows' total
+        weight).
     objective : {"errors", "branches"}
         What orders the set: training errors (ties: fewer splits), or BRANCHES' objective
         ``errors / n_train + sparsity * splits`` (ties: fewer splits, then the errors order).
@@ -170,17 +187,18 @@ def rashomon(
     discretizer, n_bins, test_size, test, seed, time_limit, memory_limit, progress, control, drop_missing,
     allow_many_classes, categorical, discretizer_params, features, exclude, class_weight, sample_weight, costs
         As :func:`treeexplorer.solve`; a time limit or cancel returns the trees found so far (the first of the
-        order, each exact).  Weights and costs rank the set by the weighted cost when the set's solver spec
-        says ``weighted`` (else they are refused in one line).
+        order, each exact).  Weights and costs rank the set by the weighted training cost (``objective="errors"``
+        only; ``objective="branches"`` refuses them in one line), exactly (MurTree's int64 quanta).
 
     Returns
     -------
     Front
         Trees in order (``id`` = rank): ``info`` holds ``rank``, ``errors``, ``splits`` and ``gap`` (errors above
-        the first tree; with ``objective="branches"`` also ``objective`` and ``gap`` is in the objective);
-        ``optimal`` marks the trees with the optimum's value.  ``stats["rashomon"]`` holds ``k``, ``epsilon``,
-        ``objective``, ``sparsity``, ``optimum`` (errors or objective of the first tree), ``complete`` (True when no
-        further tree is within the bounds).
+        the first tree; with ``objective="branches"`` also ``objective`` and ``gap`` is in the objective; with
+        weights or costs also ``cost``, the training cost the set is ranked by, equal to the tree's
+        ``metrics["train_cost"]``, and ``gap`` is in cost); ``optimal`` marks the trees with the optimum's value.
+        ``stats["rashomon"]`` holds ``k``, ``epsilon``, ``objective``, ``sparsity``, ``optimum`` (errors, objective
+        or cost of the first tree), ``complete`` (True when no further tree is within the bounds).
     """
     if solver not in SOLVERS:
         raise ValueError(f"rashomon sets are enumerated over {', '.join(SOLVERS)}; got solver={solver!r}")
@@ -284,10 +302,21 @@ def rashomon_prepared(
     params = {"max_depth": max_depth, "max_nodes": splits, "k": k, "min_leaf_support": min_leaf_support}
     params["max_bytes"] = check_memory_limit(memory_limit) * 2**20  # the pools stop growing there (trees so far)
     params.update(_objective_params(objective, sparsity))
+    weights = Objective.build(class_weight, costs).resolve(
+        prep.schema, prep.y_train, prep.dataset.weights, prep.y_test, prep.w_test, prep.dataset.weight_source
+    )
+    if objective == "branches" and not weights.plain:
+        raise ValueError(
+            f"objective='branches' ranks the unweighted error rate + sparsity x splits, not {weights.text}: use "
+            "objective='errors' for a set ranked by that cost, or leave the weights and costs out"
+        )
     if epsilon is not None and objective == "branches":
         params["max_objective_gap"] = epsilon  # objective <= optimum + epsilon, compared exactly
     elif epsilon is not None:
-        params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
+        if weights.plain:
+            params["max_gap"] = int(Fraction(epsilon) * len(prep.y_train))  # errors <= optimum + epsilon * n, exactly
+        else:  # cost <= optimum + epsilon * (the training rows' total weight)
+            params["max_cost_gap"] = float(epsilon) * float(weights.weighting.row_weights(len(prep.y_train)).sum())
     control = control or Control()
     front = run_prepared(
         prep,
@@ -308,10 +337,11 @@ def _in_order(front: Front, solver: str, k: int, epsilon, sparsity=None) -> Fron
     trees = sorted(front.trees, key=lambda t: t.info["rank"])
     lam = front.stats.pop("lambda", None)  # λ as ranked (a fraction) with objective="branches"
     if lam is None:
-        best = trees[0].info["errors"] if trees else None
+        what = "cost" if trees and "cost" in trees[0].info else "errors"  # weighted: ranked by training cost
+        best = trees[0].info[what] if trees else None
         for i, t in enumerate(trees):
             t.id = i
-            t.info["gap"] = t.info["errors"] - best
+            t.info["gap"] = t.info[what] - best
     else:
         lam = Fraction(*lam)
         n = front.n_train
@@ -329,13 +359,15 @@ def _in_order(front: Front, solver: str, k: int, epsilon, sparsity=None) -> Fron
         "epsilon": epsilon,
         "objective": "errors" if lam is None else "branches",
         "sparsity": sparsity,
-        "max_gap": params.get("max_gap"),
+        "max_gap": params.get("max_gap", params.get("max_cost_gap")),
         "optimum": best,
         "complete": bool(front.stats.pop("complete", False)),
         "trees": len(trees),
         "stopped_by": front.stats.pop("stopped_by", None),
     }
     ranked = "misclassifications" if lam is None else f"error rate + {sparsity:g} x splits"
+    if lam is None and front.objective == "cost":  # weighted: ranked by the run's cost ("the cost with ...")
+        ranked = front.weights.get("objective", "cost")
     front.objective = f"{ranked}; Rashomon set, the best trees in order"
     return front
 
@@ -423,11 +455,16 @@ def _first(front: Front, keep) -> dict:
     opt = _optimum(front)
     for t in front.trees:  # in order: the first match is the best tree overall meeting the condition
         if keep(t):
-            # a set ranked by objective="branches": the cost is in that objective (the tree's gap)
-            cost = t.info["gap"] if "objective" in t.info else t.info["errors"] - opt
+            # a set ranked by objective="branches" or a weighted cost: the cost is in it (the tree's gap)
+            cost = t.info["gap"] if "objective" in t.info or "cost" in t.info else t.info["errors"] - opt
             return {"tree": t, "errors": t.info["errors"], "cost": cost}
-    last = front.trees[-1].info.get("objective", front.trees[-1].info["errors"]) if front.trees else None
+    last = _ranked_value(front.trees[-1].info) if front.trees else None
     return {"tree": None, "errors": None, "cost": None, "at_least": last}
+
+
+def _ranked_value(info: dict):
+    """What the set is ranked by, for one tree: its objective (``objective="branches"``), weighted cost, or errors."""
+    return info.get("objective", info.get("cost", info["errors"]))
 
 
 def best_without(front: Front, feature) -> dict:
@@ -438,8 +475,8 @@ def best_without(front: Front, feature) -> dict:
     dict
         ``tree`` (a :class:`FrontTree` of the set, or None when every tree of the set uses it: then the best
         such tree has at least ``at_least`` errors, a larger ``k`` finds it), ``errors``, ``cost`` (errors above
-        the optimum; for a set ranked by ``objective="branches"``, ``cost`` and ``at_least`` are in that
-        objective).
+        the optimum; for a set ranked by ``objective="branches"`` or by a weighted cost, ``cost`` and
+        ``at_least`` are in that objective).
     """
     j = _column(front, feature)
     return _first(front, lambda t: j not in tree_columns(t.tree))
@@ -465,13 +502,14 @@ def filter_set(front: Front, exclude=(), require=()) -> list[FrontTree]:
 
 def set_table(front: Front) -> list[dict]:
     """One row per tree of the set: ``rank``, ``errors``, (``objective`` when a set is ranked by
-    ``objective="branches"``,) ``gap``, ``splits``, ``depth``, ``train_accuracy``, ``test_accuracy`` and
-    ``features`` (the column names it tests, ``;``-separated)."""
+    ``objective="branches"``, ``cost`` when by a weighted cost,) ``gap``, ``splits``, ``depth``, ``train_accuracy``,
+    ``test_accuracy`` and ``features`` (the column names it tests, ``;``-separated)."""
     return [
         {
             "rank": t.id,
             "errors": t.info["errors"],
             **({"objective": t.info["objective"]} if "objective" in t.info else {}),
+            **({"cost": t.info["cost"]} if "cost" in t.info else {}),
             "gap": t.info["gap"],
             "splits": t.metrics["splits"],
             "depth": t.metrics["depth"],

@@ -83,11 +83,29 @@ _GROWTH = ("murtree", "contree")
 _ALSO = {"branches": ("cart",)}
 
 
+def _toy_costs() -> np.ndarray:
+    """The toy table's cost matrix for the weighted warm-ups (3 classes, one cost of 2)."""
+    costs = 1.0 - np.eye(3)
+    costs[0, 1] = 2.0
+    return costs
+
+
 def _rashomon_toy(matrix: np.ndarray, y: np.ndarray) -> None:
     from treeexplorer.solvers.rashomon import rashomon
 
     with Control() as toy_control:
         rashomon(matrix, y, 3, max_depth=3, k=20, control=toy_control)
+    with Control() as toy_control:  # the weighted path's kernels (int64 costs for whole and real weights alike)
+        rashomon(
+            matrix,
+            y,
+            3,
+            max_depth=3,
+            k=20,
+            control=toy_control,
+            sample_weight=np.linspace(0.5, 2.0, len(y)),
+            costs=_toy_costs(),
+        )
 
 
 # Kernels with a warm-up of their own that are not a registered solver: ``name -> toy(matrix, y)`` on the binary
@@ -164,8 +182,7 @@ def _run_solver_toys(name: str) -> None:
             continue
     if spec.weighted:  # the weighted path's kernels: whole weights (an int64 path may take them), real ones, and
         # costs alone (dpdt's generators then stay the plain ones, called from the weighted path)
-        costs = 1.0 - np.eye(3)
-        costs[0, 1] = 2.0
+        costs = _toy_costs()
         for w in (np.arange(len(y)) % 3 + 1.0, np.linspace(0.5, 2.0, len(y)), None):
             try:
                 with Control() as toy_control:

@@ -28,6 +28,13 @@ The root merges its streams ``s = 0..K`` by ``(errors, s)``: trees come out in n
 fewer splits first on ties.  Depth-2 datasets count all their tests and pairs of tests at once with
 bitsets (as MurTree's depth-2 solver), which gives the sorted single splits of each of their 2F children.
 
+The weighted objective (``solvers.rashomon`` with ``sample_weight`` or ``costs``) runs the same code on rows
+grouped by (class, weight), MurTree's groups: ``ds_cnt`` counts groups, ``cm[g, p]`` (``Workspace.cm``, int64, the
+quanta of :class:`solvers.murtree._Weighted`) prices group ``g`` predicted as class ``p``, a leaf costs its least
+``sum_g cnt[g] * cm[g, p]`` and predicts that class (lowest on ties), and "errors" below read "cost".  The
+canonical rule is on those predictions.  A 1-D ``cm`` is the plain placeholder: :func:`leaf1`, :func:`leaf2`
+and :func:`no_split` pick each variant's code at compile time, so the plain kernels compile to what they were.
+
 Every structure lives in fixed pools (arrays of :data:`Workspace`); when one is full the run sets
 ``status = (1, pool)`` and unwinds with its state whole (children tables are published only when complete,
 a popped heap entry goes back, a half-made heap is dropped), and the wrapper grows that pool (a copy) and goes
@@ -40,8 +47,9 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit, uint64
+from numba.extending import overload
 
-from .murtree_cache import cache_find
+from .murtree_cache import _plain, cache_find
 from .murtree_d2 import pack_pairs
 
 INF = np.int64(1) << 60
@@ -146,6 +154,7 @@ Workspace = namedtuple(
         "keys",  # ... and its cache after solving the root: bounds of subproblems (murtree_cache)
         "vals",
         "ds_h",  # datasets: (h1, h2) uint64 (datasets with rows)
+        "cm",  # the cost matrix (groups x classes, int64) of the weighted objective; 1-D placeholder: plain
     ),
 )
 
@@ -178,6 +187,75 @@ def _leaf_row(cnts, k):
             mx = v
             cls = c
     return tot - mx, cls, tot
+
+
+@njit(nogil=True, cache=True)
+def _leaf_w(cnt, cm):
+    best = INF
+    cls = 0
+    for p in range(cm.shape[1]):
+        v = np.int64(0)
+        for g in range(cnt.shape[0]):
+            v += cnt[g] * cm[g, p]
+        if v < best:
+            best = v
+            cls = p
+    return best, cls
+
+
+@njit(nogil=True, cache=True)
+def _leaf_row_w(cnts, k, cm):
+    best, cls = _leaf_w(cnts[k], cm)
+    return best, cls, cnts[k].sum()
+
+
+@njit(nogil=True, cache=True)
+def _no_split_w(cnts, k, cls, cm):
+    for g in range(cnts.shape[1]):
+        if cnts[k, g] > 0:
+            for p in range(cm.shape[1]):
+                if cm[g, p] < cm[g, cls] or (p < cls and cm[g, p] == cm[g, cls]):
+                    return False
+    return True
+
+
+def leaf1(cnt, cm):
+    """(cost, predicted class) of a leaf of counts ``cnt``: :func:`_leaf` when ``cm`` is the plain placeholder,
+    else the least ``sum_g cnt[g] * cm[g, p]`` and its class, lowest on ties."""
+    return _leaf(cnt) if cm.ndim == 1 else _leaf_w(cnt, cm)
+
+
+@overload(leaf1, jit_options={"nogil": True})
+def _leaf1(cnt, cm):
+    if _plain(cm):
+        return lambda cnt, cm: _leaf(cnt)
+    return lambda cnt, cm: _leaf_w(cnt, cm)
+
+
+def leaf2(cnts, k, cm):
+    """:func:`leaf1` of row ``k`` of a 2-D count array, and the row's total (:func:`_leaf_row` when plain)."""
+    return _leaf_row(cnts, k) if cm.ndim == 1 else _leaf_row_w(cnts, k, cm)
+
+
+@overload(leaf2, jit_options={"nogil": True})
+def _leaf2(cnts, k, cm):
+    if _plain(cm):
+        return lambda cnts, k, cm: _leaf_row(cnts, k)
+    return lambda cnts, k, cm: _leaf_row_w(cnts, k, cm)
+
+
+def no_split(cnts, k, err, cls, cm):
+    """True when no canonical tree of dataset ``k`` (cost ``err``, predicting ``cls``) has a split: every leaf
+    under it would predict ``cls``.  Plain: a pure node (``err == 0``).  Weighted: every group present prefers
+    ``cls`` (strictly to each lower class), so every nonempty subset of its rows predicts ``cls``."""
+    return err == 0 if cm.ndim == 1 else _no_split_w(cnts, k, cls, cm)
+
+
+@overload(no_split, jit_options={"nogil": True})
+def _no_split(cnts, k, err, cls, cm):
+    if _plain(cm):
+        return lambda cnts, k, err, cls, cm: err == 0
+    return lambda cnts, k, err, cls, cm: _no_split_w(cnts, k, cls, cm)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -282,6 +360,8 @@ def _build_list(ws, st):
     m = cnt.sum()
     min_leaf = ws.prm[0]
     key = ws.sort_key
+    cm = ws.cm
+    plain = cm.ndim == 1  # weighted costs reach 2**50: (cost, test) sorted stably, not packed in one key
     n = 0
     left = np.empty(cnt.shape[0], dtype=np.int64)
     for f in range(F):
@@ -290,22 +370,34 @@ def _build_list(ws, st):
             continue
         for c in range(cnt.shape[0]):
             left[c] = cnt[c] - ones[f, c]
-        el, cl = _leaf(left)
-        er, cr = _leaf(ones[f])
+        el, cl = leaf1(left, cm)
+        er, cr = leaf1(ones[f], cm)
         if cl == cr:
             continue
-        key[n] = (el + er) * F + f
+        if plain:
+            key[n] = (el + er) * F + f
+        else:
+            key[n] = el + er
+            key[F + n] = f
         n += 1
     off = ws.meta[P_LIST]
     if off + n > ws.lst.shape[0]:
         _full(ws, P_LIST)
         return False
-    srt = np.sort(key[:n])
-    for t in range(n):
-        f = srt[t] % F
-        ws.lst[off + t, 0] = srt[t] // F
-        ws.lst[off + t, 1] = f
-        ws.lcnt[off + t, :] = ones[f]
+    if plain:
+        srt = np.sort(key[:n])
+        for t in range(n):
+            f = srt[t] % F
+            ws.lst[off + t, 0] = srt[t] // F
+            ws.lst[off + t, 1] = f
+            ws.lcnt[off + t, :] = ones[f]
+    else:
+        order = np.argsort(key[:n], kind="mergesort")  # stable: ties keep the tests' order
+        for t in range(n):
+            f = key[F + order[t]]
+            ws.lst[off + t, 0] = key[order[t]]
+            ws.lst[off + t, 1] = f
+            ws.lcnt[off + t, :] = ones[f]
     ws.meta[P_LIST] = off + n
     ws.st_i[st, LIST_OFF] = off
     ws.st_i[st, LIST_LEN] = n
@@ -346,6 +438,9 @@ def _d2_children(ws, k):
     for a in range(n_act):
         pos[act[a]] = a
     flag = ws.flag
+    cm = ws.cm
+    plain = cm.ndim == 1  # weighted: C counts groups, priced by cm; (cost, test) sorted stably
+    hs = np.empty(max(n_act, 1), dtype=np.int64)
     for a in range(n_act):
         # with thousands of tests this loop is seconds (2 x n_act children, each a sort of n_act keys): the
         # stop flag is read per test, and a stop returns False with no pool full, as a stopped pair count
@@ -366,7 +461,7 @@ def _d2_children(ws, k):
                 h = act[b]
                 lo = min(a, b)
                 hi = max(a, b)
-                if C == 2:  # an error is the smaller count: no scratch arrays
+                if C == 2 and plain:  # an error is the smaller count: no scratch arrays
                     p0 = np.int64(P[0, lo, hi])
                     p1 = np.int64(P[1, lo, hi])
                     if side == 0:  # g = 0: h = 1 holds S[h] - p, h = 0 the rest
@@ -391,19 +486,30 @@ def _d2_children(ws, k):
                     else:
                         t1[c] = p
                         t0[c] = S[g, c] - p
-                e0, c0 = _leaf(t0)
-                e1, c1 = _leaf(t1)
+                e0, c0 = leaf1(t0, cm)
+                e1, c1 = leaf1(t1, cm)
                 if c0 != c1 and t0.sum() >= min_leaf and t1.sum() >= min_leaf:
-                    key[n] = (e0 + e1) * F + h
+                    if plain:
+                        key[n] = (e0 + e1) * F + h
+                    else:
+                        key[n] = e0 + e1
+                        hs[n] = h
                     n += 1
             lo_ = meta[P_LIST]
             if lo_ + n > lst.shape[0]:
                 _full(ws, P_LIST)
                 return False
-            srt = np.sort(key[:n])
+            if plain:
+                srt = np.sort(key[:n])
+            else:
+                order = np.argsort(key[:n], kind="mergesort")  # stable: ties keep the tests' order
             for t in range(n):
-                h = srt[t] % F
-                lst[lo_ + t, 0] = srt[t] // F
+                if plain:
+                    h = srt[t] % F
+                    lst[lo_ + t, 0] = srt[t] // F
+                else:
+                    h = hs[order[t]]
+                    lst[lo_ + t, 0] = key[order[t]]
                 lst[lo_ + t, 1] = h
                 b = pos[h]
                 lo = min(a, b)
@@ -528,10 +634,10 @@ def _stream(ws, k, s):
     r[HEAP_LEN] = 0
     r[HEAP_CAP] = 0
     r[INIT] = 0
-    err, _, m = _leaf_row(ws.ds_cnt, k)
+    err, cls, m = leaf2(ws.ds_cnt, k, ws.cm)
     if s == 0:
         r[KIND] = LEAF
-    elif err == 0 or m < 2 * ws.prm[0]:
+    elif m < 2 * ws.prm[0] or no_split(ws.ds_cnt, k, err, cls, ws.cm):
         r[KIND] = EMPTY  # a pure node: any split leaves two leaves of its class
     elif s == 1:
         r[KIND] = LIST
@@ -547,7 +653,7 @@ def _stream(ws, k, s):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _simple_at(st_i, ds_cnt, lst, st, i):
+def _simple_at(st_i, ds_cnt, lst, cm, st, i):
     """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -2 when the LIST is not
     built yet.  Arrays, not the workspace: each read of a workspace field is an atomic reference count."""
     kind = st_i[st, KIND]
@@ -555,7 +661,7 @@ def _simple_at(st_i, ds_cnt, lst, st, i):
         return INF
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ds_cnt, st_i[st, SDS])
+            e, _, _ = leaf2(ds_cnt, st_i[st, SDS], cm)
             return e
         return INF
     lo = st_i[st, LIST_OFF]
@@ -569,12 +675,12 @@ def _simple_at(st_i, ds_cnt, lst, st, i):
 @njit(nogil=True, cache=True, inline="always")
 def _simple_get(ws, st, i):
     """Errors of the ``i``-th tree of a LEAF, LIST or EMPTY stream (INF past the end); -1 on a full pool."""
-    v = _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+    v = _simple_at(ws.st_i, ws.ds_cnt, ws.lst, ws.cm, st, i)
     if v != -2:
         return v
     if not _build_list(ws, st):
         return -1
-    return _simple_at(ws.st_i, ws.ds_cnt, ws.lst, st, i)
+    return _simple_at(ws.st_i, ws.ds_cnt, ws.lst, ws.cm, st, i)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -674,7 +780,7 @@ def _table_lb(ipool, ds_i, k, s):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, st, i):
+def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, st, i):
     """What is known of the ``i``-th tree of stream ``st`` without work: ``2 * errors`` when exact (``INF``:
     none), ``2 * bound + 1`` for a lower bound."""
     kind = st_i[st, KIND]
@@ -683,7 +789,7 @@ def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, st, i):
     k = st_i[st, SDS]
     if kind == LEAF:
         if i == 0:
-            e, _, _ = _leaf_row(ds_cnt, k)
+            e, _, _ = leaf2(ds_cnt, k, cm)
             return 2 * e
         return 2 * INF
     if kind == LIST:
@@ -701,15 +807,15 @@ def _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, st, i):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, k, s):
+def _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, min_leaf, k, s):
     """:func:`_sbound` of the first tree of dataset ``k`` with ``s`` splits, its stream not necessarily made."""
     sid = ipool[ds_i[k, STREAM_OFF] + s]
     if sid >= 0:
-        return _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, sid, 0)
-    err, _, m = _leaf_row(ds_cnt, k)
+        return _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, sid, 0)
+    err, cls, m = leaf2(ds_cnt, k, cm)
     if s == 0:
         return 2 * err
-    if err == 0 or m < 2 * min_leaf:
+    if m < 2 * min_leaf or no_split(ds_cnt, k, err, cls, cm):
         return 2 * INF
     if s == 1 and ds_i[k, ROWS_OFF] == -1:
         return 2 * ds_i[k, FIRST_ERR]
@@ -741,6 +847,7 @@ def _node_init(ws, st):
     cand = ws.cand
     meta = ws.meta
     status = ws.status
+    cm = ws.cm
     min_leaf = ws.prm[0]
     coff = ds_i[k, CHILD_OFF]
     st_i[st, HEAP_LEN] = 0  # entries of an attempt cut short by a full pool (INIT is still 0)
@@ -754,10 +861,10 @@ def _node_init(ws, st):
         R = ipool[coff + 2 * g + 1]
         for sl in range(lo, hi + 1):
             sr = s - 1 - sl
-            el = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, L, sl)
+            el = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, min_leaf, L, sl)
             if el >= 2 * INF:
                 continue
-            er = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, min_leaf, R, sr)
+            er = _dbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, min_leaf, R, sr)
             if er >= 2 * INF:
                 continue
             c = meta[P_CAND]
@@ -834,6 +941,7 @@ def _get(ws, st0, i0, ub0):
     ipool = ws.ipool
     lst = ws.lst
     meta = ws.meta
+    cm = ws.cm
     top = fr[fr.shape[0] - 1, :4]  # the last row is scratch for a popped entry
     d = 0
     fr[0, FR_ST] = st0
@@ -897,7 +1005,7 @@ def _get(ws, st0, i0, ub0):
                 if not _push(heap, st_i, meta, status, st, key | 1, c, a, b + 1):
                     return -1
                 continue
-            er = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cand[c, 3], b)
+            er = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, cand[c, 3], b)
             if er >= 2 * INF:
                 continue  # the right child has no ``b``-th tree
             fr[d, FR_KEY] = key
@@ -914,7 +1022,7 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - (er >> 1)
                 continue
-            v = _simple_at(st_i, ds_cnt, lst, ls, a)
+            v = _simple_at(st_i, ds_cnt, lst, cm, ls, a)
             if v == -2:
                 v = _simple_get(ws, ls, a)
             if v < 0:
@@ -944,7 +1052,7 @@ def _get(ws, st0, i0, ub0):
                 fr[d, FR_PH] = 0
                 fr[d, FR_UB] = fr[d - 1, FR_UB] - el
                 continue
-            v = _simple_at(st_i, ds_cnt, lst, rs, b)
+            v = _simple_at(st_i, ds_cnt, lst, cm, rs, b)
             if v == -2:
                 v = _simple_get(ws, rs, b)
             if v < 0:
@@ -1057,10 +1165,11 @@ def enumerate_trees(
     heap = ws.heap
     flag = ws.flag
     counters = ws.counters
+    cm = ws.cm
     K = root.shape[0] - 1
     heads = np.empty(K + 1, dtype=np.int64)  # _sbound of each root stream's next tree
     for s in range(K + 1):
-        heads[s] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[s, 0], root[s, 1])
+        heads[s] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, root[s, 0], root[s, 1])
     weighted = wq != 1 or wp != 0
     t = done
     while t < stop:
@@ -1099,7 +1208,7 @@ def enumerate_trees(
             for q in range(nn, out_feat.shape[1]):
                 out_feat[r, q] = -2  # past the tree's nodes
         root[bs, 1] += 1
-        heads[bs] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, root[bs, 0], root[bs, 1])
+        heads[bs] = _sbound(st_i, ds_i, ds_cnt, ipool, lst, sol, heap, cm, root[bs, 0], root[bs, 1])
         t += 1
         counters[0] = t
     return t

@@ -100,6 +100,7 @@ class RashomonSession(param.Parameterized):
                 if run.front.discretizer == "mid"
                 else settings.n_bins,
                 control=control,
+                class_weight=settings.class_weight,  # the run's objective: the set is ranked by its cost
             )
 
         self.point, self.run_id, self._bounds, self._found = entry, run.id, (splits, depth), 0
@@ -145,10 +146,11 @@ class RashomonSession(param.Parameterized):
         return self.running
 
     def _on_progress(self, info: dict) -> None:
-        if info.get("phase") == "rashomon" and "errors" in info:  # a batch of the set's trees, in order
+        if info.get("phase") == "rashomon" and ("errors" in info or "cost" in info):  # a batch of trees, in order
             self._found = int(info["trees"])
             self.fraction = min(1.0, self._found / max(int(self.k), 1))
-            self.status = f"{self._found} of at most {self.k} trees so far (errors up to {info['errors']})"
+            upto = f"errors up to {info['errors']}" if "errors" in info else f"cost up to {_num(info['cost'])}"
+            self.status = f"{self._found} of at most {self.k} trees so far ({upto})"
         elif info.get("phase") == "rashomon":  # the search's own counters between two batches
             found = f"{self._found} of at most {self.k} trees so far; " if self._found else ""
             self.status = f"{found}searching: {int(info.get('streams', 0)):,} subproblems opened"
@@ -164,13 +166,28 @@ class RashomonSession(param.Parameterized):
             self.status = f"no tree found{stop}"
             return
         how = "every tree" if info.get("complete") else f"the {len(front)} best trees"
-        errors = sorted({t.info["errors"] for t in front.trees})
-        span = f"{errors[0]} to {errors[-1]}" if len(errors) > 1 else f"{errors[0]}"
-        base = self.point.metrics["train_errors"] if self.point is not None else errors[0]
-        self.status = (
-            f"{len(front)} trees: {how} with at most {plural(splits, 'split')}, depth ≤ {depth}, "
-            f"{span} training errors (the selected tree: {base}){stop}"
-        )
+        values = sorted({self._value(t.info) for t in front.trees})
+        base = self._point_value() if self.point is not None else values[0]
+        if self.weighted():  # ranked by the run's weighted cost: the span and the selected tree's in cost
+            span = f"training cost {_num(values[0])} to {_num(values[-1])}" if len(values) > 1 else None
+            span = span or f"training cost {_num(values[0])}"
+            said = f"{span} (the selected tree: {_num(base)})"
+        else:
+            span = f"{values[0]} to {values[-1]}" if len(values) > 1 else f"{values[0]}"
+            said = f"{span} training errors (the selected tree: {base})"
+        self.status = f"{len(front)} trees: {how} with at most {plural(splits, 'split')}, depth ≤ {depth}, {said}{stop}"
+
+    def weighted(self) -> bool:
+        """True when the set is ranked by a weighted training cost (weights or costs): its trees carry ``cost``."""
+        return self.front is not None and bool(self.front.trees) and "cost" in self.front.trees[0].info
+
+    def _value(self, info: dict):
+        """What the set ranks a tree by: its training cost when weighted, else its training errors."""
+        return info["cost"] if "cost" in info else info["errors"]
+
+    def _point_value(self):
+        """The selected tree's value in the set's terms (``train_cost`` when weighted, else ``train_errors``)."""
+        return self.point.metrics["train_cost" if self.weighted() else "train_errors"]
 
     def _failed(self, message: str) -> None:
         self.fraction = None
@@ -206,18 +223,19 @@ class RashomonSession(param.Parameterized):
         return self._cached(("table", limit), lambda: self._table(limit))
 
     def _table(self, limit: int | None) -> pd.DataFrame:
-        base = self.point.metrics["train_errors"] if self.point is not None else 0
+        base = self._point_value() if self.point is not None else 0
+        what = "cost" if self.weighted() else "errors"  # weighted: the training cost, and the gap in it
         rows = [
             {
                 "rank": t.id,
-                "errors": t.info["errors"],
-                "gap": t.info["errors"] - base,
+                what: t.info[what],
+                "gap": t.info[what] - base,
                 "splits": t.metrics["splits"],
                 "features": ", ".join(self.front.schema.columns[j].name for j in tree_columns(t.tree)),
             }
             for t in self.trees()[:limit]
         ]
-        return pd.DataFrame(rows, columns=["rank", "errors", "gap", "splits", "features"])
+        return pd.DataFrame(rows, columns=["rank", what, "gap", "splits", "features"])
 
     def filter_text(self) -> str:
         """How many trees of the set the exclude / require filters keep, and what none kept means."""
@@ -234,12 +252,12 @@ class RashomonSession(param.Parameterized):
         )
         if kept:
             best = self.trees()[0]
-            gap = best.info["errors"] - self.front.trees[0].info["errors"]
-            cost = "as many training errors as #0" if gap == 0 else f"{plural(gap, 'training error')} more than #0"
-            return f"{kept} of the {n} trees {what}; the best of them, #{best.id}, has {cost}."
-        last = self.front.trees[-1].info["errors"]
+            gap = self._value(best.info) - self._value(self.front.trees[0].info)
+            return f"{kept} of the {n} trees {what}; the best of them, #{best.id}, has {_gap_words(gap, '#0')}."
+        last = self._value(self.front.trees[-1].info)
+        least = f"a training cost of at least {_num(last)}" if self.weighted() else f"at least {last} training errors"
         return (
-            f"None of the {n} trees {what}: such a tree has at least {last} training errors "
+            f"None of the {n} trees {what}: such a tree has {least} "
             "(raise Alternatives (k) and find them again to see it)."
         )
 
@@ -267,15 +285,10 @@ class RashomonSession(param.Parameterized):
         """What the alternative ``entry`` changes against the selected tree: errors and columns tested."""
         names = [c.name for c in self.front.schema.columns]
         mine, theirs = set(tree_columns(self.point.tree)), set(tree_columns(entry.tree))
-        gap = entry.info["errors"] - self.point.metrics["train_errors"]
+        gap = self._value(entry.info) - self._point_value()
         if entry.id in self.same_as_point():
             return f"Alternative #{entry.id} is the selected tree itself."
-        cost = (
-            "as many training errors as"
-            if gap == 0
-            else f"{plural(abs(gap), 'training error')} {'more' if gap > 0 else 'fewer'} than"
-        )
-        parts = [f"Alternative #{entry.id}: {cost} the selected tree"]
+        parts = [f"Alternative #{entry.id}: {_gap_words(gap, 'the selected tree', 'cost' in entry.info)}"]
         if theirs - mine:
             parts.append("tests " + ", ".join(names[j] for j in sorted(theirs - mine)))
         if mine - theirs:
@@ -491,13 +504,16 @@ class RashomonView(pn.viewable.Viewer):
             return
         self.compare.update(s.point, entry)
         point = s.point
+        weighted = s.weighted()  # weighted: each tree's training cost beside its errors
+        mine = f", cost {_num(point.metrics['train_cost'])}" if weighted else ""
+        theirs = f", cost {_num(entry.info['cost'])}" if weighted else ""
         self.compare.left_title.object = (
             f"**Selected tree** ({plural(point.metrics['splits'], 'split')}, "
-            f"{plural(point.metrics['train_errors'], 'error')})"
+            f"{plural(point.metrics['train_errors'], 'error')}{mine})"
         )
         self.compare.right_title.object = (
             f"**Alternative #{entry.id}** ({plural(entry.metrics['splits'], 'split')}, "
-            f"{plural(entry.info['errors'], 'error')})"
+            f"{plural(entry.info['errors'], 'error')}{theirs})"
         )
         self.compare_note.object = md(s.difference_text(entry))
         da, db = self.compare.differences  # the diagram's note in the card's words (ranks are not tree ids)
@@ -598,20 +614,47 @@ _CLOUD_HELP = (
     "Draw the listed trees on the Pareto plot, faintly, at their complexity and accuracy: one circle per place, "
     "bigger where more trees share it. A click on one opens its best tree in the tree view."
 )
-_K_HELP = "Most trees listed: the best ones with at most the selected tree's splits, in order of training errors."
+_K_HELP = (
+    "Most trees listed: the best ones with at most the selected tree's splits, in order of training errors "
+    "(of training cost with weights or costs)."
+)
 _SHARES_TITLE = "Columns the listed trees test (share of the trees; at their root)"
+
+
+def _num(x) -> str:
+    """A weighted cost as the card says it: 4 significant digits (``12.5``, ``0.3333``)."""
+    return f"{x:.4g}"
+
+
+def _same(gap) -> bool:
+    """A cost gap that is a float's rounding of 0 (costs are sums of float64 products, in other orders)."""
+    return abs(gap) <= 1e-9
+
+
+def _gap_words(gap, than: str, cost: bool | None = None) -> str:
+    """``gap`` (errors, or a float cost when ``cost`` or the gap is a float) said against ``than``: "as many
+    training errors as #0", "3 training errors more than", "0.25 more training cost than"."""
+    if cost or (cost is None and isinstance(gap, float)):
+        if _same(gap):
+            return f"the same training cost as {than}"
+        return f"{_num(abs(gap))} {'more' if gap > 0 else 'less'} training cost than {than}"
+    if gap == 0:
+        return f"as many training errors as {than}"
+    return f"{plural(abs(gap), 'training error')} {'more' if gap > 0 else 'fewer'} than {than}"
 
 
 def _shown(table: pd.DataFrame, same: set[int] | frozenset = frozenset()) -> pd.DataFrame:
     """The session's table in the card's words: the gap said against the selected tree, which one it is."""
     out = table.copy()
+    fmt = "{:+.4g}" if "cost" in table.columns else "{:+d}"  # a weighted set's gap is in cost
     out["gap"] = [
-        "the selected tree" if rank in same else f"{gap:+d}" for rank, gap in zip(table["rank"], table["gap"])
+        "the selected tree" if rank in same else fmt.format(gap) for rank, gap in zip(table["rank"], table["gap"])
     ]
-    return out.rename(
-        columns={"rank": "#", "errors": "train errors", "gap": "vs selected", "features": "columns tested"}
-    )
+    names = {"rank": "#", "errors": "train errors", "cost": "train cost", "gap": "vs selected"}
+    return out.rename(columns={**names, "features": "columns tested"})
 
 
 def _pick_label(row) -> str:
+    if "cost" in row:
+        return f"#{row['rank']}: cost {_num(row['cost'])} ({row['gap']:+.4g}), {row['features']}"
     return f"#{row['rank']}: {plural(int(row['errors']), 'error')} ({int(row['gap']):+d}), {row['features']}"
