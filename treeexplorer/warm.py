@@ -53,9 +53,17 @@ logger = logging.getLogger(__name__)
 # CPU seconds a cold compile of each solver's own kernels takes (its compile job's worker, treeexplorer.warm's
 # import included): the estimate's base (estimate_seconds divides it by the share of a core a worker gets).
 # Measured by benchmarks/bench_coldstart.py --warm on a 2-core machine under load 11-16 (CPU seconds stretch
-# somewhat with the load too): cart 16 + 4 (import), dpdt 115 + 4, murtree 32 + 4, sat 2 + 4.  branches and
-# contree: the CLI's first-minus-second solve figures of a quiet machine (they included the shared kernels).
-COMPILE_ESTIMATE_S = {"cart": 20, "dpdt": 120, "murtree": 36, "branches": 35, "sat": 6, "contree": 70}
+# somewhat with the load too): cart 16 + 4 (import), dpdt 115 + 4, murtree 32 + 4, sat 2 + 4.  branches 41,
+# contree 154 and rashomon 256: `treeexplorer warm` from a cold cache at load ~2 (2026-12-02, weighted paths in).
+COMPILE_ESTIMATE_S = {
+    "cart": 20,
+    "dpdt": 120,
+    "murtree": 36,
+    "branches": 41,
+    "sat": 6,
+    "contree": 155,
+    "rashomon": 255,
+}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -424,16 +432,16 @@ def _start_ticker(name: str, control: Control, t0: float, jobs: list[str]):
 
 # Kernel compiles (numba ``numba:compile`` events of treeexplorer's kernels) a cold compile job makes: the
 # progress bar's "kernels compiled / total" (a job that compiles more shows total - 1 until it is done).
-# Counted by `treeexplorer warm` (its "compiled N kernels" lines): cart, dpdt, murtree, sat and common;
-# branches, contree and rashomon are not counted yet (rough guesses from their kernel modules).
+# Counted by `treeexplorer warm` (its "compiled N kernels" lines, every job from a cold cache, 2026-12-02: the
+# weighted paths included; dpdt before its weighted path, which adds none of its own).
 KERNEL_COMPILES = {
     "cart": 14,
-    "dpdt": 54,
-    "murtree": 17,
-    "branches": 12,
+    "dpdt": 65,
+    "murtree": 25,
+    "branches": 41,
     "sat": 1,
-    "contree": 25,
-    "rashomon": 10,
+    "contree": 15,
+    "rashomon": 47,
     COMMON: 14,
 }
 
