@@ -56,6 +56,8 @@ def test_kept_for_its_browser_only_and_without_its_secrets(store, explorer):
     assert session_store.load(TOKEN, "c" * 43) is None  # the link copied into another browser
     assert session_store.load("tok_" + "z" * 20, BROWSER) is None  # another tab's link
     assert not session_store.save(TOKEN, None, c) and not session_store.save(None, BROWSER, c)
+    table = c._session_table[2]  # the embedded table's text and digest, made once per table
+    assert session_store.save(TOKEN, BROWSER, c) and c._session_table[2] is table
     # a restarted server's Explorer, given the same link and browser, shows the same runs and selection
     back = Explorer(solver="uigreedy", run_default=False)
     try:

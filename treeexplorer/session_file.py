@@ -131,12 +131,19 @@ def session_bytes(controller) -> bytes:
         frame = _resolve(c._bundled)[0]
         table = {"kind": "bundled", "name": c._bundled, "digest": table_digest(frame)}
     else:
-        text = c._frame.to_csv(index=False)
-        # the digest of the copy as it is read back, so that opening compares like with like
-        from treeexplorer.data import read_table_bytes
+        # the server keeps a tab's session after every run and selection (ui.session_store): the table's text and
+        # digest are made once per table, not at every click
+        memo = getattr(c, "_session_table", None)
+        if memo is not None and memo[0] is c._frame and memo[1] == c.dataset_name:
+            table = memo[2]
+        else:
+            text = c._frame.to_csv(index=False)
+            # the digest of the copy as it is read back, so that opening compares like with like
+            from treeexplorer.data import read_table_bytes
 
-        back = read_table_bytes(text.encode("utf-8"), f"{c.dataset_name}.csv")
-        table = {"kind": "embedded", "name": c.dataset_name, "csv": text, "digest": table_digest(back)}
+            back = read_table_bytes(text.encode("utf-8"), f"{c.dataset_name}.csv")
+            table = {"kind": "embedded", "name": c.dataset_name, "csv": text, "digest": table_digest(back)}
+            c._session_table = (c._frame, c.dataset_name, table)
     runs = [r for r in c.runs]
     ids = {r.id: i for i, r in enumerate(runs)}
     sel = c.selected if c.selected is not None and c.selected[0] in ids else None
