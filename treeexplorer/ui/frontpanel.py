@@ -193,7 +193,7 @@ class FrontPanel(SessionViewer):
         self._y_runs |= {r.id for r in new}
         if self._y_chosen or not new:
             return
-        want = _SCORE_AXES[new[-1].front.score]
+        want = _SCORE_AXES.get(new[-1].front.score, "accuracy")
         if self.y_w.value != "excess" and self.y_w.value != want:
             self._setting_y = True
             try:
