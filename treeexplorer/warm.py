@@ -53,16 +53,16 @@ logger = logging.getLogger(__name__)
 # CPU seconds a cold compile of each solver's own kernels takes (its compile job's worker, treeexplorer.warm's
 # import included): the estimate's base (estimate_seconds divides it by the share of a core a worker gets).
 # Measured by benchmarks/bench_coldstart.py --warm on a 2-core machine under load 11-16 (CPU seconds stretch
-# somewhat with the load too): cart 16 + 4 (import), dpdt 115 + 4, murtree 32 + 4, sat 2 + 4.  branches 41,
-# contree 154 and rashomon 256: `treeexplorer warm` from a cold cache at load ~2 (2026-12-02, weighted paths in).
+# somewhat with the load too): cart 16 + 4 (import), dpdt 115 + 4, sat 2 + 4.  branches 37-41, contree 136-154,
+# murtree 45 and rashomon 244-256: `treeexplorer warm` from a cold cache at load ~2 (2026-12-02, weighted paths in).
 COMPILE_ESTIMATE_S = {
     "cart": 20,
     "dpdt": 120,
-    "murtree": 36,
+    "murtree": 45,
     "branches": 41,
     "sat": 6,
-    "contree": 155,
-    "rashomon": 255,
+    "contree": 145,
+    "rashomon": 250,
 }
 
 _locks: dict[str, threading.Lock] = {}
@@ -432,15 +432,15 @@ def _start_ticker(name: str, control: Control, t0: float, jobs: list[str]):
 
 # Kernel compiles (numba ``numba:compile`` events of treeexplorer's kernels) a cold compile job makes: the
 # progress bar's "kernels compiled / total" (a job that compiles more shows total - 1 until it is done).
-# Counted by `treeexplorer warm` (its "compiled N kernels" lines, every job from a cold cache, 2026-12-02: the
-# weighted paths included; dpdt before its weighted path, which adds none of its own).
+# Counted by the test command's cold `treeexplorer warm` (its "compiled N kernels" lines, 2026-12-02, the
+# weighted paths included).
 KERNEL_COMPILES = {
     "cart": 14,
-    "dpdt": 65,
-    "murtree": 25,
+    "dpdt": 68,
+    "murtree": 31,
     "branches": 41,
     "sat": 1,
-    "contree": 15,
+    "contree": 37,
     "rashomon": 47,
     COMMON: 14,
 }
