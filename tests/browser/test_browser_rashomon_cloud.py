@@ -118,4 +118,7 @@ def check_cloud(page, tag: str) -> None:
     card.get_by_role("button", name="Hide from the plot").click()
     page.wait_for_function(f"() => ({CLOUD_JS})().length == 0", timeout=30_000)
     expect(legend).to_have_count(0, timeout=30_000)
-    assert not errors, errors
+    # BokehJS drops, with "reference pNNN isn't known", a patch naming a model the server replaced meanwhile (two
+    # quick redraws: the opened tree, then Hide); seen once in a 2-worker CI run, the page went on working (every
+    # check above passed). Any other page error fails the test.
+    assert not [e for e in errors if not re.fullmatch(r"reference p\d+ isn't known", e)], errors
