@@ -19,8 +19,11 @@ def predict_raw(tree: RawTree, X):
     """Predicted class index of every row of ``X`` (float matrix or 0/1 matrix)."""
     import numpy as np
 
-    from ._kernels.predict import apply_tree
+    from ._kernels.predict import apply_tree, apply_tree_missing
 
     X = np.ascontiguousarray(X, dtype=np.float64)
-    leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
+    if tree.missing_left is not None:
+        leaves = apply_tree_missing(tree.feature, tree.threshold, tree.left, tree.right, tree.missing_left, X)
+    else:
+        leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
     return tree.prediction[leaves]

@@ -12,6 +12,12 @@ and *right is the 1 side* (test true).  ``value[k, c]`` is the number of trainin
 ``c`` that reach node ``k``.  The leaf prediction is the argmax of ``value`` (lowest class on ties)
 unless ``prediction`` says otherwise.
 
+Missing values (NaN in ``X``): ``missing_left[k] == 1`` sends the rows whose ``X[i, feature[k]]`` is NaN left
+(with ``x <= threshold``), 0 right; without ``missing_left`` NaN rows go right (``NaN <= t`` is false).  A solver
+that takes NaN learns the side at every split where its rows have gaps; where they have none it may put either
+(treeexplorer then sends future gaps to the child with more training rows, scikit-learn's rule).  Walk such a
+tree with ``apply_tree_missing`` / ``node_counts_missing``.
+
 Multiway nodes (BRANCHES with ``multiway=True`` only): ``multi_offsets`` (n_nodes + 1) indexes, CSR
 style, ``multi_children`` and ``multi_tests``; node ``k`` with a non-empty range is a multiway node whose
 row goes to ``multi_children[r]`` for the ``r`` with ``X[i, multi_tests[r]] == 1`` (the tests of one
@@ -64,6 +70,7 @@ class RawTree:
     multi_offsets: np.ndarray | None = None  # int64 (n_nodes + 1,): CSR ranges of multiway children
     multi_children: np.ndarray | None = None  # int64: child node of each multiway branch
     multi_tests: np.ndarray | None = None  # int64: 0/1 test (column of X) selecting each branch
+    missing_left: np.ndarray | None = None  # int64 (n_nodes,): 1 when NaN rows go left (see module docstring)
 
     def __post_init__(self):
         self.feature = np.ascontiguousarray(self.feature, dtype=np.int64)
@@ -82,7 +89,11 @@ class RawTree:
             self.multi_tests = np.ascontiguousarray(self.multi_tests, dtype=np.int64)
             if self.multi_offsets.shape != (n + 1,) or self.multi_children.shape != self.multi_tests.shape:
                 raise ValueError("RawTree multiway arrays: offsets (n_nodes + 1,), children and tests alike")
-        for name in ("threshold", "left", "right", "prediction"):
+        if self.missing_left is not None:
+            self.missing_left = np.ascontiguousarray(self.missing_left, dtype=np.int64)
+        for name in ("threshold", "left", "right", "prediction") + (
+            ("missing_left",) if self.missing_left is not None else ()
+        ):
             if getattr(self, name).shape != (n,):
                 raise ValueError(f"RawTree.{name} must have shape ({n},)")
         if self.value.ndim != 2 or self.value.shape[0] != n:
@@ -346,10 +357,13 @@ class Control:
             self._emit()
 
 
-def check_xy(X, y, n_classes: int | None = None, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+def check_xy(
+    X, y, n_classes: int | None = None, *, binary: bool = False, allow_missing: bool = False
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Validate a solver's input and return contiguous ``(X, y, n_classes)``.
 
-    ``X`` becomes float64 (uint8 when ``binary``), ``y`` int64 in ``0..n_classes-1``.
+    ``X`` becomes float64 (uint8 when ``binary``), ``y`` int64 in ``0..n_classes-1``.  ``allow_missing``: ``X``
+    may hold NaN (missing values; infinities are still refused).
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -375,8 +389,8 @@ def check_xy(X, y, n_classes: int | None = None, *, binary: bool = False) -> tup
         X = check_binary(X)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinite values")
+        if np.isinf(X).any() if allow_missing else not np.all(np.isfinite(X)):
+            raise ValueError("X contains infinite values" if allow_missing else "X contains NaN or infinite values")
     return X, y, int(n_classes)
 
 

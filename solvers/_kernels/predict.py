@@ -1,7 +1,63 @@
-"""Walking flat-array trees (the layout described in ``solvers._base``)."""
+"""Walking flat-array trees (the layout described in ``solvers._base``).
+
+Missing values are NaN.  A raw tree sends a NaN row right (``NaN <= t`` is false) unless ``missing_left[k]`` says
+left; a condition tree's ops say it themselves: op 0 ``x <= v`` and op 1 ``x == v`` are false on NaN, op 3
+``x <= v or missing`` and op 4 ``x == v or missing`` true, op 5 ``x is missing``; a multiway node (op 2) sends a
+NaN row to its fallback child.
+"""
 
 import numpy as np
 from numba import njit
+
+
+@njit(nogil=True, cache=True, inline="always")
+def holds(o, x, v):
+    """Whether a condition of op ``o`` (0, 1, 3, 4, 5; see the module docstring) holds for the value ``x``."""
+    if o == 0:
+        return x <= v
+    if o == 1:
+        return x == v
+    if x != x:  # missing
+        return o >= 3
+    if o == 3:
+        return x <= v
+    if o == 4:
+        return x == v
+    return False
+
+
+@njit(nogil=True, cache=True)
+def apply_tree_missing(feature, threshold, left, right, missing_left, X):
+    """As :func:`apply_tree` for a raw tree that says where NaN rows go (``missing_left[k] == 1``: left)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        while feature[k] >= 0:
+            x = X[i, feature[k]]
+            if x <= threshold[k] or (x != x and missing_left[k] == 1):
+                k = left[k]
+            else:
+                k = right[k]
+        out[i] = k
+    return out
+
+
+@njit(nogil=True, cache=True)
+def node_counts_missing(feature, threshold, left, right, missing_left, X, y, n_classes):
+    """As :func:`node_counts` for a raw tree that says where NaN rows go."""
+    counts = np.zeros((feature.shape[0], n_classes), dtype=np.int64)
+    for i in range(X.shape[0]):
+        k = 0
+        counts[k, y[i]] += 1
+        while feature[k] >= 0:
+            x = X[i, feature[k]]
+            if x <= threshold[k] or (x != x and missing_left[k] == 1):
+                k = left[k]
+            else:
+                k = right[k]
+            counts[k, y[i]] += 1
+    return counts
 
 
 @njit(nogil=True, cache=True)
@@ -39,7 +95,7 @@ def node_counts(feature, threshold, left, right, X, y, n_classes):
 
 @njit(nogil=True, cache=True)
 def apply_conditions(column, op, value, true_child, false_child, X):
-    """Leaf reached by each row of a tree whose nodes test ``x <= v`` (op 0) or ``x == v`` (op 1).
+    """Leaf reached by each row of a tree whose nodes test ``x <= v`` (op 0), ``x == v`` (op 1) or op 3-5.
 
     A row whose test holds goes to ``true_child``; this is the layout of ``treeexplorer.Tree``.
     """
@@ -48,9 +104,7 @@ def apply_conditions(column, op, value, true_child, false_child, X):
     for i in range(n):
         k = 0
         while column[k] >= 0:
-            x = X[i, column[k]]
-            holds = x <= value[k] if op[k] == 0 else x == value[k]
-            k = true_child[k] if holds else false_child[k]
+            k = true_child[k] if holds(op[k], X[i, column[k]], value[k]) else false_child[k]
         out[i] = k
     return out
 
@@ -64,9 +118,7 @@ def count_conditions(column, op, value, true_child, false_child, X, y, n_classes
         k = 0
         counts[0, y[i]] += 1
         while column[k] >= 0:
-            x = X[i, column[k]]
-            holds = x <= value[k] if op[k] == 0 else x == value[k]
-            k = true_child[k] if holds else false_child[k]
+            k = true_child[k] if holds(op[k], X[i, column[k]], value[k]) else false_child[k]
             counts[k, y[i]] += 1
             n_tests[i] += 1
     return counts, n_tests
@@ -81,8 +133,7 @@ def _next_node(k, x, op, value, true_child, false_child, offsets, children, chil
             if child_values[r] == x:
                 return children[r]
         return false_child[k]
-    holds = x <= value[k] if op[k] == 0 else x == value[k]
-    return true_child[k] if holds else false_child[k]
+    return true_child[k] if holds(op[k], x, value[k]) else false_child[k]
 
 
 @njit(nogil=True, cache=True)
@@ -138,6 +189,8 @@ def count_forest(roots, column, op, value, true_child, false_child, offsets, chi
                     k = true_child[k] if x <= value[k] else false_child[k]
                 elif o == 1:
                     k = true_child[k] if x == value[k] else false_child[k]
+                elif o != 2:
+                    k = true_child[k] if holds(o, x, value[k]) else false_child[k]
                 else:
                     nxt = false_child[k]
                     for r in range(offsets[k], offsets[k + 1]):
