@@ -104,6 +104,8 @@ def test_binary_json_unchanged_has_no_multiway_fields():
         "feature",
         "true",
         "false",
+        "missing",  # the child a missing value goes to, and why (every binary node has one)
+        "missing_rule",
     }
     assert not tree.has_multiway and tree.n_leaves == 2
 

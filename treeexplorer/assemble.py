@@ -22,7 +22,7 @@ from treeexplorer.evaluate import (
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.prepared import Prepared, prepared_data_key
 from treeexplorer.solvers import Control
-from treeexplorer.tree import Tree, shorten_thresholds
+from treeexplorer.tree import Tree, settle_missing, shorten_thresholds
 
 __all__ = ["assemble", "fill_metrics"]
 
@@ -141,6 +141,7 @@ def fill_metrics(entries: list, prep: Prepared, control: Control | None, ranked:
         trees = [e.tree for e in entries]
         packed = pack_forest(trees)
         shape = forest_shape(trees, packed)
+    settle_missing(trees, prep.X_train, tr_counts, packed[0])  # before any pass that a gap's side changes
     has_test = prep.y_test is not None and len(prep.y_test) > 0
     if has_test:
         te_counts, _, te_tests, kept = count_forest_stoppable(

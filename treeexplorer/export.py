@@ -14,7 +14,7 @@ from treeexplorer.claims import (  # noqa: F401  (re-exported: their old home)
     provenance_lines,
     threshold_note,
 )
-from treeexplorer.schema import OP_EQ, OP_LE, Condition, format_number
+from treeexplorer.schema import OP_EQ, OP_LE, Condition, base_op, format_number, missing_true
 from treeexplorer.textsafe import csv_cell, visible
 from treeexplorer.tree import Tree
 
@@ -85,13 +85,19 @@ def path_conditions(tree: Tree, path) -> list[str]:
     bounds: dict[int, list] = {}  # column -> [lo (x > lo), hi (x <= hi)]
     equal: dict[int, Condition] = {}
     excluded: dict[int, list[Condition]] = {}
+    gap: dict[int, list[bool]] = {}  # column -> [a missing value takes every edge, some edge says where it goes]
     order: list[int] = []
     for k, child in path:
         cond, negate = tree.edge_condition(k, child)  # a multiway branch is a positive "column = category"
         c = cond.column
         if c not in order:
             order.append(c)
-        if cond.op == OP_LE:
+        g = gap.setdefault(c, [True, False])
+        # where a gap goes: the node's routing (a multiway node: its fallback child), not only the test's text
+        g[0] = g[0] and (child == tree.false_child[k] if tree.is_multi(k) else missing_true(tree.op[k]) != negate)
+        g[1] = g[1] or cond.shows_missing
+        op = base_op(cond.op)
+        if op == OP_LE:
             # Merge on the exact thresholds; show the tightest one's short form (Tree.shown_threshold).
             lo, hi = bounds.setdefault(c, [None, None])
             shown = (cond.value, tree.shown_threshold(k))
@@ -99,32 +105,48 @@ def path_conditions(tree: Tree, path) -> list[str]:
                 bounds[c][0] = shown if lo is None else max(lo, shown)
             else:
                 bounds[c][1] = shown if hi is None else min(hi, shown)
-        elif cond.op == OP_EQ and not negate:
-            equal[c] = cond
-        else:
-            excluded.setdefault(c, []).append(cond)
+        elif op == OP_EQ and not negate:
+            equal[c] = Condition(c, OP_EQ, cond.value)
+        elif op == OP_EQ:
+            excluded.setdefault(c, []).append(Condition(c, OP_EQ, cond.value))
     schema = tree.schema
     out = []
     for c in order:
         name = schema.columns[c].name
+        parts = []
         if c in bounds:
             lo, hi = (None if b is None else b[1] for b in bounds[c])
             if lo is not None and hi is not None:
-                out.append(f"{format_number(lo)} < {name} <= {format_number(hi)}")
+                parts.append(f"{format_number(lo)} < {name} <= {format_number(hi)}")
             elif hi is not None:
-                out.append(Condition(c, OP_LE, hi).ascii_text(schema))
+                parts.append(Condition(c, OP_LE, hi).ascii_text(schema))
             else:
-                out.append(Condition(c, OP_LE, lo).ascii_text(schema, negate=True))
+                parts.append(Condition(c, OP_LE, lo).ascii_text(schema, negate=True))
         if c in equal:
-            out.append(equal[c].ascii_text(schema))
+            parts.append(equal[c].ascii_text(schema))
         elif c in excluded:
             conds = excluded[c]
             if len(conds) == 1:
-                out.append(conds[0].ascii_text(schema, negate=True))
+                parts.append(conds[0].ascii_text(schema, negate=True))
             else:
                 shown = [cond.ascii_text(schema).split(" = ", 1)[1] for cond in conds]
-                out.append(f"{name} not in {{{', '.join(shown)}}}")
+                parts.append(f"{name} not in {{{', '.join(shown)}}}")
+        admits, said = gap[c]
+        if not parts:  # only "is missing" / "is present" tests on this column
+            out.append(f"{name} {'is missing' if admits else 'is present'}")
+        elif said and admits:
+            out.append(
+                " AND ".join(parts) + " or missing" if len(parts) == 1 else f"({' AND '.join(parts)}) or missing"
+            )
+        else:
+            out += parts
     return out
+
+
+MISSING_RULE = (
+    "a missing value goes where 'or missing' says; at a test that does not say, to the branch more training rows "
+    "took (no training row there had a gap)"
+)
 
 
 def rules_text(tree: Tree, front=None, entry=None) -> str:
@@ -134,6 +156,7 @@ def rules_text(tree: Tree, front=None, entry=None) -> str:
     note = threshold_note(tree)
     if note:
         header.append(f"# {note}")
+    header.append(f"# {MISSING_RULE}")
     return "\n".join([visible(h) for h in header] + rules_lines(tree)) + "\n"
 
 

@@ -30,6 +30,17 @@ lies strictly between the neighbouring training values, the interval being narro
 changes: ``value`` stays exact and is what :meth:`Tree.apply` and the JSON ``test`` use; a future row
 falling between the shown and the exact threshold follows ``value``.  ``NaN`` (the default) shows
 ``value`` itself.
+
+Missing values
+--------------
+Every binary node sends a row whose value is missing to one child, and its ``op`` says which
+(:mod:`treeexplorer.schema`: ``OP_LE`` / ``OP_EQ`` to the false child, ``OP_LE_NA`` / ``OP_EQ_NA`` to the true
+child; ``OP_NA`` tests the gap itself).  Where training rows with a gap in the node's column reached the node, the
+side is the one the solver learned, and ``shows_missing[k]`` is True: the text says it (``x <= 4.2 or missing``).
+Where none did, a gap follows the child that more training rows reached (scikit-learn's rule; ties to the true
+child), set by :func:`settle_missing` when the front is assembled (``OP_LE_RULE`` / ``OP_EQ_RULE`` when that is
+the true child; :meth:`Tree.condition` still gives the test as learned), and the text stays short (the rules export says
+the rule once).  A multiway node sends a gap to its fallback child.
 """
 
 from __future__ import annotations
@@ -38,11 +49,25 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from treeexplorer.schema import OP_EQ, OP_LE, OP_MULTI, Condition, Schema, format_number
+from treeexplorer.schema import (
+    OP_EQ,
+    OP_EQ_NA,
+    OP_EQ_RULE,
+    OP_LE,
+    OP_LE_NA,
+    OP_LE_RULE,
+    OP_MULTI,
+    OP_NA,
+    Condition,
+    Schema,
+    base_op,
+    format_number,
+    missing_true,
+)
 from treeexplorer.solvers import RawTree
-from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes
+from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes, missing_forest
 
-__all__ = ["Tree", "class_text", "max_splits", "shorten_thresholds", "shortest_between"]
+__all__ = ["Tree", "class_text", "max_splits", "settle_missing", "shorten_thresholds", "shortest_between"]
 
 
 def max_splits(depth: int, max_nodes: int | None = None) -> int:
@@ -76,6 +101,9 @@ class Tree:
     display_value : array-like of shape (n_nodes,), optional
         The threshold each ``x <= value`` test shows (``NaN``: ``value`` itself); see the module docstring
         and :func:`shorten_thresholds`.
+    shows_missing : array-like of bool, shape (n_nodes,), optional
+        Nodes whose side for a missing value was learned from training rows with gaps (their text says it);
+        see the module docstring.  Default: none.
     """
 
     def __init__(
@@ -92,6 +120,7 @@ class Tree:
         children=None,
         child_values=None,
         display_value=None,
+        shows_missing=None,
     ):
         self.column = np.ascontiguousarray(column, dtype=np.int64)
         self.op = np.ascontiguousarray(op, dtype=np.int64)
@@ -114,6 +143,11 @@ class Tree:
         self.display_value = np.ascontiguousarray(display_value, dtype=np.float64)
         if self.display_value.shape != (n,):
             raise ValueError("display_value must have one entry per node")
+        if shows_missing is None:
+            shows_missing = np.zeros(n, dtype=bool)
+        self.shows_missing = np.ascontiguousarray(shows_missing, dtype=bool)
+        if self.shows_missing.shape != (n,):
+            raise ValueError("shows_missing must have one entry per node")
         self._depths = None
 
     def _csr(self) -> tuple:
@@ -137,6 +171,7 @@ class Tree:
             self.schema,
             *self._csr(),
             self.display_value,
+            self.shows_missing,
         )
 
     # -- construction ----------------------------------------------------------------------------------
@@ -157,6 +192,8 @@ class Tree:
         offsets, kids, codes = [0], [], []
         # plain lists: a Rashomon set turns 100,000 raw trees into Trees, and numpy's scalars cost 10x as much
         feature, threshold, left, right = (a.tolist() for a in (raw.feature, raw.threshold, raw.left, raw.right))
+        miss_left = raw.missing_left.tolist() if raw.missing_left is not None else None
+        said = np.zeros(n, dtype=bool)
         multi = np.asarray(raw.multi_offsets).tolist() if raw.multi_offsets is not None else None
         for k in range(n):
             j = feature[k]
@@ -183,10 +220,16 @@ class Tree:
                     raise ValueError(f"binary test {j} split at {threshold[k]}, expected 0.5")
                 column[k], op[k], value[k] = feat.column, feat.op, feat.value
                 t_child[k], f_child[k] = right[k], left[k]
+                said[k] = feat.shows_missing
             else:
-                column[k], op[k], value[k] = int(feat), OP_LE, threshold[k]
+                nan_left = miss_left is not None and miss_left[k] == 1
+                column[k], op[k], value[k] = int(feat), OP_LE_NA if nan_left else OP_LE, threshold[k]
                 t_child[k], f_child[k] = left[k], right[k]
-        return cls(column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes)
+                said[k] = miss_left is not None
+        # shows_missing is provisional here: settle_missing keeps it only where training gaps reached the node
+        return cls(
+            column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes, None, said
+        )
 
     def with_counts(self, X: np.ndarray | None = None, y: np.ndarray | None = None, *, counts=None) -> Tree:
         """Same tree with ``counts`` recomputed on ``(X, y)``, or the given node ``counts`` (predictions and
@@ -309,7 +352,9 @@ class Tree:
             raise ValueError(f"node {k} is a leaf")
         if self.op[k] == OP_MULTI:
             raise ValueError(f"node {k} is a multiway node; use edge_condition for its branches")
-        return Condition(int(self.column[k]), int(self.op[k]), float(self.value[k]))
+        op = int(self.op[k])
+        op = base_op(op) if op in (OP_LE_RULE, OP_EQ_RULE) else op  # the test as learned; the rule is the node's
+        return Condition(int(self.column[k]), op, float(self.value[k]), bool(self.shows_missing[k]))
 
     def shown_threshold(self, k: int) -> float:
         """The threshold node ``k``'s text shows: ``display_value[k]`` when set, else the exact ``value[k]``."""
@@ -320,7 +365,7 @@ class Tree:
         """The test at node ``k`` as displayed (its threshold from :meth:`shown_threshold`); for text only,
         :meth:`condition` is the exact test."""
         c = self.condition(k)
-        return Condition(c.column, c.op, self.shown_threshold(k)) if c.op == OP_LE else c
+        return Condition(c.column, c.op, self.shown_threshold(k), c.shows_missing) if base_op(c.op) == OP_LE else c
 
     def node_text(self, k: int, negate: bool = False) -> str:
         """The test at node ``k`` in original units (``petal_length ≤ 2.45``; a multiway node: ``colour``),
@@ -456,6 +501,8 @@ class Tree:
                 node.update(
                     {
                         "test": self.condition(k).to_list(),
+                        "missing": "true" if missing_true(self.op[k]) else "false",
+                        "missing_rule": "learned" if self.shows_missing[k] else "larger branch",
                         "text": self.node_text(k),
                         "feature": self.schema.columns[self.column[k]].name,
                         "true": int(self.true_child[k]),
@@ -482,6 +529,7 @@ class Tree:
         counts = np.zeros((n, schema.n_classes), dtype=np.int64)
         pred = np.zeros(n, dtype=np.int64)
         shown = np.full(n, np.nan)
+        said = np.zeros(n, dtype=bool)
         multi = {}
         for node in nodes:
             k = node["id"]
@@ -490,8 +538,11 @@ class Tree:
             if "test" in node:
                 c = Condition.from_list(node["test"])
                 column[k], op[k], value[k] = c.column, c.op, c.value
+                if node.get("missing") == "true" and not missing_true(c.op):  # a gap's side by the rule
+                    op[k] = OP_LE_RULE if c.op == OP_LE else OP_EQ_RULE
                 t[k], f[k] = node["true"], node["false"]
                 shown[k] = _shown_from_json(node.get("display"))
+                said[k] = node.get("missing_rule") == "learned"
             elif "multiway" in node:
                 m = node["multiway"]
                 column[k], op[k], f[k] = m["column"], OP_MULTI, m["fallback"]
@@ -502,7 +553,7 @@ class Tree:
                 kids += multi[k][0]
                 codes += multi[k][1]
             offsets.append(len(kids))
-        return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes, shown)
+        return cls(column, op, value, t, f, counts, pred, schema, offsets, kids, codes, shown, said)
 
     def __repr__(self) -> str:
         return f"Tree(splits={self.n_splits}, depth={self.depth}, classes={self.n_classes})"
@@ -595,3 +646,34 @@ def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
             if tree.column[k] >= 0 and tree.op[k] == OP_LE:
                 d[k] = shown.get((int(tree.column[k]), float(tree.value[k])), np.nan)
         tree.display_value = d  # a new array: trees made by with_counts share the old one
+
+
+def settle_missing(trees: Sequence[Tree], X_train: np.ndarray, counts: np.ndarray, packed: tuple) -> None:
+    """Fix where a missing value goes at every binary node of ``trees`` (in place; see the module docstring).
+
+    ``counts`` are the trees' training class counts node after node and ``packed`` their
+    :func:`~treeexplorer.evaluate.pack_forest` arrays (whose ``op`` is updated too, so later passes over held-out
+    rows route gaps the same way).  A node that training rows with a gap in its column reached keeps its learned
+    side and says so (``shows_missing``); any other sends a gap to its child with more training rows.  Training
+    rows never change paths: only gaps that no training row had are routed by the rule.
+    """
+    if not len(trees):
+        return
+    column, op, t_child, f_child = packed[1], packed[2], packed[4], packed[5]
+    X = np.ascontiguousarray(X_train, dtype=np.float64)
+    if np.isnan(X).any():
+        gaps = missing_forest(*packed, X)
+    else:
+        gaps = np.zeros(column.shape[0], dtype=np.int64)
+    binary = (column >= 0) & (op != OP_MULTI) & (op != OP_NA)
+    size = counts.sum(axis=1)
+    idx = np.flatnonzero(binary & (gaps == 0))
+    true_bigger = size[t_child[idx]] >= size[f_child[idx]]
+    base = np.where(op[idx] == OP_LE_NA, OP_LE, np.where(op[idx] == OP_EQ_NA, OP_EQ, op[idx]))
+    op[idx] = np.where(true_bigger, np.where(base == OP_LE, OP_LE_RULE, OP_EQ_RULE), base)
+    shows = binary & (gaps > 0)
+    bases = np.concatenate([packed[0], [column.shape[0]]])
+    for i, tree in enumerate(trees):
+        a, b = int(bases[i]), int(bases[i + 1])
+        tree.op = op[a:b].copy()
+        tree.shows_missing = shows[a:b].copy()

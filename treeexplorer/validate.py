@@ -168,13 +168,19 @@ def check_tree_dict(t, name: str, n_classes: int, columns: list, where: str = "t
             test = node["test"]
             if not (
                 isinstance(test, list)
-                and len(test) == 3
+                and len(test) in (3, 4)
                 and _is_int(test[0])
-                and test[1] in ("<=", "==")
+                and test[1] in ("<=", "==", "missing")
                 and _is_num(test[2])
                 and math.isfinite(test[2])
+                and (len(test) == 3 or test[3] == "or missing" and test[1] != "missing")
             ):
-                _fail(name, w, f"'test' must be [column, '<=' or '==', finite number], got {_short(test)}")
+                _fail(
+                    name,
+                    w,
+                    "'test' must be [column, '<=' or '==', finite number] (then 'or missing' when a missing value "
+                    f"satisfies it) or [column, 'missing', 0], got {_short(test)}",
+                )
             _check_column(test[0], columns, name, w, categorical=False)
             if test[1] == "==":
                 _check_code(test[2], columns[test[0]], name, w)

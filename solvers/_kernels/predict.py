@@ -2,8 +2,9 @@
 
 Missing values are NaN.  A raw tree sends a NaN row right (``NaN <= t`` is false) unless ``missing_left[k]`` says
 left; a condition tree's ops say it themselves: op 0 ``x <= v`` and op 1 ``x == v`` are false on NaN, op 3
-``x <= v or missing`` and op 4 ``x == v or missing`` true, op 5 ``x is missing``; a multiway node (op 2) sends a
-NaN row to its fallback child.
+``x <= v or missing`` and op 4 ``x == v or missing`` true (ops 6 and 7 alike: the same for a gap no training row
+had, see ``treeexplorer.tree.settle_missing``), op 5 ``x is missing``; a multiway node (op 2) sends a NaN row to its
+fallback child.
 """
 
 import numpy as np
@@ -12,16 +13,16 @@ from numba import njit
 
 @njit(nogil=True, cache=True, inline="always")
 def holds(o, x, v):
-    """Whether a condition of op ``o`` (0, 1, 3, 4, 5; see the module docstring) holds for the value ``x``."""
+    """Whether a condition of op ``o`` (0, 1, 3-7; see the module docstring) holds for the value ``x``."""
     if o == 0:
         return x <= v
     if o == 1:
         return x == v
     if x != x:  # missing
         return o >= 3
-    if o == 3:
+    if o == 3 or o == 6:
         return x <= v
-    if o == 4:
+    if o == 4 or o == 7:
         return x == v
     return False
 
@@ -202,3 +203,19 @@ def count_forest(roots, column, op, value, true_child, false_child, offsets, chi
                 d += 1
             tests[t] += d
     return counts, tests
+
+
+@njit(nogil=True, cache=True)
+def missing_forest(roots, column, op, value, true_child, false_child, offsets, children, child_values, X):
+    """For every node of a packed forest (as :func:`count_forest`), how many rows of ``X`` reach it with a missing
+    value (NaN) in the column it tests: where that is 0, the node's side for a gap was not learned."""
+    out = np.zeros(column.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        for t in range(roots.shape[0]):
+            k = roots[t]
+            while column[k] >= 0:
+                x = X[i, column[k]]
+                if x != x:
+                    out[k] += 1
+                k = _next_node(k, x, op, value, true_child, false_child, offsets, children, child_values)
+    return out
