@@ -199,15 +199,40 @@ def test_transform_of_unseen_rows(method):
             assert M[i, j] == (v <= c.value if c.op == OP_LE else v == c.value)
 
 
+@pytest.mark.parametrize("method", [m for m in DISCRETIZER_NAMES if m != "none"])
+def test_a_column_with_gaps_gives_each_test_with_either_side_and_is_missing(method):
+    from treeexplorer.discretize.matrix import build_test_matrix
+    from treeexplorer.schema import OP_NA, Condition, base_op, missing_true
+
+    X, y, schema = mixed_table()
+    Xn = X.copy()
+    Xn[[3, 9], 0] = np.nan
+    binz = fit_discretizer(method, Xn, y, schema)
+    on_age = [c for c in binz.conditions if c.column == 0]
+    assert [c for c in on_age if c.op == OP_NA] == [Condition(0, OP_NA, 0.0, True)]
+    sides = [c for c in on_age if c.op != OP_NA]
+    plain = {(base_op(c.op), c.value) for c in sides if not missing_true(c.op)}
+    either = {(base_op(c.op), c.value) for c in sides if missing_true(c.op)}
+    assert plain == either and (plain or method == "mdlp") and all(c.shows_missing for c in on_age)
+    assert all(not c.shows_missing for c in binz.conditions if c.column != 0)  # complete columns as before
+    _, M = build_test_matrix(binz, Xn)
+    assert np.array_equal(M, binz.transform(Xn))
+    for j, c in enumerate(binz.conditions):
+        assert np.array_equal(M[:, j].astype(bool), c.evaluate(Xn))
+    na = binz.conditions.index(Condition(0, OP_NA, 0.0, True))
+    assert M[3, na] == 1 and M[9, na] == 1 and M[4, na] == 0
+    assert any("with missing values ('age')" in n for n in binz.notices)
+
+
 # -- errors ----------------------------------------------------------------------------------------------------
 
 
 def test_errors_are_clear():
     X, y, schema = mixed_table()
     Xn = X.copy()
-    Xn[[3, 9], 0] = np.nan
+    Xn[[3, 9], 0] = np.inf
     for method in DISCRETIZER_NAMES:
-        with pytest.raises(ValueError, match=r"missing \(NaN\) values in 'age' \(2 rows\)"):
+        with pytest.raises(ValueError, match=r"infinite values in 'age' \(2 rows\)"):
             fit_discretizer(method, Xn, y, schema)
     with pytest.raises(ValueError, match="unknown discretizer 'kmeans'"):
         fit_discretizer("kmeans", X, y, schema)

@@ -155,13 +155,13 @@ class Dataset:
         X = np.empty((len(df), self.schema.n_features), dtype=np.float64)
         for j, col in enumerate(self.schema.columns):
             s = _usable_column(df[col.name], col.name, what, col.is_categorical, [])
-            _check_missing(df[[col.name]], what)
             if col.is_categorical:
                 X[:, j] = _codes(s, col.categories, col.name, what)
             else:
                 X[:, j] = _numeric(s, col.name, what)
         y = None
         if self.schema.target in df.columns:
+            _check_missing(df[[self.schema.target]], what)
             y = _codes(df[self.schema.target], self.schema.classes, self.schema.target, what, kind="class")
         return X, y
 
@@ -232,6 +232,7 @@ def load_dataset(
     features=None,
     exclude=None,
     weights=None,
+    na_values=None,
 ) -> Dataset:
     """Load and validate a classification table.
 
@@ -245,7 +246,9 @@ def load_dataset(
         named like ``species``/``label``/``class``, else the last text column with few values; never a year,
         date or id), recorded in ``notices`` and ``target_guess``.
     drop_missing : bool
-        Drop rows with missing values instead of refusing them.
+        Drop the rows with a missing feature value.  By default they are kept: every split learns which way a
+        missing value goes (see :mod:`treeexplorer.schema`).  Rows whose target is missing are always dropped,
+        with a notice; a feature column with no value at all is left out, with a notice.
     categorical : sequence of str
         Columns to treat as categorical even if they hold numbers (e.g. integer-coded attributes).
     name : str, optional
@@ -267,7 +270,10 @@ def load_dataset(
         Columns to leave out as well.
     weights : str or array-like, optional
         Row weights: the name of a numeric column of the table (then not a feature) or one number per row of
-        the table; finite and >= 0 (a missing weight is a missing value).  See :attr:`Dataset.weights`.
+        the table; finite and >= 0 (a missing weight is refused).  See :attr:`Dataset.weights`.
+    na_values : value or list, optional
+        Cells that mean "missing" besides the empty cell, ``NA`` and ``NaN`` (e.g. ``"?"``, ``-999``): read as
+        missing values, text compared without surrounding spaces.
 
     Returns
     -------
@@ -282,6 +288,8 @@ def load_dataset(
     notices = list(df.attrs.get("notices", ()))  # what the reader decided (decimal commas, ...)
     df = df.reset_index(drop=True)  # index labels = data-row positions, kept when rows are dropped
     name = name or default_name
+    df = mark_missing(df, na_values)
+    notices += gap_marker_notices(df)
     categorical = _column_list(categorical, name)
     if df.columns.duplicated().any():
         dups = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
@@ -325,24 +333,7 @@ def load_dataset(
     if max_rows is not None and len(df) > max_rows:
         raise DataError(f"{name}: {len(df):,} rows exceed the limit of {max_rows:,} rows")
     _check_cells(df, name)
-    miss = df.isna()
-    if weight_col is not None:
-        miss[weight_name] = weight_col.isna()
-    if miss.to_numpy().any():
-        if not drop_missing:
-            per_col = miss.sum()
-            cols = ", ".join(f"{c!r} ({n} row{'s' if n > 1 else ''})" for c, n in per_col[per_col > 0].items())
-            n_rows = int(miss.any(axis=1).sum())
-            raise DataError(
-                f"{name}: missing values in {cols}; {n_rows} row(s) in all. Fill them, or drop "
-                "those rows explicitly (drop_missing=True, CLI --drop-missing)"
-            )
-        keep = ~miss.any(axis=1)
-        notices.append(f"dropped {int((~keep).sum())} row(s) with missing values")
-        df = df.loc[keep]
-        source_rows = np.flatnonzero(keep.to_numpy())
-    else:
-        source_rows = None
+    df, source_rows = _gaps(df, target, weight_col, weight_name, drop_missing, name, notices)
     if len(df) < 2:
         raise DataError(f"{name}: needs at least 2 rows, found {len(df)} (n_samples={len(df)})")
     categorical = set(categorical)
@@ -417,6 +408,127 @@ def _weight_column(df: pd.DataFrame, weights, target, name: str) -> tuple[pd.Ser
             "(or the name of a weight column)"
         )
     return pd.Series(a, index=df.index), "sample_weight"
+
+
+GAP_MARKERS = ("?", "NA", "N/A", "n/a", "na", "-", "--", ".", "NULL", "null", "None", "none", "missing", "nan")
+NUMERIC_GAP_MARKERS = (-999.0, -9999.0, -99.0, 999.0, 9999.0)
+
+
+def mark_missing(df: pd.DataFrame, na_values) -> pd.DataFrame:
+    """``df`` with the cells equal to one of ``na_values`` (text compared without surrounding spaces) missing."""
+    if na_values is None:
+        return df
+    values = [na_values] if isinstance(na_values, (str, int, float)) else list(na_values)
+    texts = {str(v).strip() for v in values}
+    numbers = set()
+    for v in values:
+        try:
+            numbers.add(float(v))
+        except (TypeError, ValueError):
+            pass
+    out = df.copy()
+    for c in out.columns:
+        s = out[c]
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            hit = s.isin(numbers).to_numpy()
+        else:
+            hit = s.map(lambda v: isinstance(v, str) and v.strip() in texts or _number_in(v, numbers)).to_numpy(
+                dtype=bool
+            )
+        if hit.any():
+            out[c] = s.mask(hit)
+            if out[c].dtype == object:  # "12", "?" -> "12", NaN: numbers again where they all are
+                parsed = pd.to_numeric(out[c], errors="coerce")
+                if (parsed.notna() | out[c].isna()).all():
+                    out[c] = parsed
+    return out
+
+
+def _number_in(v, numbers: set) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and float(v) in numbers
+
+
+def _gaps(df, target, weight_col, weight_name, drop_missing, name, notices) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """The rows and columns kept given their missing values (see :func:`load_dataset`), with a notice for each
+    decision, and the kept rows' positions in the table (None: all)."""
+    keep = np.ones(len(df), dtype=bool)
+    no_target = df[target].isna().to_numpy()
+    if no_target.any():
+        rows = np.flatnonzero(no_target)
+        shown = ", ".join(str(r + 1) for r in rows[:MAX_SHOWN]) + (" ..." if len(rows) > MAX_SHOWN else "")
+        notices.append(
+            f"dropped {len(rows)} row(s) whose target {target!r} is missing (row {shown}): a tree learns from "
+            "known targets only"
+        )
+        keep &= ~no_target
+    if weight_col is not None and weight_col.isna().to_numpy()[keep].any():
+        r = int(np.flatnonzero(weight_col.isna().to_numpy() & keep)[0])
+        raise DataError(
+            f"{name}: the {weight_name} is missing at row {r + 1}; give every row a weight (or drop those rows)"
+        )
+    feats = [c for c in df.columns if c != target]
+    empty = [c for c in feats if not df.loc[keep, c].notna().any()]
+    if empty and len(empty) == len(feats):
+        raise DataError(f"{name}: every feature column is empty (only missing values): nothing to learn from")
+    if empty:
+        notices.append(
+            f"left out {len(empty)} column(s) with no value at all: "
+            + ", ".join(map(repr, empty[:MAX_SHOWN]))
+            + (" ..." if len(empty) > MAX_SHOWN else "")
+        )
+        df = df.drop(columns=empty)
+        feats = [c for c in feats if c not in empty]
+    miss = df.loc[:, feats].isna().to_numpy() & keep[:, None]
+    if miss.any():
+        per_col = miss.sum(axis=0)
+        cols = ", ".join(f"{c!r} ({int(n)})" for c, n in zip(feats, per_col) if n)
+        n_rows = int(miss.any(axis=1).sum())
+        if drop_missing:
+            notices.append(f"dropped {n_rows} row(s) with missing values (in {cols})")
+            keep &= ~miss.any(axis=1)
+        else:
+            notices.append(
+                f"kept {n_rows} row(s) with missing values, in {cols}: each split learns which way a missing value "
+                "goes (drop_missing=True, CLI --drop-missing, drops them instead)"
+            )
+    if keep.all():
+        return df, None
+    return df.loc[keep], np.flatnonzero(keep)
+
+
+def gap_marker_notices(df: pd.DataFrame, name: str = "") -> list[str]:
+    """One notice per column holding a value that often stands for a missing one (``"?"``, ``"NA "``,
+    ``-999``) that pandas does not read as missing, saying how to declare it."""
+    out = []
+    for c in df.columns:
+        s = df[c]
+        if pd.api.types.is_bool_dtype(s):
+            continue
+        if pd.api.types.is_numeric_dtype(s):
+            for v in NUMERIC_GAP_MARKERS:
+                n = int((s == v).sum())
+                if n >= 2 and (s.min() == v or s.max() == v):
+                    out.append(_marker_note(c, f"{v:g}", n))
+                    break
+            continue
+        text = s.map(lambda v: v.strip() if isinstance(v, str) else None)
+        raw = s.map(lambda v: v if isinstance(v, str) else None)
+        for m in GAP_MARKERS:
+            hit = text == m
+            n = int(hit.sum())
+            if n:
+                shown = raw[hit].iloc[0]
+                out.append(_marker_note(c, shown, n, m))
+                break
+    return out
+
+
+def _marker_note(col: str, shown: str, n: int, marker: str | None = None) -> str:
+    m = shown if marker is None else marker
+    return (
+        f"column {col!r}: {shown!r} in {n} row(s) often means a missing value; if it does, declare it "
+        f"(na_values=[{m!r}], CLI --na-values {m!r})"
+    )
 
 
 def count_missing_rows(source) -> tuple[int, dict[str, int]]:
@@ -1068,13 +1180,18 @@ def _numeric(s: pd.Series, col: str, where: str) -> np.ndarray:
     if bad.any():
         rows = np.flatnonzero(bad)
         shown = ", ".join(f"row {s.index[r] + 1} ({s.iloc[r]!r})" for r in rows[:MAX_SHOWN])
+        marks = {str(v).strip() for v in s.iloc[rows]}
+        hint = ""
+        if len(marks) == 1:  # one text everywhere ("?", "NA "): most likely a gap marker
+            m = marks.pop()
+            hint = f"; if {m!r} means a missing value, declare it (na_values=[{m!r}], CLI --na-values {m!r})"
         raise DataError(
             f"{where}: non-numeric text in numeric column {col!r}: {shown}"
             f"{' ...' if len(rows) > MAX_SHOWN else ''} ({len(rows)} row(s); rows counted from 1 "
-            "after the header). Fix those values, or declare the column categorical"
+            f"after the header). Fix those values, or declare the column categorical{hint}"
         )
     x = parsed.to_numpy(dtype=np.float64)
-    inf = ~np.isfinite(x)
+    inf = np.isinf(x)  # a missing value (NaN) is kept: each split learns where it goes
     if inf.any():
         rows = np.flatnonzero(inf)
         raise DataError(
@@ -1107,7 +1224,7 @@ def _codes(s: pd.Series, cats: tuple, col: str, where: str, kind: str = "categor
     # Look each distinct value up once (a million-row target has a handful), then broadcast by position.
     inverse, uniques = pd.factorize(s, use_na_sentinel=True)
     mapped = np.empty(len(uniques) + 1, dtype=np.float64)
-    mapped[-1] = -1.0  # factorize's sentinel for a missing value: never a known category
+    mapped[-1] = np.nan  # factorize's sentinel: a missing value (NaN, the encoded matrix's gap)
     for u, v in enumerate(uniques):
         v = _py(v)
         i = index.get(v)

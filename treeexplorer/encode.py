@@ -48,11 +48,34 @@ def numeric_features(schema: Schema) -> list:
 
 
 def feature_matrix(features: list, X: np.ndarray) -> np.ndarray:
-    """The float64 matrix a numeric solver sees for ``features`` (see :func:`numeric_features`)."""
+    """The float64 matrix a numeric solver sees for ``features`` (see :func:`numeric_features`); a category test
+    is NaN where its column is missing, so the solver learns that side too."""
     out = np.empty((X.shape[0], len(features)), dtype=np.float64)
     for j, f in enumerate(features):
-        out[:, j] = f.evaluate(X) if isinstance(f, Condition) else X[:, f]
+        if isinstance(f, Condition):
+            out[:, j] = f.evaluate(X)
+            out[np.isnan(X[:, f.column]), j] = np.nan
+        else:
+            out[:, j] = X[:, f]
     return out
+
+
+def check_missing_support(spec, prep: Prepared) -> None:
+    """Refuse, in one line, a solver that cannot yet learn where gaps go on a table whose training rows have some."""
+    if spec.takes_missing:
+        return
+    gaps = np.isnan(prep.X_train)
+    if not gaps.any():
+        return
+    from treeexplorer.registry import available_solvers, get_solver
+
+    cols = [prep.schema.columns[j].name for j in np.flatnonzero(gaps.any(axis=0))]
+    able = [n for n in available_solvers() if get_solver(n).takes_missing]
+    raise ValueError(
+        f"{spec.name} does not learn where missing values go yet: {int(gaps.any(axis=1).sum())} training row(s) "
+        f"have gaps (in {', '.join(map(repr, cols[:5]))}{' ...' if len(cols) > 5 else ''}); use "
+        f"{', '.join(able)}, or drop those rows (drop_missing=True, CLI --drop-missing)"
+    )
 
 
 def encode(prep: Prepared, request: RunRequest, control: Control, limit_mb: float, notices: list):
@@ -65,6 +88,7 @@ def encode(prep: Prepared, request: RunRequest, control: Control, limit_mb: floa
     spec, resolved = request.spec, request.params
     schema = prep.schema
     n_rows = len(prep.y_train)
+    check_missing_support(spec, prep)
     if request.raw:
         features = numeric_features(schema)
         check_bytes(

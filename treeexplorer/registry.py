@@ -244,6 +244,10 @@ class SolverSpec:
         Whether ``run`` also takes ``sample_weight=`` (float64, one per row, or None) and ``costs=`` (float64
         ``(k, k)`` ``costs[true, predicted]``, or None) and minimises ``sum_i w[i] * C[y[i], yhat[i]]`` (see
         ``treeexplorer.solvers._objective``), exact where the solver is exact.  Both None: the plain objective.
+    missing : bool
+        Whether a ``numeric`` solver takes NaN in ``X`` and learns where a gap goes at each split (its trees
+        carry ``RawTree.missing_left``).  Binary solvers always do (:attr:`takes_missing`): the discretizer gives
+        each test of a column with gaps with either side for them.
     """
 
     name: str
@@ -257,6 +261,12 @@ class SolverSpec:
     progress_words: Callable[[dict, dict], tuple[str, float | None]] | None = None
     ranked: bool = False
     weighted: bool = False
+    missing: bool = False
+
+    @property
+    def takes_missing(self) -> bool:
+        """Whether the solver learns where missing values go (see ``missing``)."""
+        return self.input == "binary" or self.missing
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -63,6 +63,7 @@ from treeexplorer.schema import (
     base_op,
     format_number,
     missing_true,
+    with_missing,
 )
 from treeexplorer.solvers import RawTree
 from treeexplorer.solvers._kernels.predict import apply_nodes, count_nodes, missing_forest
@@ -221,6 +222,9 @@ class Tree:
                 column[k], op[k], value[k] = feat.column, feat.op, feat.value
                 t_child[k], f_child[k] = right[k], left[k]
                 said[k] = feat.shows_missing
+                if miss_left is not None:  # a raw solver on a category test: a gap on its 1 side is "or missing"
+                    op[k] = with_missing(feat.op, miss_left[k] != 1)
+                    said[k] = True
             else:
                 nan_left = miss_left is not None and miss_left[k] == 1
                 column[k], op[k], value[k] = int(feat), OP_LE_NA if nan_left else OP_LE, threshold[k]

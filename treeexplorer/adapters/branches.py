@@ -97,6 +97,10 @@ def multiway_groups(features, X: np.ndarray, encoded: np.ndarray | None = None, 
             if len(g) >= 3 and np.all(X[:, g].sum(axis=1, dtype=np.int64) == 1):
                 groups.append(g)
             continue
+        if np.isnan(encoded[:, col]).any():
+            # gaps: the binary tests place them (either side, or "is missing"); a multiway node could only send
+            # them to its fallback branch, which would not be learned
+            continue
         codes = np.unique(encoded[:, col])
         if len(codes) < 3:
             continue

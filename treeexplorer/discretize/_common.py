@@ -8,6 +8,11 @@ Every method treats three kinds of columns the same way (see :mod:`treeexplorer.
 * another categorical column becomes one one-hot test ``x = c`` per category present in the training rows.
 
 Only the remaining numeric columns are discretized by the method itself.
+
+Missing values (NaN) are left out of a column's summary (every method places its thresholds on the values
+present); :func:`missing_sides` then gives each test of a column with gaps in the training rows twice, once
+sending a gap to each side (``x <= t`` and ``x <= t or missing``), plus ``x is missing``, so that a binary
+solver, exact over the tests it is given, also chooses where the gaps go.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treeexplorer.schema import OP_EQ, Schema
+from treeexplorer.schema import OP_EQ, OP_NA, Condition, Schema, with_missing
 
 __all__ = [
     "ColumnSummary",
@@ -26,6 +31,7 @@ __all__ = [
     "boundary_mask",
     "midpoints",
     "map_columns",
+    "missing_sides",
 ]
 
 
@@ -71,12 +77,15 @@ class ColumnSummary:
         Distinct training values, ascending (category codes for categorical columns).
     counts : ndarray of float64, shape (len(values), C)
         Class counts per distinct value.
+    n_missing : int
+        Training rows whose value is missing (left out of ``values`` and ``counts``).
     """
 
     index: int
     role: str
     values: np.ndarray
     counts: np.ndarray
+    n_missing: int = 0
 
     def fixed_tests(self) -> list[tuple[int, float]]:
         """``(op, value)`` of the tests a binary or one-hot column always gives (empty for numeric)."""
@@ -115,18 +124,14 @@ def check_inputs(X_enc, y, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
             f"class codes must lie in 0..{schema.n_classes - 1} (the schema has "
             f"{schema.n_classes} classes), found {int(y.min())}..{int(y.max())}"
         )
-    bad = ~np.isfinite(X)
+    bad = np.isinf(X)  # a missing value (NaN) is a gap the tests learn to place; infinity is an error
     if bad.any():
         per_col = bad.sum(axis=0)
         cols = [j for j in range(X.shape[1]) if per_col[j]]
         shown = ", ".join(
             f"{schema.columns[j].name!r} ({int(per_col[j])} row{'s' if per_col[j] > 1 else ''})" for j in cols
         )
-        kind = "missing (NaN)" if np.isnan(X).any() else "infinite"
-        raise ValueError(
-            f"{kind} values in {shown}; fill them, or drop those rows when loading "
-            "(drop_missing=True, CLI --drop-missing)"
-        )
+        raise ValueError(f"infinite values in {shown}; replace them, or drop those rows")
     return X, y
 
 
@@ -171,7 +176,17 @@ def summarise_columns(
     """
     out = []
     constant = []
-    read = map_columns(lambda j: value_counts(X[:, j], y, schema.n_classes), range(len(schema.columns)), stop)
+
+    def summary(j):
+        x = X[:, j]
+        present = ~np.isnan(x)
+        if present.all():
+            return value_counts(x, y, schema.n_classes), 0
+        if not present.any():
+            return (np.zeros(0), np.zeros((0, schema.n_classes))), int(x.shape[0])
+        return value_counts(x[present], y[present], schema.n_classes), int((~present).sum())
+
+    read = map_columns(summary, range(len(schema.columns)), stop)
     if len(read) < len(schema.columns):
         left = [c.name for c in schema.columns[len(read) :]]
         notices.append(
@@ -179,8 +194,10 @@ def summarise_columns(
             + ", ".join(map(repr, left[:5]))
             + (" ..." if len(left) > 5 else "")
         )
-    for j, (col, (values, counts)) in enumerate(zip(schema.columns, read)):
-        if values.shape[0] < 2:
+    for j, (col, ((values, counts), n_missing)) in enumerate(zip(schema.columns, read)):
+        if values.shape[0] < 2 and n_missing:
+            role = "gaps"  # one value (or none) and gaps: only "x is missing" can split it
+        elif values.shape[0] < 2:
             role = "constant"
             constant.append(col.name)
         elif col.is_categorical:
@@ -189,10 +206,52 @@ def summarise_columns(
             role = "binary"
         else:
             role = "numeric"
-        out.append(ColumnSummary(j, role, values, counts))
+        out.append(ColumnSummary(j, role, values, counts, n_missing))
     if constant:
         notices.append(
             f"dropped {len(constant)} constant column(s) (a single value in the training rows): "
             + ", ".join(map(repr, constant))
         )
     return out
+
+
+def missing_sides(conditions: list, gains, X: np.ndarray, schema: Schema, notices: list[str]):
+    """The tests of a discretization with the columns' gaps placed (see the module docstring): each test of a
+    column with missing training values as ``x <= t`` and ``x <= t or missing`` (both saying so), then
+    ``x is missing`` once per such column, in the order of the tests.  ``gains`` (or None) follow their test
+    (``x is missing``: 0).  ``X`` holds the training rows.  Returns ``(conditions, gains)``; unchanged when no
+    training value is missing."""
+    gappy = set(np.flatnonzero(np.isnan(X).any(axis=0)).tolist()) if X.size else set()
+    if not gappy:
+        return conditions, gains
+    out, out_g = [], []
+    run: list[int] = []  # consecutive tests of one gappy column: its plain tests, then their twins (long runs of
+    # one column and op build the 0/1 matrix fast)
+
+    def flush():
+        for twin in (False, True):
+            for j in run:
+                c = conditions[j]
+                out.append(Condition(c.column, with_missing(c.op, True) if twin else c.op, c.value, True))
+                out_g.append(None if gains is None else gains[j])
+        run.clear()
+
+    for j, c in enumerate(conditions):
+        if run and c.column != conditions[run[0]].column:
+            flush()
+        if c.column in gappy:
+            run.append(j)
+            continue
+        out.append(c)
+        out_g.append(None if gains is None else gains[j])
+    flush()
+    for j in sorted(gappy):  # every gappy column, also one whose values gave no threshold (a "gaps" column)
+        out.append(Condition(j, OP_NA, 0.0, True))
+        out_g.append(0.0)
+    names = [schema.columns[j].name for j in sorted(gappy)]
+    notices.append(
+        f"{len(names)} column(s) with missing values ({', '.join(map(repr, names[:5]))}"
+        f"{' ...' if len(names) > 5 else ''}): each of their tests comes twice, a missing value on either "
+        f"side, and 'is missing' once ({len(out) - len(conditions)} tests added)"
+    )
+    return out, None if gains is None else np.asarray(out_g, dtype=np.float64)

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from treeexplorer.schema import OP_LE, Binarization
+from treeexplorer.schema import OP_LE, OP_NA, Binarization, base_op, missing_true
 
 __all__ = ["build_test_matrix", "as_float_matrix"]
 
@@ -70,13 +70,20 @@ def build_test_matrix(binz: Binarization, X_enc, stop=None) -> tuple[Binarizatio
     done = 0
     for first, last, column, op, values in _runs(binz):
         x = X_enc[:, column, None]
-        compare = np.less_equal if op == OP_LE else np.equal
+        b = base_op(op)
+        compare = np.less_equal if b == OP_LE else np.equal
         # blocks of rows across the whole run: each row's bytes are written in one contiguous stretch
         rows = max(1, _BLOCK_BYTES // (last - first))
         for r in range(0, n, rows):
             if stop is not None and done and stop():
                 return _prefix(binz, out, done)  # the run being built is left out as a whole
-            compare(x[r : r + rows], values[None, :], out=flags[r : r + rows, first:last])
+            block = flags[r : r + rows, first:last]
+            if b == OP_NA:
+                np.copyto(block, np.isnan(x[r : r + rows]))
+                continue
+            compare(x[r : r + rows], values[None, :], out=block)
+            if missing_true(op):  # "or missing": a gap holds too
+                block |= np.isnan(x[r : r + rows])
         done = last
     return binz, out
 

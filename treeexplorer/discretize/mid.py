@@ -119,7 +119,7 @@ class MIDRanking:
         limit = -1 if max_tests is None else max(int(max_tests), 1)
         n_candidates = 0
         cols, ops, vals, gains, offsets = [], [], [], [], [0]
-        usable = [s for s in summaries if s.role != "constant"]
+        usable = [s for s in summaries if s.role not in ("constant", "gaps")]
         ranked = map_columns(lambda s: _rank_column(s, gini, n_total, limit), usable, stop)
         if len(ranked) < len(usable):  # stopped; at least one column is ranked, so there is a test
             left = [schema.columns[t.index].name for t in usable[len(ranked) :]]
