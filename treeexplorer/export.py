@@ -107,8 +107,8 @@ def path_conditions(tree: Tree, path) -> list[str]:
                 bounds[c][1] = shown if hi is None else min(hi, shown)
         elif op == OP_EQ and not negate:
             equal[c] = Condition(c, OP_EQ, cond.value)
-        elif op == OP_EQ:
-            excluded.setdefault(c, []).append(Condition(c, OP_EQ, cond.value))
+        elif op == OP_EQ and all(e.value != cond.value for e in excluded.get(c, ())):  # "x = 1 or missing"
+            excluded.setdefault(c, []).append(Condition(c, OP_EQ, cond.value))  # then "x = 1": one "x != 1"
     schema = tree.schema
     out = []
     for c in order:
@@ -132,6 +132,11 @@ def path_conditions(tree: Tree, path) -> list[str]:
                 shown = [cond.ascii_text(schema).split(" = ", 1)[1] for cond in conds]
                 parts.append(f"{name} not in {{{', '.join(shown)}}}")
         admits, said = gap[c]
+        lo_hi = bounds.get(c, [None, None])
+        if (c in equal and any(e.value == equal[c].value for e in excluded.get(c, ()))) or (
+            None not in lo_hi and lo_hi[0][0] >= lo_hi[1][0]
+        ):
+            parts = []  # no present value passes ("x = 1 or missing" then "x != 1"): only a gap reaches here
         if not parts:  # only "is missing" / "is present" tests on this column
             out.append(f"{name} {'is missing' if admits else 'is present'}")
         elif said and admits:
