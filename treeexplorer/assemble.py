@@ -21,6 +21,7 @@ from treeexplorer.evaluate import (
 )
 from treeexplorer.front import Front, FrontTree
 from treeexplorer.prepared import Prepared, prepared_data_key
+from treeexplorer.schema import Condition
 from treeexplorer.solvers import Control
 from treeexplorer.tree import Tree, settle_missing, shorten_thresholds
 
@@ -83,7 +84,12 @@ def assemble(prep, spec, resolved, parts, disc_name, notices, runtime, status, c
         t.id = i
     stats.pop("notices", None)
     n_tests = max((len(raw.features if raw.features is not None else feats) for feats, raw, _ in parts), default=0)
-    search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"))
+    feats = parts[-1][1].features if parts and parts[-1][1].features is not None else (parts[-1][0] if parts else [])
+    if spec.input == "numeric" and disc_name == "raw":
+        gap_tests = int(np.isnan(prep.X_train).any())  # the raw solver placed every gap it met
+    else:
+        gap_tests = sum(isinstance(f, Condition) and f.shows_missing for f in feats or ())
+    search_space = make_search_space(spec.input, disc_name, n_tests, resolved.get("generator"), gap_tests)
     n_test = 0 if prep.y_test is None else len(prep.y_test)
     return Front(
         trees,

@@ -26,22 +26,29 @@ __all__ = [
 ]
 
 
-def make_search_space(solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None) -> dict:
+def make_search_space(
+    solver_input: str, discretizer: str, n_tests: int | None, generator: str | None = None, gap_tests: int = 0
+) -> dict:
     """What a run's optimality claims range over (the front JSON's ``search_space``).
 
     ``kind`` is ``"raw"`` when the search held every threshold of the raw numeric columns (a numeric solver
     on the raw columns, or the ``exact`` discretizer's every midpoint), else ``"tests"``: the claims hold
     only over the ``n_tests`` binary tests of ``discretizer``.  ``generator`` is a numeric solver's own test
-    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.
+    generator (DPDT's): only ``"exhaustive"`` (or none) offers every threshold of the raw columns.  ``gap_tests``:
+    how many of the tests place missing values (a test's twin with the gaps on its other side, ``x is missing``);
+    on the raw features any non-zero value says the gaps were placed on either side of every threshold.
     """
     if solver_input == "numeric" and discretizer == "raw" and generator not in (None, "exhaustive"):
         return {"kind": "tests", "discretizer": f"DPDT's {generator} generator", "n_tests": None}
     raw = discretizer == "exact" or (solver_input == "numeric" and discretizer == "raw")
-    return {
+    out = {
         "kind": "raw" if raw else "tests",
         "discretizer": discretizer,
         "n_tests": None if (solver_input == "numeric" and discretizer == "raw") else n_tests,
     }
+    if gap_tests:
+        out["gap_tests"] = int(gap_tests)
+    return out
 
 
 # A run that did not finish: what stopped it (Front.status -> words)
@@ -69,8 +76,12 @@ def optimality_text(search_space: dict | None, short: bool = False, objective: s
 
 def _optimality_text(search_space: dict | None, short: bool) -> str:
     ss = search_space or {}
+    gaps = ss.get("gap_tests")
     if ss.get("kind") == "raw":
-        return "on the raw features" if short else "optimal on the raw features (every threshold)"
+        if short:
+            return "on the raw features"
+        either = ", a missing value on either side" if gaps else ""
+        return f"optimal on the raw features (every threshold{either})"
     disc = str(ss.get("discretizer") or "?")
     disc = disc.upper() if disc in ("mid", "mdlp") else disc
     n = ss.get("n_tests")
@@ -80,7 +91,8 @@ def _optimality_text(search_space: dict | None, short: bool) -> str:
         return f"optimal over the table's {n} 0/1 tests" if n is not None else "optimal over the table's 0/1 tests"
     if short:
         return f"over {n} {disc} tests" if n is not None else f"over the {disc} tests"
-    return f"optimal over the {n} tests of {disc}" if n is not None else f"optimal over the tests of {disc}"
+    placed = f" ({gaps} of them placing missing values)" if gaps and n is not None else ""
+    return f"optimal over the {n} tests of {disc}{placed}" if n is not None else f"optimal over the tests of {disc}"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from treeexplorer.cli_common import CompileNotice, add_run_arguments, check_out, run_options
+from treeexplorer.cli_common import CompileNotice, add_missing_arguments, add_run_arguments, check_out, run_options
 
 __all__ = ["main", "build_parser", "CompileNotice"]
 
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--method", required=True, choices=DISCRETIZER_NAMES)
     d.add_argument("--n-bins", type=int)
     d.add_argument("--out", help="write the tests as JSON")
-    d.add_argument("--drop-missing", action="store_true")
+    add_missing_arguments(d)
     d.add_argument("--categorical", nargs="+", default=[], metavar="COL")
     d.add_argument("--features", nargs="+", metavar="COL", help="these columns only")
     d.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
@@ -401,7 +401,13 @@ def _cmd_discretize(a) -> int:
 
     check_out(a.out, "--out", inputs=(a.data,))
     ds = load_dataset(
-        a.data, a.target, drop_missing=a.drop_missing, categorical=a.categorical, features=a.features, exclude=a.exclude
+        a.data,
+        a.target,
+        drop_missing=a.drop_missing,
+        na_values=a.na_values,
+        categorical=a.categorical,
+        features=a.features,
+        exclude=a.exclude,
     )
     binz = fit_discretizer(a.method, ds.X, ds.y, ds.schema, n_bins=a.n_bins, criterion=a.criterion or "entropy")
     rows = binz.describe(ds.schema)

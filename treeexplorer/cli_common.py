@@ -51,7 +51,7 @@ def add_run_arguments(
     g.add_argument("--test-size", type=float, help="fraction held out (stratified); 0: none")
     g.add_argument("--test", help="separate test file with the same columns")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values")
+    add_missing_arguments(p)
     p.add_argument(
         "--allow-many-classes", action="store_true", help="accept a target with many distinct values (looks continuous)"
     )
@@ -71,6 +71,18 @@ def add_run_arguments(
         choices=("entropy", "gini"),
         help="impurity the MID discretizer ranks thresholds by (default entropy); a solver's own split "
         "criterion is -P criterion=...",
+    )
+
+
+def add_missing_arguments(p: argparse.ArgumentParser) -> None:
+    """``--drop-missing`` and ``--na-values``: what a gap is and whether its rows stay (every command reading a
+    table; rows with gaps are kept by default, each split learning where a gap goes)."""
+    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values (default: keep them)")
+    p.add_argument(
+        "--na-values",
+        nargs="+",
+        metavar="TEXT",
+        help="cells that mean a missing value besides empty, NA and NaN, e.g. --na-values '?' -999",
     )
 
 
@@ -105,6 +117,7 @@ def run_options(a) -> dict:
         "time_limit": a.time_limit,
         "memory_limit": a.memory_limit,
         "drop_missing": a.drop_missing,
+        "na_values": a.na_values,
         "allow_many_classes": a.allow_many_classes,
         "categorical": a.categorical,
         "features": a.features,

@@ -55,6 +55,7 @@ def prepare(
     features=None,
     exclude=None,
     weights=None,
+    na_values=None,
 ) -> Prepared:
     """Load ``data`` and hold out test rows (``test_size`` fraction, or a separate ``test`` table); ``stop`` is
     polled while loading, ``features`` / ``exclude`` choose the columns and ``weights`` (a column's name or one
@@ -74,6 +75,7 @@ def prepare(
             features=features,
             exclude=exclude,
             weights=weights,
+            na_values=na_values,
         )
     )
     if isinstance(data, Dataset) and (features is not None or exclude is not None):

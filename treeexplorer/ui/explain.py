@@ -19,11 +19,21 @@ from treeexplorer.textsafe import code_block, md
 from treeexplorer.tree import Tree
 from treeexplorer.ui.treeview import locked
 
-__all__ = ["ExplainRow", "parse_values", "explain_row", "row_index", "example_values"]
+__all__ = ["ExplainRow", "parse_values", "parse_row", "explain_row", "gap_notes", "row_index", "example_values"]
+
+# What a typed value may say for a gap: ``bill_length_mm=missing`` (or ``=?``, ``=NA``, ``=``).
+MISSING_WORDS = ("missing", "?", "na", "nan", "")
 
 
 def parse_values(text: str, schema) -> np.ndarray:
-    """An encoded feature vector from ``"petal_length=1.4, colour=red"`` (unnamed columns are NaN).
+    """An encoded feature vector from ``"petal_length=1.4, colour=red"`` (unnamed columns are NaN); see
+    :func:`parse_row`."""
+    return parse_row(text, schema)[0]
+
+
+def parse_row(text: str, schema) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, given)``: the encoded feature vector of ``"petal_length=1.4, colour=red, sex=missing"`` and which
+    columns the text names.  A gap is NaN, whether named (``=missing``, ``=?``, ``=NA`` or nothing) or not.
 
     Raises
     ------
@@ -32,6 +42,7 @@ def parse_values(text: str, schema) -> np.ndarray:
         categories allowed).
     """
     row = np.full(schema.n_features, np.nan)
+    given = np.zeros(schema.n_features, dtype=bool)
     names = {c.name: j for j, c in enumerate(schema.columns)}
     for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
         if "=" not in part:
@@ -40,6 +51,9 @@ def parse_values(text: str, schema) -> np.ndarray:
         if name not in names:
             raise ValueError(f"no column {name!r}; the columns are {', '.join(names)}")
         col = schema.columns[names[name]]
+        given[names[name]] = True
+        if value.lower() in MISSING_WORDS:
+            continue  # a gap, as the table's own missing values
         if col.is_categorical:
             cats = [str(c) for c in col.categories]
             if value not in cats:
@@ -52,7 +66,7 @@ def parse_values(text: str, schema) -> np.ndarray:
                 raise ValueError(f"column {name!r} is numeric: {value!r} is not a number") from None
             if not math.isfinite(row[names[name]]):
                 raise ValueError(f"column {name!r}: give a finite number, not {value!r}")
-    return row
+    return row, given
 
 
 def example_values(schema, dataset=None, n: int = 2) -> str:
@@ -83,18 +97,44 @@ def row_index(text, n_rows: int) -> int:
     return i
 
 
-def explain_row(tree: Tree, row: np.ndarray) -> tuple[list[int], str]:
+def explain_row(tree: Tree, row: np.ndarray, given: np.ndarray | None = None) -> tuple[list[int], str]:
     """``(path, rule)`` for one encoded row: the nodes from the root to its leaf and that leaf's rule.
 
-    Raises ``ValueError`` when the path tests a column the row leaves empty (NaN), naming it.
+    A missing value (NaN) follows its side (see :class:`treeexplorer.Tree`; :func:`gap_notes` says which).
+    ``given``: which columns typed values named; a column the path tests that they leave out raises
+    ``ValueError`` naming it (a value forgotten, not a gap: type ``column=missing`` for that).
     """
     path = tree_path(tree, row)
     for k in path[:-1]:
         j = int(tree.column[k])
-        if np.isnan(row[j]):
-            raise ValueError(f"the path tests {tree.schema.columns[j].name!r}: give its value too")
+        if np.isnan(row[j]) and given is not None and not given[j]:
+            raise ValueError(
+                f"the path tests {tree.schema.columns[j].name!r}: give its value too (or "
+                f"{tree.schema.columns[j].name}=missing)"
+            )
     leaves = [leaf for leaf, _ in tree.paths()]
     return path, rules_lines(tree)[leaves.index(path[-1])]
+
+
+def gap_notes(tree: Tree, path: list[int], row: np.ndarray) -> list[str]:
+    """One line per test on ``path`` whose value the row lacks: which way the gap went and why."""
+    out = []
+    for k, child in zip(path[:-1], path[1:]):
+        j = int(tree.column[k])
+        if not np.isnan(row[j]):
+            continue
+        name = tree.schema.columns[j].name
+        if tree.is_multi(k):
+            out.append(f"{name} is missing: it took the branch most training rows took ({tree.edge_text(k, child)})")
+            continue
+        why = (
+            "where the training rows with a gap went"
+            if tree.shows_missing[k]
+            else "the branch more training rows took (no training row there had a gap)"
+        )
+        side = tree.node_text(k, negate=child != tree.true_child[k])
+        out.append(f"{name} is missing: it went to {side!r}, {why}")
+    return out
 
 
 class ExplainRow(pn.viewable.Viewer):
@@ -159,8 +199,9 @@ class ExplainRow(pn.viewable.Viewer):
             tree, ds = entry.tree, c.dataset
             text = (self.values_w.value or "").strip()
             truth = ""
+            given = None
             if text:
-                row, what = parse_values(text, tree.schema), "the typed values"
+                (row, given), what = parse_row(text, tree.schema), "the typed values"
             else:
                 if ds is None:
                     raise ValueError("no table loaded")
@@ -169,7 +210,7 @@ class ExplainRow(pn.viewable.Viewer):
                 i = row_index(self.index_w.value, ds.n_rows)
                 row, what = ds.X[i], f"Row {i}"
                 truth = f" (true class: {md(tree.class_text(int(ds.y[i])))})"
-            path, rule = explain_row(tree, row)
+            path, rule = explain_row(tree, row, given)
         except ValueError as exc:
             self.out.object = f"**Cannot explain:** {md(exc)}"
             return None
@@ -179,4 +220,7 @@ class ExplainRow(pn.viewable.Viewer):
             f"**{md(what)}**{truth} → predicted **{md(tree.leaf_label(leaf))}** at leaf {leaf} "
             f"({len(path) - 1} tests; the path is outlined in black).\n\n{code_block(rule)}"
         )
+        gaps = gap_notes(tree, path, row)
+        if gaps:
+            self.out.object += "\n\n" + "\n".join(f"- {md(g)}" for g in gaps)
         return rule
