@@ -230,6 +230,9 @@ class Tree:
                 column[k], op[k], value[k] = int(feat), OP_LE_NA if nan_left else OP_LE, threshold[k]
                 t_child[k], f_child[k] = left[k], right[k]
                 said[k] = miss_left is not None
+                if threshold[k] == np.inf and not nan_left:  # "present vs missing" (every value <= inf)
+                    op[k], value[k] = OP_NA, 0.0
+                    t_child[k], f_child[k] = right[k], left[k]
         # shows_missing is provisional here: settle_missing keeps it only where training gaps reached the node
         return cls(
             column, op, value, t_child, f_child, raw.value, raw.prediction, schema, offsets, kids, codes, None, said
@@ -630,7 +633,7 @@ def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
     used: dict[int, set] = {}
     for tree in trees:
         for k in tree.reachable():
-            if tree.column[k] >= 0 and tree.op[k] == OP_LE:
+            if tree.column[k] >= 0 and base_op(tree.op[k]) == OP_LE:
                 used.setdefault(int(tree.column[k]), set()).add(float(tree.value[k]))
     shown: dict[tuple[int, float], float] = {}
     for col, values in used.items():
@@ -647,7 +650,7 @@ def shorten_thresholds(trees: Sequence[Tree], *matrices: np.ndarray) -> None:
     for tree in trees:
         d = np.full(tree.n_nodes, np.nan)
         for k in range(tree.n_nodes):
-            if tree.column[k] >= 0 and tree.op[k] == OP_LE:
+            if tree.column[k] >= 0 and base_op(tree.op[k]) == OP_LE:
                 d[k] = shown.get((int(tree.column[k]), float(tree.value[k])), np.nan)
         tree.display_value = d  # a new array: trees made by with_counts share the old one
 
