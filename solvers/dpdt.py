@@ -527,7 +527,9 @@ def dpdt(
     MDPTooLarge
         When the MDP exceeds ``max_states`` or ``max_pool``.
     """
-    X, y, n_classes = check_xy(X, y, n_classes)
+    X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
+    if np.isnan(X).any():
+        raise ValueError("dpdt: missing values are not supported by dpdt yet (NaN in X); use cart, or fill them")
     if generator not in GENERATORS:
         raise ValueError(f"generator must be one of {', '.join(GENERATORS)}; got {generator!r}")
     if criterion not in DPDT_CRITERIA:
