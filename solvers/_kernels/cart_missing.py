@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from .cart import _midpoint, argsort_stable, node_impurity
-from .cart_weighted import EPSILON, _proxy
+from .cart_weighted import EPSILON, _proxy, new_stack, open_node, partition_orders, push_children
 
 
 @njit(nogil=True, cache=True)
@@ -80,32 +80,14 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
     mmiss = np.zeros(n_classes, dtype=np.float64)
     goes_left = np.zeros(n, dtype=np.bool_)
     buf = np.empty(n, dtype=np.int64)
-    # stack of (start, end, depth, parent, is_left): popped in preorder (the left child pushed last)
-    stack = np.empty((cap + 1, 5), dtype=np.int64)
-    stack[0, 0] = 0
-    stack[0, 1] = n
-    stack[0, 2] = 0
-    stack[0, 3] = -1
-    stack[0, 4] = 0
+    stack = new_stack(cap, n)
     top = 1
     n_nodes = 0
     while top > 0:
         top -= 1
-        start = stack[top, 0]
-        end = stack[top, 1]
-        depth = stack[top, 2]
-        parent = stack[top, 3]
         k = n_nodes
         n_nodes += 1
-        if parent >= 0:
-            if stack[top, 4] == 1:
-                left[parent] = k
-            else:
-                right[parent] = k
-        for i in range(start, end):
-            r = srt[0, i]
-            counts[k, y[r]] += 1
-            mass[k, y[r]] += w[r]
+        start, end, depth = open_node(stack, top, k, srt, y, w, left, right, counts, mass)
         m = end - start
         if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
             continue
@@ -172,34 +154,9 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
                 missing_left[k] = best_ml
             else:
                 goes_left[r] = i < start + best_nl
-        for f in range(p):  # stable partition of every feature's order: the left rows first, NaN last in each
-            a = start
-            b = 0
-            for i in range(start, end):
-                r = srt[f, i]
-                if goes_left[r]:
-                    srt[f, a] = r
-                    a += 1
-                else:
-                    buf[b] = r
-                    b += 1
-            for j in range(b):
-                srt[f, a + j] = buf[j]
-        mid = start
-        for i in range(start, end):
-            if goes_left[srt[0, i]]:
-                mid += 1
-        stack[top, 0] = mid  # right child first: the left one is popped next (preorder)
-        stack[top, 1] = end
-        stack[top, 2] = depth + 1
-        stack[top, 3] = k
-        stack[top, 4] = 0
-        stack[top + 1, 0] = start
-        stack[top + 1, 1] = mid
-        stack[top + 1, 2] = depth + 1
-        stack[top + 1, 3] = k
-        stack[top + 1, 4] = 1
-        top += 2
+        # stable partition of every feature's order: the left rows first, the NaN rows still last in each part
+        mid = partition_orders(srt, start, end, goes_left, buf)
+        top = push_children(stack, top, k, start, mid, end, depth)
     return (
         feature[:n_nodes].copy(),
         threshold[:n_nodes].copy(),
