@@ -22,8 +22,8 @@ then partitioned stably), so the number of missing rows of a feature at a node i
 import numpy as np
 from numba import njit
 
-from .cart import _midpoint, argsort_stable, node_impurity
-from .cart_weighted import EPSILON, _proxy, new_stack, open_node, partition_orders, push_children
+from .cart import _midpoint, argsort_stable
+from .cart_weighted import _proxy, new_stack, open_node, partition_orders, push_children, splittable, tree_arrays
 
 
 @njit(nogil=True, cache=True)
@@ -68,13 +68,8 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
     cap = max(1, 2 * n - 1)
     if max_depth < 40:
         cap = min(cap, (1 << (max_depth + 1)) - 1)
-    feature = np.full(cap, -1, dtype=np.int64)
-    threshold = np.zeros(cap, dtype=np.float64)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
+    feature, threshold, left, right, counts, mass = tree_arrays(cap, n_classes)
     missing_left = np.zeros(cap, dtype=np.int64)
-    counts = np.zeros((cap, n_classes), dtype=np.int64)
-    mass = np.zeros((cap, n_classes), dtype=np.float64)
     ml = np.zeros(n_classes, dtype=np.float64)
     mr = np.zeros(n_classes, dtype=np.float64)
     mmiss = np.zeros(n_classes, dtype=np.float64)
@@ -89,13 +84,9 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
         n_nodes += 1
         start, end, depth = open_node(stack, top, k, srt, y, w, left, right, counts, mass)
         m = end - start
-        if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
+        total_w = splittable(mass[k], m, depth, flag, max_depth, min_leaf, criterion)
+        if total_w < 0:
             continue
-        if node_impurity(mass[k], criterion) <= EPSILON:
-            continue
-        total_w = 0.0
-        for c in range(n_classes):
-            total_w += mass[k, c]
         best_f = -1
         best_nl = 0  # present rows going left (in the feature's order)
         best_ml = 0

@@ -25,6 +25,33 @@ def _proxy(ml, mr, wl, wr, criterion):
 
 
 @njit(nogil=True, cache=True)
+def tree_arrays(cap, n_classes):
+    """Room for ``cap`` nodes: ``feature, threshold, left, right`` (leaves: -1), int64 ``counts`` and float64
+    ``mass`` per class."""
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    counts = np.zeros((cap, n_classes), dtype=np.int64)
+    mass = np.zeros((cap, n_classes), dtype=np.float64)
+    return feature, threshold, left, right, counts, mass
+
+
+@njit(nogil=True, cache=True)
+def splittable(mass, m, depth, flag, max_depth, min_leaf, criterion):
+    """The total weight of a node of ``m`` rows and class masses ``mass`` that may be split, or -1.0 for a leaf
+    (stopped, at ``max_depth``, too few rows, or impurity at most scikit-learn's EPSILON)."""
+    if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
+        return -1.0
+    if node_impurity(mass, criterion) <= EPSILON:
+        return -1.0
+    total_w = 0.0
+    for c in range(mass.shape[0]):
+        total_w += mass[c]
+    return total_w
+
+
+@njit(nogil=True, cache=True)
 def new_stack(cap, n):
     """The depth-first growth's stack of (start, end, depth, parent, is_left) holding the root ``[0, n)``: nodes
     popped in preorder (the left child pushed last)."""
@@ -107,12 +134,7 @@ def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fl
     for f in range(p):
         srt[f] = argsort_stable(X[:, f])
     cap = max(1, 2 * n - 1)
-    feature = np.full(cap, -1, dtype=np.int64)
-    threshold = np.zeros(cap, dtype=np.float64)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
-    counts = np.zeros((cap, n_classes), dtype=np.int64)
-    mass = np.zeros((cap, n_classes), dtype=np.float64)
+    feature, threshold, left, right, counts, mass = tree_arrays(cap, n_classes)
     ml = np.zeros(n_classes, dtype=np.float64)
     mr = np.zeros(n_classes, dtype=np.float64)
     goes_left = np.zeros(n, dtype=np.bool_)
@@ -126,13 +148,9 @@ def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fl
         n_nodes += 1
         start, end, depth = open_node(stack, top, k, srt, y, w, left, right, counts, mass)
         m = end - start
-        if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
+        total_w = splittable(mass[k], m, depth, flag, max_depth, min_leaf, criterion)
+        if total_w < 0:
             continue
-        if node_impurity(mass[k], criterion) <= EPSILON:
-            continue
-        total_w = 0.0
-        for c in range(n_classes):
-            total_w += mass[k, c]
         best_f = -1
         best_pos = 0
         best_thr = 0.0
