@@ -126,7 +126,8 @@ def fit_cart(
     Returns
     -------
     RawTree
-        Node 0 is the root; depth-first trees are numbered in preorder like scikit-learn's.
+        Node 0 is the root; depth-first trees are numbered in preorder like scikit-learn's.  ``missing_left``
+        is set (int64 per node, 1: NaN rows go left) exactly when ``X`` holds NaN.
     """
     X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)

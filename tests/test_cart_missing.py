@@ -11,7 +11,7 @@ from treeexplorer.solvers._kernels.cart import node_impurity
 from treeexplorer.solvers._kernels.predict import node_counts_missing
 from treeexplorer.solvers.cart import CRITERIA, cart_path, fit_cart
 
-from tests.test_cart import as_f32, random_continuous
+from tests.test_cart import _stopped, as_f32, random_continuous
 
 
 def with_gaps(X, fraction, seed):
@@ -179,6 +179,16 @@ def test_complete_data_keeps_its_path():
     assert all(s.tree.missing_left is None for s in front.solutions)
     assert fit_cart(X, y, max_depth=2).missing_left is None
     assert cart_path(X, y, max_depth=2, sample_weight=np.arange(150) % 3 + 1.0).solutions[0].tree.missing_left is None
+
+
+def test_a_stopped_run_returns_the_tree_so_far_with_its_missing_sides():
+    X, y = TABLES["wine"]()
+    X = with_gaps(X, 0.1, seed=0)
+    for kw in ({}, {"sample_weight": np.arange(len(y)) % 3 + 1.0}):
+        front = cart_path(X, y, max_depth=3, control=_stopped(), **kw)
+        assert front.status == "cancelled" and len(front.solutions) == 1
+        tree = front.solutions[0].tree
+        assert tree.n_nodes == 1 and tree.missing_left.tolist() == [0] and "notices" in front.stats
 
 
 def test_refusals_are_one_line():
