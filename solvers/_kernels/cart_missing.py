@@ -65,6 +65,8 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
     srt = np.empty((p, n), dtype=np.int64)
     for f in range(p):
         srt[f] = argsort_nan_last(X[:, f])
+    # feature-major copy: the scans read one feature of many rows, a row-major X made that a cache miss a row
+    xt = np.ascontiguousarray(X.T)
     cap = max(1, 2 * n - 1)
     if max_depth < 40:
         cap = min(cap, (1 << (max_depth + 1)) - 1)
@@ -94,12 +96,12 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
         best_proxy = -np.inf
         for f in range(p):
             end_nm = end
-            while end_nm > start and X[srt[f, end_nm - 1], f] != X[srt[f, end_nm - 1], f]:
+            while end_nm > start and xt[f, srt[f, end_nm - 1]] != xt[f, srt[f, end_nm - 1]]:
                 end_nm -= 1
             n_miss = end - end_nm
             if end_nm == start:
                 continue  # every value missing
-            if n_miss == 0 and X[srt[f, end - 1], f] <= X[srt[f, start], f]:
+            if n_miss == 0 and xt[f, srt[f, end - 1]] <= xt[f, srt[f, start]]:
                 continue  # constant, nothing missing
             miss_w = 0.0
             for c in range(n_classes):
@@ -122,7 +124,7 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
                     if last:
                         if side == 1 or n_miss == 0:
                             break  # missing left of everything present: the same as the split below, mirrored
-                    elif X[srt[f, i + 1], f] <= X[r, f]:
+                    elif xt[f, srt[f, i + 1]] <= xt[f, r]:
                         continue
                     nl = i + 1 - start + (n_miss if side == 1 else 0)
                     if nl < min_leaf or m - nl < min_leaf:
@@ -133,14 +135,14 @@ def grow_missing(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fla
                         best_f = f
                         best_nl = i + 1 - start
                         best_ml = side
-                        best_thr = np.inf if last else _midpoint(X[r, f], X[srt[f, i + 1], f])
+                        best_thr = np.inf if last else _midpoint(xt[f, r], xt[f, srt[f, i + 1]])
         if best_f < 0:
             continue
         feature[k] = best_f
         threshold[k] = best_thr
         for i in range(start, end):
             r = srt[best_f, i]
-            if X[r, best_f] != X[r, best_f]:
+            if xt[best_f, r] != xt[best_f, r]:
                 goes_left[r] = best_ml == 1
                 missing_left[k] = best_ml
             else:
