@@ -20,6 +20,12 @@ a tree's reported cost is recomputed from its leaves with the given weights.  On
 and solved in Python over numba CART fits (one per state): slower than the plain kernels, no threads, no
 greedy incumbent or anytime schedule (a stopped run returns the trees of the states expanded so far, the others
 being leaves).
+
+Missing values (NaN in ``X``, weighted or not: :func:`solvers.dpdt.dpdt` sends every such matrix here): a state's
+tests come from the NaN-aware CART (:func:`_kernels.cart_missing.grow_missing`, scikit-learn's rule), each with
+the side its CART node learnt for the missing rows (0, right, where that node's rows had no gap); ``exhaustive``
+proposes every threshold with the missing rows on either side and "present vs missing" (threshold ``+inf``,
+missing right).  A transition sends a state's NaN rows that way and every tree carries ``missing_left``.
 """
 
 from __future__ import annotations
@@ -32,9 +38,10 @@ import numpy as np
 from ._base import RawFront, RawSolution, RawTree
 from ._hull import hull_intervals, lower_hull
 from ._kernels.cart import feature_ranks_stoppable
+from ._kernels.cart_missing import grow_missing
 from ._kernels.cart_weighted import grow_weighted
 from ._kernels.dpdt_gen import BOTH, GEN_EXHAUSTIVE, GEN_HYBRID, generate_tests
-from ._kernels.predict import node_counts
+from ._kernels.predict import node_counts, node_counts_missing
 from ._objective import Weighting, leaf_prediction
 
 __all__ = ["weighted_dpdt", "WEIGHTED_GENERATORS"]
@@ -49,7 +56,8 @@ class _State:
 
     def __init__(self, rows, depth, weight, leaf):
         self.rows, self.depth, self.weight, self.leaf = rows, depth, weight, leaf
-        # (feature, threshold, left state, right state, left leaf cost, right leaf cost); states -1: leaves
+        # (feature, threshold, left state, right state, left leaf cost, right leaf cost, missing left); states -1:
+        # leaves
         self.actions = []
 
 
@@ -68,6 +76,7 @@ class _Problem:
         keep = w > 0
         self.X, self.y, self.w = np.ascontiguousarray(X[keep]), np.ascontiguousarray(y[keep]), w[keep]
         self.C = wt.cost_matrix(n_classes)
+        self.missing = bool(np.isnan(self.X).any())
         self.k = n_classes
         total = float(self.w.sum())
         if not total > 0:
@@ -80,7 +89,11 @@ class _Problem:
         self.cm = np.rint(self.w[:, None] * self.C[self.y] / self.q).astype(np.int64)
         self.wq = np.rint(self.w / self.qt).astype(np.int64)
         # costs alone do not change the impurity CART splits on: the plain generators then propose the tests
-        self.ranks = None if wt.sample_weight is not None else feature_ranks_stoppable(self.X, np.zeros(1, np.int64))[0]
+        self.ranks = (
+            None
+            if wt.sample_weight is not None or self.missing
+            else feature_ranks_stoppable(self.X, np.zeros(1, np.int64))[0]
+        )
 
     def mass(self, rows):
         return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.k)
@@ -95,48 +108,76 @@ class _Problem:
     def best_leaf_split(self, rows):
         """The first least-cost split of ``rows`` into two leaves over every threshold (features, then thresholds,
         in increasing order: the exhaustive generator's), by one cumulative sum per feature
-        (``dpdt_gen.best_exhaustive_leaf_split`` of the weighted objective).  ``(f, t, el, er)`` or None."""
+        (``dpdt_gen.best_exhaustive_leaf_split`` of the weighted objective).  ``(f, t, el, er, missing left)`` or
+        None.  A feature with missing values at the state also offers its thresholds with the missing rows left
+        and "present vs missing" (``t = inf``), in the order of :meth:`tests`."""
         X, cm = self.X[rows], self.cm[rows]
         total = cm.sum(axis=0)
         best = None
         for f in range(X.shape[1]):
-            order = np.argsort(X[:, f], kind="stable")
+            gap = np.isnan(X[:, f]) if self.missing else None
+            if gap is not None and gap.any():
+                if gap.all():
+                    continue
+                present = np.flatnonzero(~gap)
+                order = present[np.argsort(X[present, f], kind="stable")]
+                mm = cm[gap].sum(axis=0)
+            else:
+                order = np.argsort(X[:, f], kind="stable")
+                mm = None
             x = X[order, f]
             cum = np.cumsum(cm[order], axis=0)[:-1]
-            el, er = cum.min(axis=1), (total - cum).min(axis=1)
             cand = np.flatnonzero(x[1:] > x[:-1])
-            if cand.size == 0:
-                continue
-            i = cand[np.argmin(el[cand] + er[cand])]  # the first least cost: the lowest threshold
-            if best is None or el[i] + er[i] < best[2] + best[3]:
-                t = x[i] / 2.0 + x[i + 1] / 2.0
-                t = x[i] if t == x[i + 1] or np.isinf(t) else t  # as cart._midpoint
-                best = (f, float(t), int(el[i]), int(er[i]))
+            # (left costs, right costs, missing left) of each candidate, in the generator's order
+            sides = [(cum, total - cum, 0)]
+            if mm is not None:
+                sides += [((total - mm)[None], mm[None], 0), (cum + mm, total - cum - mm, 1)]
+            for j, (cl, cr, ml) in enumerate(sides):
+                el, er = cl.min(axis=1), cr.min(axis=1)
+                at = np.zeros(1, dtype=np.int64) if j == 1 else cand
+                if at.size == 0:
+                    continue
+                i = at[np.argmin(el[at] + er[at])]  # the first least cost: the lowest threshold
+                if best is None or el[i] + er[i] < best[2] + best[3]:
+                    if j == 1:
+                        t = np.inf
+                    else:
+                        t = x[i] / 2.0 + x[i + 1] / 2.0
+                        t = x[i] if t == x[i + 1] or np.isinf(t) else t  # as cart._midpoint
+                    best = (f, float(t), int(el[i]), int(er[i]), ml)
         return best
 
     def tests(self, rows, gen, k, depth, d0, criterion, flag):
-        """The tests ``(feature, threshold)`` proposed at a state (first occurrences, in the generator's order);
-        ``k`` as :func:`_kernels.dpdt_gen.generate_tests` takes it."""
+        """The tests ``(feature, threshold, missing left)`` proposed at a state (first occurrences, in the
+        generator's order); ``k`` as :func:`_kernels.dpdt_gen.generate_tests` takes it."""
         if self.ranks is not None:
             f, t = generate_tests(self.X, self.y, self.ranks, rows, self.k, gen, k, depth, d0, criterion)
-            return [(int(a), float(b)) for a, b in zip(f, t)]
+            return [(int(a), float(b), 0) for a, b in zip(f, t)]
         X = self.X[rows]
         if gen == GEN_EXHAUSTIVE:
             out = []
             for f in range(X.shape[1]):
-                v = np.unique(X[:, f])
+                gaps = bool(np.isnan(X[:, f]).any())
+                v = np.unique(X[:, f][~np.isnan(X[:, f])]) if gaps else np.unique(X[:, f])
                 t = v[:-1] / 2.0 + v[1:] / 2.0
                 t = np.where((t == v[1:]) | np.isinf(t), v[:-1], t)  # as cart._midpoint
-                out += [(f, float(x)) for x in t]
+                out += [(f, float(x), 0) for x in t]
+                if gaps and v.size:  # scikit-learn's order: missing right, present vs missing, missing left
+                    out += [(f, np.inf, 0)] + [(f, float(x), 1) for x in t]
             return out
         md = 1 if gen == GEN_HYBRID and depth >= d0 else k
         out, seen = [], set()
         for c in (BOTH - 2, BOTH - 1) if criterion == BOTH else (criterion,):
-            f, t, _, _, _, _ = grow_weighted(X, self.y[rows], self.w[rows], self.k, md, 1, c, flag)
+            if self.missing:
+                f, t, _, _, ml, _, _ = grow_missing(X, self.y[rows], self.w[rows], self.k, md, 1, c, flag)
+            else:
+                f, t, _, _, _, _ = grow_weighted(X, self.y[rows], self.w[rows], self.k, md, 1, c, flag)
+                ml = np.zeros(f.shape[0], dtype=np.int64)
             for q in range(f.shape[0]):  # split nodes in preorder, as the plain generator lists them
-                if f[q] >= 0 and (int(f[q]), float(t[q])) not in seen:
-                    seen.add((int(f[q]), float(t[q])))
-                    out.append((int(f[q]), float(t[q])))
+                test = (int(f[q]), float(t[q]), int(ml[q]))
+                if f[q] >= 0 and test not in seen:
+                    seen.add(test)
+                    out.append(test)
         return out
 
 
@@ -160,15 +201,14 @@ def _build(pb: _Problem, max_depth, gen, k, d0, criterion, max_states, control):
             if last and gen == GEN_EXHAUSTIVE:  # every threshold to two leaves: one pass per feature
                 best = pb.best_leaf_split(st.rows)
                 if best is not None and best[2] + best[3] < st.leaf:
-                    st.actions.append((best[0], best[1], -1, -1, best[2], best[3]))
+                    st.actions.append((best[0], best[1], -1, -1, best[2], best[3], best[4]))
                 continue
-            for f, t in pb.tests(st.rows, gen, k, d, d0, criterion, control.flag):
-                go = pb.X[st.rows, f] <= t
-                rl, rr = st.rows[go], st.rows[~go]
+            for f, t, ml in pb.tests(st.rows, gen, k, d, d0, criterion, control.flag):
+                rl, rr = _split_rows(pb, st.rows, f, t, ml)
                 if last:  # two leaves: every test costs the state's weight, keep the first least-cost one
                     el, er = pb.leaf(rl), pb.leaf(rr)
                     if el + er < st.leaf and (best is None or el + er < best[4] + best[5]):
-                        best = (f, t, -1, -1, el, er)
+                        best = (f, t, -1, -1, el, er, ml)
                     continue
                 children = []
                 for r in (rl, rr):
@@ -180,7 +220,7 @@ def _build(pb: _Problem, max_depth, gen, k, d0, criterion, max_states, control):
                         nxt.append(len(states))
                         states.append(pb.state(r, d + 1))
                     children.append(known[key])
-                st.actions.append((f, t, children[0], children[1], 0, 0))
+                st.actions.append((f, t, children[0], children[1], 0, 0, ml))
             if best is not None:
                 st.actions.append(best)
         level = nxt
@@ -194,7 +234,7 @@ def _hulls(states):
     for s in range(len(states) - 1, -1, -1):
         st = states[s]
         cands = [(0, st.leaf, -1, -1, -1)]
-        for a, (_, _, left, right, el, er) in enumerate(st.actions):
+        for a, (_, _, left, right, el, er, _) in enumerate(st.actions):
             if left < 0:
                 cands.append((st.weight, el + er, a, -1, -1))
                 continue
@@ -226,7 +266,7 @@ def _budgets(states, max_depth, k_max):
         st = states[s]
         cap = min(k_max, 2 ** (max_depth - st.depth) - 1, st.rows.shape[0] - 1) if st.actions else 0
         v = [(st.leaf, 0, -1, 0, 0)] * (cap + 1)
-        for a, (_, _, left, right, el, er) in enumerate(st.actions):
+        for a, (_, _, left, right, el, er, _) in enumerate(st.actions):
             for b in range(1, cap + 1):
                 if left < 0:
                     cand = (el + er, st.weight, a, 0, 0)
@@ -252,8 +292,10 @@ def _budgets(states, max_depth, k_max):
 def _tree(pb: _Problem, X, y, n_classes, root, expand):
     """A root-to-leaves walk as a :class:`RawTree` and its training cost (float64, of the given weights):
     ``expand(choice)`` is None at a leaf, else ``(feature, threshold, left choice, right choice)``; each choice
-    carries its weighted rows first.  Every node predicts its class of least cost (``leaf_prediction``)."""
-    feature, threshold, left, right, pred, leaf_costs = [], [], [], [], [], []
+    carries its weighted rows first.  Every node predicts its class of least cost (``leaf_prediction``); with
+    missing values (``pb.missing``) ``expand`` gives ``(feature, threshold, missing left, left, right)`` and the tree
+    carries ``missing_left``."""
+    feature, threshold, left, right, pred, leaf_costs, miss = [], [], [], [], [], [], []
     stack = [(root, -1, False)]
     while stack:
         choice, parent, is_left = stack.pop()
@@ -269,20 +311,29 @@ def _tree(pb: _Problem, X, y, n_classes, root, expand):
             leaf_costs.append(cost)
             feature.append(-1)
             threshold.append(0.0)
+            miss.append(0)
             continue
-        f, t, lc, rc = step
+        f, t, ml, lc, rc = step
         feature.append(f)
         threshold.append(t)
+        miss.append(ml)
         stack += [(rc, k, False), (lc, k, True)]  # the left child next: preorder
-    arr = [np.array(a, dtype=np.int64) for a in (feature, left, right)]
+    arr = [np.array(a, dtype=np.int64) for a in (feature, left, right, miss)]
     thr = np.array(threshold, dtype=np.float64)
-    value = node_counts(arr[0], thr, arr[1], arr[2], X, y, n_classes)  # every row, weight 0 too
-    tree = RawTree(arr[0], thr, arr[1], arr[2], value, np.array(pred, dtype=np.int64))
-    return tree, math.fsum(leaf_costs)
+    pred = np.array(pred, dtype=np.int64)
+    if not pb.missing:
+        value = node_counts(arr[0], thr, arr[1], arr[2], X, y, n_classes)  # every row, weight 0 too
+        return RawTree(arr[0], thr, arr[1], arr[2], value, pred), math.fsum(leaf_costs)
+    value = node_counts_missing(arr[0], thr, arr[1], arr[2], arr[3], X, y, n_classes)
+    return RawTree(arr[0], thr, arr[1], arr[2], value, pred, missing_left=arr[3]), math.fsum(leaf_costs)
 
 
-def _split_rows(pb, rows, f, t):
-    go = pb.X[rows, f] <= t
+def _split_rows(pb, rows, f, t, ml):
+    """The rows of a state that a test sends left and right (the NaN rows left when ``ml``)."""
+    x = pb.X[rows, f]
+    go = x <= t
+    if ml:
+        go |= np.isnan(x)
     return rows[go], rows[~go]
 
 
@@ -310,11 +361,11 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
         rows, s, v = choice
         if s < 0 or hull[s][v][2] < 0:
             return None
-        f, t, left, right, _, _ = states[s].actions[hull[s][v][2]]
-        rl, rr = _split_rows(pb, rows, f, t)
+        f, t, left, right, _, _, ml = states[s].actions[hull[s][v][2]]
+        rl, rr = _split_rows(pb, rows, f, t, ml)
         if left < 0:
-            return f, t, (rl, -1, 0), (rr, -1, 0)
-        return f, t, (rl, left, hull[s][v][3]), (rr, right, hull[s][v][4])
+            return f, t, ml, (rl, -1, 0), (rr, -1, 0)
+        return f, t, ml, (rl, left, hull[s][v][3]), (rr, right, hull[s][v][4])
 
     root = hull[0]
     Ts, Es = [v[0] for v in root], [v[1] for v in root]
@@ -351,9 +402,9 @@ def weighted_dpdt(X, y, n_classes, wt: Weighting, *, max_depth, gen, generator, 
             e = val[s][min(b, len(val[s]) - 1)]
             if e[2] < 0:
                 return None
-            f, t, left, right, _, _ = states[s].actions[e[2]]
-            rl, rr = _split_rows(pb, rows, f, t)
-            return f, t, (rl, left, e[3]), (rr, right, e[4])
+            f, t, left, right, _, _, ml = states[s].actions[e[2]]
+            rl, rr = _split_rows(pb, rows, f, t, ml)
+            return f, t, ml, (rl, left, e[3]), (rr, right, e[4])
 
         v0 = val[0]
         steps = [b for b in range(len(v0)) if b == 0 or v0[b][0] < v0[b - 1][0]]

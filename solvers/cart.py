@@ -19,6 +19,16 @@ entropy, ``min_samples_leaf`` still counting rows) and prunes it by weighted cos
 impurity times its share of the total weight).  A cost matrix does not change the impurity CART splits on: it
 labels every node with its class of least cost (``_objective.leaf_prediction``), and each subtree of the path
 reports its training cost in ``info["cost"]``.
+
+Missing values
+--------------
+``X`` may hold NaN (plain and weighted paths, depth-first growth; not ``max_leaves``).  Such a matrix grows in
+``_kernels/cart_missing.py``, scikit-learn's rule (>= 1.3): at every node the missing rows of a feature are tried
+on both sides of each threshold, and "all present left, missing right" is a candidate too, with threshold
+``+inf``; every tree then carries ``missing_left`` (``solvers._base``), 0 at the nodes whose rows have no gap in
+the chosen feature.  Ties: the lowest feature, then missing right before missing left, then the lowest
+threshold; the proxies compared as floats, strictly better wins (scikit-learn's own test).  A complete matrix
+takes the paths above, unchanged, and its trees have ``missing_left = None``.
 """
 
 from __future__ import annotations
@@ -27,13 +37,36 @@ import numpy as np
 
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.cart import _leaf_only, grow_best_first, grow_depth_first, sorted_rows_stoppable
+from ._kernels.cart_missing import grow_missing
 from ._kernels.cart_prune import extract_subtree, prune_path, weakest_link_path
+from ._kernels.predict import node_counts_missing
 from ._objective import Weighting, weighted
 
 __all__ = ["fit_cart", "cart_path", "CRITERIA"]
 
 CRITERIA = {"gini": 0, "entropy": 1}
 _NO_LIMIT = 2**31
+_NO_BEST_FIRST_MISSING = (
+    "cart: max_leaves (best-first growth) does not take missing values (NaN in X) yet; leave max_leaves out"
+)
+
+
+def _missing(X: np.ndarray, leaves: int) -> bool:
+    """Whether the checked ``X`` holds NaN (refusing best-first growth, which has no NaN-aware kernel)."""
+    has = bool(np.isnan(X).any())
+    if has and leaves:
+        raise ValueError(_NO_BEST_FIRST_MISSING)
+    return has
+
+
+def _extract(f, t, left, right, value, is_leaf, missing_left) -> RawTree:
+    """The subtree keeping the nodes not under an ``is_leaf`` node, as a RawTree (``missing_left`` None: a
+    complete matrix's tree, extracted as always)."""
+    if missing_left is None:
+        return RawTree(*extract_subtree(f, t, left, right, value, is_leaf))
+    ids = np.arange(f.shape[0], dtype=np.int64).reshape(-1, 1)
+    nf, nt, nl, nr, nv = extract_subtree(f, t, left, right, np.hstack([value, ids]), is_leaf)
+    return RawTree(nf, nt, nl, nr, nv[:, :-1], missing_left=missing_left[nv[:, -1]])
 
 
 def _check_params(max_depth, criterion, min_samples_leaf, max_leaves) -> tuple[int, int, int, int]:
@@ -76,7 +109,7 @@ def fit_cart(
     Parameters
     ----------
     X : array-like of shape (n, p)
-        Numeric features (converted to float64).
+        Numeric features (converted to float64); NaN marks a missing value (see the module docstring).
     y : array-like of shape (n,)
         Class indices ``0..n_classes-1``.
     max_depth : int or None
@@ -93,10 +126,16 @@ def fit_cart(
     Returns
     -------
     RawTree
-        Node 0 is the root; depth-first trees are numbered in preorder like scikit-learn's.
+        Node 0 is the root; depth-first trees are numbered in preorder like scikit-learn's.  ``missing_left``
+        is set (int64 per node, 1: NaN rows go left) exactly when ``X`` holds NaN.
     """
-    X, y, n_classes = check_xy(X, y, n_classes)
+    X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
+    if _missing(X, leaves):
+        f, t, left, right, ml, value, _ = grow_missing(
+            X, y, np.ones(X.shape[0]), n_classes, depth, msl, crit, np.zeros(1, dtype=np.int64)
+        )
+        return RawTree(f, t, left, right, value, missing_left=ml)
     idx = np.arange(X.shape[0], dtype=np.int64)
     f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit)
     return RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
@@ -143,20 +182,25 @@ def cart_path(
         ``optimal`` is always False (CART is greedy).  With weights or costs, ``objective`` is ``"cost"`` and
         each ``info["cost"]`` is the subtree's training cost.
     """
-    X, y, n_classes = check_xy(X, y, n_classes)
+    X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
     depth, crit, msl, leaves = _check_params(max_depth, criterion, min_samples_leaf, max_leaves)
     weighting = weighted(sample_weight, costs, y, n_classes)
+    missing = _missing(X, leaves)
     if not weighting.plain:
-        return _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, weighting)
+        return _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, weighting, missing)
     idx = np.arange(X.shape[0], dtype=np.int64)
     objective = f"CART ({criterion}) and its cost-complexity pruning path"
-    if control is None:
-        f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit)
-    else:
+    flag = np.zeros(1, dtype=np.int64) if control is None else control.flag
+    ml = None
+    if control is not None:
         control.watch("cart", ())
-        try:
-            f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit, control.flag)
-        finally:
+    try:
+        if missing:
+            f, t, left, right, ml, value, _ = grow_missing(X, y, np.ones(X.shape[0]), n_classes, depth, msl, crit, flag)
+        else:
+            f, t, left, right, value, _ = build_tree(X, y, idx, n_classes, depth, leaves, msl, crit, flag)
+    finally:
+        if control is not None:
             control.unwatch()
     stopped = control is not None and control.stopped
     status = "done" if control is None else control.status()
@@ -168,7 +212,7 @@ def cart_path(
             f"({int(np.count_nonzero(f >= 0))} splits), its nodes not yet split being leaves"
         ]
     if not front or stopped:
-        tree = RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy())
+        tree = RawTree(f.copy(), t.copy(), left.copy(), right.copy(), value.copy(), missing_left=ml)
         return RawFront([RawSolution(tree, False, {"alpha_lo": 0.0})], objective, status, stats)
     alphas, imps, pruned = prune_path(left, right, value, crit)
     is_leaf = np.zeros(f.shape[0], dtype=np.bool_)
@@ -180,18 +224,20 @@ def cart_path(
             # out of time while listing the path (a very large tree): keep the subtrees so far and the root
             j = alphas.shape[0] - 1
             is_leaf[:] = True
-        nf, nt, nl, nr, nv = extract_subtree(f, t, left, right, value, is_leaf)
         hi = float(alphas[j + 1]) if j + 1 < alphas.shape[0] else float("inf")
         info = {"alpha_lo": float(alphas[j]), "alpha_hi": hi, "impurity": float(imps[j]), "step": j}
-        sols.append(RawSolution(RawTree(nf, nt, nl, nr, nv), False, info))
+        sols.append(RawSolution(_extract(f, t, left, right, value, is_leaf, ml), False, info))
         if j == alphas.shape[0] - 1:
             break
     stats["path_length"] = len(sols)
     return RawFront(sols, objective, "done" if control is None else control.status(), stats)
 
 
-def _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, weighting: Weighting) -> RawFront:
-    """:func:`cart_path` on weighted rows and/or with a cost matrix (its checked arguments)."""
+def _weighted_path(
+    X, y, n_classes, depth, crit, msl, leaves, control, front, weighting: Weighting, missing=False
+) -> RawFront:
+    """:func:`cart_path` on weighted rows and/or with a cost matrix (its checked arguments; ``missing``: X holds
+    NaN, grown by the NaN-aware kernel)."""
     from ._kernels.cart_weighted import grow_weighted
 
     if leaves:
@@ -207,12 +253,19 @@ def _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, we
     some = not pos.all()
     try:
         Xg, yg, wg = (X[pos], y[pos], w[pos]) if some else (X, y, w)
-        f, t, left, right, counts, mass = grow_weighted(Xg, yg, wg, n_classes, depth, msl, crit, flag)
+        ml = None
+        if missing:
+            f, t, left, right, ml, counts, mass = grow_missing(Xg, yg, wg, n_classes, depth, msl, crit, flag)
+        else:
+            f, t, left, right, counts, mass = grow_weighted(Xg, yg, wg, n_classes, depth, msl, crit, flag)
     finally:
         if control is not None:
             control.unwatch()
     if some:
-        counts = _node_counts(f, t, left, right, X, y, n_classes)
+        if missing:
+            counts = node_counts_missing(f, t, left, right, ml, X, y, n_classes)
+        else:
+            counts = _node_counts(f, t, left, right, X, y, n_classes)
     status = "done" if control is None else control.status()
     stopped = control is not None and control.stopped
     stats = {"n_nodes": int(f.shape[0])}
@@ -224,7 +277,7 @@ def _weighted_path(X, y, n_classes, depth, crit, msl, leaves, control, front, we
         ids = np.arange(f.shape[0], dtype=np.int64).reshape(-1, 1)
         nf, nt, nl, nr, old = extract_subtree(f, t, left, right, ids, keep_leaf)
         old = old[:, 0]
-        tree = RawTree(nf, nt, nl, nr, counts[old], prediction[old])
+        tree = RawTree(nf, nt, nl, nr, counts[old], prediction[old], missing_left=None if ml is None else ml[old])
         info["cost"] = float(least[old][nf < 0].sum())
         return RawSolution(tree, False, info)
 

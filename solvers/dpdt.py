@@ -386,11 +386,21 @@ def _append_last_actions(last, a, st_act0, st_nact, act_feat, act_thr, act_left,
     )
 
 
+def _plain_objective(generator: str) -> str:
+    return f"train error rate + α · expected tests per sample, every α (convex hull); tests from {generator}"
+
+
 def _weighted(X, y, n_classes, wt, max_depth, generator, k, d0, criterion, max_states, alpha, n_alphas,
-              splits_front, max_splits, control) -> RawFront:  # fmt: skip
-    """:func:`dpdt` on the weighted objective (:mod:`solvers._dpdt_weighted`)."""
+              splits_front, max_splits, control, missing=False) -> RawFront:  # fmt: skip
+    """:func:`dpdt` on the weighted objective (:mod:`solvers._dpdt_weighted`), or on any matrix with missing values
+    (``missing``; the plain objective is the weighted one with unit weights)."""
     from ._dpdt_weighted import WEIGHTED_GENERATORS, weighted_dpdt
 
+    if generator not in WEIGHTED_GENERATORS and missing:
+        raise ValueError(
+            f"dpdt: generator={generator!r} does not take missing values (NaN in X) yet; use generator "
+            f"{', '.join(repr(g) for g in WEIGHTED_GENERATORS)}"
+        )
     if generator not in WEIGHTED_GENERATORS and wt.sample_weight is not None:
         raise ValueError(
             f"dpdt: generator={generator!r} does not take row or class weights (it ranks tests on unweighted "
@@ -505,7 +515,10 @@ def dpdt(
         CART (scikit-learn's ``sample_weight``), a leaf costs its least weighted cost, a test the weight of its
         rows; the trees are optimal within the MDP as above.  Generators ``cart``, ``hybrid`` and
         ``exhaustive`` only (any with ``costs`` alone: costs do not change the impurity); ``anytime``,
-        ``n_jobs``, ``max_pool`` and the greedy incumbent do not apply.
+        ``n_jobs``, ``max_pool`` and the greedy incumbent do not apply.  A matrix with missing values (NaN in
+        ``X``) takes that path too, weighted or not (generators ``cart``, ``hybrid``, ``exhaustive``): every
+        test carries the side its missing rows go, learnt by the NaN-aware CART, and every tree ``missing_left``
+        (:mod:`solvers._dpdt_weighted`).
     costs : ndarray of float64 (k, k), optional
         ``costs[true, predicted]`` (finite, >= 0; default 0 on the diagonal, 1 elsewhere).
 
@@ -527,7 +540,8 @@ def dpdt(
     MDPTooLarge
         When the MDP exceeds ``max_states`` or ``max_pool``.
     """
-    X, y, n_classes = check_xy(X, y, n_classes)
+    X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
+    missing = bool(np.isnan(X).any())
     if generator not in GENERATORS:
         raise ValueError(f"generator must be one of {', '.join(GENERATORS)}; got {generator!r}")
     if criterion not in DPDT_CRITERIA:
@@ -549,9 +563,15 @@ def dpdt(
     gen = GENERATORS[generator]
     k = {"cart": cart_depth, "hybrid": cart_depth, "cart_leaves": cart_leaves, "topb": top_b}.get(generator, 0)
     wt = weighted(sample_weight, costs, y, n_classes)
-    if not wt.plain:
-        return _weighted(X, y, n_classes, wt, max_depth, generator, k, hybrid_depth, criterion, max_states,
-                         alpha, n_alphas, splits_front, max_splits, control)  # fmt: skip
+    if not wt.plain or missing:
+        front = _weighted(X, y, n_classes, wt, max_depth, generator, k, hybrid_depth, criterion, max_states,
+                          alpha, n_alphas, splits_front, max_splits, control, missing)  # fmt: skip
+        if wt.plain:  # missing values, plain objective: the weighted path's cost is the training errors
+            front.objective, front.stats["weighted"] = _plain_objective(generator), False
+            for sol in front.solutions:
+                sol.info.pop("cost", None)
+        front.stats["missing_values"] = missing
+        return front
 
     if anytime is None:
         anytime = control is not None and control.time_limit is not None
@@ -721,8 +741,7 @@ def dpdt(
         "greedy_completion": False,
         "splits_front_s": t_budget,
     }
-    objective = f"train error rate + α · expected tests per sample, every α (convex hull); tests from {generator}"
-    front = RawFront(sols, objective, run_status, stats)
+    front = RawFront(sols, _plain_objective(generator), run_status, stats)
     if run_status != "done" and incumbent is not None:
         # stopped before the MDP was complete: states left unexpanded are leaves, which can make the trees
         # poor; the greedy CART grown before the MDP (under the same limit) completes the front

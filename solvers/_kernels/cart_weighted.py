@@ -25,6 +25,104 @@ def _proxy(ml, mr, wl, wr, criterion):
 
 
 @njit(nogil=True, cache=True)
+def tree_arrays(cap, n_classes):
+    """Room for ``cap`` nodes: ``feature, threshold, left, right`` (leaves: -1), int64 ``counts`` and float64
+    ``mass`` per class."""
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap, dtype=np.float64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    counts = np.zeros((cap, n_classes), dtype=np.int64)
+    mass = np.zeros((cap, n_classes), dtype=np.float64)
+    return feature, threshold, left, right, counts, mass
+
+
+@njit(nogil=True, cache=True)
+def splittable(mass, m, depth, flag, max_depth, min_leaf, criterion):
+    """The total weight of a node of ``m`` rows and class masses ``mass`` that may be split, or -1.0 for a leaf
+    (stopped, at ``max_depth``, too few rows, or impurity at most scikit-learn's EPSILON)."""
+    if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
+        return -1.0
+    if node_impurity(mass, criterion) <= EPSILON:
+        return -1.0
+    total_w = 0.0
+    for c in range(mass.shape[0]):
+        total_w += mass[c]
+    return total_w
+
+
+@njit(nogil=True, cache=True)
+def new_stack(cap, n):
+    """The depth-first growth's stack of (start, end, depth, parent, is_left) holding the root ``[0, n)``: nodes
+    popped in preorder (the left child pushed last)."""
+    stack = np.empty((cap + 1, 5), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = n
+    stack[0, 2] = 0
+    stack[0, 3] = -1
+    stack[0, 4] = 0
+    return stack
+
+
+@njit(nogil=True, cache=True)
+def open_node(stack, top, k, srt, y, w, left, right, counts, mass):
+    """Node ``k`` from ``stack[top]``: linked to its parent, its rows' class counts and masses filled in; returns its
+    ``(start, end, depth)`` in the orders ``srt``."""
+    start = stack[top, 0]
+    end = stack[top, 1]
+    parent = stack[top, 3]
+    if parent >= 0:
+        if stack[top, 4] == 1:
+            left[parent] = k
+        else:
+            right[parent] = k
+    for i in range(start, end):
+        r = srt[0, i]
+        counts[k, y[r]] += 1
+        mass[k, y[r]] += w[r]
+    return start, end, stack[top, 2]
+
+
+@njit(nogil=True, cache=True)
+def partition_orders(srt, start, end, goes_left, buf):
+    """Stable partition of every feature's order in ``[start, end)``: the rows ``goes_left`` first; returns where
+    the right rows start."""
+    mid = start
+    for f in range(srt.shape[0]):
+        a = start
+        b = 0
+        for i in range(start, end):
+            r = srt[f, i]
+            if goes_left[r]:
+                srt[f, a] = r
+                a += 1
+            else:
+                buf[b] = r
+                b += 1
+        for j in range(b):
+            srt[f, a + j] = buf[j]
+        mid = a
+    return mid
+
+
+@njit(nogil=True, cache=True)
+def push_children(stack, top, k, start, mid, end, depth):
+    """Push node ``k``'s children ``[start, mid)`` and ``[mid, end)``, the right one first (the left one is popped
+    next: preorder); returns the new top."""
+    stack[top, 0] = mid
+    stack[top, 1] = end
+    stack[top, 2] = depth + 1
+    stack[top, 3] = k
+    stack[top, 4] = 0
+    stack[top + 1, 0] = start
+    stack[top + 1, 1] = mid
+    stack[top + 1, 2] = depth + 1
+    stack[top + 1, 3] = k
+    stack[top + 1, 4] = 1
+    return top + 2
+
+
+@njit(nogil=True, cache=True)
 def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, flag):
     """Grow a weighted CART tree on ``(X, y)`` with row weights ``w`` (float64, >= 0).
 
@@ -36,50 +134,23 @@ def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fl
     for f in range(p):
         srt[f] = argsort_stable(X[:, f])
     cap = max(1, 2 * n - 1)
-    feature = np.full(cap, -1, dtype=np.int64)
-    threshold = np.zeros(cap, dtype=np.float64)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
-    counts = np.zeros((cap, n_classes), dtype=np.int64)
-    mass = np.zeros((cap, n_classes), dtype=np.float64)
+    feature, threshold, left, right, counts, mass = tree_arrays(cap, n_classes)
     ml = np.zeros(n_classes, dtype=np.float64)
     mr = np.zeros(n_classes, dtype=np.float64)
     goes_left = np.zeros(n, dtype=np.bool_)
     buf = np.empty(n, dtype=np.int64)
-    # stack of (start, end, depth, parent, is_left): popped in preorder (the left child pushed last)
-    stack = np.empty((cap + 1, 5), dtype=np.int64)
-    stack[0, 0] = 0
-    stack[0, 1] = n
-    stack[0, 2] = 0
-    stack[0, 3] = -1
-    stack[0, 4] = 0
+    stack = new_stack(cap, n)
     top = 1
     n_nodes = 0
     while top > 0:
         top -= 1
-        start = stack[top, 0]
-        end = stack[top, 1]
-        depth = stack[top, 2]
-        parent = stack[top, 3]
         k = n_nodes
         n_nodes += 1
-        if parent >= 0:
-            if stack[top, 4] == 1:
-                left[parent] = k
-            else:
-                right[parent] = k
-        for i in range(start, end):
-            r = srt[0, i]
-            counts[k, y[r]] += 1
-            mass[k, y[r]] += w[r]
+        start, end, depth = open_node(stack, top, k, srt, y, w, left, right, counts, mass)
         m = end - start
-        if flag[0] != 0 or depth >= max_depth or m < 2 or m < 2 * min_leaf:
+        total_w = splittable(mass[k], m, depth, flag, max_depth, min_leaf, criterion)
+        if total_w < 0:
             continue
-        if node_impurity(mass[k], criterion) <= EPSILON:
-            continue
-        total_w = 0.0
-        for c in range(n_classes):
-            total_w += mass[k, c]
         best_f = -1
         best_pos = 0
         best_thr = 0.0
@@ -115,31 +186,8 @@ def grow_weighted(X, y, w, n_classes, max_depth, min_samples_leaf, criterion, fl
         threshold[k] = best_thr
         for i in range(start, end):
             goes_left[srt[best_f, i]] = i < start + best_pos
-        for f in range(p):  # stable partition of every feature's order: the left rows first
-            a = start
-            b = 0
-            for i in range(start, end):
-                r = srt[f, i]
-                if goes_left[r]:
-                    srt[f, a] = r
-                    a += 1
-                else:
-                    buf[b] = r
-                    b += 1
-            for j in range(b):
-                srt[f, a + j] = buf[j]
-        mid = start + best_pos
-        stack[top, 0] = mid  # right child first: the left one is popped next (preorder)
-        stack[top, 1] = end
-        stack[top, 2] = depth + 1
-        stack[top, 3] = k
-        stack[top, 4] = 0
-        stack[top + 1, 0] = start
-        stack[top + 1, 1] = mid
-        stack[top + 1, 2] = depth + 1
-        stack[top + 1, 3] = k
-        stack[top + 1, 4] = 1
-        top += 2
+        mid = partition_orders(srt, start, end, goes_left, buf)
+        top = push_children(stack, top, k, start, mid, end, depth)
     return (
         feature[:n_nodes],
         threshold[:n_nodes],
