@@ -57,7 +57,8 @@ def run_one(X, y, depth, limit):
     from treeexplorer.solvers.contree import contree
 
     c0, w0 = time.process_time(), time.perf_counter()
-    raw = contree(X, y, max_depth=depth, front=False, n_threads=1, control=Control(time_limit=limit))
+    with Control(time_limit=limit) as control:
+        raw = contree(X, y, max_depth=depth, front=False, n_threads=1, control=control)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     (sol,) = raw.solutions
     return {

@@ -25,6 +25,21 @@ best tree of either phase, and the proven lower bound of every budget (``stats["
 time limit that is still searching at a quarter of it spends a share of the limit on a bound for every root
 feature (``_bounds``): the exact search bounds nothing about the features it has not reached, and at depth 4 it
 reaches few; the larger of the two bounds is reported.
+
+Missing values (NaN in ``X``, issue 49)
+---------------------------------------
+Every split is (feature, threshold over the node's present values, side of the rows missing that feature): the rows
+of a node whose feature is NaN form one block that goes left (``missing_left = 1``) or right (0), both tried.  A
+feature with gaps at a node also offers "present vs missing": threshold at the node's largest present value, every
+present row left, the missing ones right (``missing_left = 0``; future rows above that value go right with them).
+Where the node's rows have no gap in the chosen feature ``missing_left`` is 0.  Every tree of a run on NaN input has
+``missing_left`` (None on complete data).  NaN input takes the cost search (``_kernels/contree_weighted.py``, one
+thread: ``n_threads`` is not used), with unit costs for the plain objective (reported in errors as here, the same
+front) and with ``sample_weight``/``costs`` as given.  Its neighbour bound holds with gaps (only present rows move
+as a threshold moves; the missing block stays on its side); the plain search's bounds (similarity, depth-two
+sweeps, seeds, the root bound pass) are not used.  A stopped run returns its best trees so far, not proven, with
+only the rows alike in every feature (NaN pattern included) as a lower bound.  Complete data take the plain search,
+unchanged.
 """
 
 from __future__ import annotations
@@ -342,7 +357,8 @@ def contree(
     ----------
     X : array-like of shape (n, p)
         Numeric features (float64; one-hot categoricals as 0/1 columns).  Every midpoint between two
-        consecutive distinct values of a column is a candidate threshold.
+        consecutive distinct values of a column is a candidate threshold.  NaN is a missing value (see the module
+        docstring: each split also chooses the side of the missing rows); infinities are refused.
     y : array-like of shape (n,)
         Class indices ``0..n_classes-1``.
     n_classes : int, optional

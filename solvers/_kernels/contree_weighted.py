@@ -122,6 +122,18 @@ def _two_leaves(pl, tot, k):
     return a + b
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _keep(v, f, thr, side, out, cf, ct, cl, cr, cm):
+    """The stump ``(f, thr, side)`` of cost ``v`` when it beats the best so far (ties: the first found)."""
+    if v < out[1]:
+        out[1] = v
+        cf[1] = f
+        ct[1] = thr
+        cl[1] = 0
+        cr[1] = 0
+        cm[1] = side
+
+
 @njit(nogil=True, cache=True)
 def _stump(W, lvl, m, out, cf, ct, cl, cr, cm):
     """Depth one: the best single split over every feature, threshold and side of the missing rows (``out[1]``;
@@ -151,35 +163,15 @@ def _stump(W, lvl, m, out, cf, ct, cl, cr, cm):
             s = rows[t + 1]
             if RK[f, r] == RK[f, s]:
                 continue
-            v = _two_leaves(pl, tot, k)
-            if v < out[1]:
-                out[1] = v
-                cf[1] = f
-                ct[1] = 0.5 * (XT[f, r] + XT[f, s])
-                cl[1] = 0
-                cr[1] = 0
-                cm[1] = 0
+            thr = 0.5 * (XT[f, r] + XT[f, s])
+            _keep(_two_leaves(pl, tot, k), f, thr, 0, out, cf, ct, cl, cr, cm)
             if mp < m:
-                v = _two_leaves(pm, tot, k)
-                if v < out[1]:
-                    out[1] = v
-                    cf[1] = f
-                    ct[1] = 0.5 * (XT[f, r] + XT[f, s])
-                    cl[1] = 0
-                    cr[1] = 0
-                    cm[1] = 1
+                _keep(_two_leaves(pm, tot, k), f, thr, 1, out, cf, ct, cl, cr, cm)
         if 0 < mp < m:  # present vs missing: every present row left
             r = rows[mp - 1]
             for c in range(k):
                 pl[c] += RC[r, c]
-            v = _two_leaves(pl, tot, k)
-            if v < out[1]:
-                out[1] = v
-                cf[1] = f
-                ct[1] = XT[f, r]
-                cl[1] = 0
-                cr[1] = 0
-                cm[1] = 0
+            _keep(_two_leaves(pl, tot, k), f, XT[f, r], 0, out, cf, ct, cl, cr, cm)
 
 
 @njit(nogil=True, cache=True)
