@@ -122,18 +122,6 @@ def _two_leaves(pl, tot, k):
     return a + b
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _keep(v, f, thr, side, out, cf, ct, cl, cr, cm):
-    """The stump ``(f, thr, side)`` of cost ``v`` when it beats the best so far (ties: the first found)."""
-    if v < out[1]:
-        out[1] = v
-        cf[1] = f
-        ct[1] = thr
-        cl[1] = 0
-        cr[1] = 0
-        cm[1] = side
-
-
 @njit(nogil=True, cache=True)
 def _stump(W, lvl, m, out, cf, ct, cl, cr, cm):
     """Depth one: the best single split over every feature, threshold and side of the missing rows (``out[1]``;
@@ -155,23 +143,34 @@ def _stump(W, lvl, m, out, cf, ct, cl, cr, cm):
             r = rows[t]
             for c in range(k):
                 pm[c] += RC[r, c]
-        for t in range(mp - 1):
+        # the last present row closes "present vs missing" when the feature has gaps here
+        for t in range(mp if mp < m else mp - 1):
             r = rows[t]
             for c in range(k):
                 pl[c] += RC[r, c]
                 pm[c] += RC[r, c]
-            s = rows[t + 1]
-            if RK[f, r] == RK[f, s]:
-                continue
-            thr = 0.5 * (XT[f, r] + XT[f, s])
-            _keep(_two_leaves(pl, tot, k), f, thr, 0, out, cf, ct, cl, cr, cm)
-            if mp < m:
-                _keep(_two_leaves(pm, tot, k), f, thr, 1, out, cf, ct, cl, cr, cm)
-        if 0 < mp < m:  # present vs missing: every present row left
-            r = rows[mp - 1]
-            for c in range(k):
-                pl[c] += RC[r, c]
-            _keep(_two_leaves(pl, tot, k), f, XT[f, r], 0, out, cf, ct, cl, cr, cm)
+            side = 0
+            if t < mp - 1:
+                s = rows[t + 1]
+                if RK[f, r] == RK[f, s]:
+                    continue
+                v = _two_leaves(pl, tot, k)
+                if mp < m:
+                    v1 = _two_leaves(pm, tot, k)
+                    if v1 < v:
+                        v = v1
+                        side = 1
+                thr = 0.5 * (XT[f, r] + XT[f, s])
+            else:
+                v = _two_leaves(pl, tot, k)
+                thr = XT[f, r]
+            if v < out[1]:
+                out[1] = v
+                cf[1] = f
+                ct[1] = thr
+                cl[1] = 0
+                cr[1] = 0
+                cm[1] = side
 
 
 @njit(nogil=True, cache=True)
