@@ -1116,9 +1116,10 @@ def _w_solve(W, m, depth, kb, max_bytes, fixed):
         _w_grow(W, max_bytes, fixed)
 
 
-def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing=False):
+def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing=False, root=None):
     """Rebuild the tree of budget index ``b`` from the cached choices (re-solving a node the cache lacks);
-    ``missing``: ``X`` has NaN and the tree carries ``missing_left``."""
+    ``missing``: ``X`` has NaN and the tree carries ``missing_left``; ``root``: the search's own choices at the root
+    (a stopped root is not in the cache when the table was half full: re-solving it with the flag up gave a leaf)."""
     n_classes = C.shape[0]
     feat, thr, left, right, value, pred, mleft = [], [], [], [], [], [], []
 
@@ -1136,7 +1137,10 @@ def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing=False):
         inside = np.zeros(X.shape[0], dtype=bool)
         inside[rows] = True
         W[6][0, :, : rows.size] = S0[inside[S0]].reshape(S0.shape[0], rows.size)
-        _, _, (cf, ct, cl, cr, cm) = _w_solve(W, rows.size, d, kb, max_bytes, fixed)
+        if i == 0 and root is not None:
+            cf, ct, cl, cr, cm = root
+        else:
+            _, _, (cf, ct, cl, cr, cm) = _w_solve(W, rows.size, d, kb, max_bytes, fixed)
         f = int(cf[bi])
         if f < 0:
             return i
@@ -1264,7 +1268,7 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
     ]
     control.watch("contree", COUNTERS)
     try:
-        code, out, _ = _w_solve(W, n, depth, kb, max_bytes, fixed)
+        code, out, choice = _w_solve(W, n, depth, kb, max_bytes, fixed)
     finally:
         control.unwatch()
     exact = code == 1
@@ -1275,7 +1279,7 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
     budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or out[b] < out[b - 1]]
     found = []
     for b in budgets:
-        tree = _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing)
+        tree = _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing, choice)
         yhat = predict_raw(tree, X)
         cost = tree_cost(y, yhat, wt, n_classes)
         lower = float(out[b]) if exact else min(floor, cost)
