@@ -139,6 +139,29 @@ def test_weighted_costs_with_gaps_match_oracle(data, depth):
         assert min(c for s, c in best.items() if s <= b) == pytest.approx(ref[b])
 
 
+@SETTINGS
+@given(data=datasets(), cap=st.integers(0, 3))
+def test_max_nodes_caps_the_front(data, cap):
+    X, y, k = data
+    ref = oracle(X, y, k, 2)
+    raw = contree(X, y, k, max_depth=2, max_nodes=cap)
+    assert max(s.tree.n_splits for s in raw.solutions) <= cap
+    assert min(s.info["errors"] for s in raw.solutions) == ref[min(cap, 3)]
+
+
+@SETTINGS
+@given(data=datasets(), lam=st.sampled_from([0.0, 0.01, 0.1, 0.3]))
+def test_sparsity_picks_the_exact_minimiser(data, lam):
+    from fractions import Fraction
+
+    X, y, k = data
+    ref = oracle(X, y, k, 2)
+    (sol,) = contree(X, y, k, max_depth=2, sparsity=lam).solutions
+    n, a = len(y), Fraction(lam)
+    best = min(Fraction(int(e), n) + a * b for b, e in enumerate(ref))
+    assert Fraction(check_tree(sol.tree, X, y, k), n) + a * sol.tree.n_splits == best and sol.optimal
+
+
 def test_present_vs_missing_is_one_split():
     """A feature that says nothing but whether it is missing: the split "present vs missing" is found, written as
     ``x <= (largest present value)`` with the NaN rows right."""
