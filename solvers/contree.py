@@ -25,6 +25,21 @@ best tree of either phase, and the proven lower bound of every budget (``stats["
 time limit that is still searching at a quarter of it spends a share of the limit on a bound for every root
 feature (``_bounds``): the exact search bounds nothing about the features it has not reached, and at depth 4 it
 reaches few; the larger of the two bounds is reported.
+
+Missing values (NaN in ``X``, issue 49)
+---------------------------------------
+Every split is (feature, threshold over the node's present values, side of the rows missing that feature): the rows
+of a node whose feature is NaN form one block that goes left (``missing_left = 1``) or right (0), both tried.  A
+feature with gaps at a node also offers "present vs missing": threshold at the node's largest present value, every
+present row left, the missing ones right (``missing_left = 0``; future rows above that value go right with them).
+Where the node's rows have no gap in the chosen feature ``missing_left`` is 0.  Every tree of a run on NaN input has
+``missing_left`` (None on complete data).  NaN input takes the cost search (``_kernels/contree_weighted.py``, one
+thread: ``n_threads`` is not used), with unit costs for the plain objective (reported in errors as here, the same
+front) and with ``sample_weight``/``costs`` as given.  Its neighbour bound holds with gaps (only present rows move
+as a threshold moves; the missing block stays on its side); the plain search's bounds (similarity, depth-two
+sweeps, seeds, the root bound pass) are not used.  A stopped run returns its best trees so far, not proven, with
+only the rows alike in every feature (NaN pattern included) as a lower bound.  Complete data take the plain search,
+unchanged.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from . import predict_raw
 from ._base import Control, RawFront, RawSolution, RawTree, check_xy
 from ._kernels.contree import STACK, build, cache_rehash, kvec, root_block, solve
 from ._kernels.contree_weighted import STACK as _W_STACK
@@ -341,7 +357,8 @@ def contree(
     ----------
     X : array-like of shape (n, p)
         Numeric features (float64; one-hot categoricals as 0/1 columns).  Every midpoint between two
-        consecutive distinct values of a column is a candidate threshold.
+        consecutive distinct values of a column is a candidate threshold.  NaN is a missing value (see the module
+        docstring: each split also chooses the side of the missing rows); infinities are refused.
     y : array-like of shape (n,)
         Class indices ``0..n_classes-1``.
     n_classes : int, optional
@@ -385,7 +402,8 @@ def contree(
         ``lower_bound`` and ``upper_bound`` of the root (full budget), ``lower_bounds`` per budget.
         A tree is ``optimal`` only when its bound is proven (always, unless the run was stopped).
     """
-    X, y, n_classes = check_xy(X, y, n_classes)
+    X, y, n_classes = check_xy(X, y, n_classes, allow_missing=True)
+    missing = bool(np.isnan(X).any())
     if isinstance(max_depth, bool) or int(max_depth) != max_depth or not 0 <= max_depth <= _MAX_DEPTH:
         raise ValueError(f"max_depth must be an integer in 0..{_MAX_DEPTH}, got {max_depth!r}")
     depth = int(max_depth)
@@ -419,10 +437,12 @@ def contree(
     if own:
         control = Control().start()
     try:
-        if not wt.plain:
-            return _run_weighted(
-                X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, control, wt
+        if missing or not wt.plain:
+            # NaN: the cost search, which also searches the side of the missing rows (``_kernels/contree_weighted``)
+            raw = _run_weighted(
+                X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, control, wt, missing
             )
+            return _as_errors(raw) if wt.plain else raw
         return _run(
             X, y, n_classes, depth, budget, single, sparsity, front, max_memory_mb * 2**20, need, control, threads
         )
@@ -1056,14 +1076,14 @@ def _w_cache(cap, kb):
     return [
         np.zeros((cap, 3), dtype=np.uint64),
         np.zeros((cap, kb), dtype=np.float64),
-        np.zeros((cap, 3, kb), dtype=np.int64),
+        np.zeros((cap, 4, kb), dtype=np.int64),
         np.zeros((cap, kb), dtype=np.float64),
         np.zeros(cap, dtype=np.uint8),
     ]
 
 
 def _w_entry_bytes(kb):
-    return 3 * 8 + kb * 5 * 8 + 1
+    return 3 * 8 + kb * 6 * 8 + 1
 
 
 def _w_grow(W, max_bytes, fixed):
@@ -1088,17 +1108,20 @@ def _w_solve(W, m, depth, kb, max_bytes, fixed):
     ct = np.zeros(kb, dtype=np.float64)
     cl = np.zeros(kb, dtype=np.int64)
     cr = np.zeros(kb, dtype=np.int64)
+    cm = np.zeros(kb, dtype=np.int64)
     while True:
-        code = wsolve(tuple(W), 0, m, depth, out, cf, ct, cl, cr)
+        code = wsolve(tuple(W), 0, m, depth, out, cf, ct, cl, cr, cm)
         if code >= 0:
-            return code, out, (cf, ct, cl, cr)
+            return code, out, (cf, ct, cl, cr, cm)
         _w_grow(W, max_bytes, fixed)
 
 
-def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed):
-    """Rebuild the tree of budget index ``b`` from the cached choices (re-solving a node the cache lacks)."""
+def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing=False, root=None):
+    """Rebuild the tree of budget index ``b`` from the cached choices (re-solving a node the cache lacks);
+    ``missing``: ``X`` has NaN and the tree carries ``missing_left``; ``root``: the search's own choices at the root
+    (a stopped root is not in the cache when the table was half full: re-solving it with the flag up gave a leaf)."""
     n_classes = C.shape[0]
-    feat, thr, left, right, value, pred = [], [], [], [], [], []
+    feat, thr, left, right, value, pred, mleft = [], [], [], [], [], [], []
 
     def node(rows, d, bi):
         i = len(feat)
@@ -1106,6 +1129,7 @@ def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed):
         thr.append(0.0)
         left.append(-1)
         right.append(-1)
+        mleft.append(0)
         value.append(np.bincount(y[rows], minlength=n_classes))
         pred.append(leaf_prediction(np.bincount(y[rows], weights=rw[rows], minlength=n_classes), C)[0])
         if d == 0 or bi == 0 or rows.size < 2:
@@ -1113,19 +1137,43 @@ def _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed):
         inside = np.zeros(X.shape[0], dtype=bool)
         inside[rows] = True
         W[6][0, :, : rows.size] = S0[inside[S0]].reshape(S0.shape[0], rows.size)
-        _, _, (cf, ct, cl, cr) = _w_solve(W, rows.size, d, kb, max_bytes, fixed)
+        if i == 0 and root is not None:
+            cf, ct, cl, cr, cm = root
+        else:
+            _, _, (cf, ct, cl, cr, cm) = _w_solve(W, rows.size, d, kb, max_bytes, fixed)
         f = int(cf[bi])
         if f < 0:
             return i
-        t, bl, br = float(ct[bi]), int(cl[bi]), int(cr[bi])
-        go = X[rows, f] <= t
-        feat[i], thr[i] = f, t
+        t, bl, br, ml = float(ct[bi]), int(cl[bi]), int(cr[bi]), int(cm[bi])
+        x = X[rows, f]
+        go = (x <= t) | (np.isnan(x) & (ml == 1))
+        feat[i], thr[i], mleft[i] = f, t, ml
         left[i] = node(rows[go], d - 1, bl)
         right[i] = node(rows[~go], d - 1, br)
         return i
 
     node(np.arange(X.shape[0]), depth, b)
-    return RawTree(np.array(feat), np.array(thr), np.array(left), np.array(right), np.array(value), np.array(pred))
+    ml = np.array(mleft) if missing else None
+    arrays = (np.array(a) for a in (feat, thr, left, right, value))
+    return RawTree(*arrays, prediction=np.array(pred), missing_left=ml)
+
+
+def _as_errors(front):
+    """A front of the cost search run with unit costs in the plain search's terms: errors and integer bounds."""
+    front.objective = "misclassifications"
+    for sol in front.solutions:
+        sol.info.pop("cost", None)
+        sol.info["lower_bound"] = int(round(sol.info["lower_bound"]))
+    st = front.stats
+    for key in ("weighted", "integral"):
+        st.pop(key, None)
+    for key in ("lower_bound", "upper_bound"):
+        if key in st:
+            st[key] = int(round(st[key]))
+    for key in ("lower_bounds", "upper_bounds"):
+        if key in st:
+            st[key] = [int(round(v)) for v in st[key]]
+    return front
 
 
 def _w_conflicts(RK, RC):
@@ -1140,19 +1188,25 @@ def _w_conflicts(RK, RC):
     return float(per.min(axis=1).sum())
 
 
-def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, control, wt):
+def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_bytes, control, wt, missing=False):
+    """The weighted search (``wt``), or with ``missing`` (NaN in ``X``) the search over missing values' sides too,
+    for any objective: the plain one as unit costs (the caller reports it in errors, ``_as_errors``)."""
     n, p = X.shape
     C = wt.cost_matrix(n_classes)
     rw = wt.row_weights(n)
     # the scale of the sparsity objective ``cost / total``: all-zero weights (refused upstream) weigh splits only
     total = float(rw.sum()) or 1.0
-    meta_stats = {"max_depth": depth, "max_nodes": budget, "weighted": True, "integral": wt.integral}
+    meta_stats = {"max_depth": depth, "max_nodes": budget, "weighted": not wt.plain, "integral": wt.integral}
+    if missing:
+        meta_stats["missing"] = True
 
     def leaf_front(proven, status_note=None):
         mass = wt.class_mass(y, n_classes)
         pr, cost = leaf_prediction(mass, C)
         tree = RawTree.leaf(np.bincount(y, minlength=n_classes))
         tree.prediction[0] = pr
+        if missing:
+            tree.missing_left = np.zeros(1, dtype=np.int64)
         info = {"budget": 0, "cost": tree_cost(y, np.full(n, pr), wt, n_classes), "splits": 0}
         info["errors"] = int(np.count_nonzero(y != pr))
         info["lower_bound"] = info["cost"] if proven else 0.0
@@ -1182,6 +1236,8 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
         order, ranks = _sorted_block(X, lo, hi)
         S[0, lo:hi] = order
         np.put_along_axis(RK[lo:hi], order, ranks, axis=1)
+    if missing:
+        RK[np.isnan(X.T)] = -1  # the kernel's mark of a missing value (NaN sorts last: each list's tail)
     S0 = S[0].copy()
     RC = np.ascontiguousarray(rw[:, None] * C[y])
     rng = np.random.default_rng(0x636F6E)
@@ -1204,15 +1260,15 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
         np.zeros((levels, _W_STACK, 4), dtype=np.int64),
         np.zeros((levels, n), dtype=np.int64),
         np.zeros((levels, n + 1)),
-        np.zeros((levels, 2, n_classes)),
+        np.zeros((levels, 3, n_classes)),
         np.zeros((levels, 3, kb)),
         np.zeros((levels, 2, kb), dtype=np.int64),
-        np.zeros((levels, 3, kb), dtype=np.int64),
+        np.zeros((levels, 4, kb), dtype=np.int64),
         np.zeros((levels, kb)),
     ]
     control.watch("contree", COUNTERS)
     try:
-        code, out, _ = _w_solve(W, n, depth, kb, max_bytes, fixed)
+        code, out, choice = _w_solve(W, n, depth, kb, max_bytes, fixed)
     finally:
         control.unwatch()
     exact = code == 1
@@ -1223,9 +1279,8 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
     budgets = [kd] if single else [b for b in range(kd + 1) if b == 0 or out[b] < out[b - 1]]
     found = []
     for b in budgets:
-        tree = _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed)
-        leaves = apply_tree(tree.feature, tree.threshold, tree.left, tree.right, X)
-        yhat = tree.prediction[leaves]
+        tree = _w_tree(W, S0, X, y, rw, C, depth, b, kb, max_bytes, fixed, missing, choice)
+        yhat = predict_raw(tree, X)
         cost = tree_cost(y, yhat, wt, n_classes)
         lower = float(out[b]) if exact else min(floor, cost)
         # proven when the search finished and the rebuilt tree is the one it costed (summation order aside)
@@ -1259,8 +1314,9 @@ def _run_weighted(X, y, n_classes, depth, budget, single, sparsity, front, max_b
         stats["cache_limited"] = True
     if not exact:
         stats["notices"] = [
-            "contree (weighted) was stopped: its lower bound is only the cost of rows alike in every feature "
-            "(the plain search's root bound pass assumes unit costs and is off for weights and costs)"
+            f"contree ({'missing values' if missing else 'weighted'}) was stopped: its lower bound is only the cost "
+            "of rows alike in every feature (the plain search's bounds assume unit costs and complete rows: off for "
+            "weights, costs and missing values)"
         ]
     if sparsity is not None:
         a = Fraction(sparsity)

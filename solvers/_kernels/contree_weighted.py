@@ -24,16 +24,26 @@ stops: each node on the path keeps its best so far (cached as incomplete, ``cex 
 a stopped run returns real trees, and its lower bound comes from the wrapper (nothing here is a proof then).
 Return codes: 1 exact, 0 stopped, -1 cache table full (unwound; the wrapper grows it and searches again).
 
+Missing values (NaN in ``X``, issue 49): a NaN has rank ``-1`` in ``RK``.  NaN sorts last, and partitions keep each
+list's order, so in every feature's list of a node the rows present in that feature come first and its missing
+rows form the list's tail.  A split is ``(feature, q, side)``: the first ``q`` present rows go left and the missing
+block goes left (``side = 1``) or right (``side = 0``); the threshold is the midpoint as above.  A feature with gaps
+at a node also offers ``q = mp`` (every present row, ``mp`` of them) with side 0: "present vs missing", its threshold
+the largest present value at the node (``q = 0`` with side 1 is the same partition mirrored, so it is not tried).
+Each side is searched as a feature of its own: the missing block stays on its side while the threshold moves, so the
+neighbour bound holds unchanged (only present rows move; ``P`` sums over them).  On complete data there is one side
+and no extra position: the search and its results are exactly those without this support.
+
 Workspace ``W`` (a tuple, by position): 0 ranks ``RK`` int32 (p, n); 1 ``XT`` float64 (p, n); 2 ``RC`` float64
 (n, k); 3 ``rho`` float64 (n,); 4, 5 Zobrist keys uint64 (n,); 6 ``S`` int32 (levels, p, n); 7 mark uint8 (n,);
-8 cache keys uint64 (cap, 3); 9 cached costs float64 (cap, kb); 10 cached choices int64 (cap, 3, kb) (feature, left
-budget, right budget); 11 cached thresholds float64 (cap, kb); 12 cache state uint8 (cap,) (0 empty, 1 exact,
-2 incomplete); 13 ``meta`` int64 (entries, table full); 14 control flag; 15 control counters; 16 ``prm`` int64
+8 cache keys uint64 (cap, 3); 9 cached costs float64 (cap, kb); 10 cached choices int64 (cap, 4, kb) (feature, left
+budget, right budget, missing side); 11 cached thresholds float64 (cap, kb); 12 cache state uint8 (cap,) (0 empty,
+1 exact, 2 incomplete); 13 ``meta`` int64 (entries, table full); 14 control flag; 15 control counters; 16 ``prm`` int64
 (single, kcap, rebuilding, at the memory limit, stop after splits);
 17 anchors' left-child costs float64 (levels, n, kb); 18 their right-child costs;
 19 interval stack int64 (levels, STACK, 4); 20 positions int64 (levels, n); 21 penalty prefix float64 (levels, n+1);
-22 class-cost scratch float64 (levels, 2, k); 23 budget scratch float64 (levels, 3, kb); 24 its arguments int64
-(levels, 2, kb); 25 children's choices int64 (levels, 3, kb); 26 their thresholds float64 (levels, kb).
+22 class-cost scratch float64 (levels, 3, k); 23 budget scratch float64 (levels, 3, kb); 24 its arguments int64
+(levels, 2, kb); 25 children's choices int64 (levels, 4, kb); 26 their thresholds float64 (levels, kb).
 """
 
 import numpy as np
@@ -91,45 +101,83 @@ def _partition(S, lvl, m, p, mark, side):
                 j += 1
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _present(RK, f, rows, m):
+    """How many of the ``m`` rows of ``rows`` (a node's list sorted by ``f``) have ``f`` present: NaN rows are last."""
+    mp = m
+    while mp > 0 and RK[f, rows[mp - 1]] < 0:
+        mp -= 1
+    return mp
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _two_leaves(pl, tot, k):
+    a = pl[0]
+    b = tot[0] - pl[0]
+    for c in range(1, k):
+        if pl[c] < a:
+            a = pl[c]
+        if tot[c] - pl[c] < b:
+            b = tot[c] - pl[c]
+    return a + b
+
+
 @njit(nogil=True, cache=True)
-def _stump(W, lvl, m, out, cf, ct, cl, cr):
-    """Depth one: the best single split over every feature and threshold (``out[1]``; ``out[0]`` is the leaf)."""
+def _stump(W, lvl, m, out, cf, ct, cl, cr, cm):
+    """Depth one: the best single split over every feature, threshold and side of the missing rows (``out[1]``;
+    ``out[0]`` is the leaf)."""
     RK, XT, RC, S = W[0], W[1], W[2], W[6]
     V = W[22]
     p = RK.shape[0]
     k = RC.shape[1]
     tot = V[lvl, 0]
     pl = V[lvl, 1]
+    pm = V[lvl, 2]  # the present prefix plus the missing block (the left child when the missing rows go left)
     for f in range(p):
         rows = S[lvl, f]
+        mp = _present(RK, f, rows, m)
         for c in range(k):
             pl[c] = 0.0
-        for t in range(m - 1):
+            pm[c] = 0.0
+        for t in range(mp, m):
+            r = rows[t]
+            for c in range(k):
+                pm[c] += RC[r, c]
+        # the last present row closes "present vs missing" when the feature has gaps here
+        for t in range(mp if mp < m else mp - 1):
             r = rows[t]
             for c in range(k):
                 pl[c] += RC[r, c]
-            s = rows[t + 1]
-            if RK[f, r] == RK[f, s]:
-                continue
-            a = pl[0]
-            b = tot[0] - pl[0]
-            for c in range(1, k):
-                if pl[c] < a:
-                    a = pl[c]
-                if tot[c] - pl[c] < b:
-                    b = tot[c] - pl[c]
-            if a + b < out[1]:
-                out[1] = a + b
+                pm[c] += RC[r, c]
+            side = 0
+            if t < mp - 1:
+                s = rows[t + 1]
+                if RK[f, r] == RK[f, s]:
+                    continue
+                v = _two_leaves(pl, tot, k)
+                if mp < m:
+                    v1 = _two_leaves(pm, tot, k)
+                    if v1 < v:
+                        v = v1
+                        side = 1
+                thr = 0.5 * (XT[f, r] + XT[f, s])
+            else:
+                v = _two_leaves(pl, tot, k)
+                thr = XT[f, r]
+            if v < out[1]:
+                out[1] = v
                 cf[1] = f
-                ct[1] = 0.5 * (XT[f, r] + XT[f, s])
+                ct[1] = thr
                 cl[1] = 0
                 cr[1] = 0
+                cm[1] = side
 
 
 @njit(nogil=True, cache=True)
-def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
+def wsolve(W, lvl, m, d, out, cf, ct, cl, cr, cm):
     """The front of the node held at level ``lvl`` (``m`` rows) with remaining depth ``d``, into ``out[0..kd]``, and
-    its choice per budget (``cf`` feature or -1 for a leaf, ``ct`` threshold, ``cl``/``cr`` children's budgets).
+    its choice per budget (``cf`` feature or -1 for a leaf, ``ct`` threshold, ``cl``/``cr`` children's budgets,
+    ``cm`` 1 when the rows missing ``cf`` go left).
     Returns 1 exact, 0 stopped (best so far), -1 cache table full (unwinding)."""
     RK, XT, RC, rho, z1, z2, S, mark = W[0], W[1], W[2], W[3], W[4], W[5], W[6], W[7]
     keys, cval, cch, cthr, cex, meta, flag, counters, prm = W[8], W[9], W[10], W[11], W[12], W[13], W[14], W[15], W[16]
@@ -153,11 +201,12 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
         ct[b] = 0.0
         cl[b] = 0
         cr[b] = 0
+        cm[b] = 0
     if d == 0 or kd == 0 or leaf <= 0.0 or m < 2:
         return 1
     counters[1] += 1
     if d == 1:
-        _stump(W, lvl, m, out, cf, ct, cl, cr)
+        _stump(W, lvl, m, out, cf, ct, cl, cr, cm)
         return 1
     h1 = uint64(0)
     h2 = uint64(0)
@@ -171,6 +220,7 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
             cf[b] = cch[s, 0, b]
             cl[b] = cch[s, 1, b]
             cr[b] = cch[s, 2, b]
+            cm[b] = cch[s, 3, b]
             ct[b] = cthr[s, b]
         return 1 if cex[s] == 1 else 0
     if flag[0] != 0:
@@ -184,17 +234,33 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
     P = PP[lvl]
     stk = STK[lvl]
     code = 1
-    for f in range(p):
+    mp = m  # the current feature's present rows and threshold positions, from its side-0 pass
+    nbnd = 0
+    for fs in range(2 * p):
         if code != 1:
             break
+        # each feature once with its missing rows right (side 0), then, if it has gaps here, once with them left
+        f = fs >> 1
+        side = fs & 1
         rows = S[lvl, f]
-        npos = 0
-        P[0] = 0.0
-        for t in range(m):
-            P[t + 1] = P[t] + rho[rows[t]]
-            if t > 0 and RK[f, rows[t - 1]] != RK[f, rows[t]]:
-                pos[npos] = t
+        if side == 0:
+            mp = _present(RK, f, rows, m)
+            nbnd = 0
+            P[0] = 0.0
+            for t in range(mp):
+                P[t + 1] = P[t] + rho[rows[t]]
+                if t > 0 and RK[f, rows[t - 1]] != RK[f, rows[t]]:
+                    pos[nbnd] = t
+                    nbnd += 1
+            npos = nbnd
+            if 0 < mp < m:
+                pos[npos] = mp  # present vs missing
                 npos += 1
+        elif mp == m:
+            continue
+        else:
+            npos = nbnd  # the same thresholds; present vs missing mirrored is the side-0 split at mp
+        mm = (m - mp) * side  # missing rows that go left
         if npos == 0:
             continue
         top = 0
@@ -243,23 +309,22 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
                 flag[0] = 2  # a stop after a fixed number of splits (tests: a stopped run that is reproducible)
             if lvl == 0:
                 counters[0] += 1
-            # left child: the first q rows of f's list
+            # left child: the first q rows of f's list, and its missing tail on side 1
             for t in range(m):
-                mark[rows[t]] = 1 if t < q else 0
+                mark[rows[t]] = 1 if t < q else (side if t >= mp else 0)
             _partition(S, lvl, m, p, mark, 1)
-            rc = wsolve(W, lvl + 1, q, d - 1, AL[lvl, mid], DC[lvl + 1, 0], DT[lvl + 1], DC[lvl + 1, 1], DC[lvl + 1, 2])
+            dc = DC[lvl + 1]
+            rc = wsolve(W, lvl + 1, q + mm, d - 1, AL[lvl, mid], dc[0], DT[lvl + 1], dc[1], dc[2], dc[3])
             if rc < 0:
                 return -1
             for t in range(m):  # the left child's search re-marked its own rows
-                mark[rows[t]] = 1 if t < q else 0
+                mark[rows[t]] = 1 if t < q else (side if t >= mp else 0)
             _partition(S, lvl, m, p, mark, 0)
-            rc2 = wsolve(
-                W, lvl + 1, m - q, d - 1, AR[lvl, mid], DC[lvl + 1, 0], DT[lvl + 1], DC[lvl + 1, 1], DC[lvl + 1, 2]
-            )
+            rc2 = wsolve(W, lvl + 1, m - q - mm, d - 1, AR[lvl, mid], dc[0], DT[lvl + 1], dc[1], dc[2], dc[3])
             if rc2 < 0:
                 return -1
             _combine_w(AL[lvl, mid], AR[lvl, mid], kc, kd, single, comb, arg)
-            thr = 0.5 * (XT[f, rows[q - 1]] + XT[f, rows[q]])
+            thr = 0.5 * (XT[f, rows[q - 1]] + XT[f, rows[q]]) if q < mp else XT[f, rows[mp - 1]]
             for b in range(1, kd + 1):
                 if comb[b] < out[b]:
                     out[b] = comb[b]
@@ -267,6 +332,7 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
                     ct[b] = thr
                     cl[b] = arg[b]
                     cr[b] = kc if single else b - 1 - arg[b]
+                    cm[b] = side
             for b in range(1, kd + 1):  # at most b splits: a tree with fewer fits (ties: fewer splits)
                 if out[b - 1] <= out[b]:
                     out[b] = out[b - 1]
@@ -274,6 +340,7 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
                     ct[b] = ct[b - 1]
                     cl[b] = cl[b - 1]
                     cr[b] = cr[b - 1]
+                    cm[b] = cm[b - 1]
             if rc == 0 or rc2 == 0 or flag[0] != 0:
                 code = 0
                 break
@@ -305,6 +372,7 @@ def wsolve(W, lvl, m, d, out, cf, ct, cl, cr):
         cch[s, 0, b] = cf[b]
         cch[s, 1, b] = cl[b]
         cch[s, 2, b] = cr[b]
+        cch[s, 3, b] = cm[b]
         cthr[s, b] = ct[b]
     cex[s] = 1 if code == 1 else 2
     counters[2] = meta[0]
