@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 import treeexplorer as tx
-from treeexplorer.data import DataError
 from treeexplorer.estimator import TreeExplorerClassifier
 from treeexplorer.ui import Explorer
 
@@ -52,10 +51,10 @@ def test_a_dataframe_positionally_guesses_the_target_and_solves_at_once():
     assert ex.dataset_w.value.endswith("DataFrame")
 
 
-def test_missing_values_name_the_keyword_and_drop_missing_loads():
+def test_missing_values_are_kept_and_drop_missing_drops_them():
     df = penguins_like()
-    with pytest.raises(DataError, match=r"Explorer\(data, drop_missing=True\)"):
-        Explorer(df, max_depth=2)
+    kept = Explorer(df, max_depth=2)  # the gaps stay: each split learns where they go
+    assert kept.controller.dataset.n_rows == len(df) and not kept.controller.error and kept.fronts
     ex = Explorer(df, max_depth=2, drop_missing=True)
     assert ex.controller.drop_missing and ex.drop_missing_w.value
     assert ex.controller.dataset.n_rows == len(df) - 3

@@ -606,17 +606,17 @@ def test_a_table_that_did_not_load_is_named_where_the_current_table_is(explorer)
     """After a refused load the header and the data card name both tables: the runs are still on the old one."""
     c = explorer.controller
     explorer.dataset_w.value = "iris"
-    holes = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,,1.4,0.2", 1)
+    holes = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,inf,1.4,0.2", 1)
     explorer.upload_w.param.update(filename="penguins.csv", value=holes)
-    assert "missing" in c.error and c.dataset_name == "iris"
+    assert "infinite" in c.error and c.dataset_name == "iris"
     caption, info = explorer.front.data_caption.object, explorer.sidebar.data.data_info.object
     assert "Runs on **iris" in caption and "*penguins* did not load" in caption
     assert info.startswith("**penguins** is not loaded") and "Still in use: **iris**: 150 rows" in info
-    explorer.drop_missing_w.value = True  # the fix the message names: the new table loads, the notes go
+    fixed = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,,1.4,0.2", 1)  # the fix: a gap is kept, not refused
+    explorer.upload_w.param.update(filename="penguins.csv", value=fixed)
     assert c.dataset_name == "penguins" and not c.refused_table
     assert "did not load" not in explorer.front.data_caption.object
-    assert explorer.sidebar.data.data_info.object.startswith("**penguins**: 149 rows")
-    explorer.drop_missing_w.value = False
+    assert explorer.sidebar.data.data_info.object.startswith("**penguins**: 150 rows")
     explorer.target_w.value = "petal_width"  # a setting of the table in use refused: no other table is named
     assert c.many_classes is not None and not c.refused_table
     explorer.many_cancel_w.clicks += 1
@@ -632,7 +632,8 @@ def test_many_classes_and_missing_rows_through_the_widgets(explorer):
     assert c.target == "species" and not explorer.many_w.visible and not explorer.error_w.visible
     holes = IRIS_CSV.replace(b"5.1,3.5,1.4,0.2", b"5.1,,1.4,0.2", 1)
     explorer.upload_w.param.update(filename="holes.csv", value=holes)
-    assert "missing" in c.error and "would drop 1 row)" in explorer.drop_missing_w.label
+    assert not c.error and c.dataset.n_rows == 150 and "would drop 1 row)" in explorer.drop_missing_w.label
+    assert "kept 1 row(s) with missing values" in c.notice
     explorer.drop_missing_w.value = True
     assert not c.error and c.dataset.n_rows == 149 and "drops 1 row)" in explorer.drop_missing_w.label
     explorer.drop_missing_w.value = False

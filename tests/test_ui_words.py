@@ -11,12 +11,18 @@ from treeexplorer.ui.jobs import app_words
 
 
 def test_the_missing_values_message_names_the_checkbox():
+    """A solver that cannot place gaps (a plug-in's) names the solvers that can, and the app's checkbox."""
+    from treeexplorer.api import prepare
+    from treeexplorer.encode import check_missing_support
+    from treeexplorer.registry import SolverSpec
+
     df = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "label": ["x", "y", "x", "y"]})
-    with pytest.raises(DataError) as info:
-        load_dataset(df, "label")
+    spec = SolverSpec("gapless", "numeric", lambda *a, **k: None)
+    with pytest.raises(ValueError) as info:
+        check_missing_support(spec, prepare(df, "label"))
     text = app_words(str(info.value))
-    assert "drop_missing" not in text and "--drop-missing" not in text
-    assert text.endswith("drop those rows explicitly: tick **Drop rows with missing values** (Data card)")
+    assert "drop_missing" not in text and "--drop-missing" not in text and "use cart, dpdt" in text
+    assert text.endswith("drop those rows: tick **Drop rows with missing values** (Data card)")
 
 
 def test_the_many_classes_message_names_the_select_and_the_button():

@@ -64,6 +64,7 @@ SPEC = register(
         progress_words=progress_words,
         params=PARAMS,
         weighted=True,
+        missing=True,
         title="CART",
         description="Greedy CART tree (scikit-learn compatible) and its minimal cost-complexity pruning path: "
         "a fast baseline, not optimal.",

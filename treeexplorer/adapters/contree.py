@@ -69,6 +69,7 @@ SPEC = register(
         input="numeric",
         run=run,
         weighted=True,
+        missing=True,
         progress_words=progress_words,
         params=(
             Param(

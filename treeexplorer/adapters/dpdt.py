@@ -162,5 +162,6 @@ SPEC = register(
         "hull, each tree with its exact α interval, and the best tree of the MDP for every number of splits. "
         "Exhaustive tests give the true optimum.",
         weighted=True,
+        missing=True,
     )
 )
