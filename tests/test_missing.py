@@ -227,3 +227,26 @@ def test_the_raw_solvers_place_the_gaps_and_contree_is_never_worse_than_cart():
             assert best <= t.metrics["train_errors"]
     # a tree that learned a gap's side says so in its rules
     assert any("or missing" in rules_text(t.tree) for f in fronts.values() for t in f.trees)
+
+
+def test_cart_on_penguins_with_gaps_is_scikit_learns_tree():
+    """The app's route (one-hot categories, a gap NaN in each of their tests) against DecisionTreeClassifier on
+    the same matrix: the same training errors at every depth (scikit-learn breaks ties by a random feature order:
+    one of its seeds grows our tree)."""
+    import palmerpenguins
+    from sklearn.tree import DecisionTreeClassifier
+
+    from treeexplorer.encode import feature_matrix, numeric_features
+
+    df = palmerpenguins.load_penguins()
+    ds = load_dataset(df, "species")
+    M = feature_matrix(numeric_features(ds.schema), ds.X)
+    assert np.isnan(M).any()
+    for depth in (1, 2, 3):
+        front = _solve(df, "species", solver="cart", max_depth=depth)
+        ours = min(t.metrics["train_errors"] for t in front.trees)
+        theirs = [
+            int((DecisionTreeClassifier(max_depth=depth, random_state=s).fit(M, ds.y).predict(M) != ds.y).sum())
+            for s in range(20)
+        ]
+        assert ours in theirs, (depth, ours, theirs)
