@@ -489,7 +489,7 @@ def _gaps(df, target, weight_col, weight_name, drop_missing, name, notices) -> t
         else:
             notices.append(
                 f"kept {n_rows} row(s) with missing values, in {cols}: each split learns which way a missing value "
-                "goes (drop_missing=True, CLI --drop-missing, drops them instead)"
+                "goes; or drop those rows (drop_missing=True, CLI --drop-missing)"
             )
     if keep.all():
         return df, None
