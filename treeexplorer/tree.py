@@ -376,10 +376,15 @@ class Tree:
 
     def node_text(self, k: int, negate: bool = False) -> str:
         """The test at node ``k`` in original units (``petal_length ≤ 2.45``; a multiway node: ``colour``),
-        its threshold as shown (:meth:`shown_threshold`)."""
+        its threshold as shown (:meth:`shown_threshold`).  A test that learned to send a gap to its "no" side says
+        so: ``flipper_length_mm ≤ 202.5 (missing: no)`` (to its "yes" side it reads ``... or missing``)."""
         if self.is_multi(k):
             return self.schema.columns[self.column[k]].name
-        return self.shown_condition(k).text(self.schema, negate)
+        c = self.shown_condition(k)
+        text = c.text(self.schema, negate)
+        if not negate and c.shows_missing and not missing_true(c.op) and base_op(c.op) != OP_NA:
+            text += " (missing: no)"
+        return text
 
     def class_text(self, code: int) -> str:
         """Class ``code`` as text reads (:func:`class_text`)."""
