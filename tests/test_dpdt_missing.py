@@ -118,6 +118,7 @@ def test_exhaustive_is_the_brute_force_optimum(n, p, levels, gap, seed, weighted
     rows = np.arange(n)
     if weighted:  # whole weights: the weighted problem is the plain one on rows repeated
         w = rng.integers(1, 3, n)
+        w[0] = 2  # not all ones (that is the plain problem, whose fronts report no cost)
         rep = np.repeat(rows, w)
         front = dpdt(X, y, max_depth=2, generator="exhaustive", sample_weight=w.astype(float), n_classes=2)
         want = best_errors(X[rep], y[rep], np.arange(rep.size), 2)

@@ -318,7 +318,7 @@ def test_collapsed_nodes_hide_their_subtree_and_count_it():
 def test_tree_figure_collapses_on_toggle_and_outlines_an_explained_row():
     from treeexplorer.export import rules_lines
     from treeexplorer.render.bokehview import PATH_COLOR, TreeFigure
-    from treeexplorer.ui.explain import explain_row, parse_values
+    from treeexplorer.ui.explain import explain_row, parse_row, parse_values
 
     tree = big_tree(4)
     fig = TreeFigure()
@@ -335,8 +335,10 @@ def test_tree_figure_collapses_on_toggle_and_outlines_an_explained_row():
     boxes = fig.sources["boxes"].data
     outlined = [k for k, s in zip(boxes["id"], boxes["stroke"]) if s == PATH_COLOR]
     assert sorted(outlined) == sorted(path)
-    with pytest.raises(ValueError, match="give its value"):
-        explain_row(tree, parse_values("beta=1", tree.schema))
+    with pytest.raises(ValueError, match="give its value"):  # typed values that leave a tested column out
+        explain_row(tree, *parse_row("beta=1", tree.schema))
+    gap = parse_values("alpha=0.1, beta=-0.2, gamma=0.3, delta=missing", tree.schema)  # a gap follows its side
+    assert explain_row(tree, gap, np.ones(4, dtype=bool))[0][-1] == int(tree.apply(gap[None])[0])
     for bad, msg in (("alpha=x", "not a number"), ("zeta=1", "no column 'zeta'"), ("alpha", "column=value")):
         with pytest.raises(ValueError, match=msg):
             parse_values(bad, tree.schema)
