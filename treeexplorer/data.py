@@ -461,10 +461,15 @@ def _gaps(df, target, weight_col, weight_name, drop_missing, name, notices) -> t
             "known targets only"
         )
         keep &= ~no_target
-    if weight_col is not None and weight_col.isna().to_numpy()[keep].any():
-        r = int(np.flatnonzero(weight_col.isna().to_numpy() & keep)[0])
+    no_weight = weight_col.isna().to_numpy() & keep if weight_col is not None else np.zeros(len(df), dtype=bool)
+    if no_weight.any() and drop_missing:
+        notices.append(f"dropped {int(no_weight.sum())} row(s) whose {weight_name} is missing")
+        keep &= ~no_weight
+    elif no_weight.any():
+        r = int(np.flatnonzero(no_weight)[0])
         raise DataError(
-            f"{name}: the {weight_name} is missing at row {r + 1}; give every row a weight (or drop those rows)"
+            f"{name}: the {weight_name} is missing at row {r + 1}; give every row a weight (or drop those rows: "
+            "drop_missing=True, CLI --drop-missing)"
         )
     feats = [c for c in df.columns if c != target]
     empty = [c for c in feats if not df.loc[keep, c].notna().any()]

@@ -681,7 +681,8 @@ def settle_missing(trees: Sequence[Tree], X_train: np.ndarray, counts: np.ndarra
     size = counts.sum(axis=1)
     idx = np.flatnonzero(binary & (gaps == 0))
     true_bigger = size[t_child[idx]] >= size[f_child[idx]]
-    base = np.where(op[idx] == OP_LE_NA, OP_LE, np.where(op[idx] == OP_EQ_NA, OP_EQ, op[idx]))
+    o = op[idx]
+    base = np.where(np.isin(o, (OP_LE_NA, OP_LE_RULE)), OP_LE, np.where(np.isin(o, (OP_EQ_NA, OP_EQ_RULE)), OP_EQ, o))
     op[idx] = np.where(true_bigger, np.where(base == OP_LE, OP_LE_RULE, OP_EQ_RULE), base)
     shows = binary & (gaps > 0)
     bases = np.concatenate([packed[0], [column.shape[0]]])
