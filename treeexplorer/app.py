@@ -37,7 +37,9 @@ def _is_file(data: str | None) -> bool:
     return data is not None and Path(data).is_file()
 
 
-def open_explorer(data: str | None = "iris", target: str | None = None, solver: str | None = None):
+def open_explorer(
+    data: str | None = "iris", target: str | None = None, solver: str | None = None, drop_missing: bool = False
+):
     """An :class:`~treeexplorer.ui.Explorer` opened on ``data`` with a first front drawn (or, in a served page
     whose solver must compile first, being solved: :meth:`~treeexplorer.ui.Explorer.first_run`).
 
@@ -49,6 +51,8 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
         Target column (default: the last one).
     solver : str, optional
         Solver selected at start.
+    drop_missing : bool
+        Start with "Drop rows with missing values" ticked (by default the rows with gaps are kept).
     """
     from treeexplorer.registry import load_plugins
     from treeexplorer.ui import Explorer
@@ -59,10 +63,11 @@ def open_explorer(data: str | None = "iris", target: str | None = None, solver: 
 
     if is_session_file(data):  # a saved session: its table, runs and selection, nothing solved again
         return Explorer.open(data, solver=solver)
+    kw = {"drop_missing": True} if drop_missing else {}
     if not _is_file(data) and target is None:
-        return Explorer(dataset=data, solver=solver)
+        return Explorer(dataset=data, solver=solver, **kw)
     # A file or another target: open on the table, then run once as the plain dataset does.
-    explorer = Explorer(dataset="iris" if _is_file(data) else data, solver=solver, run_default=False)
+    explorer = Explorer(dataset="iris" if _is_file(data) else data, solver=solver, run_default=False, **kw)
     if _is_file(data):
         path = Path(data)
         explorer.sidebar.data.load_file(path.read_bytes(), path.name)  # as if uploaded: the sidebar shows the file
@@ -79,7 +84,9 @@ DISCONNECTED = (
 )
 
 
-def explorer_page(data: str | None = "iris", target: str | None = None, solver: str | None = None):
+def explorer_page(
+    data: str | None = "iris", target: str | None = None, solver: str | None = None, drop_missing: bool = False
+):
     """The full page one session serves: :func:`open_explorer` in the app's template."""
     import panel as pn
 
@@ -89,7 +96,7 @@ def explorer_page(data: str | None = "iris", target: str | None = None, solver: 
     # pane changed its stylesheets on its first update, and every such change re-walked the page's models
     # (~3 walks of ~50 ms of the server's thread per session).
     pn.config.design = OfflineFast
-    return open_explorer(data, target, solver).app()
+    return open_explorer(data, target, solver, drop_missing).app()
 
 
 def page_extension() -> None:
@@ -123,7 +130,7 @@ def servable_page(page) -> None:
         page.servable()
 
 
-def _check(data: str, target: str | None, solver: str | None) -> None:
+def _check(data: str, target: str | None, solver: str | None, drop_missing: bool = False) -> None:
     """Fail before the server starts, with the CLI's one-line errors, on a bad dataset, target or solver."""
     from treeexplorer.data import load_dataset
     from treeexplorer.registry import get_solver
@@ -132,7 +139,7 @@ def _check(data: str, target: str | None, solver: str | None) -> None:
     if is_session_file(data):
         read_session(data)  # a session whose table no longer matches is refused here, in one line
     else:
-        load_dataset(data, target)
+        load_dataset(data, target, drop_missing=drop_missing)
     if solver is not None:
         get_solver(solver)
 
@@ -148,6 +155,7 @@ def serve(
     show: bool = False,
     out=None,
     num_threads: int | None = None,
+    drop_missing: bool = False,
 ) -> int:
     """Serve the explorer until Ctrl-C; returns the exit code (0).
 
@@ -169,6 +177,8 @@ def serve(
         Where the address is printed (default standard output).
     num_threads : int, optional
         Panel's thread pool for concurrent sessions (``panel serve --num-threads``).
+    drop_missing : bool
+        Each session starts with "Drop rows with missing values" ticked.
     """
     import panel as pn
 
@@ -177,12 +187,12 @@ def serve(
     from treeexplorer.warm import compile_notice, needs_compile
 
     data = data or "iris"
-    _check(data, target, solver)
+    _check(data, target, solver, drop_missing)
     out = out or sys.stdout
 
     def session():
         page_extension()
-        servable_page(explorer_page(data, target, solver))
+        servable_page(explorer_page(data, target, solver, drop_missing))
 
     # What `panel serve apps/explorer.py --warm` gets from running the script once: the solvers' kernels load (or,
     # on a new machine, compile) in a background thread, so the address is printed and served at once instead of

@@ -170,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-jobs", type=int, help="solves running at once server-wide; more wait in a queue (default: cores)"
     )
     a.add_argument("--max-upload-mb", type=float, help="largest upload accepted, in MB (default 20)")
+    a.add_argument(
+        "--drop-missing", action="store_true", help="start with rows with missing values dropped (default: kept)"
+    )
     return p
 
 
@@ -479,6 +482,7 @@ def _cmd_app(a) -> int:
         websocket_origins=a.allow_websocket_origin,
         show=a.show,
         num_threads=a.num_threads,
+        drop_missing=a.drop_missing,
     )
     # Leave at once: a solve still running in a worker thread (or the kernel warm-up) would otherwise hold the
     # interpreter's exit until it finishes, and Ctrl-C must end the command within 2 s.
