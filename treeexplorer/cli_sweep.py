@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from treeexplorer.cli_common import add_objective_arguments, objective_options
+from treeexplorer.cli_common import add_missing_arguments, add_objective_arguments, objective_options
 from treeexplorer.front import COMPLEXITY_MEASURES
 from treeexplorer.registry import COMMON_PARAMS
 from treeexplorer.target import TARGET_HELP
@@ -63,7 +63,7 @@ def add_sweep_parser(sub, discretizers) -> argparse.ArgumentParser:
     s.add_argument("--by", choices=COMPLEXITY_MEASURES, default="splits", help="complexity of the table's levels")
     s.add_argument("--out", help="write the table: .parquet, .csv or .json")
     s.add_argument("--top", type=int, default=10, help="settings shown in the per-setting table")
-    s.add_argument("--drop-missing", action="store_true")
+    add_missing_arguments(s)
     s.add_argument("--categorical", nargs="+", default=[], metavar="COL")
     s.add_argument("--features", nargs="+", metavar="COL", help="learn from these columns only")
     s.add_argument("--exclude", nargs="+", metavar="COL", help="leave these columns out")
@@ -132,6 +132,7 @@ def run_sweep(a) -> int:
         time_limit=a.time_limit,
         by=a.by,
         drop_missing=a.drop_missing,
+        na_values=a.na_values,
         categorical=a.categorical,
         features=a.features,
         exclude=a.exclude,

@@ -276,13 +276,14 @@ def cross_validate(
     class_weight=None,
     sample_weight=None,
     costs=None,
+    na_values=None,
     **params,
 ) -> CVFront:
     """Cross-validate a solver's front: held-out accuracy per complexity level, stratified folds.
 
     Parameters
     ----------
-    data, target, drop_missing, categorical, features, exclude
+    data, target, drop_missing, categorical, features, exclude, na_values
         As for :func:`treeexplorer.solve`.
     solver, discretizer, n_bins, discretizer_params, **params
         As for :func:`treeexplorer.solve` (a solver's ``criterion`` goes in ``**params``; MID's in
@@ -330,9 +331,15 @@ def cross_validate(
         class_weight=class_weight,
         costs=costs,
     )
-    if features is not None or exclude is not None:  # the columns chosen once, before any fold
+    if features is not None or exclude is not None or na_values is not None:  # read once, before any fold
         data = prepare(
-            data, target, drop_missing=drop_missing, categorical=categorical, features=features, exclude=exclude
+            data,
+            target,
+            drop_missing=drop_missing,
+            categorical=categorical,
+            features=features,
+            exclude=exclude,
+            na_values=na_values,
         ).dataset
         target = None
     time_limit = request.time_limit

@@ -312,12 +312,13 @@ def sweep(
     class_weight=None,
     sample_weight=None,
     costs=None,
+    na_values=None,
 ) -> SweepResult:
     """Cross-validate every setting of ``grid``; each (setting x fold) is one task.
 
     Parameters
     ----------
-    data, target, drop_missing, categorical, features, exclude
+    data, target, drop_missing, categorical, features, exclude, na_values
         As for :func:`treeexplorer.solve`.
     grid : dict
         Lists of values for ``solver``, ``discretizer``, ``n_bins`` and any solver parameter (``max_depth``,
@@ -371,6 +372,7 @@ def sweep(
         features=features,
         exclude=exclude,
         weights=sample_weight,
+        na_values=na_values,
     ).dataset
     check_cv(cv, repeats, ds.n_rows)
     notices += cv_notices(ds, cv)
