@@ -250,3 +250,15 @@ def test_cart_on_penguins_with_gaps_is_scikit_learns_tree():
             for s in range(20)
         ]
         assert ours in theirs, (depth, ours, theirs)
+
+
+def test_the_estimator_takes_nan_arrays_and_refuses_infinity():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[::9, 0] = np.nan
+    clf = tx.TreeExplorerClassifier(solver="contree", max_depth=2).fit(X, y)
+    assert clf.score(X, y) > 0.9 and clf.predict(X[::9]).shape == (9,)
+    X[0, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.predict(X[:3])

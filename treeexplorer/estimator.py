@@ -216,10 +216,11 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
             if fitting:
                 self.feature_names_in_ = np.asarray(df.columns, dtype=object)
             return df
-        X = check_array(X, dtype=None, ensure_all_finite=True, ensure_min_samples=1)
+        # NaN is a missing value (each split learns where it goes); infinity is still refused
+        X = check_array(X, dtype=None, ensure_all_finite="allow-nan", ensure_min_samples=1)
         if X.dtype.kind in "OUSb":
             return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
-        X = check_array(X, dtype=np.float64)
+        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
 
     # -- API -------------------------------------------------------------------------------------------
@@ -274,7 +275,7 @@ class TreeExplorerClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True  # missing values are kept: see treeexplorer.schema
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
