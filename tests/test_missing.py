@@ -262,3 +262,12 @@ def test_the_estimator_takes_nan_arrays_and_refuses_infinity():
     X[0, 1] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         clf.predict(X[:3])
+
+
+def test_mids_anytime_loop_gives_the_gap_tests_too():
+    import palmerpenguins
+
+    df = palmerpenguins.load_penguins()
+    front = _solve(df, "species", solver="murtree", discretizer="mid", mid_budget=2, max_depth=2)
+    assert "placing missing values" in front.optimality
+    assert any(t.tree.shows_missing.any() for t in front.trees)

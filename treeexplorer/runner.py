@@ -59,6 +59,8 @@ def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None
 def mid_anytime(prep: Prepared, request: RunRequest, control: Control, notices: list) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until ``request.mid_budget`` seconds run out."""
     from treeexplorer.discretize import MIDRanking
+    from treeexplorer.discretize._common import missing_sides
+    from treeexplorer.schema import Binarization
 
     spec, resolved, n_bins, budget = request.spec, request.params, request.n_bins, request.mid_budget
     ranking = MIDRanking.fit(
@@ -76,6 +78,10 @@ def mid_anytime(prep: Prepared, request: RunRequest, control: Control, notices: 
         if left <= 0 or outer.stopped:
             break
         binz = ranking.select(n)
+        gap_notes: list[str] = []  # each test of a column with gaps twice, plus "is missing", as fit_discretizer
+        conds, gains = missing_sides(binz.conditions, binz.gains, prep.X_train, prep.schema, gap_notes)
+        binz = Binarization(conds, binz.method, gains, binz.notices)
+        notices += [m.rsplit(" (", 1)[0] for m in gap_notes[:1] if n == 1]  # (the count of round 1 alone)
         matrix = binz.transform(prep.X_train)
         if spec.input == "numeric":
             matrix = matrix.astype(np.float64)
