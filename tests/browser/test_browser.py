@@ -315,7 +315,7 @@ def upload(page, name: str, content: bytes) -> None:
     )
 
 
-def test_bad_uploads_say_what_is_wrong_and_missing_rows_can_be_dropped(app):
+def test_bad_uploads_say_what_is_wrong_and_gaps_are_kept_or_dropped(app):
     upload(app, "nothing.csv", b"")
     app.wait_for_selector("text=nothing.csv: the file is empty", timeout=30_000)
     upload(app, "broken.csv", b"just_one_column\n1\n2\n")
@@ -327,8 +327,9 @@ def test_bad_uploads_say_what_is_wrong_and_missing_rows_can_be_dropped(app):
         lines[i] = ",".join(cells)
     upload(app, "holes.csv", ("\n".join(lines) + "\n").encode())
     app.wait_for_selector("text=Drop rows with missing values (would drop 3 rows)", timeout=30_000)
-    assert red_alert(app)
-    app.wait_for_selector("text=/missing value/", timeout=30_000)
+    app.wait_for_selector("text=/holes.*150 rows/", timeout=30_000)  # the gaps are kept: no refusal
+    app.wait_for_selector("text=/kept 3 row\\(s\\) with missing values/", timeout=30_000)
+    assert not red_alert(app)
     checkbox(app, "Drop rows with missing values").check()
     app.wait_for_selector("text=/holes.*147 rows/", timeout=30_000)
     app.wait_for_selector("text=Drop rows with missing values (drops 3 rows)", timeout=30_000)
