@@ -59,8 +59,7 @@ def run(prep, spec, resolved, inputs, disc_name, control, notices, estimate=None
 def mid_anytime(prep: Prepared, request: RunRequest, control: Control, notices: list) -> Front:
     """The MID paper's loop: solve on the top 1, 2, 4, ... tests until ``request.mid_budget`` seconds run out."""
     from treeexplorer.discretize import MIDRanking
-    from treeexplorer.discretize._common import missing_sides
-    from treeexplorer.schema import Binarization
+    from treeexplorer.discretize._common import gap_columns, gap_notice, missing_sides
 
     spec, resolved, n_bins, budget = request.spec, request.params, request.n_bins, request.mid_budget
     ranking = MIDRanking.fit(
@@ -70,6 +69,9 @@ def mid_anytime(prep: Prepared, request: RunRequest, control: Control, notices: 
     limit = min(n_bins or ranking.n_available, ranking.n_available)
     if limit < 1:
         raise ValueError("MID found no candidate test: no column has two distinct values with different classes")
+    gappy = gap_columns(prep.X_train)  # once: each round gives the same columns' tests both sides
+    if gappy:
+        notices.append(gap_notice(prep.schema, gappy))
     start = time.perf_counter()
     outer = control
     parts, n = [], 1
@@ -77,11 +79,7 @@ def mid_anytime(prep: Prepared, request: RunRequest, control: Control, notices: 
         left = budget - (time.perf_counter() - start)
         if left <= 0 or outer.stopped:
             break
-        binz = ranking.select(n)
-        gap_notes: list[str] = []  # each test of a column with gaps twice, plus "is missing", as fit_discretizer
-        conds, gains = missing_sides(binz.conditions, binz.gains, prep.X_train, prep.schema, gap_notes)
-        binz = Binarization(conds, binz.method, gains, binz.notices)
-        notices += [m.rsplit(" (", 1)[0] for m in gap_notes[:1] if n == 1]  # (the count of round 1 alone)
+        binz = missing_sides(ranking.select(n), gappy, prep.schema)  # as fit_discretizer gives them
         matrix = binz.transform(prep.X_train)
         if spec.input == "numeric":
             matrix = matrix.astype(np.float64)

@@ -37,6 +37,7 @@ __all__ = [
     "OP_LE_RULE",
     "OP_EQ_RULE",
     "base_op",
+    "BASE_OP",
     "missing_true",
     "with_missing",
 ]
@@ -54,9 +55,13 @@ OP_LE_RULE = 6
 OP_EQ_RULE = 7
 
 
+# ``BASE_OP[op]``: the test whatever its missing side (indexed by op; works on arrays of ops too)
+BASE_OP = np.array([OP_LE, OP_EQ, OP_MULTI, OP_LE, OP_EQ, OP_NA, OP_LE, OP_EQ], dtype=np.int64)
+
+
 def base_op(op: int) -> int:
     """``OP_LE`` or ``OP_EQ`` for a threshold or category test whatever its missing side (``OP_NA`` stays)."""
-    return {OP_LE_NA: OP_LE, OP_EQ_NA: OP_EQ, OP_LE_RULE: OP_LE, OP_EQ_RULE: OP_EQ}.get(int(op), int(op))
+    return int(BASE_OP[int(op)])
 
 
 def missing_true(op: int) -> bool:

@@ -50,8 +50,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from treeexplorer.schema import (
+    BASE_OP,
     OP_EQ,
-    OP_EQ_NA,
     OP_EQ_RULE,
     OP_LE,
     OP_LE_NA,
@@ -681,8 +681,7 @@ def settle_missing(trees: Sequence[Tree], X_train: np.ndarray, counts: np.ndarra
     size = counts.sum(axis=1)
     idx = np.flatnonzero(binary & (gaps == 0))
     true_bigger = size[t_child[idx]] >= size[f_child[idx]]
-    o = op[idx]
-    base = np.where(np.isin(o, (OP_LE_NA, OP_LE_RULE)), OP_LE, np.where(np.isin(o, (OP_EQ_NA, OP_EQ_RULE)), OP_EQ, o))
+    base = BASE_OP[op[idx]]
     op[idx] = np.where(true_bigger, np.where(base == OP_LE, OP_LE_RULE, OP_EQ_RULE), base)
     shows = binary & (gaps > 0)
     bases = np.concatenate([packed[0], [column.shape[0]]])

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treeexplorer.discretize._common import check_inputs, missing_sides, summarise_columns
+from treeexplorer.discretize._common import check_inputs, gap_columns, missing_sides, summarise_columns
 from treeexplorer.discretize.mdlp import mdlp_column, split_gain
 from treeexplorer.discretize.mid import CRITERIA, MIDRanking
 from treeexplorer.discretize.simple import (
@@ -219,9 +219,7 @@ def fit_discretizer(
                 explicit=n_bins is not None,
             )
         binz = Binarization(conds, method, None if gains is None else _as_array(gains), own)
-    conds, gains = missing_sides(binz.conditions, binz.gains, np.asarray(X_enc, dtype=np.float64), schema, binz.notices)
-    if len(conds) != len(binz):
-        binz = Binarization(conds, binz.method, gains, binz.notices)
+    binz = missing_sides(binz, gap_columns(np.asarray(X_enc, dtype=np.float64)), schema)
     if len(binz) == 0:
         raise ValueError(f"the {method!r} discretizer found no test: " + _nothing_reason(binz.notices))
     if notices is not None:

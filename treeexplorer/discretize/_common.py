@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treeexplorer.schema import OP_EQ, OP_NA, Condition, Schema, with_missing
+from treeexplorer.schema import OP_EQ, OP_NA, Binarization, Condition, Schema, with_missing
 
 __all__ = [
     "ColumnSummary",
@@ -32,6 +32,8 @@ __all__ = [
     "midpoints",
     "map_columns",
     "missing_sides",
+    "gap_columns",
+    "gap_notice",
 ]
 
 
@@ -215,15 +217,30 @@ def summarise_columns(
     return out
 
 
-def missing_sides(conditions: list, gains, X: np.ndarray, schema: Schema, notices: list[str]):
-    """The tests of a discretization with the columns' gaps placed (see the module docstring): each test of a
-    column with missing training values as ``x <= t`` and ``x <= t or missing`` (both saying so), then
-    ``x is missing`` once per such column, in the order of the tests.  ``gains`` (or None) follow their test
-    (``x is missing``: 0).  ``X`` holds the training rows.  Returns ``(conditions, gains)``; unchanged when no
-    training value is missing."""
-    gappy = set(np.flatnonzero(np.isnan(X).any(axis=0)).tolist()) if X.size else set()
+def gap_columns(X: np.ndarray) -> list[int]:
+    """The columns of the training rows ``X`` that have a missing value (NaN)."""
+    return np.flatnonzero(np.isnan(X).any(axis=0)).tolist() if X.size else []
+
+
+def gap_notice(schema: Schema, gappy: list[int], added: int | None = None) -> str:
+    """The notice of a discretization whose columns ``gappy`` have gaps (``added``: how many tests that made)."""
+    names = [schema.columns[j].name for j in gappy]
+    count = f" ({added} tests added)" if added is not None else ""
+    return (
+        f"{len(names)} column(s) with missing values ({', '.join(map(repr, names[:5]))}"
+        f"{' ...' if len(names) > 5 else ''}): each of their tests comes twice, a missing value on either "
+        f"side, and 'is missing' once{count}"
+    )
+
+
+def missing_sides(binz: Binarization, gappy: list[int], schema: Schema) -> Binarization:
+    """``binz`` with the gaps of the columns ``gappy`` (:func:`gap_columns`) placed (see the module docstring):
+    each test of such a column as ``x <= t`` and ``x <= t or missing`` (both saying so), then ``x is missing``
+    once per such column, in the order of the tests, and a notice.  Gains follow their test (``x is missing``:
+    0).  ``binz`` itself when no column has a gap."""
     if not gappy:
-        return conditions, gains
+        return binz
+    conditions, gains, gap_set = binz.conditions, binz.gains, set(gappy)
     out, out_g = [], []
     run: list[int] = []  # consecutive tests of one gappy column: its plain tests, then their twins (long runs of
     # one column and op build the 0/1 matrix fast)
@@ -239,19 +256,14 @@ def missing_sides(conditions: list, gains, X: np.ndarray, schema: Schema, notice
     for j, c in enumerate(conditions):
         if run and c.column != conditions[run[0]].column:
             flush()
-        if c.column in gappy:
+        if c.column in gap_set:
             run.append(j)
             continue
         out.append(c)
         out_g.append(None if gains is None else gains[j])
     flush()
-    for j in sorted(gappy):  # every gappy column, also one whose values gave no threshold (a "gaps" column)
+    for j in sorted(gap_set):  # every gappy column, also one whose values gave no threshold (a "gaps" column)
         out.append(Condition(j, OP_NA, 0.0, True))
         out_g.append(0.0)
-    names = [schema.columns[j].name for j in sorted(gappy)]
-    notices.append(
-        f"{len(names)} column(s) with missing values ({', '.join(map(repr, names[:5]))}"
-        f"{' ...' if len(names) > 5 else ''}): each of their tests comes twice, a missing value on either "
-        f"side, and 'is missing' once ({len(out) - len(conditions)} tests added)"
-    )
-    return out, None if gains is None else np.asarray(out_g, dtype=np.float64)
+    notices = [*binz.notices, gap_notice(schema, sorted(gap_set), len(out) - len(conditions))]
+    return Binarization(out, binz.method, None if gains is None else np.asarray(out_g, dtype=np.float64), notices)
